@@ -1,0 +1,7 @@
+// The host's own schema, in order. Families ship their own migrations; this list never names one.
+import type { FamilyMigration } from '../src/sdk/types.js';
+import m0001 from './0001-host-core.js';
+
+export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
+  '0001-host-core': m0001,
+};

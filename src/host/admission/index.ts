@@ -1,0 +1,111 @@
+// Admission: decides before any work whether a call may run — rate buckets, concurrency slots per
+// admission class, daily quota — in that order. Costs no database query.
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { Refusal } from '../../sdk/refusals.js';
+import type { AdmissionClass, Principal } from '../../sdk/types.js';
+
+export interface AdmissionSettings {
+  readonly callsPerMinute: number;
+  readonly writesPerMinute: number;
+  readonly concurrency: Readonly<Record<AdmissionClass, number>>;
+  readonly queueTimeoutMs: number;
+  readonly dailyQuota: number;
+}
+
+/** A counting semaphore whose waiters give up after a timeout. */
+export class Slots {
+  private inUse = 0;
+  private readonly waiters: Array<() => void> = [];
+  constructor(readonly limit: number) {}
+
+  get busy(): number {
+    return this.inUse;
+  }
+
+  async acquire(timeoutMs: number): Promise<boolean> {
+    if (this.inUse < this.limit) {
+      this.inUse++;
+      return true;
+    }
+    if (timeoutMs <= 0) return false;
+    return new Promise<boolean>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.inUse++;
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(wake);
+        if (i >= 0) this.waiters.splice(i, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.waiters.push(wake);
+    });
+  }
+
+  release(): void {
+    this.inUse--;
+    const next = this.waiters.shift();
+    if (next) next();
+  }
+}
+
+export class Admission {
+  private readonly calls: RateLimiterMemory;
+  private readonly writes: RateLimiterMemory;
+  private readonly quota: RateLimiterMemory | undefined;
+  private readonly slots: Record<AdmissionClass, Slots>;
+
+  constructor(private readonly settings: AdmissionSettings) {
+    this.calls = new RateLimiterMemory({ points: settings.callsPerMinute, duration: 60 });
+    this.writes = new RateLimiterMemory({ points: settings.writesPerMinute, duration: 60 });
+    this.quota = settings.dailyQuota > 0 ? new RateLimiterMemory({ points: settings.dailyQuota, duration: 86_400 }) : undefined;
+    this.slots = {
+      read: new Slots(settings.concurrency.read),
+      write: new Slots(settings.concurrency.write),
+      expensive: new Slots(settings.concurrency.expensive),
+    };
+  }
+
+  /** Admit a call; returns the release function for its concurrency slot. Throws a Refusal otherwise. */
+  async admit(principal: Principal, admission: AdmissionClass): Promise<() => void> {
+    const key = principal.id;
+    await consume(this.calls, key, 'calls');
+    if (admission === 'write') await consume(this.writes, key, 'writes');
+    const slots = this.slots[admission];
+    if (!(await slots.acquire(this.settings.queueTimeoutMs))) throw new Refusal('busy', { admission, limit: slots.limit });
+    if (this.quota) {
+      try {
+        await this.quota.consume(key);
+      } catch (e) {
+        slots.release();
+        if (e instanceof RateLimiterRes) {
+          throw new Refusal('quota_exceeded', { limit: this.settings.dailyQuota, resetsAt: new Date(Date.now() + e.msBeforeNext).toISOString() });
+        }
+        throw e;
+      }
+    }
+    let released = false;
+    return () => {
+      if (!released) {
+        released = true;
+        slots.release();
+      }
+    };
+  }
+
+  stats(): Record<AdmissionClass, { busy: number; limit: number }> {
+    const out = {} as Record<AdmissionClass, { busy: number; limit: number }>;
+    for (const [k, s] of Object.entries(this.slots)) out[k as AdmissionClass] = { busy: s.busy, limit: s.limit };
+    return out;
+  }
+}
+
+async function consume(limiter: RateLimiterMemory, key: string, bucket: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (e) {
+    if (e instanceof RateLimiterRes) throw new Refusal('rate_limited', { retryAfterMs: e.msBeforeNext, bucket });
+    throw e;
+  }
+}

@@ -1,0 +1,144 @@
+// API keys: minting (raw key shown once), SHA-256 storage, listing, revocation, and verification
+// into a Principal with a short cache. Never logs or stores a raw key.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { Refusal } from '../../sdk/refusals.js';
+import type { Principal, Scope } from '../../sdk/types.js';
+
+export const KEY_PREFIX = 'exo_';
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scope: Scope;
+  readonly vaultId: number;
+  readonly isAdmin: boolean;
+  readonly createdAt: Date;
+  readonly expiresAt: Date | null;
+  readonly revokedAt: Date | null;
+  readonly lastUsedAt: Date | null;
+}
+
+export function hashKey(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+export async function createApiKey(
+  db: Kysely<any>,
+  input: { name: string; scope: Scope; vaultId: number; expiresAt?: Date | null; isAdmin?: boolean },
+): Promise<{ raw: string; record: ApiKeyRecord }> {
+  const raw = KEY_PREFIX + randomBytes(32).toString('base64url');
+  const id = randomUUID();
+  const row = await db
+    .insertInto('api_keys')
+    .values({
+      id,
+      name: input.name,
+      key_hash: hashKey(raw),
+      key_prefix: raw.slice(0, 10),
+      scope: input.scope,
+      vault_id: input.vaultId,
+      is_admin: input.isAdmin ?? false,
+      expires_at: input.expiresAt ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { raw, record: toRecord(row) };
+}
+
+export async function listApiKeys(db: Kysely<any>): Promise<ApiKeyRecord[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().orderBy('created_at').execute();
+  return rows.map(toRecord);
+}
+
+export async function countActiveKeys(db: Kysely<any>): Promise<number> {
+  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('n')).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Revoke by id, name or key prefix. Returns how many keys were revoked. */
+export async function revokeApiKey(db: Kysely<any>, which: string): Promise<number> {
+  const res = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+function toRecord(row: any): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.key_prefix,
+    scope: row.scope,
+    vaultId: row.vault_id,
+    isAdmin: row.is_admin,
+    createdAt: new Date(row.created_at),
+    expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+    revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
+    lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null,
+  };
+}
+
+export function principalFromKey(record: ApiKeyRecord): Principal {
+  return {
+    kind: 'api_key',
+    id: record.id,
+    name: record.name,
+    user: record.isAdmin ? 'admin' : record.name,
+    vaultId: record.vaultId,
+    scopes: record.scope === 'readwrite' ? ['read', 'readwrite'] : ['read'],
+    expiresAt: record.expiresAt?.getTime(),
+  };
+}
+
+/** Verifies bearer keys against the table, caching hits and misses for a few seconds. */
+export class ApiKeyVerifier {
+  private readonly cache = new Map<string, { at: number; record: ApiKeyRecord | null }>();
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly cacheMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async verify(raw: string | undefined): Promise<Principal> {
+    if (!raw || !raw.startsWith(KEY_PREFIX) || raw.length > 200) throw new Refusal('unauthenticated');
+    const hash = hashKey(raw);
+    const t = this.now();
+    let hit = this.cache.get(hash);
+    if (!hit || t - hit.at > this.cacheMs) {
+      const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+      hit = { at: t, record: row ? toRecord(row) : null };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, hit);
+      if (row) void this.db.updateTable('api_keys').set({ last_used_at: new Date(t) }).where('id', '=', row.id).execute().catch(() => undefined);
+    }
+    const rec = hit.record;
+    if (!rec) throw new Refusal('unauthenticated');
+    if (rec.revokedAt) throw new Refusal('unauthenticated', {}, 'This API key has been revoked.');
+    if (rec.expiresAt && rec.expiresAt.getTime() <= t) throw new Refusal('unauthenticated', {}, 'This API key has expired.');
+    return principalFromKey(rec);
+  }
+
+  forget(): void {
+    this.cache.clear();
+  }
+}
+
+/** Parse `--expires` values: an ISO date, or a duration like 30d, 12h, 90m. */
+export function parseExpiry(value: string, now = new Date()): Date {
+  const m = /^(\d+)\s*([dhm])$/.exec(value.trim());
+  if (m) {
+    const n = Number(m[1]);
+    const unit = m[2] === 'd' ? 86_400_000 : m[2] === 'h' ? 3_600_000 : 60_000;
+    return new Date(now.getTime() + n * unit);
+  }
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new Error(`--expires "${value}" is neither a date (2027-01-31) nor a duration (30d, 12h, 90m)`);
+  if (d.getTime() <= now.getTime()) throw new Error(`--expires "${value}" is in the past`);
+  return d;
+}

@@ -1,0 +1,103 @@
+// CLI command bodies. Each opens what it needs (host, or just the database) and closes it.
+import { Host } from '../host.js';
+import { createApiKey, countActiveKeys, listApiKeys, parseExpiry, revokeApiKey } from '../auth/api-keys.js';
+import { ensureVault } from '../auth/vaults.js';
+import { migrateHost, openDatabase, type DatabaseService } from '../db/index.js';
+import { createLogger } from '../log/logger.js';
+import { resolvePath, type Settings } from '../settings/load.js';
+import type { Scope } from '../../sdk/types.js';
+
+async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vaultId: number) => Promise<T>): Promise<T> {
+  const database = await openDatabase(settings.host.database.url, { baseDir: settings.baseDir, poolSize: 2 });
+  try {
+    await migrateHost(database.db);
+    const vaultId = await ensureVault(database.db, settings.host.vault.name, resolvePath(settings, settings.host.vault.path));
+    return await fn(database, vaultId);
+  } finally {
+    await database.close();
+  }
+}
+
+export function claudeAddCommand(url: string, key: string): string {
+  return `claude mcp add --transport http exocortex ${url}/mcp --header "Authorization: Bearer ${key}"`;
+}
+
+export async function runServe(settings: Settings): Promise<void> {
+  const host = await Host.start({ settings, http: true });
+  const s = settings.host.server;
+  const base = s.publicUrl?.replace(/\/$/, '') ?? host.url;
+  if (settings.host.auth.mintAdminKeyOnFirstStart && (await countActiveKeys(host.database.db)) === 0) {
+    const { raw } = await createApiKey(host.database.db, { name: 'admin', scope: 'readwrite', vaultId: host.vaultHandle.id, isAdmin: true });
+    process.stdout.write(
+      [
+        '',
+        'First start: minted an admin API key. It is shown only this once; store it now.',
+        `  ${raw}`,
+        'Connect Claude Code with:',
+        `  ${claudeAddCommand(base, raw)}`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  host.log.info({ url: `${base}/mcp`, vault: host.vaultHandle.name }, 'serving');
+  installShutdown(host);
+}
+
+export async function runStdio(settings: Settings): Promise<void> {
+  const host = await Host.start({ settings, http: false });
+  await host.serveStdio();
+  process.stdin.on('end', () => void host.close().then(() => process.exit(0)));
+  installShutdown(host);
+}
+
+export async function runMigrate(settings: Settings): Promise<void> {
+  const host = await Host.start({ settings, http: false, log: createLogger('warn') });
+  const states = [...host.manager.registry.status].map(([n, s]) => `${n}: ${s.state}`).join(', ');
+  await host.close();
+  process.stderr.write(`migrations applied (host and enabled families: ${states || 'none'})\n`);
+}
+
+export async function keysCreate(settings: Settings, opts: { name: string; scope: Scope; expires?: string }): Promise<void> {
+  const expiresAt = opts.expires ? parseExpiry(opts.expires) : null;
+  await withDatabase(settings, async (database, vaultId) => {
+    const { raw, record } = await createApiKey(database.db, { name: opts.name, scope: opts.scope, vaultId, expiresAt });
+    process.stdout.write(`${raw}\n`);
+    process.stderr.write(`created key ${record.name} (${record.scope}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''}), id ${record.id}\n`);
+  });
+}
+
+export async function keysList(settings: Settings): Promise<void> {
+  await withDatabase(settings, async (database) => {
+    const rows = await listApiKeys(database.db);
+    const lines = rows.map((k) => {
+      const state = k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= Date.now() ? 'expired' : 'active';
+      return [k.id, k.name, k.prefix + '…', k.scope, state, k.expiresAt?.toISOString() ?? '-', k.lastUsedAt?.toISOString() ?? 'never'].join('\t');
+    });
+    process.stdout.write(['id\tname\tprefix\tscope\tstate\texpires\tlast used', ...lines].join('\n') + '\n');
+  });
+}
+
+export async function keysRevoke(settings: Settings, which: string): Promise<void> {
+  await withDatabase(settings, async (database) => {
+    const n = await revokeApiKey(database.db, which);
+    if (n === 0) {
+      process.stderr.write(`no active key matches "${which}" (id, name or prefix); see exocortex keys list\n`);
+      process.exitCode = 1;
+    } else process.stderr.write(`revoked ${n} key${n > 1 ? 's' : ''}\n`);
+  });
+}
+
+function installShutdown(host: Host): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    host.log.info({ signal }, 'shutting down');
+    void host.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,50 @@
+// The exocortex command line: serve (default), stdio, migrate, keys, doctor. Raw output meant for
+// scripts (a new key) goes to stdout alone; everything else goes to stderr.
+import { Command, Option } from 'commander';
+import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
+import { runDoctor } from './doctor.js';
+import { keysCreate, keysList, keysRevoke, runMigrate, runServe, runStdio } from './commands.js';
+
+const program = new Command();
+program.name('exocortex').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
+
+const withConfig = (cmd: Command) => cmd.addOption(new Option('-c, --config <file>', 'config file (YAML); default: config/default.yaml, or $EXO_CONFIG'));
+const settingsOf = (opts: { config?: string }): Settings => loadSettings({ file: opts.config });
+
+withConfig(program.command('serve', { isDefault: true }).description('serve the vault over Streamable HTTP (default command)')).action(async (opts) => {
+  await runServe(settingsOf(opts));
+});
+withConfig(program.command('stdio').description('serve the vault over stdin/stdout as the local operator')).action(async (opts) => {
+  await runStdio(settingsOf(opts));
+});
+withConfig(program.command('migrate').description('apply database migrations of the host and every enabled family, then exit')).action(async (opts) => {
+  await runMigrate(settingsOf(opts));
+});
+const keys = program.command('keys').description('manage API keys');
+withConfig(keys.command('create').description('mint a key; prints only the raw key on stdout'))
+  .requiredOption('--name <name>', 'a name to recognise the key by')
+  .addOption(new Option('--scope <scope>', 'what the key may do').choices(['read', 'readwrite']).default('read'))
+  .option('--expires <when>', 'expiry: a date (2027-01-31) or a duration (30d, 12h, 90m)')
+  .action(async (opts) => {
+    await keysCreate(settingsOf(opts), opts);
+  });
+withConfig(keys.command('list').description('list keys (never their secrets)')).action(async (opts) => {
+  await keysList(settingsOf(opts));
+});
+withConfig(keys.command('revoke').description('revoke a key by id, name or prefix').argument('<which>')).action(async (which: string, opts) => {
+  await keysRevoke(settingsOf(opts), which);
+});
+withConfig(program.command('doctor').description('check the platform and configuration, and say how to fix what is wrong')).action(async (opts) => {
+  process.exitCode = await runDoctor(opts.config);
+});
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof SettingsError) {
+    process.stderr.write(`exocortex: ${e.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`exocortex: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+}

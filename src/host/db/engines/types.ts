@@ -1,0 +1,13 @@
+// The narrow interface both database engines implement; callers never branch on which one they have.
+import type pg from 'pg';
+
+export interface DatabaseEngine {
+  readonly kind: 'pglite' | 'postgres';
+  /** A node-postgres pool (for PGlite: the bridge with exactly one connection). */
+  readonly pool: pg.Pool;
+  /** Whether pgvector is available (`CREATE EXTENSION vector` can succeed). */
+  readonly hasVector: boolean;
+  /** A one-line, secret-free description for logs and /health. */
+  readonly description: string;
+  close(): Promise<void>;
+}

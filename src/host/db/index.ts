@@ -1,0 +1,74 @@
+// Database service: opens the configured engine, wraps it in Kysely, runs host and family migrations.
+// The only module that knows how a database URL maps to an engine.
+import path from 'node:path';
+import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import type { FamilyMigration } from '../../sdk/types.js';
+import { hostMigrations } from '../../../migrations/index.js';
+import { openPglite } from './engines/pglite.js';
+import { openPostgres } from './engines/postgres.js';
+import type { DatabaseEngine } from './engines/types.js';
+
+export type { DatabaseEngine };
+
+export interface DatabaseService {
+  readonly db: Kysely<any>;
+  readonly engine: DatabaseEngine;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(url: string, options: { baseDir: string; poolSize?: number }): Promise<DatabaseService> {
+  const engine = url.startsWith('pglite:')
+    ? await openPglite(pgliteDir(url, options.baseDir))
+    : await openPostgres(url, options.poolSize ?? 10);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: engine.pool }) });
+  return {
+    db,
+    engine,
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await db.destroy().catch(() => undefined);
+      await engine.close().catch(() => undefined);
+    },
+  };
+}
+
+export function pgliteDir(url: string, baseDir: string): string {
+  const rest = url.slice('pglite:'.length);
+  return rest.startsWith('memory://') ? rest : path.resolve(baseDir, rest);
+}
+
+class RecordMigrationProvider implements MigrationProvider {
+  constructor(private readonly migrations: Readonly<Record<string, FamilyMigration>>) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { ...this.migrations } as Record<string, Migration>;
+  }
+}
+
+/** Run migrations recorded in their own table (`exo_migrations_<owner>`). Returns names applied now. */
+export async function migrate(db: Kysely<any>, owner: string, migrations: Readonly<Record<string, FamilyMigration>>): Promise<string[]> {
+  const table = `exo_migrations_${owner.replace(/[^a-z0-9]/g, '_')}`;
+  const migrator = new Migrator({
+    db,
+    provider: new RecordMigrationProvider(migrations),
+    migrationTableName: table,
+    migrationLockTableName: `${table}_lock`,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${owner}${failed ? `/${failed.migrationName}` : ''} failed: ${(error as Error).message ?? error}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export function migrateHost(db: Kysely<any>): Promise<string[]> {
+  return migrate(db, 'host', hostMigrations);
+}

@@ -1,0 +1,63 @@
+// Finds family modules: built-ins under plugins/<name>/family.{js,ts}, third-party ones by npm
+// package name or file path from the `plugins` setting. Imports them and checks the export.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDefinedFamily, type DefinedFamily } from '../../sdk/define-family.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** plugins/ beside src/ (also under dist/ when compiled). */
+export const BUILTIN_PLUGINS_DIR = path.resolve(HERE, '../../../plugins');
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
+export interface FamilySource {
+  /** How the operator named it (a built-in name, a package, a path). */
+  readonly spec: string;
+  readonly url: string;
+  readonly builtin: boolean;
+}
+
+export function builtinSources(dir = BUILTIN_PLUGINS_DIR): FamilySource[] {
+  if (!existsSync(dir)) return [];
+  const out: FamilySource[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const file = path.join(dir, name, `family${EXT}`);
+    if (statSync(path.join(dir, name)).isDirectory() && existsSync(file)) out.push({ spec: name, url: pathToFileURL(file).href, builtin: true });
+  }
+  return out;
+}
+
+export function pluginSource(spec: string, baseDir: string): FamilySource {
+  if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('file:')) {
+    const file = spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(baseDir, spec);
+    if (!existsSync(file)) throw new Error(`plugins: "${spec}" does not exist (resolved to ${file})`);
+    const target = statSync(file).isDirectory() ? resolveDirectoryEntry(file) : file;
+    return { spec, url: pathToFileURL(target).href, builtin: false };
+  }
+  const attempts = [path.join(baseDir, 'package.json'), fileURLToPath(import.meta.url)];
+  for (const from of attempts) {
+    try {
+      return { spec, url: pathToFileURL(createRequire(from).resolve(spec)).href, builtin: false };
+    } catch {
+      // try the next base
+    }
+  }
+  throw new Error(`plugins: package "${spec}" is not installed; run npm install ${spec} next to your config`);
+}
+
+function resolveDirectoryEntry(dir: string): string {
+  for (const name of ['family.js', 'family.ts', 'index.js', 'index.ts']) {
+    const f = path.join(dir, name);
+    if (existsSync(f)) return f;
+  }
+  throw new Error(`plugins: folder ${dir} has no family.js, family.ts, index.js or index.ts`);
+}
+
+export async function importFamily(source: FamilySource): Promise<DefinedFamily> {
+  const mod = (await import(source.url)) as { default?: unknown };
+  if (!isDefinedFamily(mod.default)) {
+    throw new Error(`${source.spec}: the module's default export is not a family (use defineFamily from exocortex/sdk)`);
+  }
+  return mod.default;
+}

@@ -1,0 +1,146 @@
+// The request path for one tool call, transport-agnostic: find the tool, check write permission,
+// admit, validate arguments, run the handler under a deadline, check the output, render, audit.
+// Expected failures become refusal results; thrown bugs become `internal` refusals with a reference.
+import { randomUUID } from 'node:crypto';
+import { Refusal, isRefusal, renderRefusal } from '../../sdk/refusals.js';
+import type { ContentBlock, Principal, ToolContext } from '../../sdk/types.js';
+import type { Admission } from '../admission/index.js';
+import type { AuditWriter } from '../audit/batch-writer.js';
+import type { HostServices } from './host-services.js';
+import type { FamilyGeneration } from './generation.js';
+import { canWrite, type FamilyRegistry, type ToolEntry } from './registry.js';
+
+export interface CallResult {
+  [key: string]: unknown;
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface DispatchOptions {
+  readonly signal?: AbortSignal;
+}
+
+export class ToolDispatcher {
+  constructor(
+    private readonly registry: FamilyRegistry,
+    private readonly admission: Admission,
+    private readonly audit: AuditWriter,
+    private readonly host: HostServices,
+    private readonly callTimeoutMs: number,
+    private readonly lookupService: (name: string) => unknown,
+    private readonly hasService: (name: string) => boolean,
+  ) {}
+
+  async call(principal: Principal, name: string, args: unknown, options: DispatchOptions = {}): Promise<CallResult> {
+    const started = performance.now();
+    let entry: ToolEntry | undefined;
+    let result: CallResult;
+    let outcome: 'ok' | 'refused' | 'error' = 'ok';
+    let refusalCode: string | null = null;
+    try {
+      entry = this.registry.findTool(name);
+      if (!entry) throw new Refusal('unknown_tool', { tool: name });
+      if (entry.tool.writes && entry.generation.readOnly) throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
+      if (entry.tool.writes && !canWrite(principal)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}"` });
+      if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) throw new Refusal('unauthenticated', {}, 'This credential has expired.');
+      result = await this.run(entry, principal, args, options);
+    } catch (e) {
+      const refusal = this.toRefusal(e, name);
+      outcome = refusal.code === 'internal' ? 'error' : 'refused';
+      refusalCode = refusal.code;
+      result = { content: [{ type: 'text', text: renderRefusal(refusal) }], isError: true };
+    }
+    const responseBytes = result.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : c.type === 'image' ? c.data.length : 0), 0);
+    this.audit.record({
+      at: new Date(),
+      vaultId: principal.vaultId,
+      credentialId: principal.id,
+      credentialName: principal.name,
+      tool: name.slice(0, 200),
+      family: entry?.generation.name ?? null,
+      params: this.audit.truncateParams(args),
+      durationMs: performance.now() - started,
+      responseBytes,
+      outcome,
+      refusalCode,
+    });
+    return result;
+  }
+
+  private async run(entry: ToolEntry, principal: Principal, args: unknown, options: DispatchOptions): Promise<CallResult> {
+    const { tool, generation } = entry;
+    const release = await this.admission.admit(principal, tool.schema.admission);
+    if (!generation.enter()) {
+      release();
+      throw new Refusal('family_unavailable', { family: generation.name, reason: 'it is being reloaded; retry' });
+    }
+    try {
+      const input = tool.validateInput(args);
+      const deadline = AbortSignal.timeout(this.callTimeoutMs);
+      const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+      const ctx = this.contextFor(entry.generation, principal, signal);
+      const output = await raceAbort(Promise.resolve().then(() => tool.module.handler(input, ctx)), signal, this.callTimeoutMs);
+      const problem = tool.checkOutput(output);
+      if (problem) throw new Error(`tool ${tool.name} returned output that does not match its outputSchema: ${problem}`);
+      const text = tool.module.render ? tool.module.render(output) : JSON.stringify(output, null, 2);
+      const content: ContentBlock[] = [{ type: 'text', text }, ...(tool.module.content?.(output) ?? [])];
+      return { content, structuredContent: output as Record<string, unknown> };
+    } finally {
+      generation.leave();
+      release();
+    }
+  }
+
+  /** The ctx handed to a family's handler, prompt or resource reader. */
+  contextFor(gen: FamilyGeneration, principal: Principal, signal: AbortSignal): ToolContext {
+    const service = <T>(svc: string): T => (gen.provided.has(svc) ? (gen.provided.get(svc) as T) : (this.lookupService(svc) as T));
+    return {
+      principal,
+      vault: this.host.vault(principal.vaultId),
+      db: this.host.database.db,
+      workers: this.host.workers,
+      log: this.host.log,
+      signal,
+      settings: gen.settings,
+      canWrite: !gen.readOnly && canWrite(principal),
+      now: () => new Date(),
+      service,
+      hasService: (svc) => gen.provided.has(svc) || this.hasService(svc),
+      refuse(code, details, message): never {
+        throw new Refusal(code, details, message);
+      },
+    };
+  }
+
+  private toRefusal(e: unknown, tool: string): Refusal {
+    if (isRefusal(e)) return e as Refusal;
+    const reference = randomUUID().slice(0, 8);
+    this.host.log.error({ tool, reference, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'tool call failed');
+    return new Refusal('internal', { reference });
+  }
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal, timeoutMs: number): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortRefusal(signal, timeoutMs));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortRefusal(signal, timeoutMs));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function abortRefusal(signal: AbortSignal, timeoutMs: number): Refusal {
+  const reason = signal.reason as { name?: string } | undefined;
+  if (reason?.name === 'TimeoutError') return new Refusal('timeout', { timeoutMs });
+  return new Refusal('timeout', { timeoutMs }, 'The call was cancelled by the client before it finished.');
+}

@@ -1,0 +1,136 @@
+// The live registry: the serving generation of each family, swapped atomically as a whole. Readers
+// (transports, dispatcher, index pipeline) see either the old set or the new one, never a mix.
+import { EventEmitter } from 'node:events';
+import type { IndexContributor, Principal, PromptDefinition, ResourceDefinition } from '../../sdk/types.js';
+import type { FamilyGeneration } from './generation.js';
+import type { CompiledTool } from './tool-compiler.js';
+
+export type FamilyState = 'serving' | 'disabled' | 'unavailable' | 'failed';
+
+export interface FamilyStatus {
+  readonly state: FamilyState;
+  readonly readOnly: boolean;
+  readonly generation: number | null;
+  readonly tools: number;
+  readonly reason?: string;
+}
+
+export interface ToolEntry {
+  readonly generation: FamilyGeneration;
+  readonly tool: CompiledTool;
+}
+
+export interface PromptEntry {
+  readonly generation: FamilyGeneration;
+  readonly name: string;
+  readonly prompt: PromptDefinition;
+}
+
+export interface ResourceEntry {
+  readonly generation: FamilyGeneration;
+  readonly resource: ResourceDefinition;
+}
+
+interface Snapshot {
+  readonly generations: ReadonlyMap<string, FamilyGeneration>;
+  readonly tools: ReadonlyMap<string, ToolEntry>;
+  readonly prompts: ReadonlyMap<string, PromptEntry>;
+  readonly resources: readonly ResourceEntry[];
+  readonly status: ReadonlyMap<string, FamilyStatus>;
+}
+
+export interface RegistryChange {
+  readonly tools: boolean;
+  readonly prompts: boolean;
+  readonly resources: boolean;
+}
+
+export function canWrite(principal: Principal): boolean {
+  return principal.scopes.includes('readwrite');
+}
+
+export class FamilyRegistry extends EventEmitter {
+  private snap: Snapshot = { generations: new Map(), tools: new Map(), prompts: new Map(), resources: [], status: new Map() };
+  /** Increments on every swap; lets clients and tests observe reloads. */
+  version = 0;
+
+  get generations(): ReadonlyMap<string, FamilyGeneration> {
+    return this.snap.generations;
+  }
+
+  get status(): ReadonlyMap<string, FamilyStatus> {
+    return this.snap.status;
+  }
+
+  /** Replace the serving set. Tool-name collisions must have been rejected by the caller. */
+  swap(generations: Map<string, FamilyGeneration>, status: Map<string, FamilyStatus>): RegistryChange {
+    const before = this.snap;
+    const tools = new Map<string, ToolEntry>();
+    const prompts = new Map<string, PromptEntry>();
+    const resources: ResourceEntry[] = [];
+    for (const gen of generations.values()) {
+      for (const tool of gen.tools.values()) tools.set(tool.name, { generation: gen, tool });
+      for (const [name, prompt] of Object.entries(gen.family.prompts ?? {})) prompts.set(name, { generation: gen, name, prompt });
+      for (const resource of gen.family.resources ?? []) resources.push({ generation: gen, resource });
+    }
+    this.snap = { generations, tools, prompts, resources, status };
+    this.version++;
+    const change: RegistryChange = {
+      tools: surfaceKey(before.tools, (e) => `${e.tool.name}:${e.generation.number}`) !== surfaceKey(tools, (e) => `${e.tool.name}:${e.generation.number}`),
+      prompts: surfaceKey(before.prompts, (e) => `${e.name}:${e.generation.number}`) !== surfaceKey(prompts, (e) => `${e.name}:${e.generation.number}`),
+      resources: before.resources.map((r) => `${r.resource.uri ?? r.resource.uriTemplate}:${r.generation.number}`).join() !== resources.map((r) => `${r.resource.uri ?? r.resource.uriTemplate}:${r.generation.number}`).join(),
+    };
+    this.emit('changed', change);
+    return change;
+  }
+
+  findTool(name: string): ToolEntry | undefined {
+    return this.snap.tools.get(name);
+  }
+
+  /** Whether this principal may call a tool of this entry (write tools need both sides writable). */
+  mayCall(entry: ToolEntry, principal: Principal): boolean {
+    return !entry.tool.writes || (!entry.generation.readOnly && canWrite(principal));
+  }
+
+  listTools(principal: Principal): ToolEntry[] {
+    return [...this.snap.tools.values()].filter((e) => this.mayCall(e, principal));
+  }
+
+  listPrompts(principal: Principal): PromptEntry[] {
+    return [...this.snap.prompts.values()].filter((e) => !e.prompt.writes || (!e.generation.readOnly && canWrite(principal)));
+  }
+
+  findPrompt(name: string): PromptEntry | undefined {
+    return this.snap.prompts.get(name);
+  }
+
+  listResources(): readonly ResourceEntry[] {
+    return this.snap.resources;
+  }
+
+  contributors(): Array<{ family: string; contributor: IndexContributor<any> }> {
+    const out: Array<{ family: string; contributor: IndexContributor<any> }> = [];
+    for (const gen of this.snap.generations.values()) for (const c of gen.family.indexers ?? []) out.push({ family: gen.name, contributor: c });
+    return out;
+  }
+
+  /** A service provided by a serving family, or undefined. */
+  providedService(name: string): unknown {
+    for (const gen of this.snap.generations.values()) if (gen.provided.has(name)) return gen.provided.get(name);
+    return undefined;
+  }
+
+  /** The generation serving a URL path through its routes, if any. */
+  routeFor(url: string): FamilyGeneration | undefined {
+    const p = url.split('?')[0];
+    for (const gen of this.snap.generations.values()) {
+      for (const prefix of gen.family.routes?.prefixes ?? []) if (gen.routeApp && (p === prefix || p.startsWith(`${prefix}/`))) return gen;
+    }
+    return undefined;
+  }
+}
+
+function surfaceKey<T>(m: ReadonlyMap<string, T>, f: (v: T) => string): string {
+  return [...m.values()].map(f).sort().join('|');
+}

@@ -1,0 +1,114 @@
+// Turns a family's schema documents plus handlers into compiled tools: one ajv validator per tool
+// for arguments (undeclared arguments refused by name) and one for outputs (a mismatch is a bug).
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Refusal } from '../../sdk/refusals.js';
+import type { DefinedFamily } from '../../sdk/define-family.js';
+import type { AdmissionClass, ToolModule, ToolSchemaDocument } from '../../sdk/types.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+export interface CompiledTool {
+  readonly name: string;
+  readonly family: string;
+  readonly schema: ToolSchemaDocument;
+  readonly module: ToolModule;
+  /** Whether the tool changes the vault (hidden and refused for read-only families and principals). */
+  readonly writes: boolean;
+  readonly acceptedArguments: readonly string[];
+  validateInput(args: unknown): Record<string, unknown>;
+  checkOutput(output: unknown): string | undefined;
+}
+
+const ADMISSION: readonly AdmissionClass[] = ['read', 'write', 'expensive'];
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateFormats: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+export async function compileFamilyTools(family: DefinedFamily, ajv: Ajv2020): Promise<CompiledTool[]> {
+  const handlers = family.tools ?? {};
+  const names = Object.keys(handlers);
+  if (names.length === 0) return [];
+  const dir = family.schemas!;
+  const files = new Set((await readdir(fileURLToPath(dir))).filter((f) => f.endsWith('.json')));
+  for (const file of files) {
+    const tool = file.slice(0, -'.json'.length);
+    if (!(tool in handlers)) throw new Error(`family ${family.name}: schema ${file} has no handler in tools`);
+  }
+  const out: CompiledTool[] = [];
+  for (const name of names) {
+    if (!files.has(`${name}.json`)) throw new Error(`family ${family.name}: tool ${name} has no schema ${name}.json in ${fileURLToPath(dir)}`);
+    const raw = JSON.parse(await readFile(new URL(`${name}.json`, dir), 'utf8')) as ToolSchemaDocument;
+    out.push(compileTool(family.name, name, raw, handlers[name], ajv));
+  }
+  return out;
+}
+
+export function compileTool(family: string, name: string, doc: ToolSchemaDocument, module: ToolModule, ajv: Ajv2020): CompiledTool {
+  const where = `family ${family}, tool ${name}`;
+  if (doc.name !== name) throw new Error(`${where}: schema name "${doc.name}" differs from its file name`);
+  if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) throw new Error(`${where}: tool names are lowercase snake_case`);
+  if (typeof doc.title !== 'string' || typeof doc.description !== 'string' || doc.description.length < 10) {
+    throw new Error(`${where}: title and a description are required`);
+  }
+  for (const hint of HINTS) {
+    if (typeof doc.annotations?.[hint] !== 'boolean') throw new Error(`${where}: annotations.${hint} must be set explicitly (true or false)`);
+  }
+  if (!ADMISSION.includes(doc.admission)) throw new Error(`${where}: admission must be one of ${ADMISSION.join(', ')}`);
+  if ((doc.inputSchema as { type?: unknown })?.type !== 'object') throw new Error(`${where}: inputSchema must be an object schema`);
+  const inputSchema = { additionalProperties: false, ...doc.inputSchema };
+  const validate = ajv.compile(inputSchema);
+  const validateOut: ValidateFunction | undefined = doc.outputSchema ? ajv.compile(doc.outputSchema) : undefined;
+  const accepted = Object.keys((inputSchema as { properties?: object }).properties ?? {});
+  return {
+    name,
+    family,
+    schema: { ...doc, inputSchema },
+    module,
+    writes: doc.admission === 'write' || doc.annotations.readOnlyHint === false,
+    acceptedArguments: accepted,
+    validateInput(args: unknown): Record<string, unknown> {
+      // ajv applies defaults in place: validate a copy so the caller's object is untouched.
+      const copy = structuredClone(args ?? {}) as Record<string, unknown>;
+      if (validate(copy)) return copy;
+      throw argumentsRefusal(validate.errors ?? [], accepted);
+    },
+    checkOutput(output: unknown): string | undefined {
+      if (!validateOut || validateOut(output)) return undefined;
+      return describeErrors(validateOut.errors ?? []);
+    },
+  };
+}
+
+function argumentsRefusal(errors: ErrorObject[], accepted: readonly string[]): Refusal {
+  const unknown = errors.find((e) => e.keyword === 'additionalProperties' && e.instancePath === '');
+  if (unknown) {
+    return new Refusal('unknown_argument', {
+      argument: (unknown.params as { additionalProperty: string }).additionalProperty,
+      accepted: accepted.length ? accepted : ['(none)'],
+    });
+  }
+  return new Refusal('invalid_arguments', { problems: describeErrors(errors) });
+}
+
+export function describeErrors(errors: ErrorObject[]): string {
+  const seen = new Set<string>();
+  for (const e of errors) {
+    const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'arguments';
+    let msg: string;
+    if (e.keyword === 'required') msg = `missing required argument "${(e.params as { missingProperty: string }).missingProperty}"`;
+    else if (e.keyword === 'enum') msg = `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    else if (e.keyword === 'additionalProperties') msg = `${at} has an unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    else msg = `${at} ${e.message ?? 'is invalid'}`;
+    seen.add(msg);
+    if (seen.size >= 5) break;
+  }
+  return [...seen].join('; ');
+}

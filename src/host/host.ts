@@ -1,0 +1,271 @@
+// The composition root: opens vault and database, wires admission, audit, workers, the family
+// loader and the transports, and owns hot reload (config file watch, SIGHUP) and shutdown.
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Logger, Principal, VaultHandle } from '../sdk/types.js';
+import type { VaultFs } from '../sdk/vault.js';
+import { Admission } from './admission/index.js';
+import { ApiKeyVerifier } from './auth/api-keys.js';
+import { ensureVault } from './auth/vaults.js';
+import { AuditWriter } from './audit/batch-writer.js';
+import { migrateHost, openDatabase, type DatabaseService } from './db/index.js';
+import { ToolDispatcher } from './families/dispatch.js';
+import type { HostServices } from './families/host-services.js';
+import { FamilyManager, type ApplyResult } from './families/manager.js';
+import { buildHttpApp } from './http/app.js';
+import { createLogger } from './log/logger.js';
+import { createMcpServer, type ServerDeps } from './mcp/server-factory.js';
+import { SessionHub } from './mcp/sessions.js';
+import { loadSettings, resolvePath, SettingsError, type Settings } from './settings/load.js';
+import { openVault } from './vault/index.js';
+import { PiscinaPool } from './workers/pool.js';
+
+export interface HostOptions {
+  readonly settings: Settings;
+  /** Start the HTTP server (serve) or not (stdio, CLI commands). */
+  readonly http?: boolean;
+  readonly log?: Logger;
+  /** Folder of built-in families (tests point this elsewhere). */
+  readonly builtinDir?: string;
+}
+
+export const WELCOME_NOTE = `# Welcome to your vault
+
+This folder is served by Exocortex, so AI agents you connect can read, search and carefully
+edit these notes with you.
+
+- Link notes with [[Welcome]]-style wikilinks; tag them with #tags.
+- Write a \`CLAUDE.md\` (or \`AGENTS.md\`) here to tell agents how this vault is organised.
+- Deleted notes go to \`.trash/\`, and no write replaces a note it has not checked.
+`;
+
+export class Host {
+  readonly hub: SessionHub;
+  readonly manager: FamilyManager;
+  readonly dispatcher: ToolDispatcher;
+  readonly verifier: ApiKeyVerifier;
+  readonly audit: AuditWriter;
+  readonly workers: PiscinaPool;
+  app: FastifyInstance | undefined;
+  private watcher: FSWatcher | undefined;
+  private reloadTimer: NodeJS.Timeout | undefined;
+  private reaper: NodeJS.Timeout | undefined;
+  private readonly onSighup = () => void this.reload();
+  private closed = false;
+  readonly startedAt = Date.now();
+
+  private constructor(
+    public settings: Settings,
+    readonly log: Logger,
+    readonly database: DatabaseService,
+    readonly vaultHandle: VaultHandle,
+    readonly services: HostServices,
+    builtinDir: string | undefined,
+  ) {
+    const h = settings.host;
+    this.workers = services.workers as PiscinaPool;
+    this.hub = new SessionHub(log);
+    this.manager = new FamilyManager(services, builtinDir);
+    this.audit = new AuditWriter(database.db, h.audit, log);
+    this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
+    const admission = new Admission(h.admission);
+    const lookup = (name: string) => (services.named.has(name) ? services.named.get(name) : this.manager.registry.providedService(name));
+    const has = (name: string) => services.named.has(name) || this.manager.registry.providedService(name) !== undefined;
+    this.dispatcher = new ToolDispatcher(this.manager.registry, admission, this.audit, services, h.tools.callTimeoutMs, lookup, has);
+    this.manager.registry.on('changed', (change) => this.hub.broadcast(change));
+  }
+
+  static async start(options: HostOptions): Promise<Host> {
+    const settings = options.settings;
+    const h = settings.host;
+    const log = options.log ?? createLogger(h.log.level);
+    const vaultRoot = resolvePath(settings, h.vault.path);
+    const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging });
+    await seedWelcomeNote(fs, log);
+    const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize });
+    try {
+      await migrateHost(database.db);
+      const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot);
+      const vaultHandle: VaultHandle = { id: vaultId, name: h.vault.name, fs };
+      const workers = new PiscinaPool(h.workers);
+      const services: HostServices = {
+        database,
+        workers,
+        log,
+        vault: (id) => {
+          if (id !== undefined && id !== vaultId) throw new Error(`vault ${id} is not served by this process`);
+          return vaultHandle;
+        },
+        named: new Map<string, unknown>([
+          ['db', database.db],
+          ['workers', workers],
+          ['vaults', { get: (id?: number) => (id === undefined || id === vaultId ? vaultHandle : undefined) }],
+        ]),
+      };
+      const host = new Host(settings, log, database, vaultHandle, services, options.builtinDir);
+      const first = await host.manager.apply(settings);
+      if (!first.ok) {
+        await host.close();
+        throw new SettingsError(first.errors);
+      }
+      if (options.http) await host.listen();
+      host.watchConfig();
+      return host;
+    } catch (e) {
+      await database.close();
+      throw e;
+    }
+  }
+
+  get operator(): Principal {
+    return { kind: 'operator', id: 'operator', name: 'local operator', user: 'operator', vaultId: this.vaultHandle.id, scopes: ['read', 'readwrite'] };
+  }
+
+  get serverDeps(): ServerDeps {
+    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: this.vaultHandle.name };
+  }
+
+  private async listen(): Promise<void> {
+    const s = this.settings.host.server;
+    this.app = await buildHttpApp({
+      mode: s.mode,
+      maxSessions: s.maxSessions,
+      verifier: this.verifier,
+      hub: this.hub,
+      deps: this.serverDeps,
+      log: this.log,
+      bodyLimitBytes: s.bodyLimitBytes,
+      registry: this.manager.registry,
+      allowedHosts: s.allowedHosts,
+      allowedOrigins: s.allowedOrigins,
+      publicUrl: s.publicUrl,
+      health: () => this.health(),
+    });
+    await this.app.listen({ host: s.host, port: s.port });
+    this.reaper = setInterval(() => void this.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);
+    this.reaper.unref();
+  }
+
+  /** The base URL the server listens on (for tests and the first-start message). */
+  get url(): string {
+    const addr = this.app?.server.address() as AddressInfo | null;
+    if (!addr) return '';
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    return `http://${host}:${addr.port}`;
+  }
+
+  /** Serve MCP on this process's stdin/stdout as the local operator. */
+  async serveStdio(): Promise<void> {
+    const server = createMcpServer(this.operator, this.serverDeps);
+    const transport = new StdioServerTransport();
+    const id = 'stdio';
+    this.hub.add(id, { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() });
+    transport.onclose = () => this.hub.delete(id);
+    await server.connect(transport);
+  }
+
+  private watchConfig(): void {
+    process.on('SIGHUP', this.onSighup);
+    const file = this.settings.file;
+    if (!file || !this.settings.host.reload.watchConfig) return;
+    const dir = path.dirname(file);
+    const base = path.basename(file);
+    try {
+      this.watcher = watch(dir, (_event, name) => {
+        if (name !== base) return;
+        clearTimeout(this.reloadTimer);
+        this.reloadTimer = setTimeout(() => void this.reload(), 150);
+      });
+      this.watcher.unref();
+    } catch (e) {
+      this.log.warn({ err: String(e) }, 'config file cannot be watched; use SIGHUP to reload');
+    }
+  }
+
+  /** Re-read the config file and apply family changes. A bad file keeps the current families. */
+  async reload(): Promise<ApplyResult> {
+    if (this.closed) return { ok: false, errors: ['host is closed'], booted: [], closed: [] };
+    let next: Settings;
+    try {
+      next = loadSettings({ file: this.settings.file, cwd: this.settings.baseDir });
+    } catch (e) {
+      const errors = e instanceof SettingsError ? [...e.problems] : [String(e)];
+      this.log.error({ errors }, 'config reload refused; the previous configuration keeps serving');
+      const result = { ok: false, errors, booted: [], closed: [] };
+      this.manager.lastResult = { ...result, at: new Date().toISOString() };
+      return result;
+    }
+    const restartOnly = (['vault', 'server', 'database', 'auth', 'admission', 'tools', 'audit', 'workers', 'log'] as const).filter(
+      (k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]),
+    );
+    if (restartOnly.length) this.log.warn({ keys: restartOnly }, 'these settings change only on restart');
+    const result = await this.manager.apply(next);
+    if (result.ok) this.settings = next;
+    return result;
+  }
+
+  async health(): Promise<Record<string, unknown>> {
+    const dbOk = await this.database.ping();
+    const families: Record<string, string> = {};
+    const reasons: Record<string, string> = {};
+    let degraded = false;
+    for (const [name, st] of this.manager.registry.status) {
+      families[name] = st.state;
+      if (st.reason) reasons[name] = redact(st.reason);
+      if (st.state === 'failed' || st.state === 'unavailable' || st.reason) degraded = true;
+    }
+    const last = this.manager.lastResult;
+    if (last && !last.ok) degraded = true;
+    const caps = this.vaultHandle.fs.capabilities;
+    return {
+      status: !dbOk ? 'down' : degraded ? 'degraded' : 'ok',
+      version: '0.1.0',
+      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
+      db: dbOk ? 'ok' : 'down',
+      engine: this.database.engine.kind,
+      families,
+      ...(Object.keys(reasons).length ? { familyReasons: reasons } : {}),
+      tools: this.manager.registry.listTools(this.operator).length,
+      sessions: this.hub.size,
+      reload: last ? { ok: last.ok, at: last.at, errors: last.errors.map(redact) } : null,
+      vault: { engine: caps.engine, namedStaging: caps.namedStaging },
+      audit: { pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped },
+      workers: this.workers.stats(),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    process.off('SIGHUP', this.onSighup);
+    clearTimeout(this.reloadTimer);
+    clearInterval(this.reaper);
+    this.watcher?.close();
+    await this.hub.closeAll();
+    if (this.app) await this.app.close().catch(() => undefined);
+    await this.manager.close();
+    await this.audit.close();
+    await this.workers.close();
+    await this.vaultHandle?.fs.close().catch(() => undefined);
+    await this.database.close();
+  }
+}
+
+/** Strip absolute paths from messages shown on /health. */
+function redact(text: string): string {
+  return text.replace(/(?:file:\/\/)?\/[^\s'",;)]+/g, '<path>');
+}
+
+async function seedWelcomeNote(fs: VaultFs, log: Logger): Promise<void> {
+  const entries = await fs.list('', { limit: 1 });
+  if (entries.length > 0) return;
+  try {
+    await fs.create('Welcome.md', Buffer.from(WELCOME_NOTE));
+    log.info('created Welcome.md in the empty vault');
+  } catch {
+    // Someone created it meanwhile; nothing to do.
+  }
+}

@@ -1,0 +1,79 @@
+// The HTTP server: Fastify with helmet, the MCP routes, /health, and dispatch of family route
+// prefixes (e.g. /transfer) to the serving generation's own Fastify instance, so routes hot-swap.
+import http from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import type { FamilyRegistry } from '../families/registry.js';
+import { jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
+
+export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHost' | 'isAllowedOrigin'> {
+  readonly bodyLimitBytes: number;
+  readonly registry: FamilyRegistry;
+  readonly allowedHosts: readonly string[];
+  readonly allowedOrigins: readonly string[];
+  readonly publicUrl: string | null;
+  readonly health: () => Promise<Record<string, unknown>>;
+}
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function hostnameOf(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
+  return hostHeader.split(':')[0];
+}
+
+export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> {
+  const publicHost = o.publicUrl ? new URL(o.publicUrl).host : undefined;
+  const publicOrigin = o.publicUrl ? new URL(o.publicUrl).origin : undefined;
+  const allowedHosts = new Set(o.allowedHosts.map((h) => h.toLowerCase()));
+  const allowedOrigins = new Set(o.allowedOrigins);
+  const isAllowedHost = (host: string | undefined) => {
+    if (!host) return false;
+    const h = host.toLowerCase();
+    return LOCAL_HOSTS.has(hostnameOf(h)) || allowedHosts.has(h) || allowedHosts.has(hostnameOf(h)) || h === publicHost;
+  };
+  const isAllowedOrigin = (origin: string | undefined) => {
+    if (!origin) return true;
+    if (allowedOrigins.has(origin) || origin === publicOrigin) return true;
+    try {
+      return LOCAL_HOSTS.has(new URL(origin).hostname) || LOCAL_HOSTS.has(`[${new URL(origin).hostname}]`);
+    } catch {
+      return false;
+    }
+  };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: o.bodyLimitBytes,
+    serverFactory: (handler) =>
+      http.createServer((req, res) => {
+        const gen = o.registry.routeFor(req.url ?? '/');
+        if (gen?.routeApp && gen.enter()) {
+          res.on('close', () => gen.leave());
+          gen.routeApp.routing(req, res);
+          return;
+        }
+        handler(req, res);
+      }),
+  });
+  await app.register(helmet, { contentSecurityPolicy: false, crossOriginResourcePolicy: false });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) o.log.error({ err: error.stack ?? error.message, url: request.url }, 'http error');
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return jsonRpcError(reply, 413, -32600, `Request body over the limit of ${o.bodyLimitBytes} bytes (server.bodyLimitBytes)`);
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return jsonRpcError(reply, 415, -32600, 'Unsupported content type: send application/json');
+    return jsonRpcError(reply, status, status >= 500 ? -32603 : -32600, status >= 500 ? 'Internal error' : error.message);
+  });
+
+  app.get('/health', async (_request, reply) => {
+    const body = await o.health();
+    return reply.code(body.status === 'down' ? 503 : 200).send(body);
+  });
+
+  registerMcpRoutes(app, { ...o, isAllowedHost, isAllowedOrigin });
+  return app;
+}

@@ -1,0 +1,62 @@
+// Connected MCP sessions (stateful HTTP and stdio): kept so registry changes reach every client as
+// list_changed notifications, and so idle HTTP sessions can be reaped.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RegistryChange } from '../families/registry.js';
+import type { Logger } from '../../sdk/types.js';
+
+export interface LiveSession {
+  readonly server: Server;
+  readonly credentialId: string;
+  lastSeen: number;
+  close(): Promise<void>;
+}
+
+export class SessionHub {
+  private readonly sessions = new Map<string, LiveSession>();
+  constructor(private readonly log: Logger) {}
+
+  add(id: string, session: LiveSession): void {
+    this.sessions.set(id, session);
+  }
+
+  get(id: string): LiveSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  delete(id: string): void {
+    this.sessions.delete(id);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  broadcast(change: RegistryChange): void {
+    for (const [id, s] of this.sessions) {
+      const sends: Array<Promise<void>> = [];
+      if (change.tools) sends.push(s.server.sendToolListChanged());
+      if (change.prompts) sends.push(s.server.sendPromptListChanged());
+      if (change.resources) sends.push(s.server.sendResourceListChanged());
+      Promise.all(sends).catch((e) => this.log.debug({ session: id, err: String(e) }, 'list_changed not delivered'));
+    }
+  }
+
+  /** Close sessions idle for longer than maxIdleMs. */
+  async reap(maxIdleMs: number, now = Date.now()): Promise<number> {
+    let n = 0;
+    for (const [id, s] of this.sessions) {
+      if (now - s.lastSeen > maxIdleMs) {
+        this.sessions.delete(id);
+        await s.close().catch(() => undefined);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.close().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,188 @@
+// Loads settings: config file (YAML) → environment overrides (EXO_*) → zod validation. Refusals name
+// the key and the fix. Family sections are passed through raw for the loader to validate.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { HOST_KEYS, hostSettingsSchema, type HostSettings } from './schema.js';
+
+export interface Settings {
+  readonly host: HostSettings;
+  /** Raw top-level sections the host does not own, keyed by section name (claimed by families). */
+  readonly sections: Readonly<Record<string, unknown>>;
+  /** The config file these settings came from (watched for hot reload), if any. */
+  readonly file: string | undefined;
+  /** Directory relative paths in the settings are resolved against. */
+  readonly baseDir: string;
+}
+
+export class SettingsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'SettingsError';
+  }
+}
+
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), findUp(fileURLToPath(import.meta.url)));
+function findUp(from: string): string {
+  // src/host/settings/load.ts → ../../.. ; dist/src/host/settings/load.js → ../../../..
+  return from.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
+}
+export const DEFAULT_CONFIG_FILE = path.join(PACKAGE_ROOT, 'config', 'default.yaml');
+
+export interface LoadOptions {
+  readonly file?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** Extra raw values merged over the file (tests). */
+  readonly overrides?: Record<string, unknown>;
+}
+
+export function loadSettings(options: LoadOptions = {}): Settings {
+  const env = options.env ?? process.env;
+  const file = options.file ?? env.EXO_CONFIG ?? DEFAULT_CONFIG_FILE;
+  const raw = readConfigFile(file);
+  const merged = deepMerge(raw, options.overrides ?? {});
+  applyEnvOverrides(merged, env);
+  return parseSettings(merged, { file, baseDir: options.cwd ?? process.cwd() });
+}
+
+export function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new SettingsError([`config file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? e}); pass an existing file with --config`]);
+  }
+  const doc = YAML.parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new SettingsError(doc.errors.map((e) => `${file}: YAML error: ${e.message.split('\n')[0]}`));
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (e) {
+    throw new SettingsError([`${file}: ${(e as Error).message}`]);
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) throw new SettingsError([`${file}: the top level must be a mapping of settings`]);
+  return value as Record<string, unknown>;
+}
+
+export function parseSettings(raw: Record<string, unknown>, where: { file: string | undefined; baseDir: string }): Settings {
+  const hostRaw: Record<string, unknown> = {};
+  const sections: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) (HOST_KEYS.has(k) ? hostRaw : sections)[k] = v;
+  const parsed = hostSettingsSchema.safeParse(hostRaw);
+  if (!parsed.success) throw new SettingsError(describeZodIssues(parsed.error));
+  const host = parsed.data;
+  const problems = crossChecks(host);
+  if (problems.length) throw new SettingsError(problems);
+  return { host, sections, file: where.file, baseDir: where.baseDir };
+}
+
+function crossChecks(s: HostSettings): string[] {
+  const out: string[] = [];
+  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(s.server.host);
+  if (!loopback && !s.server.publicUrl) {
+    out.push(`server.host is ${s.server.host} (reachable from other machines) but server.publicUrl is not set: set server.publicUrl to the https:// address clients use`);
+  }
+  if (s.database.url.startsWith('pglite:') && s.database.url.length <= 'pglite:'.length) {
+    out.push('database.url "pglite:" names no directory: use pglite:./data/db or pglite:memory://');
+  }
+  return out;
+}
+
+export function describeZodIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const key = issue.path.join('.') || '(top level)';
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => (key === '(top level)' ? k : `${key}.${k}`));
+      return `unknown key ${keys.join(', ')}: remove it or check its spelling (see the configuration table in README.md)`;
+    }
+    return `${key}: ${issue.message}; fix the value in the config file or the EXO_${envName(issue.path.map(String))} variable`;
+  });
+}
+
+// --- environment overrides -------------------------------------------------------------------------
+
+export function envName(pathParts: readonly string[]): string {
+  return pathParts.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toUpperCase()).join('_');
+}
+
+/** Apply EXO_<PATH_IN_UPPER_SNAKE> variables onto the raw settings. Unknown names are refused. */
+export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+  const known = new Map<string, string[]>();
+  collectLeafPaths(hostDefaults(), [], known);
+  const familyNames = new Set<string>(Object.keys((target.families as object) ?? {}));
+  for (const key of Object.keys(env)) {
+    const m = /^EXO_FAMILIES_([A-Z0-9_]+)_(ENABLED|READ_ONLY)$/.exec(key);
+    if (m) familyNames.add(m[1].toLowerCase().replace(/_/g, '-'));
+  }
+  for (const name of familyNames) {
+    known.set(envName(['families', name, 'enabled']), ['families', name, 'enabled']);
+    known.set(envName(['families', name, 'readOnly']), ['families', name, 'readOnly']);
+  }
+  // Family sections present in the file can be overridden leaf by leaf too.
+  for (const [section, value] of Object.entries(target)) {
+    if (!HOST_KEYS.has(section) && value && typeof value === 'object') collectLeafPaths(value as Record<string, unknown>, [section], known);
+  }
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('EXO_') || name === 'EXO_CONFIG' || value === undefined) continue;
+    const p = known.get(name.slice(4));
+    if (!p) {
+      problems.push(`environment variable ${name} matches no setting: unset it or check its spelling (see README.md)`);
+      continue;
+    }
+    setPath(target, p, parseEnvValue(value));
+  }
+  if (problems.length) throw new SettingsError(problems);
+}
+
+function parseEnvValue(value: string): unknown {
+  const trimmed = value.trim();
+  if (trimmed === '') return '';
+  if (/^(true|false|null|-?\d+(\.\d+)?)$/.test(trimmed) || trimmed.startsWith('[') || trimmed.startsWith('{')) {
+    try { return YAML.parse(trimmed); } catch { return value; }
+  }
+  return value;
+}
+
+function hostDefaults(): Record<string, unknown> {
+  return hostSettingsSchema.parse({}) as unknown as Record<string, unknown>;
+}
+
+function collectLeafPaths(obj: Record<string, unknown>, prefix: string[], out: Map<string, string[]>): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const p = [...prefix, k];
+    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) collectLeafPaths(v as Record<string, unknown>, p, out);
+    else out.set(envName(p), p);
+  }
+}
+
+function setPath(target: Record<string, unknown>, p: readonly string[], value: unknown): void {
+  let cur = target;
+  for (const part of p.slice(0, -1)) {
+    if (!cur[part] || typeof cur[part] !== 'object') cur[part] = {};
+    cur = cur[part] as Record<string, unknown>;
+  }
+  cur[p[p.length - 1]] = value;
+}
+
+export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
+      ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
+      : v;
+  }
+  return out;
+}
+
+/** Resolve a settings path (vault.path, pglite dir) against the base directory. */
+export function resolvePath(settings: Settings, p: string): string {
+  return path.resolve(settings.baseDir, p);
+}

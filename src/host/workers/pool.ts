@@ -1,0 +1,44 @@
+// The worker pool service (Piscina): started lazily on first use so startup never waits for it.
+// Picks the compiled worker (.js) in production and the TypeScript one under tsx.
+import os from 'node:os';
+import { Piscina } from 'piscina';
+import type { WorkerPool } from '../../sdk/types.js';
+
+export interface WorkerPoolSettings {
+  readonly threads: number;
+  readonly idleTimeoutMs: number;
+}
+
+export class PiscinaPool implements WorkerPool {
+  private pool: Piscina | undefined;
+  constructor(private readonly settings: WorkerPoolSettings) {}
+
+  private get piscina(): Piscina {
+    if (!this.pool) {
+      const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+      const threads = this.settings.threads > 0 ? this.settings.threads : Math.max(1, Math.min(4, os.availableParallelism()));
+      this.pool = new Piscina({
+        filename: new URL(`./worker${ext}`, import.meta.url).href,
+        minThreads: 0,
+        maxThreads: threads,
+        idleTimeout: this.settings.idleTimeoutMs,
+      });
+    }
+    return this.pool;
+  }
+
+  run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options: { signal?: AbortSignal } = {}): Promise<T> {
+    const message = typeof task === 'string' ? { task, payload } : { module: task.module, fn: task.fn, payload };
+    return this.piscina.run(message, { signal: options.signal }) as Promise<T>;
+  }
+
+  stats(): { threads: number; queued: number; completed: number } {
+    if (!this.pool) return { threads: 0, queued: 0, completed: 0 };
+    return { threads: this.pool.threads.length, queued: this.pool.queueSize, completed: this.pool.completed };
+  }
+
+  async close(): Promise<void> {
+    if (this.pool) await this.pool.destroy();
+    this.pool = undefined;
+  }
+}

@@ -1,0 +1,13 @@
+// Built-in worker tasks: CPU-heavy pure functions run off the event loop. Each takes and returns
+// structured-clone-able data. Never does I/O.
+import { createHash } from 'node:crypto';
+import { createTwoFilesPatch } from 'diff';
+
+export type WorkerTask = (payload: any) => unknown;
+
+export const builtinTasks: Record<string, WorkerTask> = {
+  echo: (payload) => payload,
+  sha256: (payload: { bytes: Uint8Array }) => 'sha256:' + createHash('sha256').update(payload.bytes).digest('hex'),
+  'unified-diff': (payload: { path: string; before: string; after: string; context?: number }) =>
+    createTwoFilesPatch(`a/${payload.path}`, `b/${payload.path}`, payload.before, payload.after, undefined, undefined, { context: payload.context ?? 3 }),
+};

@@ -1,0 +1,27 @@
+// The Piscina worker entry: dispatches a task by name (built-in) or by module URL + export (family).
+import { builtinTasks } from './tasks.js';
+
+interface TaskMessage {
+  readonly task?: string;
+  readonly module?: string;
+  readonly fn?: string;
+  readonly payload: unknown;
+}
+
+const modules = new Map<string, Promise<Record<string, unknown>>>();
+
+export default async function runTask(message: TaskMessage): Promise<unknown> {
+  if (message.module) {
+    let mod = modules.get(message.module);
+    if (!mod) {
+      mod = import(message.module) as Promise<Record<string, unknown>>;
+      modules.set(message.module, mod);
+    }
+    const fn = (await mod)[message.fn ?? 'default'];
+    if (typeof fn !== 'function') throw new Error(`worker task ${message.module}#${message.fn} is not a function`);
+    return fn(message.payload);
+  }
+  const task = message.task ? builtinTasks[message.task] : undefined;
+  if (!task) throw new Error(`unknown worker task "${message.task}"`);
+  return task(message.payload);
+}

@@ -1,0 +1,68 @@
+// defineFamily: the single entry point of the plugin contract. A family module default-exports
+// the value this returns; the host's loader validates it and never needs anything else from it.
+
+import type {
+  FamilyMigration,
+  FamilyRoutes,
+  IndexContributor,
+  JsonSchema,
+  PromptDefinition,
+  ResourceDefinition,
+  ServiceProvider,
+  ToolModule,
+} from './types.js';
+
+export interface FamilyDefinition {
+  /** Config key (`families.<name>`) and owner of its tools. Lowercase, digits, `-`. */
+  readonly name: string;
+  readonly description?: string;
+  /**
+   * Services this family needs: host services ('index', 'vaults', …) or ones another family
+   * provides ('embeddings'). A trailing '?' marks an optional one.
+   */
+  readonly requires?: readonly string[];
+  /** Services this family offers to the others, created once per generation. */
+  readonly provides?: Readonly<Record<string, ServiceProvider>>;
+  /** Folder holding one `<tool>.json` schema document per tool in `tools`. */
+  readonly schemas?: URL;
+  readonly tools?: Readonly<Record<string, ToolModule>>;
+  /** Ordered by key; recorded in the family's own migration table. */
+  readonly migrations?: Readonly<Record<string, FamilyMigration>>;
+  readonly indexers?: readonly IndexContributor<any>[];
+  readonly routes?: FamilyRoutes;
+  readonly prompts?: Readonly<Record<string, PromptDefinition>>;
+  readonly resources?: readonly ResourceDefinition[];
+  /**
+   * Top-level config sections this family owns, each a JSON Schema (with defaults). The host
+   * validates them when the family loads and hands the result to handlers as ctx.settings.
+   */
+  readonly settings?: Readonly<Record<string, JsonSchema>>;
+}
+
+export const FAMILY_BRAND = Symbol.for('exocortex.family');
+
+export type DefinedFamily = FamilyDefinition & { readonly [FAMILY_BRAND]: true };
+
+const NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+export function defineFamily(definition: FamilyDefinition): DefinedFamily {
+  if (!NAME.test(definition.name)) {
+    throw new TypeError(`family name "${definition.name}" must match ${NAME}`);
+  }
+  for (const [tool, mod] of Object.entries(definition.tools ?? {})) {
+    if (typeof mod?.handler !== 'function') throw new TypeError(`family ${definition.name}: tool ${tool} has no handler`);
+  }
+  if (definition.tools && Object.keys(definition.tools).length > 0 && !definition.schemas) {
+    throw new TypeError(`family ${definition.name}: tools need a schemas folder`);
+  }
+  return Object.freeze({ ...definition, [FAMILY_BRAND]: true as const });
+}
+
+export function isDefinedFamily(value: unknown): value is DefinedFamily {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[FAMILY_BRAND] === true;
+}
+
+/** Parse a `requires` entry: 'embeddings?' → { name: 'embeddings', optional: true }. */
+export function parseRequirement(entry: string): { name: string; optional: boolean } {
+  return entry.endsWith('?') ? { name: entry.slice(0, -1), optional: true } : { name: entry, optional: false };
+}

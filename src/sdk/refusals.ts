@@ -1,0 +1,116 @@
+// The one catalog of refusal codes: every expected failure a tool, the host or a family can report.
+// Each code has a sentence template, whether retrying can help, and the details it carries. Nobody
+// invents a code inline: add it here, then use it through `Refusal` / `ctx.refuse`.
+
+export interface RefusalSpec {
+  /** Sentence template; `{name}` placeholders are filled from details. */
+  readonly sentence: string;
+  /** Whether the same call could succeed later without changing its arguments. */
+  readonly retryable: boolean;
+  /** Names of the details this refusal carries (documentation; extra details are allowed). */
+  readonly details: readonly string[];
+}
+
+export const REFUSALS = {
+  // request and arguments
+  invalid_arguments: { sentence: 'The arguments do not match the tool schema: {problems}.', retryable: false, details: ['problems'] },
+  unknown_argument: { sentence: 'Unknown argument "{argument}"; this tool accepts: {accepted}.', retryable: false, details: ['argument', 'accepted'] },
+  unknown_tool: { sentence: 'There is no tool named "{tool}" on this server.', retryable: false, details: ['tool'] },
+  unknown_prompt: { sentence: 'There is no prompt named "{prompt}".', retryable: false, details: ['prompt'] },
+  unknown_resource: { sentence: 'No resource matches "{uri}".', retryable: false, details: ['uri'] },
+  // auth and admission
+  unauthenticated: { sentence: 'A valid API key is required (Authorization: Bearer exo_…).', retryable: false, details: [] },
+  forbidden: { sentence: 'This credential may not do that: {reason}.', retryable: false, details: ['reason'] },
+  read_only: { sentence: 'The tool "{tool}" writes, and {who} is read-only.', retryable: false, details: ['tool', 'who'] },
+  rate_limited: { sentence: 'Too many calls; try again in {retryAfterMs} ms.', retryable: true, details: ['retryAfterMs', 'bucket'] },
+  busy: { sentence: 'All {limit} slots for {admission} tools are busy; try again shortly.', retryable: true, details: ['admission', 'limit'] },
+  quota_exceeded: { sentence: 'The daily quota of {limit} calls is used up; it resets at {resetsAt}.', retryable: true, details: ['limit', 'resetsAt'] },
+  timeout: { sentence: 'The call ran past its deadline of {timeoutMs} ms and was abandoned.', retryable: true, details: ['timeoutMs'] },
+  family_unavailable: { sentence: 'The "{family}" family is not serving: {reason}.', retryable: true, details: ['family', 'reason'] },
+  service_unavailable: { sentence: 'The "{service}" service is unavailable: {reason}.', retryable: true, details: ['service', 'reason'] },
+  // vault paths and bytes
+  invalid_path: { sentence: 'The path "{path}" is not allowed: {reason}.', retryable: false, details: ['path', 'reason'] },
+  not_found: { sentence: 'Nothing exists at "{path}".', retryable: false, details: ['path'] },
+  already_exists: { sentence: '"{path}" already exists; it was left untouched.', retryable: false, details: ['path'] },
+  is_symlink: { sentence: '"{path}" is a symbolic link (to "{target}"); it is not followed for this operation.', retryable: false, details: ['path', 'target'] },
+  is_directory: { sentence: '"{path}" is a folder, not a file.', retryable: false, details: ['path'] },
+  not_a_directory: { sentence: '"{path}" is not a folder.', retryable: false, details: ['path'] },
+  stale_precondition: { sentence: '"{path}" changed since you read it: expected {expectedHash}, it is now {currentHash}. Read it again and retry.', retryable: false, details: ['path', 'expectedHash', 'currentHash'] },
+  concurrent_write: { sentence: '"{path}" was changed by someone else while this write was in progress; nothing was written.', retryable: true, details: ['path', 'currentHash'] },
+  no_incumbent: { sentence: 'expected_hash was given but "{path}" does not exist.', retryable: false, details: ['path'] },
+  malformed_precondition: { sentence: 'expected_hash "{expectedHash}" is not of the form sha256:<64 lowercase hex>.', retryable: false, details: ['expectedHash'] },
+  too_large: { sentence: '"{path}" is {size} bytes, over the limit of {limit} bytes.', retryable: false, details: ['path', 'size', 'limit'] },
+  not_utf8: { sentence: '"{path}" is not valid UTF-8 (first bad byte at offset {offset}).', retryable: false, details: ['path', 'offset'] },
+  unsupported_filesystem: { sentence: 'The vault filesystem lacks a guarantee this server needs: {reason}.', retryable: false, details: ['reason'] },
+  // index and content
+  index_not_ready: { sentence: 'The index is still catching up ({indexed} of {scanned} notes); try again shortly.', retryable: true, details: ['indexed', 'scanned'] },
+  invalid_content: { sentence: 'The content was refused: {reason}.', retryable: false, details: ['reason'] },
+  // catch-all for bugs: thrown errors are reported as this, never as a family's own code
+  internal: { sentence: 'An internal error occurred ({reference}); it has been logged.', retryable: true, details: ['reference'] },
+} as const satisfies Record<string, RefusalSpec>;
+
+export type RefusalCode = keyof typeof REFUSALS;
+
+export type RefusalDetails = Record<string, unknown>;
+
+/** An expected failure. Thrown by handlers (or via ctx.refuse) and rendered by the host. */
+export class Refusal extends Error {
+  readonly code: RefusalCode;
+  readonly details: RefusalDetails;
+  readonly retryable: boolean;
+
+  constructor(code: RefusalCode, details: RefusalDetails = {}, message?: string) {
+    const spec: RefusalSpec = REFUSALS[code];
+    super(message ?? fillTemplate(spec.sentence, details));
+    this.name = 'Refusal';
+    this.code = code;
+    this.details = details;
+    this.retryable = spec.retryable;
+  }
+}
+
+export function isRefusal(value: unknown): value is Refusal {
+  return value instanceof Refusal || (typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'Refusal' && typeof (value as { code?: unknown }).code === 'string' && (value as { code: string }).code in REFUSALS);
+}
+
+export function fillTemplate(template: string, details: RefusalDetails): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
+    const v = details[key];
+    if (v === undefined || v === null) return whole === '{reason}' ? 'no reason given' : '?';
+    return Array.isArray(v) ? v.join(', ') : String(v);
+  });
+}
+
+export const REFUSAL_LINE_PREFIX = 'MCP-REFUSAL ';
+
+/** The machine-readable last line of every refusal: single-line JSON, never wrapped. */
+export function refusalLine(refusal: Refusal): string {
+  const payload = { code: refusal.code, retryable: refusal.retryable, ...jsonSafe(refusal.details) };
+  return REFUSAL_LINE_PREFIX + JSON.stringify(payload).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
+/** The full text of a refusal as a client sees it: the sentence, then the contract line. */
+export function renderRefusal(refusal: Refusal): string {
+  const sentence = refusal.message.replace(/\r?\n/g, ' ').trim();
+  return `${sentence}\n${refusalLine(refusal)}`;
+}
+
+/** Parse the contract line back out of a refusal text (used by tests and clients). */
+export function parseRefusalLine(text: string): ({ code: string; retryable: boolean } & Record<string, unknown>) | undefined {
+  const last = text.trimEnd().split('\n').pop() ?? '';
+  if (!last.startsWith(REFUSAL_LINE_PREFIX)) return undefined;
+  try {
+    return JSON.parse(last.slice(REFUSAL_LINE_PREFIX.length));
+  } catch {
+    return undefined;
+  }
+}
+
+function jsonSafe(details: RefusalDetails): RefusalDetails {
+  const out: RefusalDetails = {};
+  for (const [k, v] of Object.entries(details)) {
+    if (k === 'code' || k === 'retryable' || v === undefined) continue;
+    out[k] = typeof v === 'bigint' ? Number(v) : v;
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+// The test kit for family authors: start a real Exocortex host with your family loaded by path,
+// connect the MCP SDK client, and assert on refusals. Loads the host lazily so that the sdk floor
+// never imports the host statically.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { parseRefusalLine } from './refusals.js';
+
+export interface FamilyTestServer {
+  readonly url: string;
+  readonly vaultDir: string;
+  readonly key: string;
+  readonly readKey: string;
+  connect(options?: { key?: string }): Promise<Client>;
+  rewriteConfig(raw: Record<string, unknown>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface FamilyTestOptions {
+  /** Paths (or package names) of the families under test. */
+  readonly families: readonly string[];
+  /** Extra config (family sections, families.<name>.readOnly …). */
+  readonly config?: Record<string, unknown>;
+  readonly files?: Record<string, string | Uint8Array>;
+  /** Also load Exocortex's built-in families (default false: only yours). */
+  readonly withBuiltins?: boolean;
+}
+
+export async function startFamilyTestServer(options: FamilyTestOptions): Promise<FamilyTestServer> {
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const harness = (await import(new URL(`../host/testing/harness${ext}`, import.meta.url).href)) as typeof import('../host/testing/harness.js');
+  return harness.startTestServer({
+    config: { plugins: [...options.families], ...(options.config ?? {}) },
+    files: options.files,
+    builtinDir: options.withBuiltins ? undefined : null,
+  });
+}
+
+/** The refusal contract of a tool result, or undefined when the result is not a refusal. */
+export function refusalOf(result: { isError?: boolean; content?: unknown }): ({ code: string; retryable: boolean } & Record<string, unknown>) | undefined {
+  if (!result.isError || !Array.isArray(result.content)) return undefined;
+  const text = result.content.filter((c: { type?: string }) => c.type === 'text').map((c: { text: string }) => c.text).join('\n');
+  return parseRefusalLine(text);
+}
+
+/** The text of a tool result's content blocks. */
+export function textOf(result: { content?: unknown }): string {
+  if (!Array.isArray(result.content)) return '';
+  return result.content.filter((c: { type?: string }) => c.type === 'text').map((c: { text: string }) => c.text).join('\n');
+}

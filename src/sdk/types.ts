@@ -1,0 +1,208 @@
+// Types of the plugin contract: what a family declares and what a handler receives through ctx.
+// Pure declarations; imports nothing of ours but other sdk modules.
+
+import type { Kysely, Transaction } from 'kysely';
+import type { RefusalCode, RefusalDetails } from './refusals.js';
+import type { VaultFs } from './vault.js';
+
+export type Scope = 'read' | 'readwrite';
+
+export interface Principal {
+  readonly kind: 'api_key' | 'operator' | 'oauth' | 'test';
+  /** Credential id (api key id) or a fixed name for the operator. */
+  readonly id: string;
+  /** Human name of the credential, for audit and messages. */
+  readonly name: string;
+  readonly user: string;
+  readonly vaultId: number;
+  readonly scopes: readonly Scope[];
+  /** When the credential stops working (ms since epoch), if it expires. */
+  readonly expiresAt?: number;
+}
+
+/** Admission classes: each has its own concurrency slots; `write` also has its own rate bucket. */
+export type AdmissionClass = 'read' | 'write' | 'expensive';
+
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+/** A JSON Schema document as stored under schemas/<family>/<tool>.json. */
+export interface ToolSchemaDocument {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly annotations: ToolAnnotations;
+  readonly admission: AdmissionClass;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+}
+
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export interface Logger {
+  debug(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+export interface WorkerPool {
+  /**
+   * Run a CPU-heavy task off the event loop. `task` names a built-in task (see the host's
+   * worker task table) or `{ module, fn }` for a family's own module (an absolute file URL).
+   */
+  run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options?: { signal?: AbortSignal }): Promise<T>;
+}
+
+export type Database = Kysely<any>;
+export type DatabaseTransaction = Transaction<any>;
+
+export interface VaultHandle {
+  readonly id: number;
+  readonly name: string;
+  readonly fs: VaultFs;
+}
+
+export interface ToolContext<Settings = Record<string, unknown>> {
+  readonly principal: Principal;
+  readonly vault: VaultHandle;
+  readonly db: Database;
+  readonly workers: WorkerPool;
+  readonly log: Logger;
+  /** Aborts when the call's deadline passes or the client goes away. */
+  readonly signal: AbortSignal;
+  /** The family's own settings (its declared sections of the config file, defaults applied). */
+  readonly settings: Settings;
+  /** Whether this call may write (family not read-only and principal has readwrite). */
+  readonly canWrite: boolean;
+  readonly now: () => Date;
+  /** A service the family declared in `requires` (or undefined for an optional one that is absent). */
+  service<T = unknown>(name: string): T;
+  hasService(name: string): boolean;
+  /** Throw a typed refusal; never returns. */
+  refuse(code: RefusalCode, details?: RefusalDetails, message?: string): never;
+}
+
+export interface ToolModule<I = any, O = any> {
+  handler(input: I, ctx: ToolContext<any>): Promise<O> | O;
+  /** Compact text an LLM reads well; when absent the host sends JSON. */
+  render?(output: O): string;
+  /** Extra MCP content blocks sent after the text (e.g. an image the tool read). */
+  content?(output: O): ContentBlock[];
+}
+
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
+
+// --- prompts and resources -------------------------------------------------------------------
+
+export interface PromptArgument {
+  readonly name: string;
+  readonly description?: string;
+  readonly required?: boolean;
+}
+
+export interface PromptMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: { type: 'text'; text: string };
+}
+
+export interface PromptDefinition {
+  readonly title?: string;
+  readonly description: string;
+  readonly arguments?: readonly PromptArgument[];
+  /** Prompts that write (none today) are hidden from read-only principals. */
+  readonly writes?: boolean;
+  get(args: Record<string, string>, ctx: ToolContext<any>): Promise<{ description?: string; messages: PromptMessage[] }>;
+}
+
+export interface ResourceContents {
+  readonly uri: string;
+  readonly mimeType?: string;
+  readonly text?: string;
+  /** base64 */
+  readonly blob?: string;
+}
+
+export interface ResourceDefinition {
+  /** A fixed URI (`vault://guide`) or an RFC 6570 level-1 template (`vault://note/{path}`). */
+  readonly uri?: string;
+  readonly uriTemplate?: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+  read(uri: string, params: Record<string, string>, ctx: ToolContext<any>): Promise<ResourceContents[]>;
+  /** For templates: concrete resources to show in resources/list (optional, capped by the host). */
+  list?(ctx: ToolContext<any>): Promise<Array<{ uri: string; name: string; mimeType?: string; description?: string }>>;
+}
+
+// --- index contributors ------------------------------------------------------------------------
+
+/** A note as stored in the host's `notes` row, passed to contributors after the row is written. */
+export interface IndexedNote {
+  readonly id: number;
+  readonly vaultId: number;
+  readonly path: string;
+  readonly contentHash: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface IndexContributor<Model = unknown> {
+  readonly name: string;
+  /** Bump to re-derive only this contributor's rows in the background. */
+  readonly version: number;
+  write(trx: DatabaseTransaction, note: IndexedNote, model: Model): Promise<void>;
+  remove(trx: DatabaseTransaction, note: { id: number; vaultId: number; path: string }): Promise<void>;
+  rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string): Promise<void>;
+}
+
+// --- HTTP routes -------------------------------------------------------------------------------
+
+export interface FamilyRouteContext {
+  readonly db: Database;
+  readonly log: Logger;
+  readonly settings: Record<string, unknown>;
+  service<T = unknown>(name: string): T;
+  hasService(name: string): boolean;
+  /** The vault of the operator (single-vault mode) or by id. */
+  vault(id?: number): VaultHandle;
+}
+
+export interface FamilyRoutes {
+  /** URL prefixes this family serves (e.g. ['/transfer']). The host dispatches them to the family. */
+  readonly prefixes: readonly string[];
+  /** A Fastify plugin (encapsulated); receives the route context as `opts.family`. */
+  readonly plugin: (app: any, opts: { family: FamilyRouteContext }) => Promise<void>;
+}
+
+// --- services ------------------------------------------------------------------------------------
+
+export interface ServiceFactoryContext {
+  readonly db: Database;
+  readonly log: Logger;
+  readonly settings: Record<string, unknown>;
+  readonly workers: WorkerPool;
+  service<T = unknown>(name: string): T;
+  hasService(name: string): boolean;
+  vault(id?: number): VaultHandle;
+}
+
+export interface ServiceProvider<T = unknown> {
+  create(ctx: ServiceFactoryContext): Promise<T> | T;
+  dispose?(instance: T): Promise<void> | void;
+}
+
+// --- migrations ----------------------------------------------------------------------------------
+
+export interface FamilyMigration {
+  up(db: Kysely<any>): Promise<void>;
+  down?(db: Kysely<any>): Promise<void>;
+}

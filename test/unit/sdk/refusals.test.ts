@@ -1,0 +1,25 @@
+import t from 'tap';
+import { Refusal, renderRefusal, parseRefusalLine, REFUSALS } from '../../../src/sdk/refusals.js';
+
+t.test('a refusal renders its sentence and ends with the single-line contract', async (t) => {
+  const r = new Refusal('stale_precondition', { path: 'a.md', expectedHash: 'sha256:aa', currentHash: 'sha256:bb' });
+  const text = renderRefusal(r);
+  const lines = text.split('\n');
+  t.equal(lines.length, 2);
+  t.match(lines[0], /a\.md.*sha256:aa.*sha256:bb/);
+  t.same(parseRefusalLine(text), { code: 'stale_precondition', retryable: false, path: 'a.md', expectedHash: 'sha256:aa', currentHash: 'sha256:bb' });
+});
+
+t.test('details with newlines stay on one line', async (t) => {
+  const r = new Refusal('invalid_path', { path: 'a\nb\u2028c', reason: 'x' });
+  const last = renderRefusal(r).split('\n').pop()!;
+  t.ok(last.startsWith('MCP-REFUSAL {'));
+  t.equal(parseRefusalLine(renderRefusal(r))?.path, 'a\nb\u2028c');
+});
+
+t.test('every catalog entry has a sentence and a retry flag', async (t) => {
+  for (const [code, spec] of Object.entries(REFUSALS)) {
+    t.ok(spec.sentence.length > 10, code);
+    t.type(spec.retryable, 'boolean', code);
+  }
+});
