@@ -4,3 +4,4 @@ export * from './refusals.js';
 export type * from './types.js';
 export type * from './vault.js';
 export * from './testkit.js';
+export type * from './index-service.js';
