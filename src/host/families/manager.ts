@@ -9,7 +9,7 @@ import { builtinSources, importFamily, pluginSource, type FamilySource } from '.
 import { FamilyGeneration } from './generation.js';
 import type { HostServices } from './host-services.js';
 import { FamilyRegistry, type FamilyStatus } from './registry.js';
-import { compileFamilyTools, createAjv, describeErrors } from './tool-compiler.js';
+import { compileFamilyTools, createAjv } from './tool-compiler.js';
 
 export interface ApplyResult {
   readonly ok: boolean;
@@ -213,7 +213,11 @@ export class FamilyManager {
         const value = structuredClone(settings.sections[section] ?? {});
         const validate = this.ajv.compile({ additionalProperties: false, ...schema });
         if (!validate(value)) {
-          problems.push(`${section}: ${describeErrors(validate.errors ?? []).replace(/^arguments /, '')} (family ${c.family.name}); fix it in the config file`);
+          for (const err of (validate.errors ?? []).slice(0, 5)) {
+            const at = [section, ...err.instancePath.split('/').filter(Boolean)].join('.');
+            const what = err.keyword === 'additionalProperties' ? `unknown key ${at}.${(err.params as { additionalProperty: string }).additionalProperty}` : `${at} ${err.message}`;
+            problems.push(`${what} (a setting of family ${c.family.name}); fix it in the config file`);
+          }
         }
         mine[section] = value;
       }

@@ -13,7 +13,7 @@ import { createApiKey } from '../auth/api-keys.js';
 import { migrateHost, openDatabase } from '../db/index.js';
 import { Host } from '../host.js';
 import { createLogger } from '../log/logger.js';
-import { loadSettings } from '../settings/load.js';
+import { deepMerge, loadSettings } from '../settings/load.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -89,7 +89,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: { level: options.logLevel ?? 'silent' },
   };
   const configFile = path.join(dir, 'config.yaml');
-  let raw: Record<string, unknown> = { ...base, ...(options.config ?? {}) };
+  let raw: Record<string, unknown> = deepMerge(base, options.config ?? {});
   writeFileSync(configFile, YAML.stringify(raw));
   const settings = loadSettings({ file: configFile, env: {}, cwd: dir });
   const builtinDir = options.builtinDir === null ? path.join(dir, 'no-builtins') : options.builtinDir;

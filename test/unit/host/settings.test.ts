@@ -1,0 +1,61 @@
+// Settings: defaults, environment overrides, and refusals that name the key and the fix.
+import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_CONFIG_FILE, envName, loadSettings, SettingsError } from '../../../src/host/settings/load.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-settings-'));
+const file = (name: string, text: string) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const problemsOf = (fn: () => unknown): string[] => {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof SettingsError) return [...e.problems];
+    throw e;
+  }
+  return [];
+};
+
+t.test('the shipped default file loads with the documented defaults', async (t) => {
+  const s = loadSettings({ file: DEFAULT_CONFIG_FILE, env: {} });
+  t.equal(s.host.vault.path, './vault');
+  t.equal(s.host.server.host, '127.0.0.1');
+  t.equal(s.host.server.port, 3737);
+  t.equal(s.host.database.url, 'pglite:./data/db');
+  t.equal(s.host.server.publicUrl, null);
+  t.same(s.host.plugins, []);
+});
+
+t.test('EXO_ variables override leaves, typed', async (t) => {
+  const s = loadSettings({
+    file: DEFAULT_CONFIG_FILE,
+    env: { EXO_VAULT_PATH: '/srv/v', EXO_SERVER_PORT: '8080', EXO_DATABASE_URL: 'postgres://u@127.0.0.1/db', EXO_FAMILIES_NOTES_READ_ONLY: 'true', EXO_ADMISSION_CONCURRENCY_WRITE: '2' },
+  });
+  t.equal(s.host.vault.path, '/srv/v');
+  t.equal(s.host.server.port, 8080);
+  t.equal(s.host.database.url, 'postgres://u@127.0.0.1/db');
+  t.same(s.host.families.notes, { enabled: true, readOnly: true });
+  t.equal(s.host.admission.concurrency.write, 2);
+  t.equal(envName(['server', 'publicUrl']), 'SERVER_PUBLIC_URL');
+});
+
+t.test('unknown keys, wrong types and impossible combinations are refused by name', async (t) => {
+  t.match(problemsOf(() => loadSettings({ file: file('a.yaml', 'server:\n  prot: 1\n'), env: {} })), [/unknown key server\.prot/]);
+  t.match(problemsOf(() => loadSettings({ file: file('b.yaml', 'server:\n  port: "high"\n'), env: {} })), [/server\.port: .*number.*EXO_SERVER_PORT/]);
+  t.match(problemsOf(() => loadSettings({ file: file('c.yaml', 'server:\n  host: 0.0.0.0\n'), env: {} })), [/server\.publicUrl/]);
+  t.match(problemsOf(() => loadSettings({ file: file('d.yaml', 'database:\n  url: mysql://x\n'), env: {} })), [/database\.url/]);
+  t.match(problemsOf(() => loadSettings({ file: DEFAULT_CONFIG_FILE, env: { EXO_SERVR_PORT: '1' } })), [/EXO_SERVR_PORT matches no setting/]);
+  t.match(problemsOf(() => loadSettings({ file: file('e.yaml', 'a: &a [1]\nb: [*a, *a]\nvault: [\n'), env: {} })), [/YAML error/]);
+  t.match(problemsOf(() => loadSettings({ file: path.join(dir, 'missing.yaml'), env: {} })), [/cannot be read/]);
+  t.match(problemsOf(() => loadSettings({ file: file('f.yaml', 'families:\n  Notes: {}\n'), env: {} })), [/families\.Notes/]);
+});
+
+t.test('sections the host does not own pass through for families to claim', async (t) => {
+  const s = loadSettings({ file: file('g.yaml', 'search:\n  rrfK: 60\n'), env: { EXO_SEARCH_RRF_K: '30' } });
+  t.same(s.sections, { search: { rrfK: 30 } });
+});
