@@ -45,6 +45,23 @@ export const REFUSALS = {
   // index and content
   index_not_ready: { sentence: 'The index is still catching up ({indexed} of {scanned} notes); try again shortly.', retryable: true, details: ['indexed', 'scanned'] },
   invalid_content: { sentence: 'The content was refused: {reason}.', retryable: false, details: ['reason'] },
+  // notes family: preconditions, sections, frontmatter, find/replace, moves
+  precondition_required: { sentence: 'This server requires expected_hash for this write; "{path}" is now {currentHash}. Read it and resend with that hash.', retryable: false, details: ['path', 'currentHash'] },
+  precondition_unavailable: { sentence: '"{path}" is {size} bytes, over the {limit}-byte limit, so expected_hash cannot be checked against it; nothing was written.', retryable: false, details: ['path', 'size', 'limit'] },
+  section_not_found: { sentence: 'No heading matches section "{section}" in "{path}"; headings present: {candidates}.', retryable: false, details: ['path', 'section', 'candidates'] },
+  section_ambiguous: { sentence: 'Section "{section}" matches {count} headings in "{path}"; use the path form Parent/Child or one of the ordinals {candidates}.', retryable: false, details: ['path', 'section', 'count', 'candidates'] },
+  malformed_frontmatter: { sentence: '"{path}" has a malformed frontmatter block ({reason}); nothing was written. Repair it with edit_note(path, content, replace_frontmatter=true).', retryable: false, details: ['path', 'reason'] },
+  unclosed_fence: { sentence: '"{path}" has an indented code fence opened on line {line} that is never closed, so section boundaries are unreliable; nothing was written. Close the fence or edit the whole note.', retryable: false, details: ['path', 'line'] },
+  find_not_found: { sentence: 'The find text does not occur in "{path}"; nothing was written. The note starts: {head}', retryable: false, details: ['path', 'head'] },
+  find_ambiguous: { sentence: 'The find text occurs {count} times in "{path}"; nothing was written. Add context to make it unique, or set replace_all=true.', retryable: false, details: ['path', 'count'] },
+  regex_timeout: { sentence: 'The regular expression ran past its budget of {timeoutMs} ms and was stopped; nothing was written. Simplify it (avoid nested quantifiers).', retryable: false, details: ['timeoutMs'] },
+  move_aborted: { sentence: 'Move aborted: {reason}. Nothing was moved, rewritten or reindexed.', retryable: false, details: ['reason'] },
+  // files and transfer families
+  markdown_not_allowed: { sentence: '"{path}" is a markdown note; the file tools leave notes alone, use {instead} for it.', retryable: false, details: ['path', 'instead'] },
+  no_public_origin: { sentence: 'No link was minted: the server has no public origin configured ({setting}), and a localhost link would not work for the person you hand it to.', retryable: false, details: ['setting'] },
+  credential_expiring: { sentence: 'No link was minted: the calling credential expires in {secondsLeft} s, under the {minSeconds} s a link needs.', retryable: false, details: ['secondsLeft', 'minSeconds'] },
+  url_refused: { sentence: 'Refused to fetch that URL: {rule}. Nothing was fetched or written.', retryable: false, details: ['rule', 'host'] },
+  fetch_failed: { sentence: 'Fetching from {host} failed: {reason}. Nothing was written.', retryable: true, details: ['host', 'reason'] },
   // catch-all for bugs: thrown errors are reported as this, never as a family's own code
   internal: { sentence: 'An internal error occurred ({reference}); it has been logged.', retryable: true, details: ['reference'] },
 } as const satisfies Record<string, RefusalSpec>;

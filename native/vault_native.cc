@@ -1,0 +1,318 @@
+// Exocortex native fs core: only the Linux syscalls Node lacks (openat2, O_TMPFILE publication by linkat,
+// renameat2, statx with mount ids, *at directory calls, flock), each async on the libuv thread pool and
+// returning a Promise; failures reject with Node-style errors (code, errno, syscall).
+#include "worker.h"
+
+namespace {
+
+using namespace exo;
+
+int ArgInt(const Napi::CallbackInfo& info, size_t i) { return info[i].As<Napi::Number>().Int32Value(); }
+std::string ArgStr(const Napi::CallbackInfo& info, size_t i) { return info[i].As<Napi::String>().Utf8Value(); }
+
+bool CheckArgs(const Napi::CallbackInfo& info, const char* types) {
+  for (size_t i = 0; types[i]; i++) {
+    bool ok = types[i] == 'n' ? info[i].IsNumber() : info[i].IsString();
+    if (!ok) {
+      Napi::TypeError::New(info.Env(), "bad argument types").ThrowAsJavaScriptException();
+      return false;
+    }
+  }
+  return true;
+}
+
+// openat2(dirfd, path, flags, mode, resolve) -> fd
+class Openat2Op : public Op {
+ public:
+  Openat2Op(Napi::Env env, int dirfd, std::string path, int flags, int mode, int resolve)
+      : Op(env, "openat2"), dirfd_(dirfd), flags_(flags), mode_(mode), resolve_(resolve) { path_ = std::move(path); }
+  void Execute() override {
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = static_cast<uint64_t>(static_cast<unsigned>(flags_)) | O_CLOEXEC;
+    if ((flags_ & O_CREAT) || (flags_ & __O_TMPFILE) == __O_TMPFILE) how.mode = static_cast<uint64_t>(mode_);
+    how.resolve = static_cast<uint64_t>(resolve_);
+    long fd;
+    int tries = 0;
+    do { fd = syscall(SYS_openat2, dirfd_, path_.c_str(), &how, sizeof how); } while (fd < 0 && errno == EAGAIN && ++tries < 64);
+    if (fd < 0) return Fail(errno, "openat2");
+    fd_ = static_cast<int>(fd);
+  }
+  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, fd_); }
+
+ private:
+  int dirfd_, flags_, mode_, resolve_, fd_ = -1;
+};
+
+// linkat(fd, oldpath, newdirfd, newpath): oldpath "" publishes an O_TMPFILE fd (AT_EMPTY_PATH, falling back
+// to /proc/self/fd/N). Never replaces: an existing name gives EEXIST.
+class LinkatOp : public Op {
+ public:
+  LinkatOp(Napi::Env env, int fd, std::string oldpath, int newdirfd, std::string newpath)
+      : Op(env, "linkat"), fd_(fd), old_(std::move(oldpath)), newdirfd_(newdirfd) { path_ = std::move(newpath); }
+  void Execute() override {
+    if (!old_.empty()) {
+      if (linkat(fd_, old_.c_str(), newdirfd_, path_.c_str(), 0) != 0) Fail(errno, "linkat");
+      return;
+    }
+    if (linkat(fd_, "", newdirfd_, path_.c_str(), AT_EMPTY_PATH) == 0) return;
+    int err = errno;
+    if (err != ENOENT && err != EPERM && err != EINVAL) return Fail(err, "linkat");
+    std::string proc = "/proc/self/fd/" + std::to_string(fd_);
+    if (linkat(AT_FDCWD, proc.c_str(), newdirfd_, path_.c_str(), AT_SYMLINK_FOLLOW) != 0) Fail(errno, "linkat");
+    else via_proc_ = true;
+  }
+  Napi::Value Result(Napi::Env env) override { return Napi::String::New(env, via_proc_ ? "proc" : "empty_path"); }
+
+ private:
+  int fd_;
+  std::string old_;
+  int newdirfd_;
+  bool via_proc_ = false;
+};
+
+// renameat2(olddirfd, oldpath, newdirfd, newpath, flags); flags 0 is a plain renameat (overwrite).
+class RenameOp : public Op {
+ public:
+  RenameOp(Napi::Env env, int od, std::string op, int nd, std::string np, unsigned flags)
+      : Op(env, flags ? "renameat2" : "renameat"), od_(od), op_(std::move(op)), nd_(nd), flags_(flags) { path_ = std::move(np); }
+  void Execute() override {
+    int r = flags_ ? renameat2(od_, op_.c_str(), nd_, path_.c_str(), flags_) : renameat(od_, op_.c_str(), nd_, path_.c_str());
+    if (r != 0) Fail(errno, flags_ ? "renameat2" : "renameat");
+  }
+
+ private:
+  int od_;
+  std::string op_;
+  int nd_;
+  unsigned flags_;
+};
+
+// statx(dirfd, path, flags, mask) -> stat object (with mntId)
+class StatxOp : public Op {
+ public:
+  StatxOp(Napi::Env env, int dirfd, std::string path, int flags, unsigned mask)
+      : Op(env, "statx"), dirfd_(dirfd), flags_(flags), mask_(mask) { path_ = std::move(path); }
+  void Execute() override {
+    int e = DoStatx(dirfd_, path_.c_str(), flags_, mask_, &st_);
+    if (e) Fail(e, "statx");
+  }
+  Napi::Value Result(Napi::Env env) override { return StatToJs(env, st_); }
+
+ private:
+  int dirfd_, flags_;
+  unsigned mask_;
+  StatOut st_;
+};
+
+// inspect(dirfd, path, resolve): openat2(O_PATH|O_NOFOLLOW) + statx + readlink, without following a
+// final symlink -> { ...stat, link?: Buffer }
+class InspectOp : public Op {
+ public:
+  InspectOp(Napi::Env env, int dirfd, std::string path, int resolve)
+      : Op(env, "openat2"), dirfd_(dirfd), resolve_(resolve) { path_ = std::move(path); }
+  void Execute() override {
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+    how.resolve = static_cast<uint64_t>(resolve_);
+    long fd;
+    int tries = 0;
+    do { fd = syscall(SYS_openat2, dirfd_, path_.c_str(), &how, sizeof how); } while (fd < 0 && errno == EAGAIN && ++tries < 64);
+    if (fd < 0) return Fail(errno, "openat2");
+    int f = static_cast<int>(fd);
+    int e = DoStatx(f, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_MNT_ID, &st_);
+    if (!e && S_ISLNK(st_.mode)) { is_link_ = true; e = ReadLink(f, "", &link_); }
+    close(f);
+    if (e) Fail(e, is_link_ ? "readlinkat" : "statx");
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object o = StatToJs(env, st_);
+    if (is_link_) o.Set("link", BytesToJs(env, link_));
+    return o;
+  }
+
+ private:
+  int dirfd_, resolve_;
+  StatOut st_;
+  bool is_link_ = false;
+  std::string link_;
+};
+
+class MkdiratOp : public Op {
+ public:
+  MkdiratOp(Napi::Env env, int dirfd, std::string name, int mode) : Op(env, "mkdirat"), dirfd_(dirfd), mode_(mode) { path_ = std::move(name); }
+  void Execute() override { if (mkdirat(dirfd_, path_.c_str(), static_cast<mode_t>(mode_)) != 0) Fail(errno, "mkdirat"); }
+
+ private:
+  int dirfd_, mode_;
+};
+
+class UnlinkatOp : public Op {
+ public:
+  UnlinkatOp(Napi::Env env, int dirfd, std::string name, int flags) : Op(env, "unlinkat"), dirfd_(dirfd), flags_(flags) { path_ = std::move(name); }
+  void Execute() override { if (unlinkat(dirfd_, path_.c_str(), flags_) != 0) Fail(errno, "unlinkat"); }
+
+ private:
+  int dirfd_, flags_;
+};
+
+class ReadlinkatOp : public Op {
+ public:
+  ReadlinkatOp(Napi::Env env, int dirfd, std::string name) : Op(env, "readlinkat"), dirfd_(dirfd) { path_ = std::move(name); }
+  void Execute() override { int e = ReadLink(dirfd_, path_.c_str(), &out_); if (e) Fail(e, "readlinkat"); }
+  Napi::Value Result(Napi::Env env) override { return BytesToJs(env, out_); }
+
+ private:
+  int dirfd_;
+  std::string out_;
+};
+
+// readdir(dirfd) -> [{ name: Buffer, kind, size, mtimeMs, ..., link?: Buffer }], entries lstat'ed via the
+// directory fd (never by path), "." and ".." left out.
+struct DirEntryOut {
+  std::string name;
+  StatOut st;
+  bool ok = false;
+  std::string link;
+  bool is_link = false;
+};
+
+class ReaddirOp : public Op {
+ public:
+  ReaddirOp(Napi::Env env, int dirfd) : Op(env, "readdir"), dirfd_(dirfd) {}
+  void Execute() override {
+    int dup_fd = fcntl(dirfd_, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0) return Fail(errno, "fcntl");
+    DIR* d = fdopendir(dup_fd);
+    if (!d) { int e = errno; close(dup_fd); return Fail(e, "fdopendir"); }
+    rewinddir(d);
+    errno = 0;
+    while (struct dirent* de = readdir(d)) {
+      if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+      DirEntryOut out;
+      out.name = de->d_name;
+      out.ok = DoStatx(dirfd_, de->d_name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &out.st) == 0;
+      if (out.ok && S_ISLNK(out.st.mode)) out.is_link = ReadLink(dirfd_, de->d_name, &out.link) == 0;
+      entries_.push_back(std::move(out));
+      errno = 0;
+    }
+    int e = errno;
+    closedir(d);
+    if (e) Fail(e, "readdir");
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Array arr = Napi::Array::New(env);
+    uint32_t i = 0;
+    for (const auto& en : entries_) {
+      if (!en.ok) continue;  // vanished between readdir and statx
+      Napi::Object o = StatToJs(env, en.st);
+      o.Set("name", BytesToJs(env, en.name));
+      if (en.is_link) o.Set("link", BytesToJs(env, en.link));
+      arr.Set(i++, o);
+    }
+    return arr;
+  }
+
+ private:
+  int dirfd_;
+  std::vector<DirEntryOut> entries_;
+};
+
+class FlockOp : public Op {
+ public:
+  FlockOp(Napi::Env env, int fd, int op) : Op(env, "flock"), fd_(fd), op_(op) {}
+  void Execute() override {
+    int r;
+    do { r = flock(fd_, op_); } while (r != 0 && errno == EINTR);
+    if (r != 0) Fail(errno, "flock");
+  }
+
+ private:
+  int fd_, op_;
+};
+
+Napi::Value Openat2(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nsnnn")) return info.Env().Undefined();
+  return (new Openat2Op(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgInt(info, 3), ArgInt(info, 4)))->Start();
+}
+Napi::Value Linkat(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nsns")) return info.Env().Undefined();
+  return (new LinkatOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgStr(info, 3)))->Start();
+}
+Napi::Value Renameat2(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nsnsn")) return info.Env().Undefined();
+  return (new RenameOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgStr(info, 3),
+                       static_cast<unsigned>(ArgInt(info, 4))))->Start();
+}
+Napi::Value Statx(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nsnn")) return info.Env().Undefined();
+  return (new StatxOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), static_cast<unsigned>(ArgInt(info, 3))))->Start();
+}
+Napi::Value Inspect(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nsn")) return info.Env().Undefined();
+  return (new InspectOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)))->Start();
+}
+Napi::Value Mkdirat(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nsn")) return info.Env().Undefined();
+  return (new MkdiratOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)))->Start();
+}
+Napi::Value Unlinkat(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nsn")) return info.Env().Undefined();
+  return (new UnlinkatOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)))->Start();
+}
+Napi::Value Readlinkat(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "ns")) return info.Env().Undefined();
+  return (new ReadlinkatOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1)))->Start();
+}
+Napi::Value Readdir(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "n")) return info.Env().Undefined();
+  return (new ReaddirOp(info.Env(), ArgInt(info, 0)))->Start();
+}
+Napi::Value Flock(const Napi::CallbackInfo& info) {
+  if (!CheckArgs(info, "nn")) return info.Env().Undefined();
+  return (new FlockOp(info.Env(), ArgInt(info, 0), ArgInt(info, 1)))->Start();
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("openat2", Napi::Function::New(env, Openat2));
+  exports.Set("linkat", Napi::Function::New(env, Linkat));
+  exports.Set("renameat2", Napi::Function::New(env, Renameat2));
+  exports.Set("statx", Napi::Function::New(env, Statx));
+  exports.Set("inspect", Napi::Function::New(env, Inspect));
+  exports.Set("mkdirat", Napi::Function::New(env, Mkdirat));
+  exports.Set("unlinkat", Napi::Function::New(env, Unlinkat));
+  exports.Set("readlinkat", Napi::Function::New(env, Readlinkat));
+  exports.Set("readdir", Napi::Function::New(env, Readdir));
+  exports.Set("flock", Napi::Function::New(env, Flock));
+  Napi::Object c = Napi::Object::New(env);
+  c.Set("O_RDONLY", Napi::Number::New(env, static_cast<double>(O_RDONLY)));
+  c.Set("O_WRONLY", Napi::Number::New(env, static_cast<double>(O_WRONLY)));
+  c.Set("O_RDWR", Napi::Number::New(env, static_cast<double>(O_RDWR)));
+  c.Set("O_CREAT", Napi::Number::New(env, static_cast<double>(O_CREAT)));
+  c.Set("O_EXCL", Napi::Number::New(env, static_cast<double>(O_EXCL)));
+  c.Set("O_DIRECTORY", Napi::Number::New(env, static_cast<double>(O_DIRECTORY)));
+  c.Set("O_NOFOLLOW", Napi::Number::New(env, static_cast<double>(O_NOFOLLOW)));
+  c.Set("O_PATH", Napi::Number::New(env, static_cast<double>(O_PATH)));
+  c.Set("O_TMPFILE", Napi::Number::New(env, static_cast<double>(O_TMPFILE)));
+  c.Set("O_CLOEXEC", Napi::Number::New(env, static_cast<double>(O_CLOEXEC)));
+  c.Set("RESOLVE_BENEATH", Napi::Number::New(env, static_cast<double>(RESOLVE_BENEATH)));
+  c.Set("RESOLVE_NO_SYMLINKS", Napi::Number::New(env, static_cast<double>(RESOLVE_NO_SYMLINKS)));
+  c.Set("RESOLVE_NO_MAGICLINKS", Napi::Number::New(env, static_cast<double>(RESOLVE_NO_MAGICLINKS)));
+  c.Set("RESOLVE_NO_XDEV", Napi::Number::New(env, static_cast<double>(RESOLVE_NO_XDEV)));
+  c.Set("RENAME_NOREPLACE", Napi::Number::New(env, static_cast<double>(RENAME_NOREPLACE)));
+  c.Set("AT_EMPTY_PATH", Napi::Number::New(env, static_cast<double>(AT_EMPTY_PATH)));
+  c.Set("AT_SYMLINK_NOFOLLOW", Napi::Number::New(env, static_cast<double>(AT_SYMLINK_NOFOLLOW)));
+  c.Set("AT_REMOVEDIR", Napi::Number::New(env, static_cast<double>(AT_REMOVEDIR)));
+  c.Set("STATX_BASIC_STATS", Napi::Number::New(env, static_cast<double>(STATX_BASIC_STATS)));
+  c.Set("STATX_MNT_ID", Napi::Number::New(env, static_cast<double>(STATX_MNT_ID)));
+  c.Set("STATX_MNT_ID_UNIQUE", Napi::Number::New(env, static_cast<double>(STATX_MNT_ID_UNIQUE)));
+  c.Set("LOCK_EX", Napi::Number::New(env, static_cast<double>(LOCK_EX)));
+  c.Set("LOCK_UN", Napi::Number::New(env, static_cast<double>(LOCK_UN)));
+  exports.Set("constants", c);
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(exocortex_native, Init)

@@ -1,0 +1,131 @@
+// Shared pieces of the native fs core: statx → JS conversion, readlink, and the Promise-returning
+// AsyncWorker base whose failures reject with Node-style errors (code, errno, syscall, path).
+#pragma once
+#include <napi.h>
+#include <uv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+#include <string>
+#include <vector>
+
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U
+#endif
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+namespace exo {
+
+
+struct StatOut {
+  uint32_t mask = 0;
+  uint32_t mode = 0;
+  uint64_t size = 0, ino = 0, nlink = 0, mnt_id = 0, dev_major = 0, dev_minor = 0;
+  double mtime_ms = 0, ctime_ms = 0;
+};
+
+inline int DoStatx(int dirfd, const char* path, int flags, unsigned mask, StatOut* out) {
+  struct statx sx;
+  memset(&sx, 0, sizeof sx);
+  if (statx(dirfd, path, flags, mask, &sx) != 0) return errno;
+  out->mask = sx.stx_mask;
+  out->mode = sx.stx_mode;
+  out->size = sx.stx_size;
+  out->ino = sx.stx_ino;
+  out->nlink = sx.stx_nlink;
+  out->mnt_id = sx.stx_mnt_id;
+  out->dev_major = sx.stx_dev_major;
+  out->dev_minor = sx.stx_dev_minor;
+  out->mtime_ms = sx.stx_mtime.tv_sec * 1000.0 + sx.stx_mtime.tv_nsec / 1e6;
+  out->ctime_ms = sx.stx_ctime.tv_sec * 1000.0 + sx.stx_ctime.tv_nsec / 1e6;
+  return 0;
+}
+
+inline const char* KindOf(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "file";
+    case S_IFDIR: return "directory";
+    case S_IFLNK: return "symlink";
+    default: return "other";
+  }
+}
+
+inline Napi::Object StatToJs(Napi::Env env, const StatOut& s) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("kind", KindOf(s.mode));
+  o.Set("mode", s.mode);
+  o.Set("mask", s.mask);
+  o.Set("size", static_cast<double>(s.size));
+  o.Set("ino", static_cast<double>(s.ino));
+  o.Set("nlink", static_cast<double>(s.nlink));
+  o.Set("mntId", static_cast<double>(s.mnt_id));
+  o.Set("dev", std::to_string(s.dev_major) + ":" + std::to_string(s.dev_minor));
+  o.Set("mtimeMs", s.mtime_ms);
+  o.Set("ctimeMs", s.ctime_ms);
+  return o;
+}
+
+inline int ReadLink(int dirfd, const char* path, std::string* out) {
+  std::vector<char> buf(4096);
+  ssize_t n = readlinkat(dirfd, path, buf.data(), buf.size());
+  if (n < 0) return errno;
+  out->assign(buf.data(), static_cast<size_t>(n));
+  return 0;
+}
+
+inline Napi::Buffer<char> BytesToJs(Napi::Env env, const std::string& s) {
+  return Napi::Buffer<char>::Copy(env, s.data(), s.size());
+}
+
+// Base worker: a Promise that resolves with Result() or rejects with a Node-style error.
+class Op : public Napi::AsyncWorker {
+ public:
+  explicit Op(Napi::Env env, const char* syscall)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), syscall_(syscall) {}
+  Napi::Promise Start() {
+    Queue();
+    return deferred_.Promise();
+  }
+
+ protected:
+  void Fail(int err, const char* syscall) {
+    err_ = err;
+    syscall_ = syscall;
+    SetError(syscall);
+  }
+  virtual Napi::Value Result(Napi::Env env) { return env.Undefined(); }
+  void OnOK() override { deferred_.Resolve(Result(Env())); }
+  void OnError(const Napi::Error&) override {
+    Napi::Env env = Env();
+    const char* code = uv_err_name(-err_);
+    std::string msg = std::string(code) + ": " + strerror(err_) + ", " + syscall_;
+    if (!path_.empty()) msg += " '" + path_ + "'";
+    Napi::Error e = Napi::Error::New(env, msg);
+    e.Set("code", code);
+    e.Set("errno", Napi::Number::New(env, -err_));
+    e.Set("syscall", syscall_);
+    if (!path_.empty()) e.Set("path", path_);
+    deferred_.Reject(e.Value());
+  }
+  Napi::Promise::Deferred deferred_;
+  std::string syscall_;
+  std::string path_;
+  int err_ = 0;
+};
+
+}  // namespace exo

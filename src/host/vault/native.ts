@@ -1,0 +1,107 @@
+// Loader and typed façade for the native addon (build/Release/exocortex_native.node): the syscalls Node
+// lacks (openat2, O_TMPFILE publication, renameat2, statx mount ids, *at calls, flock), all Promise-based.
+
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type NativeKind = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface NativeStat {
+  readonly kind: NativeKind;
+  readonly mode: number;
+  readonly mask: number;
+  readonly size: number;
+  readonly ino: number;
+  readonly nlink: number;
+  readonly mntId: number;
+  readonly dev: string;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  /** Link text of a symlink (inspect and readdir only). */
+  readonly link?: Buffer;
+}
+
+export interface NativeDirEntry extends NativeStat {
+  readonly name: Buffer;
+}
+
+export interface NativeConstants {
+  readonly O_RDONLY: number; readonly O_WRONLY: number; readonly O_RDWR: number; readonly O_CREAT: number;
+  readonly O_EXCL: number; readonly O_DIRECTORY: number; readonly O_NOFOLLOW: number; readonly O_PATH: number;
+  readonly O_TMPFILE: number; readonly O_CLOEXEC: number;
+  readonly RESOLVE_BENEATH: number; readonly RESOLVE_NO_SYMLINKS: number; readonly RESOLVE_NO_MAGICLINKS: number;
+  readonly RESOLVE_NO_XDEV: number; readonly RENAME_NOREPLACE: number;
+  readonly AT_EMPTY_PATH: number; readonly AT_SYMLINK_NOFOLLOW: number; readonly AT_REMOVEDIR: number;
+  readonly STATX_BASIC_STATS: number; readonly STATX_MNT_ID: number; readonly STATX_MNT_ID_UNIQUE: number;
+  readonly LOCK_EX: number; readonly LOCK_UN: number;
+}
+
+export interface NativeAddon {
+  openat2(dirfd: number, path: string, flags: number, mode: number, resolve: number): Promise<number>;
+  /** oldPath '' publishes an O_TMPFILE fd (AT_EMPTY_PATH, else /proc/self/fd); EEXIST, never replaces. */
+  linkat(fd: number, oldPath: string, newDirFd: number, newPath: string): Promise<'empty_path' | 'proc' | undefined>;
+  /** flags 0 = plain renameat (replaces); RENAME_NOREPLACE gives EEXIST. */
+  renameat2(oldDirFd: number, oldPath: string, newDirFd: number, newPath: string, flags: number): Promise<void>;
+  statx(dirfd: number, path: string, flags: number, mask: number): Promise<NativeStat>;
+  /** openat2(O_PATH|O_NOFOLLOW, resolve) + statx + readlink: what is at `path`, final symlink not followed. */
+  inspect(dirfd: number, path: string, resolve: number): Promise<NativeStat>;
+  mkdirat(dirfd: number, name: string, mode: number): Promise<void>;
+  unlinkat(dirfd: number, name: string, flags: number): Promise<void>;
+  readlinkat(dirfd: number, name: string): Promise<Buffer>;
+  readdir(dirfd: number): Promise<NativeDirEntry[]>;
+  flock(fd: number, op: number): Promise<void>;
+  readonly constants: NativeConstants;
+}
+
+const ADDON_FILE = path.join('build', 'Release', 'exocortex_native.node');
+
+let cached: NativeAddon | undefined;
+let loadError: string | undefined;
+
+/** Find the addon: $EXOCORTEX_NATIVE_ADDON, else walk up from this module (src/ under tsx, dist/ after tsc). */
+function locate(): string | undefined {
+  const override = process.env.EXOCORTEX_NATIVE_ADDON;
+  if (override) return existsSync(override) ? override : undefined;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 8; i++) {
+    const candidate = path.join(dir, ADDON_FILE);
+    if (existsSync(candidate)) return candidate;
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return undefined;
+}
+
+/** The addon, or undefined with `nativeLoadError()` saying why (not built, wrong platform). */
+export function loadNative(): NativeAddon | undefined {
+  if (cached || loadError) return cached;
+  const file = locate();
+  if (!file) {
+    loadError = `native addon ${ADDON_FILE} is not built (run "npm run build:native")`;
+    return undefined;
+  }
+  try {
+    cached = createRequire(import.meta.url)(file) as NativeAddon;
+  } catch (e) {
+    loadError = `native addon failed to load: ${(e as Error).message}`;
+  }
+  return cached;
+}
+
+export function nativeLoadError(): string | undefined {
+  loadNative();
+  return loadError;
+}
+
+export interface SysError extends Error {
+  code?: string;
+  errno?: number;
+  syscall?: string;
+}
+
+export function errCode(e: unknown): string | undefined {
+  return typeof e === 'object' && e !== null ? (e as SysError).code : undefined;
+}

@@ -1,0 +1,54 @@
+// Enforces that src/host/vault/ is the only code touching vault bytes: nothing else in src/ or plugins/
+// may import node:fs / fs / fs/promises, except the allowlisted host files that read non-vault files.
+
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Files allowed to import fs, each with why (none of them may open vault notes). Missing ones are skipped. */
+const ALLOWLIST: Record<string, string> = {
+  'src/host/settings/load.ts': 'reads the config file',
+  'src/host/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
+  'src/host/cli/main.ts': 'CLI: config and key files',
+  'src/host/cli/commands.ts': 'CLI: config and key files',
+  'src/host/db/engines/pglite.ts': 'the PGlite data directory',
+  'src/host/db/index.ts': 'the data directory',
+  'src/host/families/discover.ts': 'the families loader (family manifests and code)',
+  'src/host/families/tool-compiler.ts': 'the families loader (tool schema JSON)',
+  'src/host/host.ts': 'watches the config file for reloads',
+  'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
+};
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const FS_IMPORT = /(?:from\s*|import\s*\(\s*|require\s*\(\s*|import\s+)['"](?:node:)?fs(?:\/promises)?['"]/;
+
+function sources(dir: string): string[] {
+  const abs = path.join(REPO, dir);
+  if (!fs.existsSync(abs)) return [];
+  const out: string[] = [];
+  const visit = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) visit(p);
+      else if (/\.(c|m)?[jt]s$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(path.relative(REPO, p).split(path.sep).join('/'));
+    }
+  };
+  visit(abs);
+  return out;
+}
+
+t.test('no fs imports outside src/host/vault/ (except the allowlist)', async (t) => {
+  const files = [...sources('src'), ...sources('plugins')];
+  t.ok(files.length > 0, `${files.length} source files scanned`);
+  const offenders = files.filter((f) => !f.startsWith('src/host/vault/') && !(f in ALLOWLIST) && FS_IMPORT.test(fs.readFileSync(path.join(REPO, f), 'utf8')));
+  t.same(offenders, [], 'only src/host/vault/ may touch vault bytes: use the VaultFs service');
+});
+
+t.test('the detector catches every import spelling', async (t) => {
+  for (const s of [`import fs from 'node:fs';`, `import { readFile } from "fs/promises";`, `const fs = require('fs');`, `await import('node:fs/promises')`, `import 'fs';`, `export { x } from 'node:fs';`]) {
+    t.ok(FS_IMPORT.test(s), s);
+  }
+  for (const s of [`import x from 'node:path';`, `import y from './fs-helpers.js';`, `import z from 'fsevents';`]) t.notOk(FS_IMPORT.test(s), s);
+});
