@@ -1,0 +1,50 @@
+// Starts a throwaway native PostgreSQL (the machine's server binaries) on a free loopback port for
+// tests of the server engine; as root it runs initdb/pg_ctl as the `postgres` user, which PG requires.
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const PGBIN = '/usr/lib/postgresql/15/bin';
+
+export function postgresAvailable(): boolean {
+  return existsSync(path.join(PGBIN, 'initdb')) && existsSync(path.join(PGBIN, 'pg_ctl'));
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export async function startPostgres(): Promise<{ url: string; stop(): void }> {
+  const run = mkdtempSync(path.join(os.tmpdir(), 'exo-pg-'));
+  const data = path.join(run, 'data');
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const exec = (bin: string, args: string[]) =>
+    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(PGBIN, bin), ...args], { stdio: 'pipe' }) : execFileSync(path.join(PGBIN, bin), args, { stdio: 'pipe' });
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    chownSync(run, uid, gid);
+  }
+  exec('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  exec('pg_ctl', ['-D', data, '-l', path.join(run, 'pg.log'), '-w', '-t', '30', '-o', `-p ${port} -k ${run} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`, 'start']);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(run, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,28 @@
+// The server engine: the same host, migrations and audit path over a real PostgreSQL 15 via `pg`.
+import t from 'tap';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer } from '../../../src/host/testing/harness.js';
+import { postgresAvailable, startPostgres } from '../../../src/host/testing/postgres-server.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const echo = path.resolve(here, '../../fixtures/families/echo');
+
+t.test('serves over a native PostgreSQL server', { skip: postgresAvailable() ? false : 'PostgreSQL 15 server binaries not installed' }, async (t) => {
+  const pg = await startPostgres();
+  t.teardown(() => pg.stop());
+  const server = await startTestServer({ builtinDir: null, config: { plugins: [echo], database: { url: pg.url } } });
+  t.teardown(() => server.close());
+  t.equal(server.host.database.engine.kind, 'postgres');
+  const client = await server.connect();
+  const r = await client.callTool({ name: 'echo', arguments: { text: 'pg' } });
+  t.same(r.structuredContent, { text: 'pg', length: 2, optional: false });
+  const w = await client.callTool({ name: 'append_note', arguments: { path: 'pg.md', text: 'x' } });
+  t.notOk(w.isError);
+  await server.host.audit.flush();
+  const rows = await server.host.database.db.selectFrom('usage_logs').select(['tool', 'outcome']).orderBy('id').execute();
+  t.same(rows.map((x) => x.tool), ['echo', 'append_note']);
+  const health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, unknown>;
+  t.equal(health.engine, 'postgres');
+  t.equal(health.db, 'ok');
+});
