@@ -1,0 +1,26 @@
+// The public face of src/markdown: the pure note model other layers import. Re-exports only; no logic here.
+export type {
+  NoteModel,
+  ParseNoteOptions,
+  Frontmatter,
+  FrontmatterError,
+  FrontmatterErrorCode,
+  JsonValue,
+  NoteTag,
+  Heading,
+  Link,
+  LinkKind,
+  BlockId,
+  Task,
+  TaskStatusType,
+  TaskPriority,
+  Chunk,
+  SectionResolution,
+} from './types.js';
+export { parseNote } from './parse-note.js';
+export { resolveSection } from './outline.js';
+export { resolveLink, buildLinkIndex, tieBreak, type LinkIndex, type LinkResolution } from './resolve-link.js';
+export { tagIdentity } from './tags.js';
+export { estimateTokens, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP } from './chunks.js';
+export { FRONTMATTER_MAX_ALIAS_COUNT } from './frontmatter.js';
+export { MAX_MICROMARK_NESTING, MAX_MICROMARK_CHARS } from './structure.js';

@@ -1,0 +1,171 @@
+// Block structure of a note body from micromark's CommonMark events: code, raw HTML and top-level ATX headings.
+// Never builds or recurses over a tree, and never lets a pathological note reach micromark: see line-scanner.ts.
+import { parse, postprocess, preprocess } from 'micromark';
+import type { Event } from 'micromark-util-types';
+import type { Range, SourceText } from './source-text.js';
+import { scanStructureByLines, atxHeading, blockSegments } from './line-scanner.js';
+
+/** Container nesting (blockquote `>` plus list levels) above which micromark is not trusted with the note. */
+export const MAX_MICROMARK_NESTING = 100;
+/** Longest run of `*` or `_` micromark is given: its emphasis matching is quadratic in the run length. */
+export const MAX_DELIMITER_RUN = 256;
+/** Notes longer than this (UTF-16 units) skip micromark: at its speed a multi-megabyte note costs seconds. */
+export const MAX_MICROMARK_CHARS = 2_000_000;
+/** micromark's cost grows faster than linearly with input, so bodies are parsed in runs of about this size. */
+export const MICROMARK_SEGMENT_TARGET = 8_192;
+/** A run of blocks longer than this with no safe cut sends the note to the line scanner: micromark is quadratic
+ * on some inputs (e.g. thousands of unclosed `[a](b` on one paragraph), so its input size is bounded. */
+export const MAX_MICROMARK_SEGMENT = 65_536;
+
+export interface RawHeading {
+  /** 0-based line index in the whole file. */
+  lineIndex: number;
+  depth: number;
+  text: string;
+}
+
+export interface BodyStructure {
+  /** Fenced/indented code and inline code (UTF-16 ranges in the whole file). */
+  code: Range[];
+  /** Block code only (fenced and indented), which chunks leave out. */
+  blockCode: Range[];
+  /** Raw HTML (blocks and inline). */
+  html: Range[];
+  headings: RawHeading[];
+  problems: string[];
+}
+
+/** Structure of the body that starts at UTF-16 index `bodyStart`. */
+export interface ScanOptions {
+  /** Characters per micromark run (tests vary it to prove segmenting changes nothing). */
+  segmentTarget?: number;
+  /** Skip micromark for bodies that cannot hold code or HTML (see isPlainBody). Default true. */
+  plainFastPath?: boolean;
+}
+
+export function scanStructure(src: SourceText, bodyStart: number, options: ScanOptions = {}): BodyStructure {
+  const body = src.text.slice(bodyStart);
+  const fallback = (problem: string): BodyStructure => {
+    const s = scanStructureByLines(src, bodyStart);
+    return { ...s, problems: [...s.problems, `${problem}; parsed with the line scanner`] };
+  };
+  const depth = maxContainerNesting(body);
+  if (depth > MAX_MICROMARK_NESTING) return fallback(`deep_nesting: container nesting ${depth} exceeds ${MAX_MICROMARK_NESTING}`);
+  const run = longestEmphasisRun(body);
+  if (run > MAX_DELIMITER_RUN) return fallback(`delimiter_run: a run of ${run} emphasis delimiters exceeds ${MAX_DELIMITER_RUN}`);
+  if (options.plainFastPath !== false && isPlainBody(body)) return plainStructure(src, bodyStart);
+  if (body.length > MAX_MICROMARK_CHARS) return fallback(`large_note: ${body.length} characters exceed ${MAX_MICROMARK_CHARS}`);
+  const parts = blockSegments(src, bodyStart, options.segmentTarget ?? MICROMARK_SEGMENT_TARGET);
+  const biggest = parts.reduce((n, r) => Math.max(n, r.end - r.start), 0);
+  if (biggest > MAX_MICROMARK_SEGMENT) return fallback(`large_block: ${biggest} characters without a block boundary exceed ${MAX_MICROMARK_SEGMENT}`);
+
+  const merged: BodyStructure = { code: [], blockCode: [], html: [], headings: [], problems: [] };
+  for (const part of parts) {
+    let events: Event[];
+    try {
+      events = tokenize(src.text.slice(part.start, part.end));
+    } catch (e) {
+      return fallback(`micromark_failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 200)}`);
+    }
+    collect(events, src, part.start, merged);
+  }
+  merged.code.sort((a, b) => a.start - b.start);
+  merged.blockCode.sort((a, b) => a.start - b.start);
+  return merged;
+}
+
+/**
+ * A body with no backtick, tilde, `<` or tab, no line indented 4+ spaces and no indented `#` holds no code and
+ * no HTML, and its ATX headings are exactly its column-0 heading lines (such a line can sit in no list or quote).
+ * Most notes qualify; they skip micromark.
+ */
+export function isPlainBody(body: string): boolean {
+  return !/[`~<\t]|^ {4}|^ {1,3}#/m.test(body);
+}
+
+function plainStructure(src: SourceText, bodyStart: number): BodyStructure {
+  const headings: RawHeading[] = [];
+  const first = bodyStart >= src.text.length ? src.lineCount : src.lineIndexOf(bodyStart);
+  for (let li = first; li < src.lineCount; li++) {
+    const start = Math.max(src.lineStarts[li], bodyStart);
+    if (src.text.charCodeAt(start) !== 35) continue;
+    const h = atxHeading(src.text.slice(start, src.lineEnds[li]));
+    if (h) headings.push({ lineIndex: li, depth: h.depth, text: h.text });
+  }
+  return { code: [], blockCode: [], html: [], headings, problems: [] };
+}
+
+type Parser = ReturnType<typeof parse>;
+let parser: Parser | null = null;
+
+function tokenize(markdown: string): Event[] {
+  // Combining micromark's constructs costs more than parsing a small note, so the parser is built once;
+  // its only per-document state (definitions seen, lazy lines) is reset so every parse starts clean.
+  parser ??= parse();
+  parser.defined = [];
+  parser.lazy = {};
+  return postprocess(parser.document().write(preprocess()(markdown, undefined, true)));
+}
+
+const CONTAINERS = new Set(['blockQuote', 'listOrdered', 'listUnordered']);
+const CODE = new Set(['codeFenced', 'codeIndented', 'codeText']);
+const HTML = new Set(['htmlFlow', 'htmlText']);
+
+function collect(events: Event[], src: SourceText, base: number, out: BodyStructure): void {
+  let containers = 0;
+  for (const [kind, token] of events) {
+    const type = token.type as string;
+    if (CONTAINERS.has(type)) {
+      containers += kind === 'enter' ? 1 : -1;
+      continue;
+    }
+    if (kind !== 'enter') continue;
+    const range = { start: base + token.start.offset, end: base + token.end.offset };
+    if (CODE.has(type)) {
+      out.code.push(range);
+      if (type !== 'codeText') out.blockCode.push(range);
+    } else if (HTML.has(type)) out.html.push(range);
+    else if (type === 'atxHeading' && containers === 0) {
+      // Only top-level ATX headings make the outline; headings in quotes or lists and setext headings do not.
+      const lineIndex = src.lineIndexOf(range.start);
+      const h = atxHeading(src.lineText(lineIndex));
+      if (h) out.headings.push({ lineIndex, depth: h.depth, text: h.text });
+    }
+  }
+}
+
+/** Deepest blockquote/list container nesting over all lines (a cheap, non-recursive pre-check). */
+export function maxContainerNesting(text: string): number {
+  let max = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    let depth = 0;
+    let indent = 0;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 32) { indent++; i++; continue; }
+      if (c === 9) { indent += 4; i++; continue; }
+      if (c === 62) { depth++; i++; continue; } // '>'
+      if ((c === 45 || c === 42 || c === 43) && isSpaceOrEnd(text.charCodeAt(i + 1))) { depth++; i++; continue; }
+      break;
+    }
+    depth += indent >> 1;
+    if (depth > max) max = depth;
+    while (i < n) {
+      const c = text.charCodeAt(i++);
+      if (c === 10 || c === 13) break;
+    }
+  }
+  return max;
+}
+
+function isSpaceOrEnd(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || Number.isNaN(c);
+}
+
+function longestEmphasisRun(text: string): number {
+  let best = 0;
+  for (const m of text.matchAll(/\*{64,}|_{64,}/g)) best = Math.max(best, m[0].length);
+  return best;
+}
