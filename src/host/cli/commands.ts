@@ -1,13 +1,17 @@
-// CLI command bodies. Each opens what it needs (host, or just the database) and closes it.
-import { Host } from '../host.js';
-import { createApiKey, countActiveKeys, listApiKeys, parseExpiry, revokeApiKey } from '../auth/api-keys.js';
-import { ensureVault } from '../auth/vaults.js';
-import { migrateHost, openDatabase, type DatabaseService } from '../db/index.js';
-import { createLogger } from '../log/logger.js';
+// CLI command bodies. Each opens what it needs (host, or just the database) and closes it. Heavy
+// modules are imported lazily so that `exocortex stdio` can answer initialize before they load.
+import type { Host } from '../host.js';
+import type { DatabaseService } from '../db/index.js';
 import { resolvePath, type Settings } from '../settings/load.js';
 import type { Scope } from '../../sdk/types.js';
 
+const loadHost = () => import('../host.js').then((m) => m.Host);
+const loadKeys = () => import('../auth/api-keys.js');
+const loadLogger = () => import('../log/logger.js').then((m) => m.createLogger);
+
 async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vaultId: number) => Promise<T>): Promise<T> {
+  const { migrateHost, openDatabase } = await import('../db/index.js');
+  const { ensureVault } = await import('../auth/vaults.js');
   const database = await openDatabase(settings.host.database.url, { baseDir: settings.baseDir, poolSize: 2 });
   try {
     await migrateHost(database.db);
@@ -23,6 +27,8 @@ export function claudeAddCommand(url: string, key: string): string {
 }
 
 export async function runServe(settings: Settings): Promise<void> {
+  const Host = await loadHost();
+  const { countActiveKeys, createApiKey } = await loadKeys();
   const host = await Host.start({ settings, http: true });
   const s = settings.host.server;
   const base = s.publicUrl?.replace(/\/$/, '') ?? host.url;
@@ -43,14 +49,30 @@ export async function runServe(settings: Settings): Promise<void> {
   installShutdown(host);
 }
 
+/** stdio answers initialize at once; tool calls wait until the host (database, families) is up. */
 export async function runStdio(settings: Settings): Promise<void> {
-  const host = await Host.start({ settings, http: false });
-  await host.serveStdio();
+  const [{ createLazyMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/server-factory.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const hostReady = loadHost().then((Host) => Host.start({ settings, http: false }));
+  const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
+  source.catch(() => undefined);
+  const server = createLazyMcpServer(source, settings.host.vault.name);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  let host: Host;
+  try {
+    host = await hostReady;
+  } catch (e) {
+    process.stderr.write(`exocortex: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  host.hub.add('stdio', { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() });
+  transport.onclose = () => host.hub.delete('stdio');
   process.stdin.on('end', () => void host.close().then(() => process.exit(0)));
   installShutdown(host);
 }
 
 export async function runMigrate(settings: Settings): Promise<void> {
+  const [Host, createLogger] = await Promise.all([loadHost(), loadLogger()]);
   const host = await Host.start({ settings, http: false, log: createLogger('warn') });
   const states = [...host.manager.registry.status].map(([n, s]) => `${n}: ${s.state}`).join(', ');
   await host.close();
@@ -58,6 +80,7 @@ export async function runMigrate(settings: Settings): Promise<void> {
 }
 
 export async function keysCreate(settings: Settings, opts: { name: string; scope: Scope; expires?: string }): Promise<void> {
+  const { createApiKey, parseExpiry } = await loadKeys();
   const expiresAt = opts.expires ? parseExpiry(opts.expires) : null;
   await withDatabase(settings, async (database, vaultId) => {
     const { raw, record } = await createApiKey(database.db, { name: opts.name, scope: opts.scope, vaultId, expiresAt });
@@ -67,6 +90,7 @@ export async function keysCreate(settings: Settings, opts: { name: string; scope
 }
 
 export async function keysList(settings: Settings): Promise<void> {
+  const { listApiKeys } = await loadKeys();
   await withDatabase(settings, async (database) => {
     const rows = await listApiKeys(database.db);
     const lines = rows.map((k) => {
@@ -78,6 +102,7 @@ export async function keysList(settings: Settings): Promise<void> {
 }
 
 export async function keysRevoke(settings: Settings, which: string): Promise<void> {
+  const { revokeApiKey } = await loadKeys();
   await withDatabase(settings, async (database) => {
     const n = await revokeApiKey(database.db, which);
     if (n === 0) {

@@ -2,7 +2,6 @@
 // scripts (a new key) goes to stdout alone; everything else goes to stderr.
 import { Command, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
-import { runDoctor } from './doctor.js';
 import { keysCreate, keysList, keysRevoke, runMigrate, runServe, runStdio } from './commands.js';
 
 const program = new Command();
@@ -35,6 +34,7 @@ withConfig(keys.command('revoke').description('revoke a key by id, name or prefi
   await keysRevoke(settingsOf(opts), which);
 });
 withConfig(program.command('doctor').description('check the platform and configuration, and say how to fix what is wrong')).action(async (opts) => {
+  const { runDoctor } = await import('./doctor.js');
   process.exitCode = await runDoctor(opts.config);
 });
 

@@ -37,7 +37,15 @@ export interface ServerDeps {
   readonly resourceListCap?: number;
 }
 
+/** A session's principal and registry; a promise while the host is still starting (stdio). */
+export type SessionSource = { principal: Principal; deps: ServerDeps } | Promise<{ principal: Principal; deps: ServerDeps }>;
+
 export function createMcpServer(principal: Principal, deps: ServerDeps): Server {
+  return createLazyMcpServer({ principal, deps }, deps.vaultName);
+}
+
+/** Initialize is answered at once; every other handler waits for the source to be ready. */
+export function createLazyMcpServer(source: SessionSource, vaultName: string): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Exocortex vault memory' },
     {
@@ -47,40 +55,48 @@ export function createMcpServer(principal: Principal, deps: ServerDeps): Server 
         resources: { listChanged: true },
         logging: {},
       },
-      instructions: serverInstructions(deps.vaultName),
+      instructions: serverInstructions(vaultName),
     },
   );
-  const { registry, dispatcher } = deps;
+  const ready = Promise.resolve(source);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: registry.listTools(principal).map(({ tool }) => ({
-      name: tool.name,
-      title: tool.schema.title,
-      description: tool.schema.description,
-      inputSchema: tool.schema.inputSchema as { type: 'object'; [k: string]: unknown },
-      ...(tool.schema.outputSchema ? { outputSchema: tool.schema.outputSchema as { type: 'object'; [k: string]: unknown } } : {}),
-      annotations: { title: tool.schema.title, ...tool.schema.annotations },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { principal, deps } = await ready;
+    return {
+      tools: deps.registry.listTools(principal).map(({ tool }) => ({
+        name: tool.name,
+        title: tool.schema.title,
+        description: tool.schema.description,
+        inputSchema: tool.schema.inputSchema as { type: 'object'; [k: string]: unknown },
+        ...(tool.schema.outputSchema ? { outputSchema: tool.schema.outputSchema as { type: 'object'; [k: string]: unknown } } : {}),
+        annotations: { title: tool.schema.title, ...tool.schema.annotations },
+      })),
+    };
+  });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    dispatcher.call(principal, request.params.name, request.params.arguments ?? {}, { signal: extra.signal }),
-  );
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { principal, deps } = await ready;
+    return deps.dispatcher.call(principal, request.params.name, request.params.arguments ?? {}, { signal: extra.signal });
+  });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: registry.listPrompts(principal).map(({ name, prompt }) => ({
-      name,
-      title: prompt.title,
-      description: prompt.description,
-      arguments: prompt.arguments ? [...prompt.arguments] : undefined,
-    })),
-  }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const { principal, deps } = await ready;
+    return {
+      prompts: deps.registry.listPrompts(principal).map(({ name, prompt }) => ({
+        name,
+        title: prompt.title,
+        description: prompt.description,
+        arguments: prompt.arguments ? [...prompt.arguments] : undefined,
+      })),
+    };
+  });
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const entry = registry.findPrompt(request.params.name);
-    if (!entry || !registry.listPrompts(principal).includes(entry)) throw mcpError(new Refusal('unknown_prompt', { prompt: request.params.name }));
+    const { principal, deps } = await ready;
+    const entry = deps.registry.findPrompt(request.params.name);
+    if (!entry || !deps.registry.listPrompts(principal).includes(entry)) throw mcpError(new Refusal('unknown_prompt', { prompt: request.params.name }));
     try {
-      const ctx = dispatcher.contextFor(entry.generation, principal, extra.signal);
+      const ctx = deps.dispatcher.contextFor(entry.generation, principal, extra.signal);
       const out = await entry.prompt.get(request.params.arguments ?? {}, ctx);
       return { description: out.description, messages: out.messages };
     } catch (e) {
@@ -89,32 +105,37 @@ export function createMcpServer(principal: Principal, deps: ServerDeps): Server 
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+    const { principal, deps } = await ready;
     const resources: Array<Record<string, unknown>> = [];
     const cap = deps.resourceListCap ?? 200;
-    for (const entry of registry.listResources()) {
+    for (const entry of deps.registry.listResources()) {
       const r = entry.resource;
       if (r.uri) resources.push({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType });
       else if (r.list && resources.length < cap) {
-        const ctx = dispatcher.contextFor(entry.generation, principal, extra.signal);
+        const ctx = deps.dispatcher.contextFor(entry.generation, principal, extra.signal);
         for (const item of await r.list(ctx)) if (resources.length < cap) resources.push(item);
       }
     }
     return { resources } as { resources: Array<{ uri: string; name: string }> };
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: registry
-      .listResources()
-      .filter((e) => e.resource.uriTemplate)
-      .map(({ resource: r }) => ({ uriTemplate: r.uriTemplate!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+    const { deps } = await ready;
+    return {
+      resourceTemplates: deps.registry
+        .listResources()
+        .filter((e) => e.resource.uriTemplate)
+        .map(({ resource: r }) => ({ uriTemplate: r.uriTemplate!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
+    };
+  });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { principal, deps } = await ready;
     const uri = request.params.uri;
-    const match = matchResource(registry.listResources(), uri);
+    const match = matchResource(deps.registry.listResources(), uri);
     if (!match) throw mcpError(new Refusal('unknown_resource', { uri }));
     try {
-      const ctx = dispatcher.contextFor(match.entry.generation, principal, extra.signal);
+      const ctx = deps.dispatcher.contextFor(match.entry.generation, principal, extra.signal);
       return { contents: await match.entry.resource.read(uri, match.params, ctx) } as { contents: Array<{ uri: string; text: string }> };
     } catch (e) {
       throw mcpError(e);

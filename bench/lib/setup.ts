@@ -1,0 +1,44 @@
+// Shared bench setup: a temp vault + migrated PGlite data dir + config file, and median helpers.
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { pgliteTemplate } from '../../src/host/testing/harness.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const ECHO_FAMILY = path.join(ROOT, 'test/fixtures/families/echo');
+
+export async function benchEnvironment(extra: Record<string, unknown> = {}): Promise<{ dir: string; configFile: string }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-'));
+  mkdirSync(path.join(dir, 'vault'));
+  writeFileSync(path.join(dir, 'vault', 'Welcome.md'), '# hi\n');
+  cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
+  const configFile = path.join(dir, 'config.yaml');
+  writeFileSync(
+    configFile,
+    YAML.stringify({
+      vault: { path: path.join(dir, 'vault') },
+      database: { url: `pglite:${path.join(dir, 'db')}` },
+      server: { port: 0 },
+      log: { level: 'warn' },
+      auth: { mintAdminKeyOnFirstStart: false },
+      admission: { callsPerMinute: 10_000_000, concurrency: { read: 64 } },
+      ...extra,
+    }),
+  );
+  return { dir, configFile };
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+export function machine(): string {
+  return `${os.cpus().length} cores ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`.trim();
+}
