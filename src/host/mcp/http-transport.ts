@@ -70,6 +70,9 @@ async function stateful(request: FastifyRequest, reply: FastifyReply, principal:
   const server = createMcpServer(principal, o.deps);
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
+    // Plain JSON answers to POSTs (cheaper than an SSE stream per call); server-initiated
+    // notifications such as list_changed still flow over the session's GET stream.
+    enableJsonResponse: true,
     onsessioninitialized: (id) => {
       o.hub.add(id, Object.assign(
         {
