@@ -1,6 +1,6 @@
 // Database service: opens the configured engine, wraps it in Kysely, runs host and family migrations.
 // The only module that knows how a database URL maps to an engine.
-import path from 'node:path';
+import { resolveFrom } from '../settings/load.js';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { FamilyMigration } from '../../sdk/types.js';
 import { hostMigrations } from '../../../migrations/index.js';
@@ -42,7 +42,7 @@ export async function openDatabase(url: string, options: { baseDir: string; pool
 
 export function pgliteDir(url: string, baseDir: string): string {
   const rest = url.slice('pglite:'.length);
-  return rest.startsWith('memory://') ? rest : path.resolve(baseDir, rest);
+  return rest.startsWith('memory://') ? rest : resolveFrom(baseDir, rest);
 }
 
 class RecordMigrationProvider implements MigrationProvider {

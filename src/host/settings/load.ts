@@ -2,6 +2,7 @@
 // the key and the fix. Family sections are passed through raw for the loader to validate.
 
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -184,5 +185,11 @@ export function deepMerge(base: Record<string, unknown>, over: Record<string, un
 
 /** Resolve a settings path (vault.path, pglite dir) against the base directory. */
 export function resolvePath(settings: Settings, p: string): string {
-  return path.resolve(settings.baseDir, p);
+  return resolveFrom(settings.baseDir, p);
+}
+
+/** Resolve against a base directory, expanding a leading `~/` to the user's home. */
+export function resolveFrom(baseDir: string, p: string): string {
+  if (p === '~' || p.startsWith('~/')) return path.join(os.homedir(), p.slice(1));
+  return path.resolve(baseDir, p);
 }

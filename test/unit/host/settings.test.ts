@@ -59,3 +59,17 @@ t.test('sections the host does not own pass through for families to claim', asyn
   const s = loadSettings({ file: file('g.yaml', 'search:\n  rrfK: 60\n'), env: { EXO_SEARCH_RRF_K: '30' } });
   t.same(s.sections, { search: { rrfK: 30 } });
 });
+
+t.test('every shipped example config is valid', async (t) => {
+  const { readdirSync } = await import('node:fs');
+  const examples = path.join(path.dirname(DEFAULT_CONFIG_FILE), 'examples');
+  const files = readdirSync(examples).filter((f) => f.endsWith('.yaml'));
+  t.ok(files.length >= 3);
+  for (const f of files) t.doesNotThrow(() => loadSettings({ file: path.join(examples, f), env: {} }), f);
+});
+
+t.test('~/ expands to the home directory', async (t) => {
+  const { resolveFrom } = await import('../../../src/host/settings/load.js');
+  t.equal(resolveFrom('/base', '~/v'), path.join(os.homedir(), 'v'));
+  t.equal(resolveFrom('/base', 'v'), '/base/v');
+});
