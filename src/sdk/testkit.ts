@@ -35,14 +35,16 @@ export async function startFamilyTestServer(options: FamilyTestOptions): Promise
 }
 
 /** The refusal contract of a tool result, or undefined when the result is not a refusal. */
-export function refusalOf(result: { isError?: boolean; content?: unknown }): ({ code: string; retryable: boolean } & Record<string, unknown>) | undefined {
-  if (!result.isError || !Array.isArray(result.content)) return undefined;
+export function refusalOf(value: unknown): ({ code: string; retryable: boolean } & Record<string, unknown>) | undefined {
+  const result = value as { isError?: boolean; content?: unknown };
+  if (!result?.isError || !Array.isArray(result.content)) return undefined;
   const text = result.content.filter((c: { type?: string }) => c.type === 'text').map((c: { text: string }) => c.text).join('\n');
   return parseRefusalLine(text);
 }
 
 /** The text of a tool result's content blocks. */
-export function textOf(result: { content?: unknown }): string {
-  if (!Array.isArray(result.content)) return '';
+export function textOf(value: unknown): string {
+  const result = value as { content?: unknown };
+  if (!Array.isArray(result?.content)) return '';
   return result.content.filter((c: { type?: string }) => c.type === 'text').map((c: { text: string }) => c.text).join('\n');
 }

@@ -123,7 +123,7 @@ t.test('every call wrote one audit row', async (t) => {
   await server.host.audit.flush();
   const rows = await server.host.database.db.selectFrom('usage_logs').selectAll().orderBy('id').execute();
   t.ok(rows.length >= 10);
-  const unknownArg = rows.find((r) => r.refusal_code === 'unknown_argument');
+  const unknownArg = rows.find((r) => r.refusal_code === 'unknown_argument')!;
   t.ok(unknownArg);
   t.equal(unknownArg.outcome, 'refused');
   t.equal(unknownArg.credential_name, 'test-rw');
