@@ -14,7 +14,7 @@ export default async function runTask(message: TaskMessage): Promise<unknown> {
   if (message.module) {
     let mod = modules.get(message.module);
     if (!mod) {
-      mod = import(message.module) as Promise<Record<string, unknown>>;
+      mod = importModule(message.module);
       modules.set(message.module, mod);
     }
     const fn = (await mod)[message.fn ?? 'default'];
@@ -24,4 +24,16 @@ export default async function runTask(message: TaskMessage): Promise<unknown> {
   const task = message.task ? builtinTasks[message.task] : undefined;
   if (!task) throw new Error(`unknown worker task "${message.task}"`);
   return task(message.payload);
+}
+
+/**
+ * Under tsx (tests, development) a family's worker module is TypeScript; worker threads do not
+ * always inherit tsx's loader hooks, so load .ts modules through tsx's API explicitly.
+ */
+async function importModule(url: string): Promise<Record<string, unknown>> {
+  if (/\.[cm]?ts$/.test(new URL(url).pathname)) {
+    const { tsImport } = await import('tsx/esm/api');
+    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  }
+  return (await import(url)) as Record<string, unknown>;
 }

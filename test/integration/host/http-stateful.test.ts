@@ -19,7 +19,7 @@ const client = await server.connect();
 t.test('tools/list serves the schemas as written, with all four hints', async (t) => {
   const { tools } = await client.listTools();
   const names = tools.map((x) => x.name).sort();
-  t.same(names, ['append_note', 'boom', 'echo', 'slow', 'worker_sum']);
+  t.same(names, ['append_note', 'boom', 'echo', 'slow', 'worker_double', 'worker_sum']);
   const echoTool = tools.find((x) => x.name === 'echo')!;
   t.equal(echoTool.title, 'Echo text');
   t.same(echoTool.annotations, { title: 'Echo text', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
@@ -70,6 +70,8 @@ t.test('a thrown bug becomes an internal refusal with a reference, and the serve
 t.test('the worker pool runs tasks for families', async (t) => {
   const r = await client.callTool({ name: 'worker_sum', arguments: { values: [1, 2, 3.5] } });
   t.same(r.structuredContent, { sum: 6.5 });
+  const d = await client.callTool({ name: 'worker_double', arguments: { x: 21 } });
+  t.same(d.structuredContent, { doubled: 42 }, "a family's own worker module");
 });
 
 t.test('write tools: allowed for readwrite keys, hidden and refused for read-only keys', async (t) => {
