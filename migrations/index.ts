@@ -1,7 +1,9 @@
 // The host's own schema, in order. Families ship their own migrations; this list never names one.
 import type { FamilyMigration } from '../src/sdk/types.js';
 import m0001 from './0001-host-core.js';
+import m0002 from './0002-index.js';
 
 export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
   '0001-host-core': m0001,
+  '0002-index': m0002,
 };

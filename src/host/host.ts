@@ -16,6 +16,7 @@ import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
 import { FamilyManager, type ApplyResult } from './families/manager.js';
 import { buildHttpApp } from './http/app.js';
+import { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
 import { createMcpServer, type ServerDeps } from './mcp/server-factory.js';
 import { SessionHub } from './mcp/sessions.js';
@@ -50,6 +51,8 @@ export class Host {
   readonly audit: AuditWriter;
   readonly workers: PiscinaPool;
   app: FastifyInstance | undefined;
+  /** The live index of the vault (named service 'index'); set by start() before families load. */
+  index: IndexPipeline | undefined;
   private watcher: FSWatcher | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
   private reaper: NodeJS.Timeout | undefined;
@@ -106,11 +109,16 @@ export class Host {
         ]),
       };
       const host = new Host(settings, log, database, vaultHandle, services, options.builtinDir);
+      const index = new IndexPipeline({ db: database.db, vault: vaultHandle, workers, log, settings: h.index, contributors: () => host.manager.registry.contributors() });
+      host.index = index;
+      services.named.set('index', index);
+      host.manager.registry.on('changed', () => index.contributorsChanged());
       const first = await host.manager.apply(settings);
       if (!first.ok) {
         await host.close();
         throw new SettingsError(first.errors);
       }
+      index.start(); // the initial scan runs in the background: startup never waits for the index
       if (options.http) await host.listen();
       host.watchConfig();
       return host;
@@ -198,7 +206,7 @@ export class Host {
       this.manager.lastResult = { ...result, at: new Date().toISOString() };
       return result;
     }
-    const restartOnly = (['vault', 'server', 'database', 'auth', 'admission', 'tools', 'audit', 'workers', 'log'] as const).filter(
+    const restartOnly = (['vault', 'server', 'database', 'auth', 'admission', 'tools', 'audit', 'workers', 'log', 'index'] as const).filter(
       (k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]),
     );
     if (restartOnly.length) this.log.warn({ keys: restartOnly }, 'these settings change only on restart');
@@ -234,6 +242,7 @@ export class Host {
       vault: { engine: caps.engine, namedStaging: caps.namedStaging },
       audit: { pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped },
       workers: this.workers.stats(),
+      index: this.index?.healthSummary() ?? null,
     };
   }
 
@@ -246,6 +255,7 @@ export class Host {
     this.watcher?.close();
     await this.hub.closeAll();
     if (this.app) await this.app.close().catch(() => undefined);
+    await this.index?.close();
     await this.manager.close();
     await this.audit.close();
     await this.workers.close();

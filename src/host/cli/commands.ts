@@ -79,6 +79,47 @@ export async function runMigrate(settings: Settings): Promise<void> {
   process.stderr.write(`migrations applied (host and enabled families: ${states || 'none'})\n`);
 }
 
+/** `exocortex index`: one full pass (catch-up, or every note with --rebuild) with a progress bar, then a summary. */
+export async function runIndex(settings: Settings, opts: { rebuild?: boolean }): Promise<void> {
+  const [Host, createLogger, { default: cliProgress }] = await Promise.all([loadHost(), loadLogger(), import('cli-progress')]);
+  const once: Settings = { ...settings, host: { ...settings.host, index: { ...settings.host.index, watch: false, reconcileSeconds: 0 } } };
+  const host = await Host.start({ settings: once, http: false, log: createLogger('warn') });
+  try {
+    const index = host.index!;
+    const start = { ...index.state.counters };
+    const t0 = Date.now();
+    const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'indexing [{bar}] {value}/{total} notes | {duration}s', hideCursor: true }, cliProgress.Presets.shades_classic);
+    bar.start(1, 0);
+    const tick = () => {
+      const done = index.state.counters.processed - start.processed;
+      const st = index.status();
+      bar.setTotal(Math.max(1, done + st.pending, opts.rebuild ? st.scanned : 0));
+      bar.update(done);
+    };
+    const timer = setInterval(tick, 100);
+    await index.whenReady(host.vaultHandle.id, 24 * 3600_000);
+    if (opts.rebuild) await index.runPass({ force: true });
+    while (Object.values(index.status().backlog).some((n) => n > 0)) await new Promise((r) => setTimeout(r, 200));
+    clearInterval(timer);
+    tick();
+    bar.stop();
+    const c = index.state.counters;
+    const st = index.status();
+    const secs = (Date.now() - t0) / 1000;
+    const done = c.processed - start.processed;
+    const lines = [
+      `scanned ${st.scanned} notes in ${secs.toFixed(1)} s (${Math.round(done / Math.max(secs, 0.001))} notes/s)`,
+      `indexed ${st.indexed}: ${c.upserted - start.upserted} written, ${c.renamed - start.renamed} renamed, ${c.removed - start.removed} removed, ${c.unchanged - start.unchanged} unchanged`,
+      `quarantined ${st.quarantined}${st.failures ? `, ${st.failures} failures (last: ${st.lastError})` : ''}`,
+      ...[...index.state.quarantine].slice(0, 20).map(([p, q]) => `  ${p}: ${q.reason}`),
+    ];
+    if (st.quarantined > 20) lines.push(`  … and ${st.quarantined - 20} more`);
+    process.stderr.write(lines.join('\n') + '\n');
+  } finally {
+    await host.close();
+  }
+}
+
 export async function keysCreate(settings: Settings, opts: { name: string; scope: Scope; expires?: string }): Promise<void> {
   const { createApiKey, parseExpiry } = await loadKeys();
   const expiresAt = opts.expires ? parseExpiry(opts.expires) : null;

@@ -2,7 +2,7 @@
 // scripts (a new key) goes to stdout alone; everything else goes to stderr.
 import { Command, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
-import { keysCreate, keysList, keysRevoke, runMigrate, runServe, runStdio } from './commands.js';
+import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio } from './commands.js';
 
 const program = new Command();
 program.name('exocortex').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
@@ -19,6 +19,11 @@ withConfig(program.command('stdio').description('serve the vault over stdin/stdo
 withConfig(program.command('migrate').description('apply database migrations of the host and every enabled family, then exit')).action(async (opts) => {
   await runMigrate(settingsOf(opts));
 });
+withConfig(program.command('index').description('run one full index pass over the vault with a progress bar, then print a summary'))
+  .option('--rebuild', 're-read and re-derive every note, not only the ones that changed')
+  .action(async (opts) => {
+    await runIndex(settingsOf(opts), { rebuild: opts.rebuild === true });
+  });
 const keys = program.command('keys').description('manage API keys');
 withConfig(keys.command('create').description('mint a key; prints only the raw key on stdout'))
   .requiredOption('--name <name>', 'a name to recognise the key by')

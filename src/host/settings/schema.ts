@@ -90,6 +90,20 @@ export const hostSettingsSchema = z
       })
       .strict()
       .prefault({}),
+    index: z
+      .object({
+        watch: z.boolean().default(true),
+        debounceMs: z.number().int().min(0).max(10000).default(100),
+        reconcileSeconds: z.number().min(0).default(300),
+        maxNoteBytes: z.number().int().min(1).default(5 * 1024 * 1024),
+        batchSize: z.number().int().min(1).max(1000).default(50),
+        parseTaskSize: z.number().int().min(1).max(1000).default(25),
+        prefetchBatches: z.number().int().min(1).max(8).default(2),
+        readConcurrency: z.number().int().min(1).max(256).default(16),
+        inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({
         level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),

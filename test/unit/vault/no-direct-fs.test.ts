@@ -18,6 +18,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/families/tool-compiler.ts': 'the families loader (tool schema JSON)',
   'src/host/host.ts': 'watches the config file for reloads',
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
+  'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
 };
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -1,0 +1,154 @@
+// The index's database writes: one call applies a batch of decided operations inside the caller's
+// transaction — notes rows, quarantine rows and every contributor's write/remove/rename. Never reads files.
+import { sql, type Transaction } from 'kysely';
+import type { NoteModel } from '../../markdown/index.js';
+import type { IndexedNote } from '../../sdk/types.js';
+import type { CachedNote, ContributorEntry } from './types.js';
+
+export interface NoteFacts {
+  readonly path: string;
+  readonly hash: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export type Op =
+  | ({ readonly op: 'upsert'; readonly model: NoteModel; readonly prev?: CachedNote } & NoteFacts)
+  | ({ readonly op: 'rename'; readonly from: string; readonly model: NoteModel; readonly prev: CachedNote; readonly replaces?: CachedNote } & NoteFacts)
+  | { readonly op: 'touch'; readonly path: string; readonly size: number; readonly mtimeMs: number; readonly prev: CachedNote }
+  | { readonly op: 'remove'; readonly path: string; readonly prev: CachedNote }
+  | { readonly op: 'quarantine'; readonly path: string; readonly reason: string; readonly hash: string | null; readonly size: number; readonly mtimeMs: number; readonly prev?: CachedNote }
+  | { readonly op: 'unquarantine'; readonly path: string };
+
+export interface ApplyResult {
+  /** Note ids by path for upserted and renamed notes. */
+  readonly ids: Map<string, number>;
+}
+
+/** Tag identities in first-seen order (the `notes.tags` column; `tags @> '["x"]'` finds a tag). */
+export function tagIdentities(model: NoteModel): string[] {
+  return [...new Set(model.tags.map((t) => t.tag))];
+}
+
+export function problemsOf(model: NoteModel): string[] {
+  const out = [...model.problems];
+  const fe = model.frontmatter.error;
+  if (fe) out.push(`frontmatter ${fe.code}: ${fe.message}`);
+  return out;
+}
+
+function noteColumns(model: NoteModel) {
+  return {
+    title: model.title,
+    aliases: JSON.stringify(model.aliases),
+    tags: JSON.stringify(tagIdentities(model)),
+    frontmatter: model.frontmatter.data ? JSON.stringify(model.frontmatter.data) : null,
+    frontmatter_text: model.frontmatter.present ? model.frontmatter.text : null,
+    word_count: model.wordCount,
+    problems: JSON.stringify(problemsOf(model)),
+  };
+}
+
+async function removeNote(trx: Transaction<any>, vaultId: number, contributors: readonly ContributorEntry[], path: string, prev: CachedNote): Promise<void> {
+  for (const c of contributors) await c.contributor.remove(trx, { id: prev.id, vaultId, path });
+  await trx.deleteFrom('notes').where('id', '=', prev.id).execute();
+}
+
+/** Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates). */
+export async function applyOps(trx: Transaction<any>, vaultId: number, ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date): Promise<ApplyResult> {
+  const ids = new Map<string, number>();
+  const clear: string[] = [];
+  const indexed = (id: number, f: NoteFacts): IndexedNote => ({ id, vaultId, path: f.path, contentHash: f.hash, size: f.size, mtimeMs: f.mtimeMs });
+
+  for (const o of ops) {
+    if (o.op === 'remove') {
+      await removeNote(trx, vaultId, contributors, o.path, o.prev);
+      clear.push(o.path);
+    } else if (o.op === 'quarantine') {
+      if (o.prev) await removeNote(trx, vaultId, contributors, o.path, o.prev);
+      await trx
+        .insertInto('quarantine')
+        .values({ vault_id: vaultId, path: o.path, reason: o.reason, content_hash: o.hash, size: o.size, mtime: new Date(o.mtimeMs), since: now })
+        .onConflict((oc) => oc.columns(['vault_id', 'path']).doUpdateSet({ reason: o.reason, content_hash: o.hash, size: o.size, mtime: new Date(o.mtimeMs) }))
+        .execute();
+    } else if (o.op === 'unquarantine') {
+      clear.push(o.path);
+    } else if (o.op === 'touch') {
+      await trx.updateTable('notes').set({ size: o.size, mtime: new Date(o.mtimeMs) }).where('id', '=', o.prev.id).execute();
+    }
+  }
+
+  for (const o of ops) {
+    if (o.op !== 'rename') continue;
+    if (o.replaces) await removeNote(trx, vaultId, contributors, o.path, o.replaces);
+    await trx
+      .updateTable('notes')
+      .set({
+        path: o.path,
+        ...noteColumns(o.model),
+        content_changed_at: sql`CASE WHEN content_hash = ${o.hash} THEN content_changed_at ELSE ${now} END`,
+        content_hash: o.hash,
+        size: o.size,
+        mtime: new Date(o.mtimeMs),
+        indexed_at: now,
+      })
+      .where('id', '=', o.prev.id)
+      .execute();
+    ids.set(o.path, o.prev.id);
+    clear.push(o.path);
+    const note = indexed(o.prev.id, o);
+    for (const c of contributors) {
+      if (c.contributor.rename) await c.contributor.rename(trx, note, o.from);
+      else {
+        await c.contributor.remove(trx, { id: o.prev.id, vaultId, path: o.from });
+        await c.contributor.write(trx, note, o.model);
+      }
+    }
+  }
+
+  const upserts = ops.filter((o): o is Extract<Op, { op: 'upsert' }> => o.op === 'upsert');
+  if (upserts.length > 0) {
+    const rows = upserts.map((u) => ({
+      vault_id: vaultId,
+      path: u.path,
+      ...noteColumns(u.model),
+      content_hash: u.hash,
+      size: u.size,
+      mtime: new Date(u.mtimeMs),
+      content_changed_at: now,
+      indexed_at: now,
+    }));
+    const returned = await trx
+      .insertInto('notes')
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(['vault_id', 'path']).doUpdateSet({
+          title: sql`excluded.title`,
+          aliases: sql`excluded.aliases`,
+          tags: sql`excluded.tags`,
+          frontmatter: sql`excluded.frontmatter`,
+          frontmatter_text: sql`excluded.frontmatter_text`,
+          word_count: sql`excluded.word_count`,
+          problems: sql`excluded.problems`,
+          size: sql`excluded.size`,
+          mtime: sql`excluded.mtime`,
+          indexed_at: sql`excluded.indexed_at`,
+          content_changed_at: sql`CASE WHEN notes.content_hash = excluded.content_hash THEN notes.content_changed_at ELSE excluded.content_changed_at END`,
+          content_hash: sql`excluded.content_hash`,
+        }),
+      )
+      .returning(['id', 'path'])
+      .execute();
+    for (const r of returned) ids.set(r.path as string, Number(r.id));
+    for (const u of upserts) {
+      const id = ids.get(u.path);
+      if (id === undefined) throw new Error('notes upsert returned no id');
+      clear.push(u.path);
+      const note = indexed(id, u);
+      for (const c of contributors) await c.contributor.write(trx, note, u.model);
+    }
+  }
+
+  if (clear.length > 0) await trx.deleteFrom('quarantine').where('vault_id', '=', vaultId).where('path', 'in', clear).execute();
+  return { ids };
+}

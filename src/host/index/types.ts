@@ -1,0 +1,78 @@
+// Shapes shared by the index pipeline's modules: settings, dependencies, in-memory state and the
+// status it reports. Declarations only; never does I/O.
+import type { Kysely } from 'kysely';
+import type { NoteModel } from '../../markdown/index.js';
+import type { IndexContributor, Logger, VaultHandle, WorkerPool } from '../../sdk/types.js';
+import type { IndexStatus } from '../../sdk/index-service.js';
+
+export interface IndexSettings {
+  /** Subscribe to filesystem events (off: reconcile passes and write-through only). */
+  readonly watch: boolean;
+  /** Quiet time after the last watcher event before the changed paths are indexed. */
+  readonly debounceMs: number;
+  /** Seconds between reconcile passes (0 = only the initial pass). */
+  readonly reconcileSeconds: number;
+  /** Notes larger than this are quarantined, never read whole. */
+  readonly maxNoteBytes: number;
+  /** Notes committed per database transaction. */
+  readonly batchSize: number;
+  /** Notes per worker parse task. */
+  readonly parseTaskSize: number;
+  /** Batches read and parsed ahead of the one being written. */
+  readonly prefetchBatches: number;
+  /** Concurrent file reads within a batch. */
+  readonly readConcurrency: number;
+  /** Write-through notes up to this size are parsed on the calling thread, larger ones in the pool. */
+  readonly inlineParseMaxBytes: number;
+}
+
+export interface ContributorEntry {
+  readonly family: string;
+  readonly contributor: IndexContributor<NoteModel>;
+}
+
+export interface PipelineDeps {
+  readonly db: Kysely<any>;
+  readonly vault: VaultHandle;
+  readonly workers: WorkerPool;
+  readonly log: Logger;
+  readonly settings: IndexSettings;
+  /** The contributors of the families serving now (called per batch, so hot reloads are seen). */
+  readonly contributors: () => readonly ContributorEntry[];
+  readonly now?: () => Date;
+}
+
+/** What the index holds for one note (mirrors its `notes` row). */
+export interface CachedNote {
+  readonly id: number;
+  readonly hash: string;
+  readonly size: number;
+  /** Whole milliseconds (the row's mtime). */
+  readonly mtimeMs: number;
+}
+
+export interface QuarantinedNote {
+  readonly reason: string;
+  readonly hash: string | null;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export type WatcherState = 'off' | 'starting' | 'watching' | 'failed';
+
+export interface PipelineStatus extends IndexStatus {
+  readonly watcher: WatcherState;
+  /** Why the watcher failed (reconcile passes still run), if it did. */
+  readonly watcherError?: string;
+  /** The most recent failure, without paths. */
+  readonly lastError?: string;
+}
+
+/** The stable key of a contributor in state rows and backlog counts. */
+export function contributorKey(entry: ContributorEntry): string {
+  return `${entry.family}/${entry.contributor.name}`;
+}
+
+export function isNotePath(p: string): boolean {
+  return p.endsWith('.md') && !p.split('/').some((part) => part.startsWith('.'));
+}

@@ -1,0 +1,238 @@
+// The index pipeline on a temp copy of a corpus vault, without HTTP: cold index counts, watcher edits,
+// renames and deletes, reconcile without a watcher, write-through, quarantine and its retry, bad inputs,
+// and a contributor's write/remove/rename calls and version bump.
+import t from 'tap';
+import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { openDatabase, type DatabaseService } from '../../../src/host/db/index.js';
+import { IndexPipeline, type ContributorEntry, type IndexSettings } from '../../../src/host/index/index.js';
+import { pgliteTemplate } from '../../../src/host/testing/harness.js';
+import { openVault } from '../../../src/host/vault/index.js';
+import { PiscinaPool } from '../../../src/host/workers/pool.js';
+import type { NoteModel } from '../../../src/markdown/index.js';
+import type { IndexContributor, Logger } from '../../../src/sdk/types.js';
+import type { VaultFs } from '../../../src/sdk/vault.js';
+
+const CORPUS = path.resolve(import.meta.dirname, '../../../../shared/corpora/vaults-public-v1/obsidian-tasks-demo');
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+const SETTINGS: IndexSettings = {
+  watch: true,
+  debounceMs: 30,
+  reconcileSeconds: 0,
+  maxNoteBytes: 5 * 1024 * 1024,
+  batchSize: 50,
+  parseTaskSize: 25,
+  prefetchBatches: 2,
+  readConcurrency: 16,
+  inlineParseMaxBytes: 64 * 1024,
+};
+
+interface Call {
+  kind: 'write' | 'remove' | 'rename';
+  path: string;
+  from?: string;
+  id: number;
+  version: number;
+}
+
+function recorder(version: number, calls: Call[]): IndexContributor<NoteModel> {
+  return {
+    name: 'recorder',
+    version,
+    async write(trx, note, model) {
+      await sql`select 1`.execute(trx);
+      if (model.path !== note.path) throw new Error('model path differs from note path');
+      calls.push({ kind: 'write', path: note.path, id: note.id, version });
+    },
+    async remove(_trx, note) {
+      calls.push({ kind: 'remove', path: note.path, id: note.id, version });
+    },
+    async rename(_trx, note, from) {
+      calls.push({ kind: 'rename', path: note.path, from, id: note.id, version });
+    },
+  };
+}
+
+function notesOnDisk(root: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    if (e.name.startsWith('.')) continue;
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...notesOnDisk(root, p));
+    else if (e.isFile() && e.name.endsWith('.md')) out.push(p);
+  }
+  return out;
+}
+
+type NoteRow = { id: string; content_hash: string; title: string; content_changed_at: Date; tags: string[] };
+
+interface Rig {
+  dir: string;
+  vault: string;
+  fs: VaultFs;
+  database: DatabaseService;
+  workers: PiscinaPool;
+  pipeline: IndexPipeline;
+  calls: Call[];
+  contributors: ContributorEntry[];
+  row(p: string): Promise<NoteRow | undefined>;
+  close(): Promise<void>;
+}
+
+async function rig(settings: Partial<IndexSettings> = {}, files: Record<string, string | Uint8Array> = {}): Promise<Rig> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-index-'));
+  const vault = path.join(dir, 'vault');
+  cpSync(CORPUS, vault, { recursive: true });
+  for (const [p, c] of Object.entries(files)) writeFileSync(path.join(vault, p), c);
+  cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
+  const database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
+  const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('t', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);
+  const fs = await openVault(vault, { allowNamedStaging: true });
+  const workers = new PiscinaPool({ threads: 2, idleTimeoutMs: 60_000 });
+  const calls: Call[] = [];
+  const contributors: ContributorEntry[] = [{ family: 'fixture', contributor: recorder(1, calls) }];
+  const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 't', fs }, workers, log: silent, settings: { ...SETTINGS, ...settings }, contributors: () => contributors });
+  return {
+    dir,
+    vault,
+    fs,
+    database,
+    workers,
+    pipeline,
+    calls,
+    contributors,
+    async row(p) {
+      return (await database.db.selectFrom('notes').selectAll().where('vault_id', '=', vaultId).where('path', '=', p).executeTakeFirst()) as NoteRow | undefined;
+    },
+    async close() {
+      await pipeline.close();
+      await workers.close();
+      await fs.close();
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 4000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const INVALID_UTF8 = Buffer.from([0x23, 0x20, 0x68, 0x69, 0x0a, 0xff, 0xfe, 0x80, 0x0a]);
+
+t.test('cold index, watcher, write-through, quarantine, contributor calls', async (t) => {
+  const r = await rig({}, { 'bad-utf8.md': INVALID_UTF8, 'binary.md': Buffer.from([0x61, 0x00, 0x62, 0x0a]), 'empty.md': '' });
+  t.teardown(() => r.close());
+  const big = path.join(r.vault, 'big.md');
+  writeFileSync(big, Buffer.alloc(10 * 1024 * 1024, 'a'));
+  const onDisk = notesOnDisk(r.vault);
+  r.pipeline.start();
+  t.equal(await r.pipeline.whenReady(r.pipeline.vaultId, 30_000), true, 'initial pass completes');
+  const st = r.pipeline.status();
+  t.equal(st.scanned, onDisk.length, 'scanned = markdown files on disk');
+  t.equal(st.indexed + st.quarantined, onDisk.length, 'every note is indexed or quarantined');
+  t.equal(st.quarantined, 3, 'invalid UTF-8, NUL bytes and 10 MB are quarantined');
+  t.equal(st.pending, 0);
+  t.equal(st.watcher, 'watching');
+  const count = await r.database.db.selectFrom('notes').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  t.equal(Number(count.n), onDisk.length - 3, 'notes rows = indexed notes');
+  const reasons = await r.database.db.selectFrom('quarantine').select(['path', 'reason']).orderBy('path').execute();
+  t.same(reasons.map((q) => [q.path, q.reason.split(':')[0]]), [['bad-utf8.md', 'not_utf8'], ['big.md', 'too_large'], ['binary.md', 'binary']]);
+  t.ok(await r.row('empty.md'), 'an empty note is indexed');
+  t.equal(r.calls.filter((c) => c.kind === 'write').length, onDisk.length - 3, 'the contributor wrote every indexed note once');
+
+  await t.test('external edit is reflected via the watcher', async (t) => {
+    const target = onDisk.find((p) => p !== 'empty.md' && !p.startsWith('b'))!;
+    const before = await r.row(target);
+    appendFileSync(path.join(r.vault, target), '\n\nAn added line with #fresh-tag\n');
+    const after = await until('edit indexed', async () => {
+      const row = await r.row(target);
+      return row && row.content_hash !== before!.content_hash && row;
+    });
+    t.ok(after.tags.includes('fresh-tag'), 'the new tag is in the row');
+    t.ok(new Date(after.content_changed_at) > new Date(before!.content_changed_at), 'content_changed_at moved');
+    t.equal(after.id, before!.id, 'same note id');
+  });
+
+  await t.test('external rename is a rename for contributors; delete is a remove', async (t) => {
+    const from = onDisk.find((p) => p.includes('/') && !p.startsWith('b'))!;
+    const id = (await r.row(from))!.id;
+    renameSync(path.join(r.vault, from), path.join(r.vault, 'renamed-by-test.md'));
+    const moved = await until('rename indexed', async () => r.row('renamed-by-test.md'));
+    t.equal(moved.id, id, 'the note keeps its id');
+    t.notOk(await r.row(from), 'old path is gone');
+    t.ok(r.calls.some((c) => c.kind === 'rename' && c.from === from && c.path === 'renamed-by-test.md'), 'contributor.rename called');
+    unlinkSync(path.join(r.vault, 'renamed-by-test.md'));
+    await until('delete indexed', async () => !(await r.row('renamed-by-test.md')));
+    t.ok(r.calls.some((c) => c.kind === 'remove' && c.path === 'renamed-by-test.md'), 'contributor.remove called');
+  });
+
+  await t.test('write-through is visible when the call returns', async (t) => {
+    await r.fs.create('Through/New note.md', Buffer.from('---\ntitle: Written here\n---\n# H\n[[Link]]\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Through/New note.md');
+    const row = await r.row('Through/New note.md');
+    t.equal(row?.title, 'Written here');
+    await r.fs.move('Through/New note.md', 'Through/Moved.md');
+    await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/New note.md', 'Through/Moved.md');
+    t.equal((await r.row('Through/Moved.md'))?.id, row?.id, 'noteMoved keeps the id');
+    t.ok(r.calls.some((c) => c.kind === 'rename' && c.path === 'Through/Moved.md'), 'rename reached the contributor');
+    await r.fs.trash('Through/Moved.md');
+    await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/Moved.md');
+    t.notOk(await r.row('Through/Moved.md'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Through/never-existed.md');
+    t.notOk(await r.row('Through/never-existed.md'), 'a path that vanished is no error');
+  });
+
+  await t.test('quarantined notes are retried when they change', async (t) => {
+    writeFileSync(path.join(r.vault, 'bad-utf8.md'), '# fixed\n');
+    writeFileSync(big, '# small now\n');
+    await until('fixed notes indexed', async () => (await r.row('bad-utf8.md')) && (await r.row('big.md')));
+    const left = await r.database.db.selectFrom('quarantine').select('path').execute();
+    t.same(left.map((q) => q.path), ['binary.md']);
+    t.equal(r.pipeline.status().quarantined, 1);
+  });
+
+  await t.test('a vanished path in a batch never stops the batch', async (t) => {
+    const items = await r.pipeline.prepareBatch([['gone-before-read.md', false], ['empty.md', true]]);
+    t.same(items.map((i) => i.kind), ['gone', 'content']);
+  });
+
+  await t.test('a contributor version bump re-derives only that contributor', async (t) => {
+    const before = r.calls.length;
+    r.contributors[0] = { family: 'fixture', contributor: recorder(2, r.calls) };
+    r.pipeline.contributorsChanged();
+    await until('backlog drained', async () => r.calls.filter((c) => c.version === 2).length >= r.pipeline.status().indexed && r.pipeline.status().backlog['fixture/recorder'] === 0, 8000);
+    const rederived = r.calls.slice(before).filter((c) => c.version === 2 && c.kind === 'write');
+    t.equal(new Set(rederived.map((c) => c.path)).size, r.pipeline.status().indexed, 'every indexed note re-derived once');
+    const state = await r.database.db.selectFrom('index_contributor_state').selectAll().executeTakeFirstOrThrow();
+    t.equal(Number(state.version), 2);
+  });
+});
+
+t.test('reconcile catches changes made while no watcher runs', async (t) => {
+  const r = await rig({ watch: false });
+  t.teardown(() => r.close());
+  r.pipeline.start();
+  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+  t.equal(r.pipeline.status().watcher, 'off');
+  const [a, b] = notesOnDisk(r.vault);
+  const before = await r.row(a);
+  appendFileSync(path.join(r.vault, a), '\nchanged offline\n');
+  unlinkSync(path.join(r.vault, b));
+  writeFileSync(path.join(r.vault, 'offline-new.md'), '# Offline\n');
+  await new Promise((res) => setTimeout(res, 200));
+  t.equal((await r.row(a))?.content_hash, before?.content_hash, 'nothing changes without a pass');
+  await r.pipeline.runPass();
+  t.not((await r.row(a))?.content_hash, before?.content_hash, 'edit found');
+  t.notOk(await r.row(b), 'deletion found');
+  t.ok(await r.row('offline-new.md'), 'new note found');
+  t.ok(r.pipeline.status().lastPassAt);
+});
