@@ -1,0 +1,64 @@
+// Loading notes for the tools: path normalisation, one strict UTF-8 read, its hash and its NoteModel.
+// Reads only through ctx.vault.fs; never writes, and never guesses a path the caller did not name.
+import { parseNote, type NoteModel } from '../../../src/markdown/index.js';
+import { Refusal } from '../../../src/sdk/index.js';
+import type { NotesCtx } from '../settings.js';
+
+export interface LoadedNote {
+  path: string;
+  text: string;
+  bytes: Buffer;
+  hash: string;
+  model: NoteModel;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Notes are `.md` files: add the extension when the caller left it off (case-insensitively present is kept). */
+export function notePath(ctx: NotesCtx, input: string): string {
+  const p = /\.md$/i.test(input) ? input : `${input}.md`;
+  return ctx.vault.fs.checkPath(p);
+}
+
+/** Read one note (strict UTF-8, capped) and parse it. Refusals come from the vault core unchanged. */
+export async function loadNote(ctx: NotesCtx, path: string, maxBytes = ctx.settings.notes.read.maxNoteBytes): Promise<LoadedNote> {
+  const st = await ctx.vault.fs.stat(path);
+  if (st.kind === 'directory') throw new Refusal('is_directory', { path });
+  const text = await ctx.vault.fs.readText(path, { maxBytes });
+  const bytes = Buffer.from(text, 'utf8');
+  return { path, text, bytes, hash: ctx.vault.fs.contentHash(bytes), model: parseNote(text, { path }), size: bytes.length, mtimeMs: st.mtimeMs };
+}
+
+/** A frontmatter block that is present, closed and a YAML mapping. */
+export function hasValidFrontmatter(model: NoteModel): boolean {
+  return model.frontmatter.present && !model.frontmatter.error;
+}
+
+/** Byte offset where the body starts for whole reads and full replaces (after a valid block, else after a BOM). */
+export function bodyStartByte(note: LoadedNote): number {
+  if (hasValidFrontmatter(note.model)) return note.model.frontmatter.bodyStart;
+  return note.text.charCodeAt(0) === 0xfeff ? 3 : 0;
+}
+
+export function sliceBytes(bytes: Buffer, start: number, end = bytes.length): string {
+  return bytes.subarray(start, end).toString('utf8');
+}
+
+/** `obsidian://open` deep link, when the operator named the vault as Obsidian knows it. */
+export function deepLink(ctx: NotesCtx, path: string): string | undefined {
+  const name = ctx.settings.notes.obsidianVaultName;
+  if (!name) return undefined;
+  return `obsidian://open?vault=${encodeURIComponent(name)}&file=${encodeURIComponent(path.replace(/\.md$/i, ''))}`;
+}
+
+/** Unique tags (display spelling, first seen wins), frontmatter first. */
+export function tagList(model: NoteModel): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of model.tags) {
+    if (seen.has(t.tag)) continue;
+    seen.add(t.tag);
+    out.push(t.display);
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+// read_multiple_notes and get_notes_info: several notes per call, each entry its own success or error.
+// Read-only; the batch is capped by read.maxBatch and one bad path never fails the others.
+import { estimateTokens } from '../../../src/markdown/index.js';
+import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
+import type { NotesCtx } from '../settings.js';
+import { bodyStartByte, deepLink, loadNote, notePath, sliceBytes, tagList, type LoadedNote } from '../lib/note-io.js';
+
+export interface EntryError { code: string; message: string }
+
+async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => T): Promise<{ entries: Array<T | { path: string; error: EntryError }>; truncated: boolean; requested: number }> {
+  const cap = ctx.settings.notes.read.maxBatch;
+  const chosen = paths.slice(0, cap);
+  const entries = await Promise.all(
+    chosen.map(async (raw) => {
+      try {
+        return fn(await loadNote(ctx, notePath(ctx, raw)));
+      } catch (e) {
+        if (!isRefusal(e)) throw e;
+        return { path: raw, error: { code: e.code, message: e.message } };
+      }
+    }),
+  );
+  return { entries, truncated: paths.length > cap, requested: paths.length };
+}
+
+export interface MultiEntry { path: string; content_hash: string; title: string; tags: string[]; content?: string; head?: string; truncated: boolean; total_chars: number; token_estimate: number; deep_link?: string }
+
+export const readMultipleNotesTool: ToolModule = {
+  async handler(input: { paths: string[]; summary?: boolean; headChars?: number }, ctx: NotesCtx) {
+    const s = ctx.settings.notes.read;
+    const perNote = Math.max(200, Math.floor(s.maxChars / Math.max(1, Math.min(input.paths.length, s.maxBatch))));
+    const headChars = Math.min(input.headChars ?? s.headChars, perNote);
+    const r = await each(ctx, input.paths, (n): MultiEntry => {
+      const body = sliceBytes(n.bytes, bodyStartByte(n));
+      const limit = input.summary ? headChars : perNote;
+      const text = body.slice(0, limit);
+      const link = deepLink(ctx, n.path);
+      return {
+        path: n.path, content_hash: n.hash, title: n.model.title, tags: tagList(n.model),
+        ...(input.summary ? { head: text } : { content: text }),
+        truncated: body.length > limit, total_chars: body.length, token_estimate: estimateTokens(text), ...(link ? { deep_link: link } : {}),
+      };
+    });
+    return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: s.maxBatch };
+  },
+  render(o: { notes: Array<MultiEntry | { path: string; error: EntryError }>; truncated: boolean; requested: number; max_batch: number }) {
+    const out: string[] = [];
+    for (const e of o.notes) {
+      if ('error' in e) { out.push(`## ${e.path}`, `error (${e.error.code}): ${e.error.message}`, ''); continue; }
+      out.push(`## ${e.path}`, `content_hash: ${e.content_hash}${e.tags.length ? ` · tags: ${e.tags.join(', ')}` : ''} · ${e.total_chars} chars${e.truncated ? ' (truncated; read_note for the rest)' : ''}`, '', e.content ?? e.head ?? '', '');
+    }
+    if (o.truncated) out.push(`Only the first ${o.max_batch} of ${o.requested} paths were read (read.maxBatch).`);
+    return out.join('\n');
+  },
+};
+
+export interface InfoEntry {
+  path: string; content_hash: string; size: number; modified: string; title: string; tags: string[]; aliases: string[];
+  frontmatter_keys: string[]; word_count: number; headings: number; links: number; tasks: number; token_estimate: number; deep_link?: string;
+}
+
+export const getNotesInfoTool: ToolModule = {
+  async handler(input: { paths: string[] }, ctx: NotesCtx) {
+    const r = await each(ctx, input.paths, (n): InfoEntry => {
+      const link = deepLink(ctx, n.path);
+      return {
+        path: n.path, content_hash: n.hash, size: n.size, modified: new Date(n.mtimeMs).toISOString(), title: n.model.title,
+        tags: tagList(n.model), aliases: n.model.aliases, frontmatter_keys: Object.keys(n.model.frontmatter.data ?? {}),
+        word_count: n.model.wordCount, headings: n.model.outline.length, links: n.model.links.length, tasks: n.model.tasks.length,
+        token_estimate: estimateTokens(n.text), ...(link ? { deep_link: link } : {}),
+      };
+    });
+    return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: ctx.settings.notes.read.maxBatch };
+  },
+  render(o: { notes: Array<InfoEntry | { path: string; error: EntryError }>; truncated: boolean; requested: number; max_batch: number }) {
+    const out = o.notes.map((e) =>
+      'error' in e
+        ? `- ${e.path}: error (${e.error.code}) ${e.error.message}`
+        : `- ${e.path} — ${e.title} · ${e.size} B · ${e.word_count} words · ~${e.token_estimate} tokens · modified ${e.modified.slice(0, 16).replace('T', ' ')} · ${e.content_hash}${e.tags.length ? ` · tags: ${e.tags.join(', ')}` : ''}`,
+    );
+    if (o.truncated) out.push(`Only the first ${o.max_batch} of ${o.requested} paths were read (read.maxBatch).`);
+    return out.join('\n');
+  },
+};

@@ -1,0 +1,55 @@
+// get_note_outline and read_note_lines: navigate a note by headings or by line numbers.
+// Read-only; line numbers are 1-based over the whole file (frontmatter included), as editors show them.
+import { estimateTokens } from '../../../src/markdown/index.js';
+import type { ToolModule } from '../../../src/sdk/index.js';
+import type { NotesCtx } from '../settings.js';
+import { loadNote, notePath } from '../lib/note-io.js';
+import { budgetOutline } from '../lib/read-window.js';
+
+interface OutlineOut { path: string; content_hash: string; headings: Array<{ ordinal: string; depth: number; text: string; line: number; size: number }>; omitted: number; total: number }
+
+export const getNoteOutlineTool: ToolModule = {
+  async handler(input: { path: string }, ctx: NotesCtx): Promise<OutlineOut> {
+    const note = await loadNote(ctx, notePath(ctx, input.path));
+    const o = budgetOutline(note.model.outline, ctx.settings.notes.read.maxChars);
+    return { path: note.path, content_hash: note.hash, headings: o.entries, omitted: o.omitted, total: note.model.outline.length };
+  },
+  render(o: OutlineOut) {
+    if (o.total === 0) return `${o.path} has no headings (content_hash ${o.content_hash}).`;
+    const lines = [`${o.path} — ${o.total} headings (content_hash ${o.content_hash}); read one with read_note(path, section="#N"):`];
+    for (const h of o.headings) lines.push(`${'  '.repeat(h.depth - 1)}${h.ordinal} ${'#'.repeat(h.depth)} ${h.text} (line ${h.line}, ${h.size} B)`);
+    if (o.omitted) lines.push(`… ${o.omitted} more headings not shown`);
+    return lines.join('\n');
+  },
+};
+
+interface LinesOut { path: string; content_hash: string; start_line: number; end_line: number; total_lines: number; content: string; truncated: boolean; token_estimate: number }
+
+export const readNoteLinesTool: ToolModule = {
+  async handler(input: { path: string; startLine: number; lineCount?: number }, ctx: NotesCtx): Promise<LinesOut> {
+    const s = ctx.settings.notes.read;
+    const note = await loadNote(ctx, notePath(ctx, input.path));
+    const all = note.text.split(/\r\n|\r|\n/);
+    const total = note.text.length === 0 ? 0 : all.length;
+    if (input.startLine > Math.max(total, 1)) ctx.refuse('invalid_arguments', { problems: `startLine ${input.startLine} is past the last line (${total})` });
+    const count = Math.min(input.lineCount ?? 200, s.maxLineCount);
+    const picked: string[] = [];
+    let used = 0;
+    let truncated = false;
+    for (let i = input.startLine - 1; i < Math.min(total, input.startLine - 1 + count); i++) {
+      if (used + all[i].length + 1 > s.maxChars) { truncated = true; break; }
+      picked.push(all[i]);
+      used += all[i].length + 1;
+    }
+    const end = input.startLine - 1 + picked.length;
+    if (end < total && picked.length === count) truncated = truncated || false;
+    const content = picked.join('\n');
+    return { path: note.path, content_hash: note.hash, start_line: input.startLine, end_line: end, total_lines: total, content, truncated: truncated || end < Math.min(total, input.startLine - 1 + count), token_estimate: estimateTokens(content) };
+  },
+  render(o: LinesOut) {
+    const width = String(o.end_line).length;
+    const body = o.content === '' && o.end_line < o.start_line ? '(no lines)' : o.content.split('\n').map((l, i) => `${String(o.start_line + i).padStart(width)}| ${l}`).join('\n');
+    const more = o.end_line < o.total_lines ? `\n… continue with read_note_lines(path=${JSON.stringify(o.path)}, startLine=${o.end_line + 1})` : '';
+    return `${o.path} lines ${o.start_line}–${o.end_line} of ${o.total_lines} (content_hash ${o.content_hash})\n${body}${more}`;
+  },
+};

@@ -1,0 +1,124 @@
+// get_periodic_note, get_recent_periodic_notes and get_vault_stats. Periodic notes follow the vault's
+// plugin settings when the vault core lets us read them, else the configured defaults. Creates only on request.
+import { parseNote, estimateTokens } from '../../../src/markdown/index.js';
+import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
+import type { Granularity, NotesCtx, PeriodicDefault } from '../settings.js';
+import { indexWritten, indexService } from '../lib/write-safety.js';
+import { bodyStartByte, deepLink, loadNote, sliceBytes } from '../lib/note-io.js';
+import { mergePeriodicConfig, periodicPath, periodStart } from '../lib/periodic.js';
+import { readAllNotes } from '../lib/vault-scan.js';
+
+async function readJson(ctx: NotesCtx, path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await ctx.vault.fs.readText(path, { maxBytes: 256 * 1024 }));
+  } catch (e) {
+    if (isRefusal(e) || e instanceof SyntaxError) return undefined; // hidden paths may be out of reach of the core
+    throw e;
+  }
+}
+
+async function periodicConfig(ctx: NotesCtx): Promise<Record<Granularity, PeriodicDefault> & { source: string }> {
+  const plugin = await readJson(ctx, '.obsidian/plugins/periodic-notes/data.json');
+  const core = plugin ? undefined : await readJson(ctx, '.obsidian/daily-notes.json');
+  return mergePeriodicConfig(ctx.settings.notes.periodic, plugin, core);
+}
+
+interface PeriodicOut { granularity: Granularity; path: string; exists: boolean; created: boolean; content_hash?: string; content?: string; truncated?: boolean; token_estimate?: number; config_source: string; deep_link?: string }
+
+export const getPeriodicNoteTool: ToolModule = {
+  async handler(input: { granularity: Granularity; offset?: number; createIfMissing?: boolean }, ctx: NotesCtx): Promise<PeriodicOut> {
+    const cfg = await periodicConfig(ctx);
+    const path = ctx.vault.fs.checkPath(periodicPath(cfg[input.granularity], periodStart(ctx.now(), input.granularity, input.offset ?? 0)));
+    const link = deepLink(ctx, path);
+    const base = { granularity: input.granularity, path, config_source: cfg.source, ...(link ? { deep_link: link } : {}) };
+    let created = false;
+    if (!(await ctx.vault.fs.exists(path))) {
+      if (!input.createIfMissing) return { ...base, exists: false, created: false };
+      if (!ctx.canWrite) ctx.refuse('read_only', { tool: 'get_periodic_note', who: 'this credential' });
+      try {
+        await ctx.vault.fs.create(path, Buffer.alloc(0));
+        created = true;
+        await indexWritten(ctx, path);
+      } catch (e) {
+        if (!(isRefusal(e) && e.code === 'already_exists')) throw e;
+      }
+    }
+    const note = await loadNote(ctx, path);
+    const body = sliceBytes(note.bytes, bodyStartByte(note));
+    const max = ctx.settings.notes.read.maxChars;
+    return { ...base, exists: true, created, content_hash: note.hash, content: body.slice(0, max), truncated: body.length > max, token_estimate: estimateTokens(body.slice(0, max)) };
+  },
+  render(o: PeriodicOut) {
+    if (!o.exists) return `No ${o.granularity} note at ${o.path} (config: ${o.config_source}). Pass createIfMissing=true to create it.`;
+    return `${o.created ? 'Created' : o.granularity} note ${o.path} — content_hash: ${o.content_hash}${o.truncated ? ' (truncated; use read_note for the rest)' : ''}\n\n${o.content}`;
+  },
+};
+
+interface RecentPeriodicOut { granularity: Granularity; notes: Array<{ path: string; content_hash: string; head?: string; content?: string }>; config_source: string; scanned_periods: number }
+
+export const getRecentPeriodicNotesTool: ToolModule = {
+  async handler(input: { granularity: Granularity; count?: number; summary?: boolean }, ctx: NotesCtx): Promise<RecentPeriodicOut> {
+    const cfg = await periodicConfig(ctx);
+    const count = Math.min(input.count ?? 5, ctx.settings.notes.read.maxBatch);
+    const horizon = { daily: 400, weekly: 110, monthly: 60, quarterly: 24, yearly: 10 }[input.granularity];
+    const notes: RecentPeriodicOut['notes'] = [];
+    const summary = input.summary !== false;
+    let k = 0;
+    for (; k < horizon && notes.length < count; k++) {
+      const path = periodicPath(cfg[input.granularity], periodStart(ctx.now(), input.granularity, -k));
+      try {
+        const note = await loadNote(ctx, path);
+        const body = sliceBytes(note.bytes, bodyStartByte(note));
+        notes.push({ path, content_hash: note.hash, ...(summary ? { head: body.slice(0, ctx.settings.notes.read.headChars) } : { content: body.slice(0, Math.floor(ctx.settings.notes.read.maxChars / count)) }) });
+      } catch (e) {
+        if (!isRefusal(e)) throw e;
+      }
+    }
+    return { granularity: input.granularity, notes, config_source: cfg.source, scanned_periods: k };
+  },
+  render(o: RecentPeriodicOut) {
+    if (o.notes.length === 0) return `No ${o.granularity} notes found in the last ${o.scanned_periods} periods (config: ${o.config_source}).`;
+    return o.notes.map((n) => `## ${n.path} (${n.content_hash})\n${n.head ?? n.content ?? ''}`).join('\n\n');
+  },
+};
+
+interface StatsOut {
+  notes: number; attachments: number; folders: number; bytes: number; words: number | null; tags: number | null; links: number | null; tasks: number | null; open_tasks: number | null;
+  index: { available: boolean; ready?: boolean; indexed?: number; scanned?: number; pending?: number; quarantined?: number; last_pass_at?: string | null };
+  notice?: string;
+}
+
+export const getVaultStatsTool: ToolModule = {
+  async handler(_input: unknown, ctx: NotesCtx): Promise<StatsOut> {
+    const idx = indexService(ctx);
+    const st = idx?.status(ctx.principal.vaultId);
+    const all = await readAllNotes(ctx);
+    const folders = new Set<string>();
+    let bytes = 0;
+    for (const f of all.files) {
+      const i = f.lastIndexOf('/');
+      if (i > 0) folders.add(f.slice(0, i));
+    }
+    let words = 0, links = 0, tasks = 0, open = 0;
+    const tags = new Set<string>();
+    for (const n of all.notes) {
+      bytes += n.size;
+      const m = parseNote(n.text, { path: n.path });
+      words += m.wordCount;
+      links += m.links.length;
+      tasks += m.tasks.length;
+      open += m.tasks.filter((t) => t.statusType === 'todo' || t.statusType === 'in_progress').length;
+      for (const t of m.tags) tags.add(t.tag);
+    }
+    return {
+      notes: all.notes.length + all.skipped.length, attachments: all.files.length - all.notes.length - all.skipped.length, folders: folders.size, bytes,
+      words, tags: tags.size, links, tasks, open_tasks: open,
+      index: st ? { available: true, ready: st.ready, indexed: st.indexed, scanned: st.scanned, pending: st.pending, quarantined: st.quarantined, last_pass_at: st.lastPassAt } : { available: false },
+      ...(all.skipped.length ? { notice: `${all.skipped.length} notes could not be read (not UTF-8 or over the size cap) and are counted without their contents.` } : {}),
+    };
+  },
+  render(o: StatsOut) {
+    const idx = o.index.available ? `index: ${o.index.ready ? 'ready' : 'catching up'}, ${o.index.indexed}/${o.index.scanned} indexed, ${o.index.pending} pending, ${o.index.quarantined} quarantined` : 'index: not available';
+    return [`notes: ${o.notes}`, `attachments: ${o.attachments}`, `folders: ${o.folders}`, `note bytes: ${o.bytes}`, `words: ${o.words}`, `distinct tags: ${o.tags}`, `links: ${o.links}`, `tasks: ${o.tasks} (${o.open_tasks} open)`, idx, ...(o.notice ? [o.notice] : [])].join('\n');
+  },
+};

@@ -1,0 +1,92 @@
+// read_note: one note as structured data (content windows, section reads, outline, metadata budgets).
+// Read-only; never writes and never returns more than the read budgets allow.
+import { estimateTokens } from '../../../src/markdown/index.js';
+import type { ToolModule } from '../../../src/sdk/index.js';
+import type { NotesCtx } from '../settings.js';
+import { bodyStartByte, deepLink, loadNote, notePath, sliceBytes, tagList } from '../lib/note-io.js';
+import { budgetMetadata, budgetOutline, lfNormalise, windowContent, type OutlineEntry } from '../lib/read-window.js';
+import { sectionOrRefuse } from '../edits/sections.js';
+
+export interface ReadNoteInput { path: string; section?: string; offset?: number; limit?: number }
+
+export interface ReadNoteOutput {
+  path: string;
+  content_hash: string;
+  title?: string;
+  tags?: string[];
+  frontmatter_yaml?: string;
+  frontmatter?: Record<string, unknown>;
+  heading?: string;
+  content: string;
+  truncated: boolean;
+  offset: number;
+  next_offset?: number;
+  total_chars: number;
+  outline?: OutlineEntry[];
+  outline_omitted?: number;
+  notice?: string;
+  metadata_omissions?: string[];
+  token_estimate: number;
+  deep_link?: string;
+}
+
+export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<ReadNoteOutput> {
+  const path = notePath(ctx, input.path);
+  const offset = input.offset ?? 0;
+  const max = ctx.settings.notes.read.maxChars;
+  const budget = Math.min(input.limit ?? max, max);
+  const note = await loadNote(ctx, path);
+  const m = note.model;
+  let body: string;
+  let heading: string | undefined;
+  if (input.section !== undefined) {
+    const h = sectionOrRefuse(note, input.section);
+    heading = sliceBytes(note.bytes, h.start, h.end);
+    body = sliceBytes(note.bytes, h.bodyStart, h.bodyEnd);
+  } else {
+    body = sliceBytes(note.bytes, bodyStartByte(note));
+  }
+  const win = windowContent(body, offset, budget);
+  const omissions: string[] = [];
+  let fmView: Record<string, unknown> | undefined;
+  if (m.frontmatter.present && m.frontmatter.data) fmView = m.frontmatter.data;
+  else if (m.frontmatter.error) omissions.push(`frontmatter: no JSON view (${m.frontmatter.error.message.slice(0, 160)}); frontmatter_yaml is the raw block`);
+  const { meta, omissions: dropped } = budgetMetadata(
+    { title: m.title, tags: tagList(m), frontmatter_yaml: m.frontmatter.present ? lfNormalise(m.frontmatter.text) : '', frontmatter: fmView, heading },
+    max,
+  );
+  omissions.push(...dropped);
+  const out: ReadNoteOutput = { path, content_hash: note.hash, ...meta, ...win, token_estimate: estimateTokens(win.content) };
+  if (win.truncated && input.section === undefined && m.outline.length > 0) {
+    const o = budgetOutline(m.outline, budget);
+    out.outline = o.entries;
+    if (o.omitted > 0) out.outline_omitted = o.omitted;
+  }
+  if (win.next_offset !== undefined) {
+    out.notice = `Showing chars ${win.offset}–${win.next_offset} of ${win.total_chars}. Continue with read_note(path=${JSON.stringify(path)}${input.section !== undefined ? `, section=${JSON.stringify(input.section)}` : ''}, offset=${win.next_offset})${input.section === undefined && m.outline.length > 0 ? ', or read one section by its #N ordinal' : ''}.`;
+  }
+  if (omissions.length > 0) out.metadata_omissions = omissions;
+  const link = deepLink(ctx, path);
+  if (link) out.deep_link = link;
+  return out;
+}
+
+export function renderReadNote(o: ReadNoteOutput): string {
+  const lines = [`path: ${o.path}`, `content_hash: ${o.content_hash}`];
+  if (o.title !== undefined) lines.push(`title: ${o.title}`);
+  if (o.tags && o.tags.length > 0) lines.push(`tags: ${o.tags.join(', ')}`);
+  if (o.deep_link) lines.push(`open: ${o.deep_link}`);
+  if (o.frontmatter_yaml) lines.push('frontmatter:', '---', o.frontmatter_yaml.replace(/\n$/, ''), '---');
+  for (const om of o.metadata_omissions ?? []) lines.push(`(omitted) ${om}`);
+  if (o.heading !== undefined) lines.push(`section: ${o.heading}`);
+  lines.push(`chars ${o.offset}–${o.offset + o.content.length} of ${o.total_chars}${o.truncated ? ' (truncated)' : ''}, ~${o.token_estimate} tokens`, '', o.content);
+  if (o.outline) {
+    lines.push('', 'outline:');
+    for (const e of o.outline) lines.push(`${'  '.repeat(e.depth - 1)}${e.ordinal} ${e.text} (${e.size} B)`);
+    if (o.outline_omitted) lines.push(`… ${o.outline_omitted} more headings`);
+  }
+  if (o.notice) lines.push('', o.notice);
+  return lines.join('\n');
+}
+
+export const readNoteTool: ToolModule<ReadNoteInput, ReadNoteOutput> = { handler: readNote, render: renderReadNote };

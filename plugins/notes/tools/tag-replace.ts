@@ -1,0 +1,103 @@
+// replace_in_note, manage_tags and rename_tag: pattern and tag edits. Regexes run in the worker pool under
+// a hard time budget; every note is written with its own precondition, so a concurrent edit is never lost.
+import { parseNote } from '../../../src/markdown/index.js';
+import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
+import type { NotesCtx } from '../settings.js';
+import { notePath } from '../lib/note-io.js';
+import { checkHashSyntax, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
+import { addTag, assertTag, removeTag, renameTagInNote } from '../edits/tags.js';
+import type { RegexReplaceResult } from '../edits/regex-worker.js';
+import { runRegexReplace } from '../lib/regex-runner.js';
+import { finishWrite, renderWrite, type WriteOutput } from './write-notes.js';
+import { mapLimit, readAllNotes } from '../lib/vault-scan.js';
+
+interface ReplaceInput { path: string; pattern: string; replacement: string; isRegex?: boolean; maxOccurrences?: number; caseSensitive?: boolean; expected_hash?: string; dry_run?: boolean }
+
+export const replaceInNoteTool: ToolModule = {
+  async handler(input: ReplaceInput, ctx: NotesCtx): Promise<WriteOutput> {
+    checkHashSyntax(ctx, input.expected_hash);
+    if (input.pattern === '') ctx.refuse('invalid_arguments', { problems: 'pattern must not be empty' });
+    const flags = input.caseSensitive === false ? 'iu' : 'u';
+    if (input.isRegex) {
+      try { new RegExp(input.pattern, flags); } catch (e) { ctx.refuse('invalid_arguments', { problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 120)}` }); }
+    }
+    const path = notePath(ctx, input.path);
+    const note = await readIncumbent(ctx, path, input.expected_hash);
+    const max = Math.min(input.maxOccurrences ?? 0, ctx.settings.notes.regex.maxOccurrences) || ctx.settings.notes.regex.maxOccurrences;
+    let result: RegexReplaceResult;
+    if (input.isRegex) {
+      result = await runRegexReplace({ text: note.text, pattern: input.pattern, flags, replacement: input.replacement, max }, ctx.settings.notes.regex.timeoutMs, ctx.signal);
+    } else {
+      const esc = input.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const re = new RegExp(esc, `g${flags}`);
+      let count = 0;
+      const text = note.text.replace(re, (m) => (count < max ? (count++, input.replacement) : m));
+      result = { text, count };
+    }
+    if (result.count === 0) return { path, changed: false, dry_run: input.dry_run === true, content_hash: note.hash, replacements: 0, message: `No match in ${path}; nothing was written` };
+    return finishWrite(ctx, note, result.text, input.dry_run === true, `replaced ${result.count} occurrence(s) in note`, { replacements: result.count });
+  },
+  render: renderWrite,
+};
+
+export const manageTagsTool: ToolModule = {
+  async handler(input: { path: string; action: 'add' | 'remove'; tag: string; location?: 'frontmatter' | 'inline'; expected_hash?: string; dry_run?: boolean }, ctx: NotesCtx): Promise<WriteOutput> {
+    checkHashSyntax(ctx, input.expected_hash);
+    const tag = assertTag(input.tag);
+    const path = notePath(ctx, input.path);
+    const note = await readIncumbent(ctx, path, input.expected_hash);
+    const location = input.location ?? 'frontmatter';
+    if (location === 'frontmatter' && note.model.frontmatter.error) ctx.refuse('malformed_frontmatter', { path, reason: note.model.frontmatter.error.message.slice(0, 200) });
+    const after = input.action === 'add' ? addTag(note, tag, location) : removeTag(note, tag, location);
+    return finishWrite(ctx, note, after, input.dry_run === true, `${input.action === 'add' ? 'added' : 'removed'} #${tag} (${location}) in note`);
+  },
+  render: renderWrite,
+};
+
+interface RenameOut { from: string; to: string; dry_run: boolean; notes: Array<{ path: string; occurrences: number; content_hash: string }>; failures: Array<{ path: string; code: string; message: string }>; total: number; diff?: string; message: string }
+
+export const renameTagTool: ToolModule = {
+  async handler(input: { oldTag: string; newTag: string; dry_run?: boolean }, ctx: NotesCtx): Promise<RenameOut> {
+    const from = assertTag(input.oldTag);
+    const to = assertTag(input.newTag);
+    if (from === to) ctx.refuse('invalid_arguments', { problems: 'oldTag and newTag are the same' });
+    const all = await readAllNotes(ctx);
+    const low = from.toLowerCase();
+    const planned: Array<{ path: string; before: string; after: string; count: number }> = [];
+    for (const n of all.notes) {
+      if (!n.lower.includes(low)) continue;
+      const model = parseNote(n.text, { path: n.path });
+      if (!model.tags.some((t) => t.tag === low || t.tag.startsWith(`${low}/`))) continue;
+      if (model.frontmatter.error && model.tags.some((t) => t.source === 'frontmatter')) continue;
+      const r = renameTagInNote({ path: n.path, text: n.text, model }, from, to);
+      if (r.count > 0 && r.text !== n.text) planned.push({ path: n.path, before: n.text, after: r.text, count: r.count });
+    }
+    if (planned.length > ctx.settings.notes.rename.maxNotes) ctx.refuse('invalid_arguments', { problems: `the rename touches ${planned.length} notes, over rename.maxNotes (${ctx.settings.notes.rename.maxNotes})` });
+    const total = planned.reduce((a, p) => a + p.count, 0);
+    if (input.dry_run) {
+      const diffs: string[] = [];
+      for (const p of planned.slice(0, 20)) diffs.push(await unifiedDiff(ctx, p.path, p.before, p.after));
+      return { from, to, dry_run: true, total, failures: [], notes: planned.map((p) => ({ path: p.path, occurrences: p.count, content_hash: ctx.vault.fs.contentHash(Buffer.from(p.before)) })), diff: diffs.join('\n').slice(0, ctx.settings.notes.read.maxChars), message: `Dry run: #${from} → #${to} would change ${total} occurrence(s) in ${planned.length} note(s)` };
+    }
+    const done: RenameOut['notes'] = [];
+    const failures: RenameOut['failures'] = [];
+    await mapLimit(planned, 8, async (p) => {
+      try {
+        const bytes = Buffer.from(p.after, 'utf8');
+        const hash = await publish(ctx, { path: p.path, hash: ctx.vault.fs.contentHash(Buffer.from(p.before, 'utf8')) } as Parameters<typeof publish>[1], bytes);
+        done.push({ path: p.path, occurrences: p.count, content_hash: hash });
+      } catch (e) {
+        if (!isRefusal(e)) throw e;
+        failures.push({ path: p.path, code: e.code, message: e.message });
+      }
+    });
+    done.sort((a, b) => (a.path < b.path ? -1 : 1));
+    const n = done.reduce((a, d) => a + d.occurrences, 0);
+    return { from, to, dry_run: false, notes: done, failures, total: n, message: `Renamed #${from} → #${to}: ${n} occurrence(s) in ${done.length} note(s)${failures.length ? `; ${failures.length} note(s) changed meanwhile and were left alone` : ''}` };
+  },
+  render(o: RenameOut) {
+    const lines = [o.message, ...o.notes.map((n) => `- ${n.path}: ${n.occurrences}`), ...o.failures.map((f) => `- failed: ${f.path} (${f.code})`)];
+    if (o.diff) lines.push('', o.diff);
+    return lines.join('\n');
+  },
+};

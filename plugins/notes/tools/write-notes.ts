@@ -1,0 +1,159 @@
+// create_note, edit_note, set_frontmatter, delete_note: the note writes that climb the precondition
+// ladder, answer dry runs with a diff, and report the new content_hash. Never clobber; never half-write.
+import type { JsonValue } from '../../../src/markdown/index.js';
+import type { ToolModule } from '../../../src/sdk/index.js';
+import type { NotesCtx } from '../settings.js';
+import { notePath } from '../lib/note-io.js';
+import { checkHashSyntax, checkSize, indexRemoved, indexWritten, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
+import { appendContent, findReplace, replaceBody, replaceSection } from '../edits/sections.js';
+import { editFrontmatter } from '../edits/frontmatter.js';
+
+export interface WriteOutput {
+  path: string;
+  changed: boolean;
+  dry_run: boolean;
+  content_hash: string;
+  previous_hash?: string;
+  mode?: string;
+  diff?: string;
+  replacements?: number;
+  heading?: string;
+  set?: string[];
+  removed?: string[];
+  block_removed?: boolean;
+  message: string;
+}
+
+export function renderWrite(o: WriteOutput): string {
+  const head = `${o.message} — content_hash: ${o.content_hash}`;
+  return o.diff !== undefined ? `${head}\n\n${o.diff === '' ? '(no changes)' : o.diff}` : head;
+}
+
+// --- create_note ------------------------------------------------------------------------------------
+
+export const createNoteTool: ToolModule = {
+  async handler(input: { path: string; content: string; expected_hash?: string }, ctx: NotesCtx): Promise<WriteOutput> {
+    checkHashSyntax(ctx, input.expected_hash);
+    const path = notePath(ctx, input.path);
+    if (input.expected_hash !== undefined) ctx.refuse('no_incumbent', { path });
+    const bytes = checkSize(ctx, path, input.content);
+    const r = await ctx.vault.fs.create(path, bytes);
+    await indexWritten(ctx, path);
+    return { path, changed: true, dry_run: false, content_hash: r.contentHash, message: `Created note: ${path} (${r.size} bytes)` };
+  },
+  render: renderWrite,
+};
+
+// --- edit_note ----------------------------------------------------------------------------------------
+
+export interface EditNoteInput {
+  path: string;
+  content: string;
+  append?: boolean;
+  operation?: string;
+  find?: string;
+  replace_all?: boolean;
+  section?: string;
+  dry_run?: boolean;
+  replace_frontmatter?: boolean;
+  expected_hash?: string;
+}
+
+type Mode = 'replace' | 'append' | 'find' | 'section';
+
+function pickMode(input: EditNoteInput, ctx: NotesCtx): Mode {
+  let append = input.append === true;
+  if (input.operation !== undefined) {
+    if (input.operation === 'append') append = true;
+    else if (input.operation !== 'replace') ctx.refuse('invalid_arguments', { problems: `operation must be "append" or "replace"` });
+  }
+  const chosen: Mode[] = [];
+  if (append) chosen.push('append');
+  if (input.find !== undefined) chosen.push('find');
+  if (input.section !== undefined) chosen.push('section');
+  if (input.operation === 'replace' && chosen.length > 0) ctx.refuse('invalid_arguments', { problems: `operation="replace" cannot be combined with ${chosen.join(', ')}` });
+  if (chosen.length > 1) ctx.refuse('invalid_arguments', { problems: `choose at most one of append, find, section (got ${chosen.join(', ')})` });
+  if (input.replace_frontmatter && chosen.length > 0) ctx.refuse('invalid_arguments', { problems: `replace_frontmatter only applies to a full replace (got ${chosen.join(', ')})` });
+  return chosen[0] ?? 'replace';
+}
+
+export async function finishWrite(
+  ctx: NotesCtx,
+  note: { path: string; text: string; hash: string } & Parameters<typeof publish>[1],
+  after: string,
+  dryRun: boolean,
+  what: string,
+  extra: Partial<WriteOutput> = {},
+): Promise<WriteOutput> {
+  const bytes = checkSize(ctx, note.path, after);
+  if (after === note.text) return { path: note.path, changed: false, dry_run: dryRun, content_hash: note.hash, ...extra, message: `No changes for ${note.path}`, ...(dryRun ? { diff: '' } : {}) };
+  if (dryRun) {
+    const diff = await unifiedDiff(ctx, note.path, note.text, after);
+    return { path: note.path, changed: true, dry_run: true, content_hash: note.hash, ...extra, diff, message: `Dry run: ${what} would change ${note.path}; nothing was written` };
+  }
+  const hash = await publish(ctx, note, bytes);
+  return { path: note.path, changed: true, dry_run: false, content_hash: hash, previous_hash: note.hash, ...extra, message: `${what[0].toUpperCase()}${what.slice(1)}: ${note.path}` };
+}
+
+export const editNoteTool: ToolModule = {
+  async handler(input: EditNoteInput, ctx: NotesCtx): Promise<WriteOutput> {
+    checkHashSyntax(ctx, input.expected_hash);
+    const mode = pickMode(input, ctx);
+    const path = notePath(ctx, input.path);
+    const note = await readIncumbent(ctx, path, input.expected_hash);
+    const dry = input.dry_run === true;
+    switch (mode) {
+      case 'append':
+        return finishWrite(ctx, note, appendContent(note, input.content), dry, 'appended to note', { mode });
+      case 'find': {
+        const r = findReplace(note, input.find ?? '', input.content, input.replace_all === true);
+        return finishWrite(ctx, note, r.text, dry, `replaced ${r.count} occurrence(s) in note`, { mode, replacements: r.count });
+      }
+      case 'section': {
+        const r = replaceSection(note, input.section ?? '', input.content);
+        return finishWrite(ctx, note, r.text, dry, 'replaced section in note', { mode, heading: `#${r.heading.ordinal} ${r.heading.text}` });
+      }
+      default:
+        return finishWrite(ctx, note, replaceBody(note, input.content, input.replace_frontmatter === true), dry, 'updated note', { mode: input.replace_frontmatter ? 'replace_frontmatter' : 'replace' });
+    }
+  },
+  render: renderWrite,
+};
+
+// --- set_frontmatter ----------------------------------------------------------------------------------
+
+export const setFrontmatterTool: ToolModule = {
+  async handler(input: { path: string; updates?: Record<string, JsonValue>; remove?: string[]; expected_hash?: string; dry_run?: boolean }, ctx: NotesCtx): Promise<WriteOutput> {
+    checkHashSyntax(ctx, input.expected_hash);
+    const path = notePath(ctx, input.path);
+    const note = await readIncumbent(ctx, path, input.expected_hash);
+    const r = editFrontmatter(note, input.updates ?? {}, input.remove ?? []);
+    const parts = [r.set.length ? `set: ${r.set.join(', ')}` : '', r.removed.length ? `removed: ${r.removed.join(', ')}` : '', r.blockRemoved ? 'frontmatter block removed (last key)' : ''].filter(Boolean);
+    return finishWrite(ctx, note, r.text, input.dry_run === true, `updated frontmatter (${parts.join('; ')}) in note`, { set: r.set, removed: r.removed, block_removed: r.blockRemoved });
+  },
+  render: renderWrite,
+};
+
+// --- delete_note --------------------------------------------------------------------------------------
+
+interface DeleteOutput { path: string; permanent: boolean; trash_path?: string; previous_hash: string; message: string }
+
+export const deleteNoteTool: ToolModule = {
+  async handler(input: { path: string; permanent?: boolean; expected_hash?: string }, ctx: NotesCtx): Promise<DeleteOutput> {
+    checkHashSyntax(ctx, input.expected_hash);
+    const path = notePath(ctx, input.path);
+    const note = await readIncumbent(ctx, path, input.expected_hash);
+    // The trash rename and the unlink are not hash-conditional in the core: re-check right before them.
+    const now = ctx.vault.fs.contentHash(await ctx.vault.fs.readBytes(path, { maxBytes: ctx.settings.notes.write.maxNoteBytes }));
+    if (now !== note.hash) ctx.refuse('concurrent_write', { path, currentHash: now });
+    if (input.permanent) {
+      await ctx.vault.fs.unlink(path);
+      await indexRemoved(ctx, path);
+      return { path, permanent: true, previous_hash: note.hash, message: `Permanently deleted: ${path}` };
+    }
+    const r = await ctx.vault.fs.trash(path);
+    await indexRemoved(ctx, path);
+    return { path, permanent: false, trash_path: r.trashPath, previous_hash: note.hash, message: `Soft-deleted: ${path} → ${r.trashPath}` };
+  },
+  render: (o: DeleteOutput) => o.message,
+};
