@@ -1,0 +1,43 @@
+// The search family: keyword, semantic and hybrid search over the vault. Declares its settings,
+// tables, index contributor, tools and the `embeddings` service; holds no logic of its own.
+import { defineFamily, type ServiceFactoryContext } from '../../src/sdk/index.js';
+import { createEmbeddingsService, type EmbeddingWorker } from './embeddings/service.js';
+import { keywordIndexer } from './keyword/indexer.js';
+import { checkKeywordConfigs } from './keyword/meta.js';
+import migration0001 from './migrations/0001-search.js';
+import { searchSettingsSchema, type SearchSettings } from './settings.js';
+import hybridSearch from './tools/hybrid-search.js';
+import keywordSearch from './tools/keyword-search.js';
+import semanticSearch from './tools/semantic-search.js';
+
+export { rebuildKeyword } from './keyword/meta.js';
+export { reembedAll, resetEmbeddings } from './embeddings/service.js';
+
+/** Boot-time keyword check: a bad config name or a changed list fails the family with the reason. */
+async function createKeywordIndex(ctx: ServiceFactoryContext): Promise<{ configs: string[] }> {
+  const s = (ctx.settings as { search: SearchSettings }).search;
+  await checkKeywordConfigs(ctx.db, { configs: s.ftsConfigs, headChars: s.headChars, bodyChars: s.bodyChars });
+  return { configs: [...s.ftsConfigs] };
+}
+
+export default defineFamily({
+  name: 'search',
+  description: 'Keyword, semantic and hybrid search over the vault',
+  requires: ['index?'],
+  provides: {
+    'search-keyword': { create: createKeywordIndex },
+    embeddings: {
+      create: createEmbeddingsService,
+      dispose: (worker) => (worker as EmbeddingWorker).stop(),
+    },
+  },
+  schemas: new URL('../../schemas/search/', import.meta.url),
+  settings: { search: searchSettingsSchema },
+  migrations: { '0001-search': migration0001 },
+  indexers: [keywordIndexer],
+  tools: {
+    keyword_search: keywordSearch,
+    semantic_search: semanticSearch,
+    hybrid_search: hybridSearch,
+  },
+});

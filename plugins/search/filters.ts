@@ -1,0 +1,41 @@
+// Shared search filters (folder, tags, frontmatter) as SQL over the host's `notes` row aliased `n`.
+// Builds parameterised fragments only; never interpolates user text into SQL.
+import { sql, type RawBuilder } from 'kysely';
+
+export interface SearchFilters {
+  readonly folder?: string;
+  readonly tags?: readonly string[];
+  readonly frontmatter?: Readonly<Record<string, unknown>>;
+}
+
+export function normaliseFolder(folder: string | undefined): string {
+  return (folder ?? '').replace(/^\/+|\/+$/g, '').trim();
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** `AND …` conditions for the filters, or an empty fragment. Tags match nested children too. */
+export function filterSql(filters: SearchFilters): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  const folder = normaliseFolder(filters.folder);
+  if (folder) parts.push(sql`n.path LIKE ${`${escapeLike(folder)}/%`}`);
+  for (const raw of filters.tags ?? []) {
+    const tag = raw.replace(/^#/, '').toLowerCase();
+    if (!tag) continue;
+    parts.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(n.tags) t
+      WHERE lower(coalesce(t->>'tag', t #>> '{}')) = ${tag} OR lower(coalesce(t->>'tag', t #>> '{}')) LIKE ${`${escapeLike(tag)}/%`})`);
+  }
+  if (filters.frontmatter && Object.keys(filters.frontmatter).length) parts.push(sql`n.frontmatter @> ${JSON.stringify(filters.frontmatter)}::jsonb`);
+  return parts.length ? sql` AND ${sql.join(parts, sql` AND `)}` : sql``;
+}
+
+export function describeFilters(filters: SearchFilters): string {
+  const out: string[] = [];
+  const folder = normaliseFolder(filters.folder);
+  if (folder) out.push(`folder=${folder}/`);
+  if (filters.tags?.length) out.push(`tags=${filters.tags.join(',')}`);
+  if (filters.frontmatter && Object.keys(filters.frontmatter).length) out.push(`frontmatter=${JSON.stringify(filters.frontmatter)}`);
+  return out.join(' ');
+}

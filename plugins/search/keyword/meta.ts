@@ -1,0 +1,82 @@
+// The keyword index's stored options and fingerprint (search_meta 'keyword'): checked at boot,
+// rewritten only by a rebuild or an empty index. Never rebuilds silently on its own.
+import { sql } from 'kysely';
+import type { Database } from '../../../src/sdk/index.js';
+
+export interface KeywordOptions {
+  readonly configs: string[];
+  readonly headChars: number;
+  readonly bodyChars: number;
+}
+
+export const DEFAULT_KEYWORD_OPTIONS: KeywordOptions = { configs: ['english'], headChars: 160, bodyChars: 200_000 };
+
+export async function readKeywordOptions(db: Database): Promise<KeywordOptions | undefined> {
+  const r = await sql<{ value: KeywordOptions }>`SELECT value FROM search_meta WHERE key = 'keyword'`.execute(db);
+  return r.rows[0]?.value;
+}
+
+export async function writeKeywordOptions(db: Database, options: KeywordOptions): Promise<void> {
+  await sql`INSERT INTO search_meta (key, value) VALUES ('keyword', ${JSON.stringify(options)}::jsonb)
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`.execute(db);
+}
+
+/** Text search configurations this database has, for the "bad name" message. */
+export async function availableConfigs(db: Database): Promise<string[]> {
+  const r = await sql<{ cfgname: string }>`SELECT cfgname FROM pg_ts_config ORDER BY cfgname`.execute(db);
+  return r.rows.map((x) => x.cfgname);
+}
+
+/**
+ * Boot check: every configured name exists, and the stored vectors were built with the same list.
+ * Throws an Error whose message the host shows as the family's failure reason.
+ */
+export async function checkKeywordConfigs(db: Database, wanted: KeywordOptions): Promise<void> {
+  const available = await availableConfigs(db);
+  const bad = wanted.configs.filter((c) => !available.includes(c));
+  if (bad.length) {
+    throw new Error(`search.ftsConfigs names text search configuration(s) this database lacks: ${bad.join(', ')}; available: ${available.join(', ')}`);
+  }
+  const stored = await readKeywordOptions(db);
+  if (stored && sameList(stored.configs, wanted.configs)) {
+    if (stored.headChars !== wanted.headChars || stored.bodyChars !== wanted.bodyChars) await writeKeywordOptions(db, wanted);
+    return;
+  }
+  const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_keyword LIMIT 1) s`.execute(db);
+  if (!stored || (rows.rows[0]?.n ?? 0) === 0) {
+    await writeKeywordOptions(db, wanted);
+    return;
+  }
+  throw new Error(
+    `search.ftsConfigs changed from [${stored.configs.join(', ')}] to [${wanted.configs.join(', ')}]; the stored keyword vectors were built with the old list. ` +
+      'Run `exocortex search rebuild-keyword` (it re-derives every vector under the new list), then start again',
+  );
+}
+
+/**
+ * Re-derive every stored keyword vector under `configs` and record them as the fingerprint. The
+ * body text is stored with the vector, so no note is re-read. Returns the number of rows rebuilt.
+ */
+export async function rebuildKeyword(db: Database, options: { configs: string[]; headChars?: number; bodyChars?: number; vaultId?: number }): Promise<number> {
+  const available = await availableConfigs(db);
+  const bad = options.configs.filter((c) => !available.includes(c));
+  if (bad.length) throw new Error(`unknown text search configuration(s): ${bad.join(', ')}; available: ${available.join(', ')}`);
+  const cfgs = `{${options.configs.join(',')}}`;
+  const where = options.vaultId === undefined ? sql`` : sql`WHERE vault_id = ${options.vaultId}`;
+  const r = await db.transaction().execute(async (trx) => {
+    const res = await sql`UPDATE search_keyword SET
+        title_tsv = search_title_tsv(${cfgs}::regconfig[], title_text),
+        tsv = search_note_tsv(${cfgs}::regconfig[], title_text, body) ${where}`.execute(trx);
+    await writeKeywordOptions(trx, {
+      configs: options.configs,
+      headChars: options.headChars ?? DEFAULT_KEYWORD_OPTIONS.headChars,
+      bodyChars: options.bodyChars ?? DEFAULT_KEYWORD_OPTIONS.bodyChars,
+    });
+    return Number(res.numAffectedRows ?? 0);
+  });
+  return r;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,48 @@
+// Pure extraction of what the keyword vector indexes from a NoteModel: title and alias text (weight A),
+// the body text (weight D), the opening words (head) and the exact-title keys. No SQL here.
+import type { NoteModel } from '../../../src/markdown/index.js';
+import { normaliseTitle } from './query-parse.js';
+
+export interface KeywordText {
+  readonly titleText: string;
+  readonly titleKeys: string[];
+  readonly body: string;
+  readonly head: string;
+}
+
+/**
+ * The note model carries no body string, so the body is rebuilt from its heading-aware chunks (each
+ * `prefix\n\ncontent`) plus its heading texts: fenced code and comments are therefore not indexed.
+ */
+export function keywordText(model: NoteModel, limits: { headChars: number; bodyChars: number }): KeywordText {
+  const titles = [model.title, ...model.aliases].filter((t) => t && t.trim());
+  const parts: string[] = [];
+  const headings = new Map(model.outline.map((h) => [h.ordinal, h.text]));
+  let lastSection = -1;
+  for (const chunk of model.chunks) {
+    if (chunk.sectionOrdinal !== lastSection) {
+      const heading = headings.get(chunk.sectionOrdinal);
+      if (heading) parts.push(heading);
+      lastSection = chunk.sectionOrdinal;
+    }
+    const cut = chunk.text.indexOf('\n\n');
+    parts.push(cut >= 0 ? chunk.text.slice(cut + 2) : chunk.text);
+  }
+  for (const h of model.outline) if (!model.chunks.some((c) => c.sectionOrdinal === h.ordinal)) parts.push(h.text);
+  const body = parts.join('\n\n').slice(0, limits.bodyChars);
+  return {
+    titleText: titles.join('\n'),
+    titleKeys: [...new Set(titles.map(normaliseTitle))],
+    body,
+    head: headOf(body, limits.headChars),
+  };
+}
+
+/** The opening words of a body, markdown punctuation softened, cut at a word boundary. */
+export function headOf(body: string, chars: number): string {
+  const flat = body.replace(/[#>*_`|[\]]+/g, ' ').replace(/\s+/g, ' ').trim();
+  if (flat.length <= chars) return flat;
+  const cut = flat.slice(0, chars);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > chars * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

@@ -1,0 +1,93 @@
+// keyword_search: full text over the keyword vectors, AND first then partial fill, with snippets.
+// Bounded output: `limit` ≤ search.maxLimit rows, snippets ≤ search.snippetChars.
+import type { ToolContext } from '../../../src/sdk/index.js';
+import type { SearchFilters } from '../filters.js';
+import { describeFilters } from '../filters.js';
+import { keywordSearch } from '../keyword/search.js';
+import type { SearchSettingsSection } from '../settings.js';
+import { quote } from './render-util.js';
+
+export interface KeywordSearchInput extends SearchFilters {
+  query: string;
+  limit?: number;
+}
+
+export interface KeywordRow {
+  rank: number;
+  path: string;
+  title: string;
+  score: number;
+  match: 'all' | 'any';
+  matched_in: Array<'title' | 'body'>;
+  terms: string;
+  snippet?: string;
+  head?: string;
+}
+
+export interface KeywordSearchOutput {
+  query: string;
+  filters: string;
+  configs: string[];
+  count: number;
+  full_matches: number;
+  terms_total: number;
+  candidates_capped: boolean;
+  cut: boolean;
+  rows: KeywordRow[];
+}
+
+export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolContext<SearchSettingsSection>, limit: number, fill = true) {
+  const s = ctx.settings.search;
+  return keywordSearch(ctx.db, ctx.vault.id, input.query, input, {
+    configs: s.ftsConfigs,
+    limit,
+    candidates: s.keywordCandidates,
+    snippetRows: s.snippetRows,
+    snippetChars: s.snippetChars,
+    snippetScanChars: s.snippetScanChars,
+    fill,
+  });
+}
+
+export default {
+  async handler(input: KeywordSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<KeywordSearchOutput> {
+    const s = ctx.settings.search;
+    const asked = input.limit ?? 20;
+    const limit = Math.min(asked, s.maxLimit);
+    const result = await runKeywordSearch(input, ctx, limit);
+    const rows: KeywordRow[] = result.hits.map((h, i) => ({
+      rank: i + 1,
+      path: h.path,
+      title: h.title,
+      score: Math.round(h.score * 10000) / 10000,
+      match: h.match,
+      matched_in: h.matchedIn,
+      terms: `${h.termsMatched}/${h.termsTotal}`,
+      ...(h.snippet ? { snippet: h.snippet } : { head: h.head }),
+    }));
+    return {
+      query: input.query,
+      filters: describeFilters(input),
+      configs: [...s.ftsConfigs],
+      count: rows.length,
+      full_matches: result.allCount,
+      terms_total: result.termsTotal,
+      candidates_capped: result.capped,
+      cut: asked > limit,
+      rows,
+    };
+  },
+  render(o: KeywordSearchOutput): string {
+    const lines = [
+      `keyword_search ${quote(o.query)}${o.filters ? ` ${o.filters}` : ''} — ${o.count} rows (${o.full_matches} all terms, ${o.count - o.full_matches} partial) · configs: ${o.configs.join(',')}`,
+    ];
+    if (o.candidates_capped) lines.push('note: broad query — ranked a bounded candidate set of the matches; add terms or filters to narrow');
+    if (o.cut) lines.push('note: limit cut to the server maximum');
+    if (!o.rows.length) lines.push('no matches');
+    for (const r of o.rows) {
+      lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [match: ${r.match} · in: ${r.matched_in.join('+') || '-'} · terms ${r.terms} · ${r.score}]`);
+      lines.push(r.snippet !== undefined ? `   snippet: ${r.snippet}` : `   head: ${r.head ?? ''}`);
+    }
+    return lines.join('\n');
+  },
+};

@@ -1,0 +1,95 @@
+// semantic_search: notes by meaning, one row per note (its best chunk), with a section locator and
+// preview; stale rows keep their rank without a preview. Optional rerank of the fetched candidates.
+import type { ToolContext } from '../../../src/sdk/index.js';
+import { describeFilters, type SearchFilters } from '../filters.js';
+import { confidenceOf } from '../ranking/rrf.js';
+import { orderByScores, rerank } from '../ranking/rerank.js';
+import type { SearchSettingsSection } from '../settings.js';
+import { fixed, quote } from './render-util.js';
+import { sectionLocator, semanticArm } from './semantic-arm.js';
+
+export interface SemanticSearchInput extends SearchFilters {
+  query: string;
+  limit?: number;
+  rerank?: boolean;
+}
+
+export interface SemanticRow {
+  rank: number;
+  path: string;
+  title: string;
+  similarity: number;
+  section: string | null;
+  preview: string | null;
+  stale: boolean;
+  embedding_truncated: boolean;
+  rerank_score?: number;
+}
+
+export interface SemanticSearchOutput {
+  query: string;
+  filters: string;
+  semantic: string;
+  confidence: 'ok' | 'low';
+  reranked: string;
+  notes_embedded: number;
+  notes_queued: number;
+  notes_stale: number;
+  count: number;
+  cut: boolean;
+  rows: SemanticRow[];
+}
+
+export default {
+  async handler(input: SemanticSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<SemanticSearchOutput> {
+    const s = ctx.settings.search;
+    const asked = input.limit ?? 15;
+    const limit = Math.min(asked, s.maxLimit);
+    const fetch = input.rerank ? Math.max(limit, s.armDepth) : limit;
+    const arm = await semanticArm(ctx, input.query, input, fetch);
+    const base = { query: input.query, filters: describeFilters(input), cut: asked > limit };
+    const counts = { notes_embedded: arm.counts.embedded, notes_queued: arm.counts.queued, notes_stale: arm.counts.stale };
+    if (!arm.ok) {
+      return { ...base, ...counts, semantic: `unavailable: ${arm.reason}`, confidence: 'low', reranked: input.rerank ? 'false (semantic unavailable)' : 'false (not requested)', count: 0, rows: [] };
+    }
+    let rows = arm.rows;
+    let reranked = 'false (not requested)';
+    let rerankScores: number[] | undefined;
+    if (input.rerank) {
+      const out = await rerank(s.rerank, input.query, rows.map((r) => `${r.title}\n${r.preview ?? ''}`), ctx.signal);
+      if (out.ok) {
+        const order = orderByScores(out.scores);
+        rerankScores = order.map((i) => out.scores[i]);
+        rows = order.map((i) => rows[i]);
+        reranked = `true (candidates: ${out.scores.length})`;
+      } else reranked = `false (${out.reason})`;
+    }
+    const page = rows.slice(0, limit).map((r, i): SemanticRow => ({
+      rank: i + 1,
+      path: r.path,
+      title: r.title,
+      similarity: Math.round(r.similarity * 10000) / 10000,
+      section: sectionLocator(r),
+      preview: r.preview,
+      stale: r.stale,
+      embedding_truncated: r.truncated,
+      ...(rerankScores ? { rerank_score: Math.round(rerankScores[i] * 10000) / 10000 } : {}),
+    }));
+    const best = arm.rows[0]?.similarity;
+    return { ...base, ...counts, semantic: 'ok', confidence: confidenceOf(s.lowConfidenceSimilarity, best, 0), reranked, count: page.length, rows: page };
+  },
+  render(o: SemanticSearchOutput): string {
+    const lines = [
+      `semantic_search ${quote(o.query)}${o.filters ? ` ${o.filters}` : ''} — ${o.count} rows · semantic: ${o.semantic} · confidence: ${o.confidence} · reranked: ${o.reranked}`,
+      `notes: ${o.notes_embedded} embedded, ${o.notes_queued} queued, ${o.notes_stale} stale`,
+    ];
+    if (o.confidence === 'low' && o.semantic === 'ok') lines.push('hint: weak matches — try keyword_search or get_neighborhood');
+    if (o.cut) lines.push('note: limit cut to the server maximum');
+    for (const r of o.rows) {
+      const flags = [r.stale ? 'stale: changed since embedded, preview withheld' : '', r.embedding_truncated ? 'embedding_truncated' : ''].filter(Boolean).join(' · ');
+      lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [sim ${fixed(r.similarity, 3)}${r.rerank_score !== undefined ? ` · rerank ${fixed(r.rerank_score, 3)}` : ''}]${r.section ? ` ${r.section}` : ''}${flags ? ` (${flags})` : ''}`);
+      if (r.preview) lines.push(`   ${r.preview}`);
+    }
+    return lines.join('\n');
+  },
+};
