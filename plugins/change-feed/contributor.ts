@@ -1,0 +1,80 @@
+// The change-feed contributor: turns the pipeline's write/rename/remove calls into created/modified/
+// moved/deleted events, attributed when the pipeline says who wrote, and prunes by age and count.
+// Runs inside the pipeline's transaction only; a re-derive with an unchanged hash records nothing.
+import { sql } from 'kysely';
+import type { DatabaseTransaction, IndexContributor, IndexedNote } from '../../src/sdk/types.js';
+
+export interface FeedSettings { retentionDays: number; maxEvents: number; pruneEvery: number; pageCap: number }
+
+/**
+ * Optional extras a pipeline may attach to the note it passes (not in the contract yet): who made the
+ * change through our tools, and why a note was removed.
+ */
+interface Origin { kind: 'api_key' | 'oauth' | 'operator' | 'test'; id: string; name?: string }
+type WithExtras = { origin?: Origin; reason?: 'removed' | 'not_indexable' | 'quarantined' };
+
+interface EventIn { kind: string; path: string; from?: string | null; reason?: string | null; hash?: string | null; origin?: Origin }
+
+async function record(trx: DatabaseTransaction, vaultId: number, e: EventIn, settings: () => FeedSettings): Promise<void> {
+  await sql`
+    INSERT INTO change_events (vault_id, kind, path, from_path, reason, content_hash, actor_kind, actor_id, actor_name)
+    VALUES (${vaultId}, ${e.kind}, ${e.path}, ${e.from ?? null}, ${e.reason ?? null}, ${e.hash ?? null},
+      ${e.origin ? e.origin.kind : 'human'}, ${e.origin?.id ?? null}, ${e.origin?.name ?? null})`.execute(trx);
+  const { rows } = await sql<{ since_prune: number }>`
+    INSERT INTO change_feed_meta (vault_id, since_prune) VALUES (${vaultId}, 1)
+    ON CONFLICT (vault_id) DO UPDATE SET since_prune = change_feed_meta.since_prune + 1 RETURNING since_prune`.execute(trx);
+  const s = settings();
+  if ((rows[0]?.since_prune ?? 0) >= s.pruneEvery) await prune(trx, vaultId, s);
+}
+
+/** Drop events older than the retention age or beyond the retained count; remember how far history goes. */
+export async function prune(trx: DatabaseTransaction, vaultId: number, s: FeedSettings): Promise<number> {
+  const { rows } = await sql<{ n: string; top: string | null }>`
+    WITH bound AS (
+      SELECT greatest(
+        coalesce((SELECT max(seq) FROM change_events WHERE vault_id = ${vaultId} AND at < now() - make_interval(days => ${s.retentionDays})), 0),
+        coalesce((SELECT seq FROM change_events WHERE vault_id = ${vaultId} ORDER BY seq DESC OFFSET ${s.maxEvents} LIMIT 1), 0)) AS b
+    ), gone AS (
+      DELETE FROM change_events WHERE vault_id = ${vaultId} AND seq <= (SELECT b FROM bound) RETURNING seq
+    )
+    SELECT count(*) AS n, max(seq) AS top FROM gone`.execute(trx);
+  const top = rows[0]?.top;
+  await sql`UPDATE change_feed_meta SET since_prune = 0, pruned_through = greatest(pruned_through, ${top === null || top === undefined ? 0 : Number(top)})
+    WHERE vault_id = ${vaultId}`.execute(trx);
+  return Number(rows[0]?.n ?? 0);
+}
+
+export function feedContributor(settings: () => FeedSettings): IndexContributor<unknown> {
+  const state = async (trx: DatabaseTransaction, id: number) =>
+    (await sql<{ path: string; content_hash: string }>`SELECT path, content_hash FROM change_feed_state WHERE note_id = ${id}`.execute(trx)).rows[0];
+  const save = (trx: DatabaseTransaction, note: IndexedNote) => sql`
+    INSERT INTO change_feed_state (note_id, vault_id, path, content_hash) VALUES (${note.id}, ${note.vaultId}, ${note.path}, ${note.contentHash})
+    ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, content_hash = EXCLUDED.content_hash`.execute(trx);
+  return {
+    name: 'change-feed',
+    version: 1,
+    async write(trx, note) {
+      const origin = (note as IndexedNote & WithExtras).origin;
+      const before = await state(trx, note.id);
+      if (!before) await record(trx, note.vaultId, { kind: 'created', path: note.path, hash: note.contentHash, origin }, settings);
+      else {
+        if (before.path !== note.path) await record(trx, note.vaultId, { kind: 'moved', path: note.path, from: before.path, hash: note.contentHash, origin }, settings);
+        if (before.content_hash !== note.contentHash) await record(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin }, settings);
+        if (before.path === note.path && before.content_hash === note.contentHash) return; // a re-derive: nothing changed
+      }
+      await save(trx, note);
+    },
+    async rename(trx, note, fromPath) {
+      const origin = (note as IndexedNote & WithExtras).origin;
+      const before = await state(trx, note.id);
+      await record(trx, note.vaultId, { kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin }, settings);
+      if (before && before.content_hash !== note.contentHash) await record(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin }, settings);
+      await save(trx, note);
+    },
+    async remove(trx, note) {
+      const extra = note as typeof note & WithExtras;
+      await record(trx, note.vaultId, { kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin }, settings);
+      await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
+    },
+  };
+}

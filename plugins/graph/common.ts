@@ -1,0 +1,130 @@
+// Shared helpers of the graph family: settings type, name keys, note lookup, folder filters, SQL json params.
+// Pure helpers and read-only lookups; never writes rows and never reads vault bytes.
+import { sql, type RawBuilder } from 'kysely';
+import type { Database, DatabaseTransaction, ToolContext } from '../../src/sdk/types.js';
+
+export interface GraphSettings {
+  maxLinksPerNote: number;
+  backlinksCap: number;
+  linksCap: number;
+  neighborhoodMaxDepth: number;
+  neighborhoodCap: number;
+  orphansCap: number;
+  relatedCap: number;
+  auditCapPerClass: number;
+  linkTextChars: number;
+}
+
+export type GraphCtx = ToolContext<{ graph: GraphSettings }>;
+
+export const GRAPH_SETTINGS_SCHEMA = {
+  type: 'object',
+  properties: {
+    maxLinksPerNote: { type: 'integer', minimum: 1, default: 5000, description: 'Links stored per note; the rest are dropped and the note is marked truncated.' },
+    backlinksCap: { type: 'integer', minimum: 1, default: 500 },
+    linksCap: { type: 'integer', minimum: 1, default: 500 },
+    neighborhoodMaxDepth: { type: 'integer', minimum: 1, maximum: 10, default: 5 },
+    neighborhoodCap: { type: 'integer', minimum: 1, default: 200 },
+    orphansCap: { type: 'integer', minimum: 1, default: 500 },
+    relatedCap: { type: 'integer', minimum: 1, default: 50 },
+    auditCapPerClass: { type: 'integer', minimum: 1, default: 200 },
+    linkTextChars: { type: 'integer', minimum: 20, default: 120 },
+  },
+} as const;
+
+/** Lower-cased basename without a trailing `.md`: the key links are matched against. */
+export function nameKeyOfPath(path: string): string {
+  return stripMd(path.slice(path.lastIndexOf('/') + 1).toLowerCase());
+}
+
+/** The same key computed from a link target (`Folder/Note`, `note.md`, `Note`). */
+export function nameKeyOfTarget(target: string): string {
+  const t = target.trim().replace(/\\/g, '/');
+  return stripMd(t.slice(t.lastIndexOf('/') + 1).toLowerCase());
+}
+
+/** The whole target lower-cased, as alias matching sees it. */
+export function targetKeyOf(target: string): string {
+  return target.trim().replace(/\\/g, '/').toLowerCase();
+}
+
+export function aliasKey(alias: string): string {
+  return alias.trim().toLowerCase();
+}
+
+function stripMd(s: string): string {
+  return s.endsWith('.md') ? s.slice(0, -3) : s;
+}
+
+const ATTACHMENT_EXT = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'heic', 'tif', 'tiff', 'ico',
+  'mp3', 'wav', 'm4a', 'ogg', 'flac', '3gp', 'aac', 'mp4', 'webm', 'ogv', 'mov', 'mkv', 'avi',
+  'pdf', 'canvas', 'base', 'excalidraw', 'csv', 'json', 'txt', 'zip', 'docx', 'xlsx', 'pptx', 'html', 'epub',
+]);
+
+/** A target naming a non-note file by its extension (`img.png`, `doc.pdf`). */
+export function isAttachmentTarget(target: string): boolean {
+  const m = /\.([A-Za-z0-9]{1,10})$/.exec(target.trim());
+  return m !== null && ATTACHMENT_EXT.has(m[1].toLowerCase());
+}
+
+/** A JSON value as a jsonb SQL parameter (portable across PGlite and node-postgres). */
+export function jsonb(value: unknown): RawBuilder<unknown> {
+  return sql`${JSON.stringify(value)}::jsonb`;
+}
+
+/** `ARRAY(...)` of texts from a JS string list. */
+export function textArray(values: readonly string[]): RawBuilder<unknown> {
+  return sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+}
+
+export function bigintArray(values: readonly number[]): RawBuilder<unknown> {
+  return sql`ARRAY(SELECT (jsonb_array_elements_text(${JSON.stringify(values.map(String))}::jsonb))::bigint)`;
+}
+
+export interface NoteRef {
+  id: number;
+  path: string;
+  title: string;
+}
+
+/** The indexed note at `path` (also tried with `.md` appended), or a `not_found` refusal. */
+export async function findNote(ctx: GraphCtx | ToolContext<any>, path: string): Promise<NoteRef> {
+  const clean = path.replace(/\\/g, '/').replace(/^\/+/, '');
+  const tries = clean.toLowerCase().endsWith('.md') ? [clean] : [clean, `${clean}.md`];
+  const { rows } = await sql<{ id: string | number; path: string; title: string }>`
+    SELECT id, path, title FROM notes WHERE vault_id = ${ctx.vault.id} AND path = ANY(${textArray(tries)})
+    ORDER BY length(path) LIMIT 1`.execute(ctx.db);
+  if (rows.length === 0) ctx.refuse('not_found', { path });
+  return { id: Number(rows[0].id), path: rows[0].path, title: rows[0].title };
+}
+
+/** Normalised folder prefix ('' = whole vault) and a SQL predicate on a path column. */
+export function folderPrefix(folder: string | undefined): string {
+  const f = (folder ?? '').replace(/\\/g, '/').replace(/^\/+|\/+$/g, '');
+  return f === '.' ? '' : f;
+}
+
+export function underFolder(column: RawBuilder<unknown>, folder: string): RawBuilder<unknown> {
+  if (folder === '') return sql`true`;
+  return sql`left(${column}, ${folder.length + 1}) = ${`${folder}/`}`;
+}
+
+export function clip(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+export function clamp(n: number | undefined, fallback: number, cap: number): number {
+  return Math.max(1, Math.min(n ?? fallback, cap));
+}
+
+export type Executor = Database | DatabaseTransaction;
+
+/** How many notes of the vault the graph contributor has not seen yet (so empty answers are never silent). */
+export async function pendingNotes(db: Executor, vaultId: number): Promise<number> {
+  const { rows } = await sql<{ n: string | number }>`
+    SELECT count(*) AS n FROM notes n WHERE n.vault_id = ${vaultId}
+      AND NOT EXISTS (SELECT 1 FROM graph_nodes g WHERE g.note_id = n.id)`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}

@@ -1,0 +1,86 @@
+// audit_notes: vault hygiene report from the index — orphans, dangling links by missing target, untagged
+// notes, duplicate titles/basenames, ambiguous links, frontmatter errors. Read-only; never reads notes.
+import { sql } from 'kysely';
+import type { ToolModule } from '../../../src/sdk/types.js';
+import { clamp, folderPrefix, pendingNotes, underFolder, type GraphCtx } from '../common.js';
+
+export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors'] as const;
+type AuditClass = (typeof AUDIT_CLASSES)[number];
+interface Item { key: string; count: number; paths: string[]; detail?: string }
+interface Section { class: AuditClass; total: number; items: Item[] }
+interface Input { classes?: AuditClass[]; folder?: string; limit?: number }
+interface Output { folder: string; limit: number; not_indexed: number; sections: Section[] }
+
+const SAMPLE = 5;
+
+export const auditNotes: ToolModule<Input, Output> = {
+  async handler(input, ctx: GraphCtx) {
+    const folder = folderPrefix(input.folder);
+    const limit = clamp(input.limit, 20, ctx.settings.graph.auditCapPerClass);
+    const classes = input.classes && input.classes.length ? [...new Set(input.classes)] : [...AUDIT_CLASSES];
+    const v = ctx.vault.id;
+    const inScope = underFolder(sql`n.path`, folder);
+    const sections: Section[] = [];
+    for (const cls of classes) {
+      let q;
+      switch (cls) {
+        case 'orphans':
+          q = sql`SELECT n.path AS key, 1 AS count, jsonb_build_array(n.path) AS paths, NULL AS detail FROM notes n JOIN graph_nodes g ON g.note_id = n.id
+            WHERE n.vault_id = ${v} AND ${inScope}
+              AND NOT EXISTS (SELECT 1 FROM graph_links o WHERE o.source_id = n.id AND o.target_id IS NOT NULL AND o.target_id <> n.id)
+              AND NOT EXISTS (SELECT 1 FROM graph_links i WHERE i.target_id = n.id AND i.source_id <> n.id)
+            ORDER BY n.path`;
+          break;
+        case 'dangling_links':
+          q = sql`SELECT l.target AS key, count(*) AS count, (jsonb_agg(DISTINCT n.path))  AS paths, NULL AS detail
+            FROM graph_links l JOIN notes n ON n.id = l.source_id
+            WHERE l.vault_id = ${v} AND l.target_id IS NULL AND NOT l.ambiguous AND NOT l.attachment AND l.target <> '' AND ${inScope}
+            GROUP BY l.target ORDER BY count(*) DESC, l.target`;
+          break;
+        case 'untagged':
+          q = sql`SELECT n.path AS key, 1 AS count, jsonb_build_array(n.path) AS paths, NULL AS detail FROM notes n
+            WHERE n.vault_id = ${v} AND ${inScope} AND (n.tags IS NULL OR n.tags = '[]'::jsonb) ORDER BY n.path`;
+          break;
+        case 'duplicate_titles':
+          q = sql`SELECT lower(n.title) AS key, count(*) AS count, jsonb_agg(n.path ORDER BY n.path) AS paths, NULL AS detail FROM notes n
+            WHERE n.vault_id = ${v} AND ${inScope} GROUP BY lower(n.title) HAVING count(*) > 1 ORDER BY count(*) DESC, 1`;
+          break;
+        case 'duplicate_basenames':
+          q = sql`SELECT g.name_key AS key, count(*) AS count, jsonb_agg(n.path ORDER BY n.path) AS paths, NULL AS detail
+            FROM graph_nodes g JOIN notes n ON n.id = g.note_id
+            WHERE g.vault_id = ${v} AND ${inScope} GROUP BY g.name_key HAVING count(*) > 1 ORDER BY count(*) DESC, 1`;
+          break;
+        case 'ambiguous_links':
+          q = sql`SELECT l.target AS key, count(*) AS count, jsonb_agg(DISTINCT n.path) AS paths, min(l.candidates::text) AS detail
+            FROM graph_links l JOIN notes n ON n.id = l.source_id
+            WHERE l.vault_id = ${v} AND l.ambiguous AND ${inScope} GROUP BY l.target ORDER BY count(*) DESC, l.target`;
+          break;
+        case 'frontmatter_errors':
+          q = sql`SELECT n.path AS key, 1 AS count, jsonb_build_array(n.path) AS paths, g.fm_error AS detail
+            FROM graph_nodes g JOIN notes n ON n.id = g.note_id
+            WHERE g.vault_id = ${v} AND g.fm_error IS NOT NULL AND ${inScope} ORDER BY n.path`;
+          break;
+      }
+      const { rows } = await sql<{ key: string; count: string | number; paths: string[]; detail: string | null; total: string }>`
+        SELECT x.*, count(*) OVER () AS total FROM (${q}) x LIMIT ${limit}`.execute(ctx.db);
+      sections.push({
+        class: cls,
+        total: rows.length ? Number(rows[0].total) : 0,
+        items: rows.map((r) => ({ key: r.key, count: Number(r.count), paths: (r.paths ?? []).slice(0, SAMPLE), ...(r.detail ? { detail: r.detail } : {}) })),
+      });
+    }
+    return { folder, limit, not_indexed: await pendingNotes(ctx.db, ctx.vault.id), sections };
+  },
+  render(o) {
+    const out = [`Audit of ${o.folder ? `\`${o.folder}/\`` : 'the vault'} (up to ${o.limit} per class${o.not_indexed ? `; ${o.not_indexed} notes not yet in the link graph` : ''}):`];
+    for (const s of o.sections) {
+      out.push(`**${s.class}**: ${s.total}${s.items.length < s.total ? ` (showing ${s.items.length})` : ''}`);
+      for (const i of s.items) {
+        if (s.class === 'orphans' || s.class === 'untagged') out.push(`- \`${i.key}\``);
+        else if (s.class === 'frontmatter_errors') out.push(`- \`${i.key}\` — ${i.detail}`);
+        else out.push(`- \`${i.key}\` ×${i.count}: ${i.paths.map((p) => `\`${p}\``).join(', ')}${i.detail ? ` candidates ${i.detail}` : ''}`);
+      }
+    }
+    return out.join('\n');
+  },
+};

@@ -1,0 +1,36 @@
+// find_orphans: notes with no resolved link in or out (self-links do not count), newest first.
+// Read-only over notes + graph tables; reports how many notes the graph has not seen yet.
+import { sql } from 'kysely';
+import type { ToolModule } from '../../../src/sdk/types.js';
+import { clamp, folderPrefix, pendingNotes, underFolder, type GraphCtx } from '../common.js';
+import { tagList } from './get_neighborhood.js';
+
+interface Input { folder?: string; limit?: number }
+interface Row { path: string; title: string; tags: string[]; modified: string; dangling_links: number }
+interface Output { folder: string; total: number; shown: number; not_indexed: number; orphans: Row[] }
+
+export const findOrphans: ToolModule<Input, Output> = {
+  async handler(input, ctx: GraphCtx) {
+    const folder = folderPrefix(input.folder);
+    const limit = clamp(input.limit, 50, ctx.settings.graph.orphansCap);
+    const { rows } = await sql<{ path: string; title: string; tags: unknown; mtime: Date | string; dangling: string; total: string }>`
+      SELECT n.path, n.title, n.tags, n.mtime,
+        (SELECT count(*) FROM graph_links d WHERE d.source_id = n.id AND d.target_id IS NULL) AS dangling,
+        count(*) OVER () AS total
+      FROM notes n JOIN graph_nodes g ON g.note_id = n.id
+      WHERE n.vault_id = ${ctx.vault.id} AND ${underFolder(sql`n.path`, folder)}
+        AND NOT EXISTS (SELECT 1 FROM graph_links o WHERE o.source_id = n.id AND o.target_id IS NOT NULL AND o.target_id <> n.id)
+        AND NOT EXISTS (SELECT 1 FROM graph_links i WHERE i.target_id = n.id AND i.source_id <> n.id)
+      ORDER BY n.mtime DESC, n.path
+      LIMIT ${limit}`.execute(ctx.db);
+    const orphans = rows.map((r) => ({ path: r.path, title: r.title, tags: tagList(r.tags), modified: new Date(r.mtime).toISOString(), dangling_links: Number(r.dangling) }));
+    return { folder, total: rows.length ? Number(rows[0].total) : 0, shown: orphans.length, not_indexed: await pendingNotes(ctx.db, ctx.vault.id), orphans };
+  },
+  render(o) {
+    const scope = o.folder ? ` in \`${o.folder}/\`` : '';
+    const pending = o.not_indexed ? ` (${o.not_indexed} notes not yet in the link graph)` : '';
+    if (o.total === 0) return `No orphan notes${scope}${pending}`;
+    const head = `Found ${o.total} orphan notes${scope}${o.shown < o.total ? ` (showing ${o.shown})` : ''}${pending}:`;
+    return [head, ...o.orphans.map((r) => `- \`${r.path}\` — ${r.title}${r.tags.length ? ` [${r.tags.join(', ')}]` : ''} (modified ${r.modified.slice(0, 10)})${r.dangling_links ? ` — ${r.dangling_links} dangling links` : ''}`)].join('\n');
+  },
+};

@@ -1,0 +1,45 @@
+// find_related: semantic neighbours of a note through the `embeddings` service the search family provides.
+// Read-only; refuses service_unavailable cleanly when no family offers embeddings or it cannot answer now.
+import type { ToolModule } from '../../../src/sdk/types.js';
+import { clamp, clip, findNote, type GraphCtx } from '../common.js';
+
+/** The part of the search family's `embeddings` service this tool uses (structural: no cross-family import). */
+export interface NearestNotesProvider {
+  availability(): { ok: true } | { ok: false; reason: string };
+  nearestNotes(vaultId: number, target: { noteId: number }, k: number): Promise<Array<{
+    noteId: number; path: string; title: string; similarity: number; sectionOrdinal: number; headingPath: string; preview: string | null; stale: boolean;
+  }>>;
+}
+
+interface Input { path: string; limit?: number }
+interface Row { path: string; title: string; score: number; section: string | null; snippet: string | null; stale: boolean }
+interface Output { path: string; count: number; related: Row[] }
+
+export const findRelated: ToolModule<Input, Output> = {
+  async handler(input, ctx: GraphCtx) {
+    if (!ctx.hasService('embeddings')) ctx.refuse('service_unavailable', { service: 'embeddings', reason: 'no enabled family provides embeddings (enable the search family and its semantic arm)' });
+    const provider = ctx.service<Partial<NearestNotesProvider>>('embeddings');
+    if (typeof provider?.nearestNotes !== 'function') ctx.refuse('service_unavailable', { service: 'embeddings', reason: 'the embeddings provider offers no note-to-note similarity' });
+    const available = provider.availability?.() ?? { ok: true };
+    if (!available.ok) ctx.refuse('service_unavailable', { service: 'embeddings', reason: available.reason });
+    const note = await findNote(ctx, input.path);
+    const limit = clamp(input.limit, 10, ctx.settings.graph.relatedCap);
+    const hits = await provider.nearestNotes!(ctx.vault.id, { noteId: note.id }, limit + 1);
+    const seen = new Set<string>([note.path]);
+    const related: Row[] = [];
+    for (const h of hits) {
+      if (seen.has(h.path)) continue; // one row per note; the note itself never counts
+      seen.add(h.path);
+      related.push({
+        path: h.path, title: h.title, score: Math.round(h.similarity * 1000) / 1000,
+        section: h.sectionOrdinal > 0 ? `#${h.sectionOrdinal} ${h.headingPath}` : null, snippet: h.preview ? clip(h.preview, 200) : null, stale: h.stale,
+      });
+      if (related.length >= limit) break;
+    }
+    return { path: note.path, count: related.length, related };
+  },
+  render(o) {
+    if (o.count === 0) return `No related notes for \`${o.path}\` (if it was written recently, it may not be embedded yet)`;
+    return [`Top ${o.count} related notes for \`${o.path}\`:`, ...o.related.map((r) => `- **${r.title}** (\`${r.path}\`)${r.section ? ` § ${r.section}` : ''} — sim: ${r.score}${r.stale ? ' — stale' : ''}${r.snippet ? `\n  > ${r.snippet}` : ''}`)].join('\n');
+  },
+};

@@ -1,0 +1,108 @@
+// list_tasks: checkbox tasks from the index, filtered, ordered by due date (undated last), keyset-paged.
+// Read-only; never reads notes, and its header always says how much of the vault is not indexed yet.
+import { sql, type RawBuilder } from 'kysely';
+import type { IndexService } from '../../../src/sdk/index-service.js';
+import type { ToolContext, ToolModule } from '../../../src/sdk/types.js';
+import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
+
+export interface TasksSettings { listCap: number; statuses: Record<string, StatusType> }
+type Ctx = ToolContext<{ tasks: TasksSettings }>;
+type StatusFilter = keyof typeof STATUS_FILTERS | 'any';
+interface Input {
+  folder?: string; status?: StatusFilter; due_by?: string; scheduled_by?: string; tags?: string[];
+  priority?: Array<'highest' | 'high' | 'medium' | 'low' | 'lowest' | 'none'>; limit?: number; cursor?: string;
+}
+export interface TaskRow {
+  path: string; line: number; status: string; status_type: StatusType; text: string; tags: string[]; heading_path: string;
+  due: string | null; scheduled: string | null; start: string | null; done: string | null; created: string | null; cancelled: string | null;
+  priority: string | null; recurrence: string | null; id: string | null; depends_on: string[];
+}
+interface Output {
+  total: number; shown: number; not_scanned: number; not_indexable: number; index_pending: number | null;
+  tasks: TaskRow[]; next_cursor: string | null;
+}
+
+const enc = (k: [string | null, string, number]) => Buffer.from(JSON.stringify(k)).toString('base64url');
+function dec(cursor: string): [string | null, string, number] | undefined {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 3 && (v[0] === null || typeof v[0] === 'string') && typeof v[1] === 'string' && Number.isInteger(v[2])) return v as [string | null, string, number];
+  } catch {
+    // fall through
+  }
+  return undefined;
+}
+
+export const listTasks: ToolModule<Input, Output> = {
+  async handler(input, ctx: Ctx) {
+    const s = ctx.settings.tasks;
+    const limit = Math.max(1, Math.min(input.limit ?? 100, s.listCap));
+    const folder = (input.folder ?? '').replace(/\\/g, '/').replace(/^\/+|\/+$/g, '');
+    const inFolder = (col: RawBuilder<unknown>) => (folder === '' ? sql`true` : sql`left(${col}, ${folder.length + 1}) = ${`${folder}/`}`);
+    const conds: RawBuilder<unknown>[] = [sql`t.vault_id = ${ctx.vault.id}`, inFolder(sql`t.path`)];
+    const status = input.status ?? 'open';
+    const custom = await customStatuses(ctx, s.statuses ?? {});
+    if (status !== 'any') {
+      const wanted: readonly string[] = STATUS_FILTERS[status];
+      const all = [...custom.keys()];
+      const chars = all.filter((c) => wanted.includes(custom.get(c)!));
+      conds.push(sql`(t.status = ANY(${arr(chars)}) OR (NOT (t.status = ANY(${arr(all)})) AND t.status_type = ANY(${arr(wanted)})))`);
+    }
+    if (input.due_by) conds.push(sql`t.due IS NOT NULL AND t.due <= ${input.due_by}`);
+    if (input.scheduled_by) conds.push(sql`t.scheduled IS NOT NULL AND t.scheduled <= ${input.scheduled_by}`);
+    if (input.tags?.length) conds.push(sql`t.tags @> ${JSON.stringify(input.tags.map((x) => x.replace(/^#/, '').toLowerCase()))}::jsonb`);
+    if (input.priority?.length) {
+      const named = input.priority.filter((p) => p !== 'none');
+      conds.push(sql`(t.priority = ANY(${arr(named)})${input.priority.includes('none') ? sql` OR t.priority IS NULL` : sql``})`);
+    }
+    const where = sql.join(conds, sql` AND `);
+    let after = sql`true`;
+    if (input.cursor) {
+      const k = dec(input.cursor);
+      if (!k) ctx.refuse('invalid_arguments', { problems: 'cursor is not one this tool returned (pass next_cursor verbatim)' });
+      after = sql`((t.due IS NULL), coalesce(t.due, ''), t.path, t.line) > (${k[0] === null}, ${k[0] ?? ''}, ${k[1]}, ${k[2]})`;
+    }
+    const { rows } = await sql<Record<string, unknown>>`
+      SELECT t.path, t.line, t.status, t.status_type, t.text, t.tags, t.heading_path, t.due, t.scheduled, t.start_date, t.done_date,
+        t.created_date, t.cancelled_date, t.priority, t.recurrence, t.task_id, t.depends_on
+      FROM tasks_items t WHERE ${where} AND ${after}
+      ORDER BY (t.due IS NULL), coalesce(t.due, ''), t.path, t.line LIMIT ${limit + 1}`.execute(ctx.db);
+    const tasks: TaskRow[] = rows.slice(0, limit).map((r) => ({
+      path: r.path as string, line: r.line as number, status: r.status as string,
+      status_type: custom.get(r.status as string) ?? (r.status_type as StatusType), text: r.text as string, tags: r.tags as string[],
+      heading_path: r.heading_path as string, due: r.due as string | null, scheduled: r.scheduled as string | null, start: r.start_date as string | null,
+      done: r.done_date as string | null, created: r.created_date as string | null, cancelled: r.cancelled_date as string | null,
+      priority: r.priority as string | null, recurrence: r.recurrence as string | null, id: r.task_id as string | null, depends_on: r.depends_on as string[],
+    }));
+    const last = tasks[tasks.length - 1];
+    const next_cursor = rows.length > limit && last ? enc([last.due, last.path, last.line]) : null;
+    const counts = (await sql<{ total: string; not_scanned: string; not_indexable: string }>`
+      SELECT (SELECT count(*) FROM tasks_items t WHERE ${where}) AS total,
+        (SELECT count(*) FROM notes n WHERE n.vault_id = ${ctx.vault.id} AND ${inFolder(sql`n.path`)}
+           AND NOT EXISTS (SELECT 1 FROM tasks_notes s WHERE s.note_id = n.id)) AS not_scanned,
+        (SELECT count(*) FROM tasks_notes s JOIN notes n ON n.id = s.note_id WHERE s.vault_id = ${ctx.vault.id} AND s.error IS NOT NULL
+           AND ${inFolder(sql`n.path`)}) AS not_indexable`.execute(ctx.db)).rows[0];
+    let index_pending: number | null = null;
+    if (ctx.hasService('index')) {
+      const st = ctx.service<IndexService>('index').status(ctx.vault.id);
+      index_pending = st.ready ? st.pending : Math.max(st.pending, st.scanned - st.indexed);
+    }
+    return { total: Number(counts.total), shown: tasks.length, not_scanned: Number(counts.not_scanned), not_indexable: Number(counts.not_indexable), index_pending, tasks, next_cursor };
+  },
+  render(o) {
+    const gaps = [`${o.not_scanned} notes not yet scanned for tasks`, `${o.not_indexable} notes whose tasks could not be indexed`];
+    if (o.index_pending) gaps.push(`${o.index_pending} notes waiting to be indexed`);
+    const out = [`${o.total} tasks match (showing ${o.shown}) — ${gaps.join(', ')}:`];
+    for (const t of o.tasks) {
+      const bits = [t.due && `📅 ${t.due}`, t.scheduled && `⏳ ${t.scheduled}`, t.start && `🛫 ${t.start}`, t.done && `✅ ${t.done}`, t.cancelled && `❌ ${t.cancelled}`, t.priority && `priority ${t.priority}`, t.recurrence && `🔁 ${t.recurrence}`]
+        .filter(Boolean).join(' ');
+      out.push(`- [${t.status}] ${t.text}${bits ? ` — ${bits}` : ''}${t.tags.length ? ` #${t.tags.join(' #')}` : ''} — \`${t.path}\`:${t.line}${t.heading_path ? ` § ${t.heading_path}` : ''}${t.status_type === 'other' ? ' (status: other)' : ''}`);
+    }
+    if (o.next_cursor) out.push(`more: cursor=${o.next_cursor}`);
+    return out.join('\n');
+  },
+};
+
+function arr(values: readonly string[]): RawBuilder<unknown> {
+  return sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+}

@@ -1,0 +1,112 @@
+// The graph contributor against a real (embedded) database through the index store's applyOps:
+// resolution, re-attachment when a note appears, detachment when it goes, renames, aliases, the cap.
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { rmSync, cpSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { openDatabase, migrate } from '../../../src/host/db/index.js';
+import { pgliteTemplate } from '../../../src/host/testing/harness.js';
+import { applyOps, type Op } from '../../../src/host/index/store.js';
+import { parseNote } from '../../../src/markdown/index.js';
+import graph from '../../../plugins/graph/family.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-graph-unit-'));
+cpSync(await pgliteTemplate(), dir, { recursive: true });
+const database = await openDatabase(`pglite:${dir}`, { baseDir: '/' });
+t.teardown(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const db: Kysely<any> = database.db;
+await migrate(db, 'family_graph', graph.migrations!);
+const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('g', '/tmp/g') RETURNING id`.execute(db)).rows[0].id);
+let cap = 5000;
+const contributors = graph.indexers!.map((c) => ({ family: 'graph', contributor: c }));
+// The cap is read through the family's settings hook; tests drive it through the provider.
+(graph.provides!['graph-settings'].create as (ctx: unknown) => unknown)({ settings: { graph: { get maxLinksPerNote() { return cap; } } } });
+
+async function prev(p: string) {
+  const r = (await sql<{ id: string; content_hash: string; size: number; mtime: Date }>`SELECT id, content_hash, size, mtime FROM notes WHERE vault_id = ${vaultId} AND path = ${p}`.execute(db)).rows[0];
+  return r ? { id: Number(r.id), hash: r.content_hash, size: r.size, mtimeMs: new Date(r.mtime).getTime() } : undefined;
+}
+async function apply(ops: Op[]) {
+  await db.transaction().execute((trx) => applyOps(trx, vaultId, ops, contributors, new Date()));
+}
+async function put(p: string, text: string) {
+  const hash = `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  await apply([{ op: 'upsert', path: p, hash, size: text.length, mtimeMs: Date.now(), model: parseNote(text, { path: p }), prev: await prev(p) }]);
+}
+async function del(p: string) {
+  await apply([{ op: 'remove', path: p, prev: (await prev(p))! }]);
+}
+async function move(from: string, to: string, text: string) {
+  const pv = (await prev(from))!;
+  await apply([{ op: 'rename', from, path: to, hash: pv.hash, size: pv.size, mtimeMs: pv.mtimeMs, model: parseNote(text, { path: to }), prev: pv }]);
+}
+async function links(source: string) {
+  return (await sql<{ target: string; to: string | null; ambiguous: boolean; attachment: boolean; candidates: string[] }>`
+    SELECT l.target, t.path AS to, l.ambiguous, l.attachment, l.candidates FROM graph_links l JOIN notes s ON s.id = l.source_id
+    LEFT JOIN notes t ON t.id = l.target_id WHERE s.path = ${source} ORDER BY l.ord`.execute(db)).rows;
+}
+
+t.test('links resolve, dangle, and re-attach when the target appears', async (t) => {
+  await put('A.md', 'See [[B]], [[Missing]], ![[pic.png]] and [md](Sub/C.md) and [[#Local]].\n# Local\n');
+  let rows = await links('A.md');
+  t.same(rows.map((r) => [r.target, r.to, r.attachment]), [['B', null, false], ['Missing', null, false], ['pic.png', null, true], ['Sub/C.md', null, false], ['', 'A.md', false]]);
+  await put('B.md', 'back to [[a]]');
+  await put('Sub/C.md', 'plain');
+  rows = await links('A.md');
+  t.equal(rows[0].to, 'B.md', 'dangling [[B]] re-attached when B.md appeared');
+  t.equal(rows[3].to, 'Sub/C.md');
+  t.equal((await links('B.md'))[0].to, 'A.md', 'case-insensitive name');
+});
+
+t.test('ambiguity appears with a second same-named note and goes with it', async (t) => {
+  await put('Other/B.md', 'twin');
+  let rows = await links('A.md');
+  t.equal(rows[0].to, 'B.md', 'tie-break keeps the same-folder note');
+  t.equal(rows[0].ambiguous, true);
+  t.same(rows[0].candidates, ['B.md', 'Other/B.md']);
+  await del('Other/B.md');
+  rows = await links('A.md');
+  t.equal(rows[0].ambiguous, false);
+  t.equal(rows[0].to, 'B.md');
+});
+
+t.test('deleting a note makes links to it dangling; recreating re-attaches', async (t) => {
+  await del('B.md');
+  t.equal((await links('A.md'))[0].to, null);
+  t.equal((await sql`SELECT 1 FROM graph_links l JOIN notes s ON s.id = l.source_id WHERE s.path = 'B.md'`.execute(db)).rows.length, 0);
+  await put('B.md', 'again');
+  t.equal((await links('A.md'))[0].to, 'B.md');
+});
+
+t.test('rename: links by the old name dangle, links by the new name attach, own relative links re-resolve', async (t) => {
+  await put('D.md', 'link to [[Renamed]] and [[B]]');
+  t.equal((await links('D.md'))[0].to, null);
+  await move('B.md', 'Renamed.md', 'again');
+  t.equal((await links('A.md'))[0].to, null, '[[B]] no longer resolves');
+  t.equal((await links('D.md'))[0].to, 'Renamed.md', '[[Renamed]] now resolves');
+  await move('Sub/C.md', 'Sub2/C.md', 'plain');
+  t.equal((await links('A.md'))[3].to, null, 'path-qualified [md](Sub/C.md) dangles after the move');
+});
+
+t.test('aliases resolve, and alias changes re-resolve', async (t) => {
+  await put('E.md', 'see [[Nick]]');
+  t.equal((await links('E.md'))[0].to, null);
+  await put('Person.md', '---\naliases: [Nick]\n---\nhello');
+  t.equal((await links('E.md'))[0].to, 'Person.md');
+  await put('Person.md', '---\naliases: [Other]\n---\nhello');
+  t.equal((await links('E.md'))[0].to, null);
+});
+
+t.test('the per-note cap stores the first links and marks the note truncated', async (t) => {
+  cap = 3;
+  await put('Many.md', '[[a1]] [[a2]] [[a3]] [[a4]] [[a5]]');
+  const node = (await sql<{ link_count: number; links_truncated: boolean }>`SELECT link_count, links_truncated FROM graph_nodes g JOIN notes n ON n.id = g.note_id WHERE n.path = 'Many.md'`.execute(db)).rows[0];
+  t.same(node, { link_count: 5, links_truncated: true });
+  t.equal((await links('Many.md')).length, 3);
+  cap = 5000;
+});
