@@ -4,7 +4,6 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger, Principal, VaultHandle } from '../sdk/types.js';
 import type { VaultFs } from '../sdk/vault.js';
 import { Admission } from './admission/index.js';
@@ -18,7 +17,7 @@ import { FamilyManager, type ApplyResult } from './families/manager.js';
 import { buildHttpApp } from './http/app.js';
 import { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
-import { createMcpServer, type ServerDeps } from './mcp/server-factory.js';
+import type { ServerDeps } from './mcp/server-factory.js';
 import { SessionHub } from './mcp/sessions.js';
 import { loadSettings, resolvePath, SettingsError, type Settings } from './settings/load.js';
 import { openVault } from './vault/index.js';
@@ -145,7 +144,7 @@ export class Host {
       hub: this.hub,
       deps: this.serverDeps,
       log: this.log,
-      bodyLimitBytes: s.bodyLimitBytes,
+      bodyLimitBytes: this.requestBodyLimit(),
       registry: this.manager.registry,
       allowedHosts: s.allowedHosts,
       allowedOrigins: s.allowedOrigins,
@@ -157,22 +156,22 @@ export class Host {
     this.reaper.unref();
   }
 
+  /** server.bodyLimitBytes, raised to what serving families declare they need (fixed at listen). */
+  private requestBodyLimit(): number {
+    let limit = this.settings.host.server.bodyLimitBytes;
+    for (const gen of this.manager.registry.generations.values()) {
+      const need = gen.family.requestBodyBytes?.(gen.settings);
+      if (need && Number.isFinite(need)) limit = Math.max(limit, need);
+    }
+    return limit;
+  }
+
   /** The base URL the server listens on (for tests and the first-start message). */
   get url(): string {
     const addr = this.app?.server.address() as AddressInfo | null;
     if (!addr) return '';
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     return `http://${host}:${addr.port}`;
-  }
-
-  /** Serve MCP on this process's stdin/stdout as the local operator. */
-  async serveStdio(): Promise<void> {
-    const server = createMcpServer(this.operator, this.serverDeps);
-    const transport = new StdioServerTransport();
-    const id = 'stdio';
-    this.hub.add(id, { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() });
-    transport.onclose = () => this.hub.delete(id);
-    await server.connect(transport);
   }
 
   private watchConfig(): void {

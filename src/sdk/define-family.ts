@@ -37,6 +37,12 @@ export interface FamilyDefinition {
    * validates them when the family loads and hands the result to handlers as ctx.settings.
    */
   readonly settings?: Readonly<Record<string, JsonSchema>>;
+  /**
+   * The largest MCP request body this family's tools may legitimately need (e.g. a base64 write at
+   * the family's write cap), from its validated settings. The host raises its HTTP body limit to
+   * the largest of these, so such calls reach the tool and get its own refusal instead of a 413.
+   */
+  readonly requestBodyBytes?: (settings: Readonly<Record<string, unknown>>) => number;
 }
 
 export const FAMILY_BRAND = Symbol.for('exocortex.family');

@@ -3,6 +3,7 @@
 // graph rows following deletes and moves. Uses the host's index when it serves one, else applies the
 // index store directly (the same contributor calls the pipeline makes).
 import t from 'tap';
+import { corpus as corpusPath } from '../../fixtures/corpus.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ const refusalOf = (r: unknown) => refusalOfResult(r as { isError?: boolean; cont
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
-const corpus = '/work/shared/corpora/vaults-public-v1/obsidian-tasks-docs';
+const corpus = corpusPath('obsidian-tasks-docs');
 const server = await startTestServer({ builtinDir: null, copyVaultFrom: corpus, config: { plugins: [path.join(root, 'plugins/graph')], index: { watch: false, reconcileSeconds: 0 } } });
 t.teardown(() => server.close());
 const client = await server.connect();

@@ -2,6 +2,7 @@
 // vault's notes through the registry, /health reports index counts, and write-through works via the
 // named service a handler would get from ctx.service('index').
 import t from 'tap';
+import { corpus as corpusPath } from '../../fixtures/corpus.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -10,7 +11,7 @@ import type { IndexService } from '../../../src/sdk/index-service.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const recorder = path.resolve(here, '../../fixtures/families/index-recorder');
-const corpus = path.resolve(here, '../../../../shared/corpora/vaults-public-v1/obsidian-tasks-contributing');
+const corpus = corpusPath('obsidian-tasks-contributing');
 
 const server = await startTestServer({ builtinDir: null, copyVaultFrom: corpus, config: { plugins: [recorder], index: { debounceMs: 30 } } });
 t.teardown(() => server.close());

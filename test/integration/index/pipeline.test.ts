@@ -2,6 +2,7 @@
 // renames and deletes, reconcile without a watcher, write-through, quarantine and its retry, bad inputs,
 // and a contributor's write/remove/rename calls and version bump.
 import t from 'tap';
+import { corpus as corpusPath } from '../../fixtures/corpus.js';
 import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import type { NoteModel } from '../../../src/markdown/index.js';
 import type { IndexContributor, Logger } from '../../../src/sdk/types.js';
 import type { VaultFs } from '../../../src/sdk/vault.js';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../../shared/corpora/vaults-public-v1/obsidian-tasks-demo');
+const CORPUS = corpusPath('obsidian-tasks-demo');
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const SETTINGS: IndexSettings = {
   watch: true,

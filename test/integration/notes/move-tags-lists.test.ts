@@ -1,6 +1,7 @@
 // move_note link rewriting, tag edits, regex replace with a time budget, listings, periodic notes,
 // stats, resources and prompts, through the SDK client on a temp copy of a corpus vault.
 import t from 'tap';
+import { corpus as corpusPath } from '../../fixtures/corpus.js';
 import path from 'node:path';
 import { readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import type { IndexService } from '../../../src/sdk/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const notes = path.resolve(here, '../../../plugins/notes');
-const corpus = '/work/shared/corpora/vaults-public-v1/obsidian-tasks-contributing';
+const corpus = corpusPath('obsidian-tasks-contributing');
 
 const d = new Date();
 const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;

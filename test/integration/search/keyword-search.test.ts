@@ -2,6 +2,7 @@
 // client): title first, AND→OR fill, «» snippets, filters, websearch syntax, the hybrid fallback
 // marker, and the ftsConfigs fingerprint (refusal to start, rebuild, CJK under `simple`).
 import t from 'tap';
+import { corpus as corpusPath } from '../../fixtures/corpus.js';
 
 type ToolResult = { isError?: boolean; content?: unknown; structuredContent?: unknown };
 import { rebuildKeyword } from '../../../plugins/search/family.js';
@@ -9,7 +10,7 @@ import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 
-const CORPUS = '/work/shared/corpora/vaults-public-v1/obsidian-tasks-docs';
+const CORPUS = corpusPath('obsidian-tasks-docs');
 const others = { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } };
 
 const server = await startTestServer({

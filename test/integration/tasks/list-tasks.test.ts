@@ -2,6 +2,7 @@
 // tags spot-checked against the files, an independent count of checkbox lines, filters, keyset paging.
 // Uses the host's index when it serves one, else applies the index store directly.
 import t from 'tap';
+import { corpus as corpusPath } from '../../fixtures/corpus.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +20,7 @@ const refusalOf = (r: unknown) => refusalOfResult(r as { isError?: boolean; cont
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
-const corpus = '/work/shared/corpora/vaults-public-v1/obsidian-tasks-demo';
+const corpus = corpusPath('obsidian-tasks-demo');
 const server = await startTestServer({
   builtinDir: null,
   copyVaultFrom: corpus,

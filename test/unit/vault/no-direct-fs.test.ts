@@ -19,6 +19,8 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/host.ts': 'watches the config file for reloads',
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
+  'plugins/transfer/receive.ts': 'streams an upload into a private temp file outside the vault (published through VaultFs)',
+  'plugins/transfer/routes.ts': 'reads that temp file back before publishing it through VaultFs',
 };
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -1,0 +1,48 @@
+// delete_file: soft delete (to .trash/) or permanent unlink of one non-note file, optionally hash-guarded.
+// Never deletes markdown, folders or symlinks; every mutation goes through ctx.vault.fs.
+import type { ToolContext, ToolModule } from '../../../src/sdk/index.js';
+import { HASH_RE, isMarkdownPath } from '../kinds.js';
+import type { FilesCtxSettings } from '../settings.js';
+
+export interface DeleteFileInput {
+  path: string;
+  permanent?: boolean;
+  expected_hash?: string;
+}
+
+export interface DeleteFileOutput {
+  path: string;
+  permanent: boolean;
+  trash_path: string | null;
+  size: number;
+}
+
+async function handler(input: DeleteFileInput, ctx: ToolContext<FilesCtxSettings>): Promise<DeleteFileOutput> {
+  const expected = input.expected_hash;
+  if (expected !== undefined && !HASH_RE.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
+  const fs = ctx.vault.fs;
+  const path = fs.checkPath(input.path);
+  if (isMarkdownPath(path)) ctx.refuse('markdown_not_allowed', { path, instead: 'delete_note' });
+  const st = await fs.stat(path);
+  if (st.kind === 'directory') ctx.refuse('is_directory', { path });
+  if (st.kind === 'symlink') ctx.refuse('is_symlink', { path, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
+  if (expected !== undefined) {
+    const limit = ctx.settings.files.maxReadBytes;
+    if (st.size > limit) ctx.refuse('precondition_unavailable', { path, size: st.size, limit });
+    const current = fs.contentHash(await fs.readBytes(path, { maxBytes: limit }));
+    if (current !== expected) ctx.refuse('stale_precondition', { path, expectedHash: expected, currentHash: current });
+  }
+  if (input.permanent) {
+    await fs.unlink(path);
+    return { path, permanent: true, trash_path: null, size: st.size };
+  }
+  const r = await fs.trash(path);
+  return { path, permanent: false, trash_path: r.trashPath, size: st.size };
+}
+
+function render(o: DeleteFileOutput): string {
+  return o.permanent ? `Deleted ${o.path} permanently (${o.size} bytes).` : `Moved ${o.path} to ${o.trash_path} (${o.size} bytes); restore it by moving it back.`;
+}
+
+const tool: ToolModule<DeleteFileInput, DeleteFileOutput> = { handler, render };
+export default tool;

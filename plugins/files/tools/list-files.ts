@@ -1,0 +1,64 @@
+// list_files: an ls-style listing of one vault folder (optionally recursive), glob-filtered and capped.
+// Hidden entries are never listed and symlinks are reported, not followed (the vault service enforces both).
+import type { ToolContext, ToolModule, VaultEntry } from '../../../src/sdk/index.js';
+import { formatBytes } from '../kinds.js';
+import type { FilesCtxSettings } from '../settings.js';
+
+export interface ListFilesInput {
+  folder?: string;
+  pattern?: string;
+  recursive?: boolean;
+  limit?: number;
+}
+
+interface Entry {
+  path: string;
+  kind: 'file' | 'directory' | 'symlink';
+  size: number;
+  mtime: string;
+  target?: string;
+}
+
+export interface ListFilesOutput {
+  folder: string;
+  entries: Entry[];
+  count: number;
+  truncated: boolean;
+  limit: number;
+}
+
+/** A name-only pattern matches at any depth; one with a slash is matched against the relative path. */
+export function effectivePattern(pattern: string): string | undefined {
+  if (pattern === '*' || pattern === '**' || pattern === '**/*') return undefined;
+  return pattern.includes('/') ? pattern : `**/${pattern}`;
+}
+
+async function handler(input: ListFilesInput, ctx: ToolContext<FilesCtxSettings>): Promise<ListFilesOutput> {
+  const folder = input.folder === undefined || input.folder === '' || input.folder === '.' || input.folder === './' ? '.' : input.folder.replace(/\/+$/, '');
+  if (folder !== '.') ctx.vault.fs.checkPath(folder);
+  const limit = Math.min(input.limit ?? 200, ctx.settings.files.maxListEntries);
+  const pattern = effectivePattern(input.pattern ?? '*');
+  const raw: VaultEntry[] = await ctx.vault.fs.list(folder, { recursive: input.recursive ?? false, pattern, limit: limit + 1 });
+  const truncated = raw.length > limit;
+  const entries = raw.slice(0, limit).map((e): Entry => {
+    const out: Entry = { path: e.path, kind: e.kind, size: e.kind === 'directory' ? 0 : e.size, mtime: new Date(e.mtimeMs).toISOString() };
+    if (e.kind === 'symlink' && e.linkTarget !== undefined) out.target = e.linkInside ? e.linkTarget : '(outside the vault)';
+    return out;
+  });
+  return { folder, entries, count: entries.length, truncated, limit };
+}
+
+function render(o: ListFilesOutput): string {
+  if (o.entries.length === 0) return `${o.folder}: no entries`;
+  const lines = o.entries.map((e) => {
+    const when = e.mtime.slice(0, 16).replace('T', ' ');
+    const size = e.kind === 'directory' ? '-' : formatBytes(e.size);
+    const name = e.kind === 'directory' ? `${e.path}/` : e.kind === 'symlink' ? `${e.path} -> ${e.target ?? '?'}` : e.path;
+    return `${when}  ${size.padStart(9)}  ${name}`;
+  });
+  const tail = o.truncated ? `\n… more entries exist: listing stopped at limit=${o.limit}` : '';
+  return `${o.folder}: ${o.count} entries\n${lines.join('\n')}${tail}`;
+}
+
+const tool: ToolModule<ListFilesInput, ListFilesOutput> = { handler, render };
+export default tool;

@@ -1,0 +1,85 @@
+// write_file: put a non-note file into the vault, no-clobber by default, checked replace on request.
+// Publishes only through ctx.vault.fs (create / replace); never writes markdown, never exceeds the cap.
+import { isRefusal, type ToolContext, type ToolModule, type WriteResult } from '../../../src/sdk/index.js';
+import { HASH_RE, formatBytes, isMarkdownPath, mimeOf } from '../kinds.js';
+import type { FilesCtxSettings } from '../settings.js';
+
+export interface WriteFileInput {
+  path: string;
+  content: string;
+  encoding?: 'base64' | 'text';
+  overwrite?: boolean;
+  expected_hash?: string;
+}
+
+export interface WriteFileOutput {
+  path: string;
+  size: number;
+  content_hash: string;
+  mime: string;
+  created: boolean;
+  previous_hash: string | null;
+}
+
+const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
+const BASE64URL_RE = /^[A-Za-z0-9_-]*$/;
+
+/** Decoded size of a base64 string without decoding it (so an oversized write costs no allocation). */
+export function base64DecodedSize(s: string): number {
+  const len = s.replace(/\s+/g, '').length;
+  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
+  return Math.floor((len * 3) / 4) - pad;
+}
+
+function decode(input: WriteFileInput, path: string, limit: number, ctx: ToolContext<FilesCtxSettings>): Buffer {
+  if ((input.encoding ?? 'base64') === 'text') {
+    const size = Buffer.byteLength(input.content, 'utf8');
+    if (size > limit) ctx.refuse('too_large', { path, size, limit, setting: 'files.maxWriteBytes' });
+    return Buffer.from(input.content, 'utf8');
+  }
+  const size = base64DecodedSize(input.content);
+  if (size > limit) ctx.refuse('too_large', { path, size, limit, setting: 'files.maxWriteBytes' });
+  const compact = input.content.replace(/\s+/g, '');
+  const url = !BASE64_RE.test(compact) && BASE64URL_RE.test(compact);
+  if ((!BASE64_RE.test(compact) && !url) || (!url && compact.length % 4 !== 0)) {
+    ctx.refuse('invalid_content', { reason: 'content is not valid base64 (send encoding="text" for plain text)' });
+  }
+  return Buffer.from(compact, url ? 'base64url' : 'base64');
+}
+
+async function handler(input: WriteFileInput, ctx: ToolContext<FilesCtxSettings>): Promise<WriteFileOutput> {
+  const expected = input.expected_hash;
+  if (expected !== undefined && !HASH_RE.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
+  const fs = ctx.vault.fs;
+  const path = fs.checkPath(input.path);
+  if (isMarkdownPath(path)) ctx.refuse('markdown_not_allowed', { path, instead: 'create_note or edit_note' });
+  if (expected !== undefined && !input.overwrite) {
+    ctx.refuse('invalid_arguments', { problems: 'expected_hash applies only with overwrite=true (a new file has no bytes to compare)' });
+  }
+  const bytes = decode(input, path, ctx.settings.files.maxWriteBytes, ctx);
+  const mime = mimeOf(path);
+  let result: WriteResult;
+  let created: boolean;
+  if (!input.overwrite) {
+    result = await fs.create(path, bytes);
+    created = true;
+  } else {
+    try {
+      result = await fs.replace(path, bytes, expected !== undefined ? { expectedHash: expected } : {});
+      created = false;
+    } catch (e) {
+      if (!isRefusal(e) || e.code !== 'not_found') throw e;
+      result = await fs.create(path, bytes);
+      created = true;
+    }
+  }
+  return { path: result.path, size: result.size, content_hash: result.contentHash, mime, created, previous_hash: result.previousHash ?? null };
+}
+
+function render(o: WriteFileOutput): string {
+  const verb = o.created ? 'Created' : 'Replaced';
+  return `${verb} ${o.path} (${o.size} bytes, ${formatBytes(o.size)})\nmime: ${o.mime}\ncontent_hash: ${o.content_hash}${o.previous_hash ? `\nprevious_hash: ${o.previous_hash}` : ''}`;
+}
+
+const tool: ToolModule<WriteFileInput, WriteFileOutput> = { handler, render };
+export default tool;
