@@ -10,8 +10,10 @@ import hybridSearch from './tools/hybrid-search.js';
 import keywordSearch from './tools/keyword-search.js';
 import semanticSearch from './tools/semantic-search.js';
 
-export { rebuildKeyword } from './keyword/meta.js';
-export { reembedAll, resetEmbeddings } from './embeddings/service.js';
+import { rebuildKeyword } from './keyword/meta.js';
+import { reembedAll, resetEmbeddings } from './embeddings/service.js';
+
+export { rebuildKeyword, reembedAll, resetEmbeddings };
 
 /** Boot-time keyword check: a bad config name or a changed list fails the family with the reason. */
 async function createKeywordIndex(ctx: ServiceFactoryContext): Promise<{ configs: string[] }> {
@@ -39,5 +41,27 @@ export default defineFamily({
     keyword_search: keywordSearch,
     semantic_search: semanticSearch,
     hybrid_search: hybridSearch,
+  },
+  commands: {
+    'rebuild-keyword': {
+      description: 'recompute every keyword vector for the configured search.ftsConfigs (required after changing that list)',
+      async run(ctx) {
+        const s = (ctx.settings as { search: SearchSettings }).search;
+        const n = await rebuildKeyword(ctx.db, { configs: s.ftsConfigs, headChars: s.headChars, bodyChars: s.bodyChars });
+        ctx.print(`rebuilt keyword vectors of ${n} notes for ${s.ftsConfigs.join(', ')}`);
+      },
+    },
+    'reset-embeddings': {
+      description: 'drop all vectors and their model fingerprint, and queue every note (required after changing the embedding model)',
+      async run(ctx) {
+        ctx.print(`queued ${await resetEmbeddings(ctx.db)} notes for embedding`);
+      },
+    },
+    reembed: {
+      description: 'queue every note for embedding, keeping current vectors until new ones land',
+      async run(ctx) {
+        ctx.print(`queued ${await reembedAll(ctx.db)} notes for embedding`);
+      },
+    },
   },
 });

@@ -2,6 +2,7 @@
 // the value this returns; the host's loader validates it and never needs anything else from it.
 
 import type {
+  FamilyCommand,
   FamilyMigration,
   FamilyRoutes,
   IndexContributor,
@@ -43,6 +44,8 @@ export interface FamilyDefinition {
    * the largest of these, so such calls reach the tool and get its own refusal instead of a 413.
    */
   readonly requestBodyBytes?: (settings: Readonly<Record<string, unknown>>) => number;
+  /** Operator commands, run as `exocortex <family> <command> [args]` (e.g. `exocortex search rebuild-keyword`). */
+  readonly commands?: Readonly<Record<string, FamilyCommand>>;
 }
 
 export const FAMILY_BRAND = Symbol.for('exocortex.family');

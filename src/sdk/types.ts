@@ -206,3 +206,23 @@ export interface FamilyMigration {
   up(db: Kysely<any>): Promise<void>;
   down?(db: Kysely<any>): Promise<void>;
 }
+
+// --- CLI commands ----------------------------------------------------------------------------------
+
+export interface FamilyCommandContext {
+  readonly db: Database;
+  readonly log: Logger;
+  /** The family's validated settings sections (defaults applied). */
+  readonly settings: Record<string, unknown>;
+  readonly vault: VaultHandle;
+  /** Positional arguments after `exocortex <family> <command>`. */
+  readonly args: readonly string[];
+  /** Progress and results for the operator (stderr); stdout is reserved for what scripts capture. */
+  print(line: string): void;
+}
+
+export interface FamilyCommand {
+  readonly description: string;
+  /** Runs with the family's migrations applied but without booting it (so it can repair what boot refuses). */
+  run(ctx: FamilyCommandContext): Promise<void>;
+}

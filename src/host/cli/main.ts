@@ -5,7 +5,7 @@ import { loadSettings, SettingsError, type Settings } from '../settings/load.js'
 import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio } from './commands.js';
 
 const program = new Command();
-program.name('exocortex').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
+program.name('exocortex').addHelpText('after', '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
 
 const withConfig = (cmd: Command) => cmd.addOption(new Option('-c, --config <file>', 'config file (YAML); default: config/default.yaml, or $EXO_CONFIG'));
 const settingsOf = (opts: { config?: string }): Settings => loadSettings({ file: opts.config });
@@ -43,8 +43,25 @@ withConfig(program.command('doctor').description('check the platform and configu
   process.exitCode = await runDoctor(opts.config);
 });
 
+/** `exocortex <family> <command> [args] [--config FILE]`: anything that is not a host command. */
+async function familyCommand(argv: string[]): Promise<boolean> {
+  const first = argv[2];
+  if (!first || first.startsWith('-') || first === 'help' || program.commands.some((c) => c.name() === first)) return false;
+  const rest = argv.slice(3);
+  let config: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === '--config' || rest[i] === '-c') config = rest[++i];
+    else if (rest[i].startsWith('--config=')) config = rest[i].slice('--config='.length);
+    else positional.push(rest[i]);
+  }
+  const { runFamilyCommand } = await import('./family-command.js');
+  process.exitCode = await runFamilyCommand(settingsOf({ config }), first, positional[0], positional.slice(1));
+  return true;
+}
+
 try {
-  await program.parseAsync(process.argv);
+  if (!(await familyCommand(process.argv))) await program.parseAsync(process.argv);
 } catch (e) {
   if (e instanceof SettingsError) {
     process.stderr.write(`exocortex: ${e.message}\n`);

@@ -230,6 +230,14 @@ export class FamilyManager {
     return out;
   }
 
+  /** One family by name with its validated settings, not booted (for `exocortex <family> <command>`). */
+  async resolveFamily(settings: Settings, name: string): Promise<{ family: DefinedFamily; settings: Record<string, unknown> } | undefined> {
+    const candidates = await this.candidates(settings);
+    const sections = this.validateSections(settings, candidates);
+    const found = candidates.find((c) => c.family.name === name);
+    return found ? { family: found.family, settings: sections.get(name) ?? {} } : undefined;
+  }
+
   async close(): Promise<void> {
     const gens = [...this.registry.generations.values()];
     this.registry.swap(new Map(), new Map());

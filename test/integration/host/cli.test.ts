@@ -57,3 +57,14 @@ t.test('an invalid config refuses to start, naming the key', async (t) => {
   t.match(out.stderr, /unknown key server\.colour/);
   t.match(out.stderr, /server\.port/);
 });
+
+t.test('families contribute commands: exocortex search rebuild-keyword', async (t) => {
+  const out = await cli('search', 'rebuild-keyword', '--config', configFile);
+  t.equal(out.code, 0, out.stderr);
+  t.match(out.stderr, /rebuilt keyword vectors of \d+ notes for english/);
+  const list = await cli('search', '--config', configFile);
+  t.match(list.stderr, /exocortex search reset-embeddings/);
+  const unknown = await cli('nosuchthing', '--config', configFile);
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /neither a command nor an installed family/);
+});
