@@ -1,6 +1,6 @@
 // Link lifetimes and URLs: clamp a requested TTL, never past the calling credential's expiry, and build
 // the public link with the token in the fragment. Pure except for the refusals it throws.
-import { Refusal, type Principal } from '../../src/sdk/index.js';
+import { Refusal, type HostInfo, type Principal } from '../../src/sdk/index.js';
 import type { TransferSettings } from './settings.js';
 
 export interface Lifetime {
@@ -25,7 +25,9 @@ export function linkLifetime(requested: number | undefined, s: TransferSettings,
   return { expiresAt: new Date(now.getTime() + seconds * 1000), seconds, note };
 }
 
-export function publicBase(s: TransferSettings): string {
-  if (!s.publicUrl) throw new Refusal('no_public_origin', { setting: 'transfer.publicUrl' });
-  return s.publicUrl.replace(/\/+$/, '');
+/** transfer.publicUrl when set, else the host's server.publicUrl; never a localhost fallback. */
+export function publicBase(s: TransferSettings, server: HostInfo): string {
+  const url = s.publicUrl ?? server.publicUrl;
+  if (!url) throw new Refusal('no_public_origin', { setting: 'server.publicUrl' });
+  return new URL(url).origin;
 }

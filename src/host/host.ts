@@ -97,6 +97,7 @@ export class Host {
         database,
         workers,
         log,
+        server: { publicUrl: h.server.publicUrl },
         vault: (id) => {
           if (id !== undefined && id !== vaultId) throw new Error(`vault ${id} is not served by this process`);
           return vaultHandle;

@@ -61,6 +61,12 @@ export interface WorkerPool {
 export type Database = Kysely<any>;
 export type DatabaseTransaction = Transaction<any>;
 
+/** Facts about the serving host a family may need (never secrets). */
+export interface HostInfo {
+  /** server.publicUrl: the https:// origin clients reach, or null when only loopback is served. */
+  readonly publicUrl: string | null;
+}
+
 export interface VaultHandle {
   readonly id: number;
   readonly name: string;
@@ -73,6 +79,7 @@ export interface ToolContext<Settings = Record<string, unknown>> {
   readonly db: Database;
   readonly workers: WorkerPool;
   readonly log: Logger;
+  readonly server: HostInfo;
   /** Aborts when the call's deadline passes or the client goes away. */
   readonly signal: AbortSignal;
   /** The family's own settings (its declared sections of the config file, defaults applied). */
@@ -167,6 +174,7 @@ export interface IndexContributor<Model = unknown> {
 // --- HTTP routes -------------------------------------------------------------------------------
 
 export interface FamilyRouteContext {
+  readonly server: HostInfo;
   readonly db: Database;
   readonly log: Logger;
   readonly settings: Record<string, unknown>;
@@ -186,6 +194,7 @@ export interface FamilyRoutes {
 // --- services ------------------------------------------------------------------------------------
 
 export interface ServiceFactoryContext {
+  readonly server: HostInfo;
   readonly db: Database;
   readonly log: Logger;
   readonly settings: Record<string, unknown>;

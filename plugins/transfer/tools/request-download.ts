@@ -29,7 +29,7 @@ export function requestDownload(deps: TransferDeps): ToolModule<RequestDownloadI
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;
-      const base = publicBase(s);
+      const base = publicBase(s, ctx.server);
       const fs = ctx.vault.fs;
       const path = fs.checkPath(input.path);
       const st = await fs.stat(path);

@@ -28,7 +28,7 @@ export function requestUpload(deps: TransferDeps): ToolModule<RequestUploadInput
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;
-      const base = publicBase(s);
+      const base = publicBase(s, ctx.server);
       const fs = ctx.vault.fs;
       const path = fs.checkPath(input.path);
       const overwrite = input.overwrite ?? false;

@@ -101,6 +101,7 @@ export class ToolDispatcher {
       db: this.host.database.db,
       workers: this.host.workers,
       log: this.host.log,
+      server: this.host.server,
       signal,
       settings: gen.settings,
       canWrite: !gen.readOnly && canWrite(principal),

@@ -61,6 +61,7 @@ export class FamilyGeneration {
       log: asValue(host.log),
     });
     const factoryCtx: ServiceFactoryContext = {
+      server: host.server,
       db: host.database.db,
       log: host.log,
       settings: this.settings,
@@ -76,7 +77,7 @@ export class FamilyGeneration {
     }
     if (this.family.routes) {
       const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
-      const routeCtx: FamilyRouteContext = { db: host.database.db, log: host.log, settings: this.settings, service, hasService, vault: (id) => host.vault(id) };
+      const routeCtx: FamilyRouteContext = { server: host.server, db: host.database.db, log: host.log, settings: this.settings, service, hasService, vault: (id) => host.vault(id) };
       await app.register(this.family.routes.plugin, { family: routeCtx });
       await app.ready();
       this.routeApp = app;

@@ -1,12 +1,13 @@
 // The services the host offers every family (by name in `requires`) and the shape the loader,
 // the dispatcher and the transports share. Declarations only.
 import type { DatabaseService } from '../db/index.js';
-import type { Logger, VaultHandle, WorkerPool } from '../../sdk/types.js';
+import type { HostInfo, Logger, VaultHandle, WorkerPool } from '../../sdk/types.js';
 
 export interface HostServices {
   readonly database: DatabaseService;
   readonly workers: WorkerPool;
   readonly log: Logger;
+  readonly server: HostInfo;
   /** The vault a principal is confined to (single-vault mode: the configured one). */
   vault(id?: number): VaultHandle;
   /** Named host services families may require ('vaults', 'workers', 'db', and later 'index'). */

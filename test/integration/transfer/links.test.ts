@@ -273,7 +273,7 @@ t.test('minting refuses without a public origin rather than emit a localhost lin
   await server.rewriteConfig({ transfer: { maxUploadBytes: CAP } });
   const r = refusalOf(await call('request_upload', { path: 'inbox/x.bin' }))!;
   t.equal(r.code, 'no_public_origin');
-  t.equal(r.setting, 'transfer.publicUrl');
+  t.equal(r.setting, 'server.publicUrl');
   t.equal(refusalOf(await call('request_download', { path: 'docs/keep.bin' }))!.code, 'no_public_origin');
 });
 
@@ -286,4 +286,13 @@ t.test('pages and byte routes are rate limited per client (defaults 30 and 10 pe
   for (let i = 0; i < 11; i++) bytes.push((await req('GET', '/transfer/download/file', { headers: bearer('B'.repeat(43)) })).status);
   t.same(bytes.slice(0, 10), Array(10).fill(404));
   t.equal(bytes[10], 429);
+});
+
+t.test('without transfer.publicUrl the host server.publicUrl is the link origin', async (t) => {
+  const other = await startTestServer({ builtinDir: null, config: { plugins: [family], server: { publicUrl: 'https://notes.example.net' } }, files: { 'a.bin': 'x' } });
+  t.teardown(() => other.close());
+  const c = await other.connect();
+  const r = (await c.callTool({ name: 'request_upload', arguments: { path: 'inbox/y.bin' } })) as Result;
+  t.notOk(r.isError, textOf(r));
+  t.match(JSON.stringify(r.structuredContent), /https:\/\/notes\.example\.net\/transfer\/upload#/);
 });
