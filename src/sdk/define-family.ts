@@ -2,6 +2,8 @@
 // the value this returns; the host's loader validates it and never needs anything else from it.
 
 import type {
+  ChangeOrigin,
+  Principal,
   FamilyCommand,
   FamilyMigration,
   FamilyRoutes,
@@ -69,6 +71,11 @@ export function defineFamily(definition: FamilyDefinition): DefinedFamily {
 
 export function isDefinedFamily(value: unknown): value is DefinedFamily {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[FAMILY_BRAND] === true;
+}
+
+/** The change origin to hand the index for a write made by this principal (change-feed attribution). */
+export function originOf(principal: Principal): ChangeOrigin {
+  return { kind: principal.kind, id: principal.id, name: principal.name };
 }
 
 /** Parse a `requires` entry: 'embeddings?' → { name: 'embeddings', optional: true }. */

@@ -1,5 +1,6 @@
 // The index service as families see it (`requires: ['index']`): write-through after our own writes,
 // status for "still catching up" answers. The host's pipeline (src/host/index) implements it.
+import type { ChangeOrigin } from './types.js';
 
 export interface IndexStatus {
   /** Files seen by the last scan (markdown notes only). */
@@ -23,11 +24,11 @@ export interface IndexService {
    * Our own tool wrote `path` (created or replaced): index it now, inside the call, so the caller's
    * next read or search sees it. Resolves once the notes row and every contributor's rows are committed.
    */
-  noteWritten(vaultId: number, path: string): Promise<void>;
+  noteWritten(vaultId: number, path: string, origin?: ChangeOrigin): Promise<void>;
   /** Our own tool deleted or trashed `path`. */
-  noteRemoved(vaultId: number, path: string): Promise<void>;
+  noteRemoved(vaultId: number, path: string, origin?: ChangeOrigin): Promise<void>;
   /** Our own tool moved `from` to `to` (contributors receive a rename, not a delete + create). */
-  noteMoved(vaultId: number, from: string, to: string): Promise<void>;
+  noteMoved(vaultId: number, from: string, to: string, origin?: ChangeOrigin): Promise<void>;
   status(vaultId: number): IndexStatus;
   /** Resolves when the initial scan is done (or the timeout passes); for tests and CLI. */
   whenReady(vaultId: number, timeoutMs?: number): Promise<boolean>;

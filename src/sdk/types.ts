@@ -153,7 +153,16 @@ export interface ResourceDefinition {
 // --- index contributors ------------------------------------------------------------------------
 
 /** A note as stored in the host's `notes` row, passed to contributors after the row is written. */
+/** Who made a change that reached the index through our own tools (absent: an outside edit). */
+export interface ChangeOrigin {
+  readonly kind: Principal['kind'];
+  readonly id: string;
+  readonly name: string;
+}
+
 export interface IndexedNote {
+  /** Set when the change came through a tool call (write-through); absent for outside edits. */
+  readonly origin?: ChangeOrigin;
   readonly id: number;
   readonly vaultId: number;
   readonly path: string;
@@ -167,7 +176,7 @@ export interface IndexContributor<Model = unknown> {
   /** Bump to re-derive only this contributor's rows in the background. */
   readonly version: number;
   write(trx: DatabaseTransaction, note: IndexedNote, model: Model): Promise<void>;
-  remove(trx: DatabaseTransaction, note: { id: number; vaultId: number; path: string }): Promise<void>;
+  remove(trx: DatabaseTransaction, note: { id: number; vaultId: number; path: string; origin?: ChangeOrigin }): Promise<void>;
   rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 // The precondition ladder every note write climbs (digest §4.3) and the one publish path with index
 // write-through. Order: malformed → no_incumbent → precondition_unavailable → required → stale → concurrent.
-import { Refusal, isRefusal, type IndexService } from '../../../src/sdk/index.js';
+import { Refusal, isRefusal, originOf, type IndexService } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 import { loadNote, type LoadedNote } from './note-io.js';
 
@@ -74,9 +74,9 @@ async function guarded(ctx: NotesCtx, what: string, run: (s: IndexService) => Pr
   }
 }
 
-export const indexWritten = (ctx: NotesCtx, path: string): Promise<void> => guarded(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, path));
-export const indexRemoved = (ctx: NotesCtx, path: string): Promise<void> => guarded(ctx, 'delete', (s) => s.noteRemoved(ctx.principal.vaultId, path));
-export const indexMoved = (ctx: NotesCtx, from: string, to: string): Promise<void> => guarded(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to));
+export const indexWritten = (ctx: NotesCtx, path: string): Promise<void> => guarded(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, path, originOf(ctx.principal)));
+export const indexRemoved = (ctx: NotesCtx, path: string): Promise<void> => guarded(ctx, 'delete', (s) => s.noteRemoved(ctx.principal.vaultId, path, originOf(ctx.principal)));
+export const indexMoved = (ctx: NotesCtx, from: string, to: string): Promise<void> => guarded(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
 
 export function indexService(ctx: NotesCtx): IndexService | undefined {
   return index(ctx);

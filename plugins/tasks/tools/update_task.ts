@@ -2,6 +2,7 @@
 // the way the Tasks plugin does, bound to the bytes read (or to expected_hash). Touches only that line.
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import type { ToolContext, ToolModule } from '../../../src/sdk/types.js';
+import { originOf } from '../../../src/sdk/define-family.js';
 
 interface Input { path: string; line: number; status?: string; done?: boolean; expected_hash?: string }
 interface Output { path: string; line: number; previous_status: string; status: string; text: string; content_hash: string; changed: boolean }
@@ -49,7 +50,7 @@ export const updateTask: ToolModule<Input, Output> = {
     if (updated === body) return { path: input.path, line: input.line, previous_status: old, status: next, text: updated, content_hash: hash, changed: false };
     lines[idx] = updated + cr;
     const written = await fs.replace(input.path, Buffer.from(lines.join('\n'), 'utf8'), { expectedHash: hash });
-    if (ctx.hasService('index')) await ctx.service<IndexService>('index').noteWritten(ctx.vault.id, input.path);
+    if (ctx.hasService('index')) await ctx.service<IndexService>('index').noteWritten(ctx.vault.id, input.path, originOf(ctx.principal));
     return { path: input.path, line: input.line, previous_status: old, status: next, text: updated, content_hash: written.contentHash, changed: true };
   },
   render(o) {

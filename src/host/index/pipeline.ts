@@ -3,6 +3,7 @@
 // one connection). Implements IndexService. Never blocks startup, and one bad note never stops it.
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { IndexService } from '../../sdk/index-service.js';
+import type { ChangeOrigin } from '../../sdk/types.js';
 import { mapLimit, parseInline, parseItems, prepareOne, unreadable, type Prepared } from './prepare.js';
 import { rederiveStep } from './rederive.js';
 import { brief, IndexState } from './state.js';
@@ -281,9 +282,9 @@ export class IndexPipeline implements IndexService {
   }
 
   /** Decide and write one batch. The caller holds the writer lock. */
-  private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>): Promise<void> {
+  private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
     await this.syncContributors();
-    await this.state.commit(items, moves);
+    await this.state.commit(items, moves, origin);
   }
 
   /** Run `fn` with the database writer to itself (one transaction at a time). */
@@ -314,20 +315,20 @@ export class IndexPipeline implements IndexService {
     if (vaultId !== this.vaultId) throw new Error(`vault ${vaultId} is not indexed by this process`);
   }
 
-  noteWritten(vaultId: number, path: string): Promise<void> {
-    return this.writeThrough(vaultId, [path]);
+  noteWritten(vaultId: number, path: string, origin?: ChangeOrigin): Promise<void> {
+    return this.writeThrough(vaultId, [path], undefined, origin);
   }
 
-  noteRemoved(vaultId: number, path: string): Promise<void> {
-    return this.writeThrough(vaultId, [path]);
+  noteRemoved(vaultId: number, path: string, origin?: ChangeOrigin): Promise<void> {
+    return this.writeThrough(vaultId, [path], undefined, origin);
   }
 
-  noteMoved(vaultId: number, from: string, to: string): Promise<void> {
-    return this.writeThrough(vaultId, [from, to], new Map([[to, from]]));
+  noteMoved(vaultId: number, from: string, to: string, origin?: ChangeOrigin): Promise<void> {
+    return this.writeThrough(vaultId, [from, to], new Map([[to, from]]), origin);
   }
 
   /** Index these paths now, from what is on disk, inside the caller's call. */
-  private async writeThrough(vaultId: number, paths: readonly string[], moves?: ReadonlyMap<string, string>): Promise<void> {
+  private async writeThrough(vaultId: number, paths: readonly string[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
     this.checkVault(vaultId);
     await this.ensureLoaded();
     const notes = paths.filter(isNotePath);
@@ -343,7 +344,7 @@ export class IndexPipeline implements IndexService {
       const small = items.every((i) => i.kind !== 'content' || !i.bytes || i.bytes.length <= s.inlineParseMaxBytes);
       if (small) items.forEach(parseInline);
       else await this.parse(items, 1);
-      await this.commit(items, moves);
+      await this.commit(items, moves, origin);
     });
   }
 

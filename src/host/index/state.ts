@@ -2,6 +2,7 @@
 // commit of a prepared batch: decide, write in one transaction, isolate a failing note, mirror the result.
 // The caller holds the writer lock; this module never reads files.
 import type { Kysely } from 'kysely';
+import type { ChangeOrigin } from '../../sdk/types.js';
 import { decide } from './decide.js';
 import type { Prepared } from './prepare.js';
 import { applyOps, type Op } from './store.js';
@@ -53,7 +54,7 @@ export class IndexState {
   }
 
   /** Decide and write one batch (`moves`: destination → source of renames our own tools made). */
-  async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>): Promise<void> {
+  async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
     const { ops, redo, unchanged } = decide(items, this.cache, this.quarantine, moves);
     for (const p of redo) this.deps.requeue(p);
     this.counters.unchanged += unchanged;
@@ -62,12 +63,12 @@ export class IndexState {
     const contributors = this.deps.contributors();
     const now = this.deps.now();
     try {
-      this.applied(ops, await this.write(ops, contributors, now));
+      this.applied(ops, await this.write(ops, contributors, now, origin));
     } catch {
       // Isolate the failing note(s): each operation alone; one that still fails is quarantined.
       for (const op of ops) {
         try {
-          this.applied([op], await this.write([op], contributors, now));
+          this.applied([op], await this.write([op], contributors, now, origin));
         } catch (e) {
           this.deps.fail('index write failed', e);
           await this.quarantineAfterFailure(op, e, now);
@@ -76,8 +77,8 @@ export class IndexState {
     }
   }
 
-  private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date): Promise<ReadonlyMap<string, number>> {
-    const { ids } = await this.deps.db.transaction().execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now));
+  private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin): Promise<ReadonlyMap<string, number>> {
+    const { ids } = await this.deps.db.transaction().execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, origin));
     return ids;
   }
 

@@ -2,7 +2,7 @@
 // transaction — notes rows, quarantine rows and every contributor's write/remove/rename. Never reads files.
 import { sql, type Transaction } from 'kysely';
 import type { NoteModel } from '../../markdown/index.js';
-import type { IndexedNote } from '../../sdk/types.js';
+import type { ChangeOrigin, IndexedNote } from '../../sdk/types.js';
 import type { CachedNote, ContributorEntry } from './types.js';
 
 export interface NoteFacts {
@@ -49,20 +49,20 @@ function noteColumns(model: NoteModel) {
   };
 }
 
-async function removeNote(trx: Transaction<any>, vaultId: number, contributors: readonly ContributorEntry[], path: string, prev: CachedNote): Promise<void> {
-  for (const c of contributors) await c.contributor.remove(trx, { id: prev.id, vaultId, path });
+async function removeNote(trx: Transaction<any>, vaultId: number, contributors: readonly ContributorEntry[], path: string, prev: CachedNote, origin?: ChangeOrigin): Promise<void> {
+  for (const c of contributors) await c.contributor.remove(trx, { id: prev.id, vaultId, path, ...(origin ? { origin } : {}) });
   await trx.deleteFrom('notes').where('id', '=', prev.id).execute();
 }
 
 /** Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates). */
-export async function applyOps(trx: Transaction<any>, vaultId: number, ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date): Promise<ApplyResult> {
+export async function applyOps(trx: Transaction<any>, vaultId: number, ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin): Promise<ApplyResult> {
   const ids = new Map<string, number>();
   const clear: string[] = [];
-  const indexed = (id: number, f: NoteFacts): IndexedNote => ({ id, vaultId, path: f.path, contentHash: f.hash, size: f.size, mtimeMs: f.mtimeMs });
+  const indexed = (id: number, f: NoteFacts): IndexedNote => ({ id, vaultId, path: f.path, contentHash: f.hash, size: f.size, mtimeMs: f.mtimeMs, ...(origin ? { origin } : {}) });
 
   for (const o of ops) {
     if (o.op === 'remove') {
-      await removeNote(trx, vaultId, contributors, o.path, o.prev);
+      await removeNote(trx, vaultId, contributors, o.path, o.prev, origin);
       clear.push(o.path);
     } else if (o.op === 'quarantine') {
       if (o.prev) await removeNote(trx, vaultId, contributors, o.path, o.prev);
