@@ -31,7 +31,8 @@ export interface FamilyDefinition {
   readonly tools?: Readonly<Record<string, ToolModule>>;
   /** Ordered by key; recorded in the family's own migration table. */
   readonly migrations?: Readonly<Record<string, FamilyMigration>>;
-  readonly indexers?: readonly IndexContributor<any>[];
+  /** Index contributors; a function receives the family's validated settings (built per generation). */
+  readonly indexers?: readonly IndexContributor<any>[] | ((settings: Readonly<Record<string, unknown>>) => readonly IndexContributor<any>[]);
   readonly routes?: FamilyRoutes;
   readonly prompts?: Readonly<Record<string, PromptDefinition>>;
   readonly resources?: readonly ResourceDefinition[];

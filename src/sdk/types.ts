@@ -39,6 +39,11 @@ export interface ToolSchemaDocument {
   readonly admission: AdmissionClass;
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
+  /**
+   * Optional services (declared `name?` in the family's requires) without which this tool cannot
+   * work: while one is absent the tool is left out of tools/list and refused as service_unavailable.
+   */
+  readonly requiresServices?: readonly string[];
 }
 
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -171,13 +176,32 @@ export interface IndexedNote {
   readonly mtimeMs: number;
 }
 
+/**
+ * Why a contributor's rows for a note go: the file was deleted (`removed`), it can no longer be
+ * indexed (`quarantined`: invalid UTF-8, too large, unparsable), another note was moved over its
+ * path (`replaced`), or it is re-created under its new path by a contributor without `rename`.
+ */
+export type RemoveReason = 'removed' | 'quarantined' | 'replaced' | 'renamed';
+
+export interface RemovedNote {
+  readonly id: number;
+  readonly vaultId: number;
+  readonly path: string;
+  readonly reason: RemoveReason;
+  readonly origin?: ChangeOrigin;
+}
+
 export interface IndexContributor<Model = unknown> {
   readonly name: string;
   /** Bump to re-derive only this contributor's rows in the background. */
   readonly version: number;
   write(trx: DatabaseTransaction, note: IndexedNote, model: Model): Promise<void>;
-  remove(trx: DatabaseTransaction, note: { id: number; vaultId: number; path: string; origin?: ChangeOrigin }): Promise<void>;
-  rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string): Promise<void>;
+  remove(trx: DatabaseTransaction, note: RemovedNote): Promise<void>;
+  /**
+   * The note kept its id and moved from `fromPath`. When its content also changed in the same
+   * pass, `write` is called right after with the new model.
+   */
+  rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string, model: Model): Promise<void>;
 }
 
 // --- HTTP routes -------------------------------------------------------------------------------

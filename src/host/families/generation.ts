@@ -4,7 +4,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createContainer, asValue, type AwilixContainer } from 'awilix';
 import type { DefinedFamily } from '../../sdk/define-family.js';
-import type { FamilyRouteContext, ServiceFactoryContext } from '../../sdk/types.js';
+import type { FamilyRouteContext, IndexContributor, ServiceFactoryContext } from '../../sdk/types.js';
 import type { CompiledTool } from './tool-compiler.js';
 import type { HostServices } from './host-services.js';
 
@@ -27,6 +27,8 @@ export class FamilyGeneration {
   readonly fingerprint: string;
   readonly number: number;
   readonly tools: ReadonlyMap<string, CompiledTool>;
+  /** This generation's index contributors (a family may build them from its settings). */
+  readonly indexers: readonly IndexContributor<any>[];
   /** Scoped container: host values plus this family's own services. */
   readonly container: AwilixContainer;
   readonly provided = new Map<string, unknown>();
@@ -44,6 +46,8 @@ export class FamilyGeneration {
     this.fingerprint = input.fingerprint;
     this.number = input.number;
     this.tools = new Map(input.tools.map((t) => [t.name, t]));
+    const indexers = input.family.indexers;
+    this.indexers = typeof indexers === 'function' ? indexers(input.settings) : (indexers ?? []);
     this.container = createContainer({ strict: true });
   }
 

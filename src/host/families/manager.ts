@@ -37,7 +37,9 @@ export class FamilyManager {
   constructor(
     private readonly host: HostServices,
     private readonly builtinDir?: string,
-  ) {}
+  ) {
+    this.registry.serviceAvailable = this.has;
+  }
 
   /** Serialised: a reload that arrives during another waits for it. */
   apply(settings: Settings): Promise<ApplyResult> {

@@ -53,6 +53,13 @@ export class FamilyRegistry extends EventEmitter {
   private snap: Snapshot = { generations: new Map(), tools: new Map(), prompts: new Map(), resources: [], status: new Map() };
   /** Increments on every swap; lets clients and tests observe reloads. */
   version = 0;
+  /** Whether a service is available now (set by the loader); tools needing a missing one are hidden. */
+  serviceAvailable: (name: string) => boolean = () => true;
+
+  /** The first service this tool needs that is missing, if any. */
+  missingService(entry: ToolEntry): string | undefined {
+    return entry.tool.schema.requiresServices?.find((s) => !this.serviceAvailable(s));
+  }
 
   get generations(): ReadonlyMap<string, FamilyGeneration> {
     return this.snap.generations;
@@ -94,7 +101,7 @@ export class FamilyRegistry extends EventEmitter {
   }
 
   listTools(principal: Principal): ToolEntry[] {
-    return [...this.snap.tools.values()].filter((e) => this.mayCall(e, principal));
+    return [...this.snap.tools.values()].filter((e) => this.mayCall(e, principal) && !this.missingService(e));
   }
 
   listPrompts(principal: Principal): PromptEntry[] {
@@ -111,7 +118,7 @@ export class FamilyRegistry extends EventEmitter {
 
   contributors(): Array<{ family: string; contributor: IndexContributor<any> }> {
     const out: Array<{ family: string; contributor: IndexContributor<any> }> = [];
-    for (const gen of this.snap.generations.values()) for (const c of gen.family.indexers ?? []) out.push({ family: gen.name, contributor: c });
+    for (const gen of this.snap.generations.values()) for (const c of gen.indexers) out.push({ family: gen.name, contributor: c });
     return out;
   }
 

@@ -2,7 +2,7 @@
 // transaction — notes rows, quarantine rows and every contributor's write/remove/rename. Never reads files.
 import { sql, type Transaction } from 'kysely';
 import type { NoteModel } from '../../markdown/index.js';
-import type { ChangeOrigin, IndexedNote } from '../../sdk/types.js';
+import type { ChangeOrigin, IndexedNote, RemoveReason } from '../../sdk/types.js';
 import type { CachedNote, ContributorEntry } from './types.js';
 
 export interface NoteFacts {
@@ -49,8 +49,16 @@ function noteColumns(model: NoteModel) {
   };
 }
 
-async function removeNote(trx: Transaction<any>, vaultId: number, contributors: readonly ContributorEntry[], path: string, prev: CachedNote, origin?: ChangeOrigin): Promise<void> {
-  for (const c of contributors) await c.contributor.remove(trx, { id: prev.id, vaultId, path, ...(origin ? { origin } : {}) });
+async function removeNote(
+  trx: Transaction<any>,
+  vaultId: number,
+  contributors: readonly ContributorEntry[],
+  path: string,
+  prev: CachedNote,
+  reason: RemoveReason,
+  origin?: ChangeOrigin,
+): Promise<void> {
+  for (const c of contributors) await c.contributor.remove(trx, { id: prev.id, vaultId, path, reason, ...(origin ? { origin } : {}) });
   await trx.deleteFrom('notes').where('id', '=', prev.id).execute();
 }
 
@@ -62,10 +70,10 @@ export async function applyOps(trx: Transaction<any>, vaultId: number, ops: read
 
   for (const o of ops) {
     if (o.op === 'remove') {
-      await removeNote(trx, vaultId, contributors, o.path, o.prev, origin);
+      await removeNote(trx, vaultId, contributors, o.path, o.prev, 'removed', origin);
       clear.push(o.path);
     } else if (o.op === 'quarantine') {
-      if (o.prev) await removeNote(trx, vaultId, contributors, o.path, o.prev);
+      if (o.prev) await removeNote(trx, vaultId, contributors, o.path, o.prev, 'quarantined');
       await trx
         .insertInto('quarantine')
         .values({ vault_id: vaultId, path: o.path, reason: o.reason, content_hash: o.hash, size: o.size, mtime: new Date(o.mtimeMs), since: now })
@@ -80,7 +88,7 @@ export async function applyOps(trx: Transaction<any>, vaultId: number, ops: read
 
   for (const o of ops) {
     if (o.op !== 'rename') continue;
-    if (o.replaces) await removeNote(trx, vaultId, contributors, o.path, o.replaces);
+    if (o.replaces) await removeNote(trx, vaultId, contributors, o.path, o.replaces, 'replaced', origin);
     await trx
       .updateTable('notes')
       .set({
@@ -97,10 +105,14 @@ export async function applyOps(trx: Transaction<any>, vaultId: number, ops: read
     ids.set(o.path, o.prev.id);
     clear.push(o.path);
     const note = indexed(o.prev.id, o);
+    const edited = o.prev.hash !== o.hash;
     for (const c of contributors) {
-      if (c.contributor.rename) await c.contributor.rename(trx, note, o.from);
-      else {
-        await c.contributor.remove(trx, { id: o.prev.id, vaultId, path: o.from });
+      if (c.contributor.rename) {
+        await c.contributor.rename(trx, note, o.from, o.model);
+        // Moved and edited in one pass: the contributor re-derives from the new content too.
+        if (edited) await c.contributor.write(trx, note, o.model);
+      } else {
+        await c.contributor.remove(trx, { id: o.prev.id, vaultId, path: o.from, reason: 'renamed', ...(origin ? { origin } : {}) });
         await c.contributor.write(trx, note, o.model);
       }
     }

@@ -53,6 +53,13 @@ t.test('wrong types and missing arguments are refused with the problem named', a
   t.match(String(refusal.problems), /repeat must be integer/);
 });
 
+t.test('a tool whose optional service is missing is hidden and refused as unavailable', async (t) => {
+  t.notOk((await client.listTools()).tools.some((x) => x.name === 'embed_text'));
+  const r = refusalOf(await client.callTool({ name: 'embed_text', arguments: { text: 'x' } }))!;
+  t.equal(r.code, 'service_unavailable');
+  t.equal(r.service, 'embeddings');
+});
+
 t.test('a handler refusal and an unknown tool are typed refusals', async (t) => {
   t.equal(refusalOf(await client.callTool({ name: 'echo', arguments: { text: 'x', repeat: 9 } }))!.code, 'invalid_arguments');
   const unknown = refusalOf(await client.callTool({ name: 'no_such_tool', arguments: {} }))!;

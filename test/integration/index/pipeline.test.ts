@@ -34,6 +34,8 @@ interface Call {
   kind: 'write' | 'remove' | 'rename';
   path: string;
   from?: string;
+  reason?: string;
+  origin?: string;
   id: number;
   version: number;
 }
@@ -48,7 +50,7 @@ function recorder(version: number, calls: Call[]): IndexContributor<NoteModel> {
       calls.push({ kind: 'write', path: note.path, id: note.id, version });
     },
     async remove(_trx, note) {
-      calls.push({ kind: 'remove', path: note.path, id: note.id, version });
+      calls.push({ kind: 'remove', path: note.path, id: note.id, version, reason: note.reason, origin: note.origin?.name });
     },
     async rename(_trx, note, from) {
       calls.push({ kind: 'rename', path: note.path, from, id: note.id, version });
@@ -185,9 +187,17 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
     await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/New note.md', 'Through/Moved.md');
     t.equal((await r.row('Through/Moved.md'))?.id, row?.id, 'noteMoved keeps the id');
     t.ok(r.calls.some((c) => c.kind === 'rename' && c.path === 'Through/Moved.md'), 'rename reached the contributor');
-    await r.fs.trash('Through/Moved.md');
-    await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/Moved.md');
-    t.notOk(await r.row('Through/Moved.md'));
+    // moved and edited in one pass: rename, then write with the new content
+    const writesBefore = r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/Edited.md').length;
+    await r.fs.move('Through/Moved.md', 'Through/Edited.md');
+    await r.fs.replace('Through/Edited.md', Buffer.from('# Edited while moving\n'));
+    await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/Moved.md', 'Through/Edited.md', { kind: 'api_key', id: 'k1', name: 'agent-key' });
+    t.ok(r.calls.some((c) => c.kind === 'rename' && c.path === 'Through/Edited.md'), 'rename for the move');
+    t.equal(r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/Edited.md').length, writesBefore + 1, 'and a write for the edit');
+    await r.fs.trash('Through/Edited.md');
+    await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/Edited.md', { kind: 'api_key', id: 'k1', name: 'agent-key' });
+    t.notOk(await r.row('Through/Edited.md'));
+    t.ok(r.calls.some((c) => c.kind === 'remove' && c.path === 'Through/Edited.md' && c.reason === 'removed' && c.origin === 'agent-key'), 'remove carries its reason and origin');
     await r.pipeline.noteWritten(r.pipeline.vaultId, 'Through/never-existed.md');
     t.notOk(await r.row('Through/never-existed.md'), 'a path that vanished is no error');
   });

@@ -10,6 +10,7 @@ import { openDatabase, migrate } from '../../../src/host/db/index.js';
 import { pgliteTemplate } from '../../../src/host/testing/harness.js';
 import { applyOps, type Op } from '../../../src/host/index/store.js';
 import { parseNote } from '../../../src/markdown/index.js';
+import type { IndexContributor } from '../../../src/sdk/types.js';
 import graph from '../../../plugins/graph/family.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-graph-unit-'));
@@ -23,7 +24,7 @@ const db: Kysely<any> = database.db;
 await migrate(db, 'family_graph', graph.migrations!);
 const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('g', '/tmp/g') RETURNING id`.execute(db)).rows[0].id);
 let cap = 5000;
-const contributors = graph.indexers!.map((c) => ({ family: 'graph', contributor: c }));
+const contributors = (graph.indexers as readonly IndexContributor<any>[]).map((c) => ({ family: 'graph', contributor: c }));
 // The cap is read through the family's settings hook; tests drive it through the provider.
 (graph.provides!['graph-settings'].create as (ctx: unknown) => unknown)({ settings: { graph: { get maxLinksPerNote() { return cap; } } } });
 
