@@ -76,6 +76,12 @@ export interface VaultFs {
   /** Strict UTF-8: invalid bytes refuse with `not_utf8`. A leading BOM is kept. */
   readText(path: string, options?: ReadOptions): Promise<string>;
   list(folder: string, options?: ListOptions): Promise<VaultEntry[]>;
+  /**
+   * Read one of Obsidian's own settings files under `.obsidian/` — `daily-notes.json` or
+   * `plugins/<id>/data.json` — the only dot path any family may read (never write). Symlinks are not
+   * followed; at most 1 MiB; strict UTF-8. Resolves undefined when the file does not exist.
+   */
+  readAppConfig(file: string): Promise<string | undefined>;
   /** Every entry below the root, depth-first, skipping dot-entries; symlinks reported, not followed. */
   walk(): AsyncIterable<VaultEntry>;
   contentHash(bytes: Uint8Array): string;

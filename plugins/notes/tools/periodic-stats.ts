@@ -8,18 +8,20 @@ import { bodyStartByte, deepLink, loadNote, sliceBytes } from '../lib/note-io.js
 import { mergePeriodicConfig, periodicPath, periodStart } from '../lib/periodic.js';
 import { readAllNotes } from '../lib/vault-scan.js';
 
-async function readJson(ctx: NotesCtx, path: string): Promise<unknown> {
+/** One of Obsidian's settings files (under .obsidian/); absent, unreadable or malformed → undefined. */
+async function readJson(ctx: NotesCtx, file: string): Promise<unknown> {
   try {
-    return JSON.parse(await ctx.vault.fs.readText(path, { maxBytes: 256 * 1024 }));
+    const text = await ctx.vault.fs.readAppConfig(file);
+    return text === undefined ? undefined : JSON.parse(text);
   } catch (e) {
-    if (isRefusal(e) || e instanceof SyntaxError) return undefined; // hidden paths may be out of reach of the core
+    if (isRefusal(e) || e instanceof SyntaxError) return undefined;
     throw e;
   }
 }
 
 async function periodicConfig(ctx: NotesCtx): Promise<Record<Granularity, PeriodicDefault> & { source: string }> {
-  const plugin = await readJson(ctx, '.obsidian/plugins/periodic-notes/data.json');
-  const core = plugin ? undefined : await readJson(ctx, '.obsidian/daily-notes.json');
+  const plugin = await readJson(ctx, 'plugins/periodic-notes/data.json');
+  const core = plugin ? undefined : await readJson(ctx, 'daily-notes.json');
   return mergePeriodicConfig(ctx.settings.notes.periodic, plugin, core);
 }
 

@@ -67,6 +67,33 @@ export async function readText(core: VaultCore, p: string, o?: ReadOptions): Pro
   return decodeStrict(p, await readBytes(core, p, o));
 }
 
+const APP_CONFIG = /^(?:[A-Za-z0-9_-]{1,64}\.json|plugins\/[A-Za-z0-9._-]{1,100}\/data\.json)$/;
+const APP_CONFIG_MAX_BYTES = 1024 * 1024;
+
+/** `.obsidian/<file>` for the few settings files families read; no symlink is followed. */
+export async function readAppConfig(core: VaultCore, file: string): Promise<string | undefined> {
+  const p = `.obsidian/${file}`;
+  if (!APP_CONFIG.test(file) || file.includes('..')) throw new Refusal('invalid_path', { path: p, reason: 'only .obsidian/<name>.json and .obsidian/plugins/<id>/data.json can be read' });
+  core.assertOpen();
+  let fd: number;
+  try {
+    fd = await core.n.openat2(core.rootFd, p, core.readFlags, 0, core.res);
+  } catch (e) {
+    const code = errCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP') throw new Refusal('is_symlink', { path: p, target: '(not followed for settings files)' });
+    throw e;
+  }
+  try {
+    const st = await fstatFd(fd);
+    if (!st.isFile()) throw new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
+    if (st.size > APP_CONFIG_MAX_BYTES) throw new Refusal('too_large', { path: p, size: st.size, limit: APP_CONFIG_MAX_BYTES });
+    return decodeStrict(p, await readAll(fd, st.size, APP_CONFIG_MAX_BYTES));
+  } finally {
+    await closeFd(fd);
+  }
+}
+
 export async function list(core: VaultCore, folder: string, o: ListOptions = {}): Promise<VaultEntry[]> {
   const base = checkFolder(folder);
   core.assertOpen();

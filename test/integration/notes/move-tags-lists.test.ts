@@ -122,6 +122,16 @@ t.test('periodic notes', async (t) => {
   t.equal(recent.notes[0].path, `Daily Notes/${today}.md`);
 });
 
+t.test("periodic notes follow the vault's own .obsidian/daily-notes.json", async (t) => {
+  const { mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  mkdirSync(path.join(server.vaultDir, '.obsidian'), { recursive: true });
+  writeFileSync(path.join(server.vaultDir, '.obsidian/daily-notes.json'), JSON.stringify({ folder: 'Journal', format: 'YYYY-MM-DD' }));
+  t.teardown(() => rmSync(path.join(server.vaultDir, '.obsidian/daily-notes.json')));
+  const p = data(await call('get_periodic_note', { granularity: 'daily' }));
+  t.equal(p.path, `Journal/${today}.md`);
+  t.match(p.config_source, /daily-notes/);
+});
+
 t.test('resources and prompts', async (t) => {
   const guide = await client.readResource({ uri: 'vault://guide' });
   t.match(String((guide.contents[0] as { text?: string }).text), /Wikilinks/);

@@ -259,3 +259,27 @@ t.test('NFC and NFD names are distinct files, preserved as given', async (t) => 
   t.equal(fs.readdirSync(root).length, 2);
   await v.close();
 });
+
+t.test('readAppConfig reads only Obsidian settings files, never through symlinks', async (t) => {
+  const { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, rmSync } = await import('node:fs');
+  const os = await import('node:os');
+  const pathMod = await import('node:path');
+  const { openVault } = await import('../../../src/host/vault/index.js');
+  const root = mkdtempSync(pathMod.join(os.tmpdir(), 'exo-appcfg-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(pathMod.join(root, '.obsidian/plugins/periodic-notes'), { recursive: true });
+  writeFileSync(pathMod.join(root, '.obsidian/daily-notes.json'), '{"folder":"J"}');
+  writeFileSync(pathMod.join(root, '.obsidian/plugins/periodic-notes/data.json'), '{"daily":{}}');
+  writeFileSync(pathMod.join(root, 'outside.json'), '{"secret":1}');
+  symlinkSync('../outside.json', pathMod.join(root, '.obsidian/app.json'));
+  const v = await openVault(root);
+  t.teardown(() => v.close());
+  t.equal(await v.readAppConfig('daily-notes.json'), '{"folder":"J"}');
+  t.equal(await v.readAppConfig('plugins/periodic-notes/data.json'), '{"daily":{}}');
+  t.equal(await v.readAppConfig('core-plugins.json'), undefined, 'absent → undefined');
+  await t.rejects(v.readAppConfig('app.json'), { code: 'is_symlink' });
+  for (const bad of ['../x.json', 'plugins/../../x.json', 'workspace', 'plugins/a/b/data.json', '/etc/passwd', 'plugins/x/main.js']) {
+    await t.rejects(v.readAppConfig(bad), { code: 'invalid_path' }, bad);
+  }
+  await t.rejects(v.readText('.obsidian/daily-notes.json'), { code: 'invalid_path' }, 'the ordinary guard still refuses dot paths');
+});
