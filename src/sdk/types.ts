@@ -103,6 +103,11 @@ export interface ToolModule<I = any, O = any> {
   handler(input: I, ctx: ToolContext<any>): Promise<O> | O;
   /** Compact text an LLM reads well; when absent the host sends JSON. */
   render?(output: O): string;
+  /**
+   * What the audit row records of the arguments (before truncation); default: the arguments as
+   * given. Use it to drop what must not be stored (a URL's path and query, say). Gets the raw arguments.
+   */
+  auditParams?(args: Record<string, unknown>): unknown;
   /** Extra MCP content blocks sent after the text (e.g. an image the tool read). */
   content?(output: O): ContentBlock[];
 }

@@ -24,6 +24,16 @@ export interface ImportFromUrlOutput {
 
 export function importFromUrl(deps: TransferDeps): ToolModule<ImportFromUrlInput, ImportFromUrlOutput> {
   return {
+    // Usage rows keep only the URL's host: paths and queries can carry tokens.
+    auditParams(args) {
+      let host = '(unparsable)';
+      try {
+        host = new URL(String(args.url)).host;
+      } catch {
+        // keep the placeholder
+      }
+      return { ...args, url: host };
+    },
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer.import;
       const fs = ctx.vault.fs;

@@ -61,7 +61,7 @@ export class ToolDispatcher {
       credentialName: principal.name,
       tool: name.slice(0, 200),
       family: entry?.generation.name ?? null,
-      params: this.audit.truncateParams(args),
+      params: this.audit.truncateParams(auditedParams(entry, args)),
       durationMs: performance.now() - started,
       responseBytes,
       outcome,
@@ -146,4 +146,15 @@ function abortRefusal(signal: AbortSignal, timeoutMs: number): Refusal {
   const reason = signal.reason as { name?: string } | undefined;
   if (reason?.name === 'TimeoutError') return new Refusal('timeout', { timeoutMs });
   return new Refusal('timeout', { timeoutMs }, 'The call was cancelled by the client before it finished.');
+}
+
+/** The arguments as the audit row may keep them: the tool's own redaction, or them as given. */
+function auditedParams(entry: ToolEntry | undefined, args: unknown): unknown {
+  const redact = entry?.tool.module.auditParams;
+  if (!redact || typeof args !== 'object' || args === null) return args;
+  try {
+    return redact(args as Record<string, unknown>);
+  } catch {
+    return '[redacted]';
+  }
 }

@@ -166,6 +166,15 @@ t.test('size cap, truncated bodies, deadline and HTTP errors write nothing', asy
   t.equal(readFileSync(v('papers/keep.bin'), 'utf8'), 'keep', 'a failed overwrite leaves the old bytes');
 });
 
+t.test('usage rows keep only the host of an imported URL', async (t) => {
+  await imp('https://files.example.com/doc.pdf?token=s3cret', 'papers/audited.pdf');
+  await server.host.audit.flush();
+  const rows = await server.host.database.db.selectFrom('usage_logs').select(['params']).where('tool', '=', 'import_from_url').execute();
+  t.ok(rows.length > 3);
+  t.ok(rows.every((r) => !/"url":"[^"]*[/?]/.test(String(r.params)) && !String(r.params).includes('s3cret')), 'no path or query stored');
+  t.ok(rows.some((r) => String(r.params).includes('"url":"files.example.com"')));
+});
+
 t.test('no connection ever went to a denied address', async (t) => {
   t.equal(controls.deniedAttempts, 0);
   t.ok(controls.connects.every((c) => c.address === '127.0.0.1' || c.address === '::1'));
