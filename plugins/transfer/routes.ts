@@ -202,7 +202,7 @@ export function transferRoutes(deps: TransferDeps): FamilyRoutes {
           try {
             if (row.pinned) {
               const st = await fs.stat(row.path);
-              if (st.kind !== 'file' || st.ino !== row.pinned.ino || st.size !== row.pinned.size || st.mtimeMs !== row.pinned.mtimeMs) {
+              if (st.kind !== 'file' || st.ino !== row.pinned.ino || (row.pinned.mountId ?? st.mountId) !== st.mountId || st.size !== row.pinned.size || st.mtimeMs !== row.pinned.mtimeMs) {
                 throw Object.assign(new Error(`"${row.path}" changed since the link was minted; nothing was published.`), { conflict: true });
               }
               await fs.replace(row.path, bytes, { expectedHash: row.pinned.hash });

@@ -9,6 +9,8 @@ export type LinkState = 'pending' | 'claimed' | 'completed' | 'consumed' | 'revo
 
 /** What an overwrite upload or a download is bound to: the incumbent's identity and bytes at mint. */
 export interface Fingerprint {
+  /** statx mount id: with ino, a swap for a same-inode file on another mount is caught (0 = unknown). */
+  readonly mountId?: number;
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;

@@ -18,6 +18,8 @@ export interface VaultStat extends VaultEntry {
   readonly ctimeMs: number;
   readonly ino: number;
   readonly nlink: number;
+  /** statx mount id (0 where the kernel does not report one): with ino, identifies the file across mounts. */
+  readonly mountId: number;
 }
 
 export interface ListOptions {

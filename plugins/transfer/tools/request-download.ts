@@ -48,7 +48,7 @@ export function requestDownload(deps: TransferDeps): ToolModule<RequestDownloadI
         principalId: ctx.principal.id,
         path,
         overwrite: false,
-        pinned: { ino: st.ino, size: bytes.length, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, hash },
+        pinned: { mountId: st.mountId, ino: st.ino, size: bytes.length, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, hash },
         maxBytes: bytes.length,
         now,
         expiresAt: life.expiresAt,

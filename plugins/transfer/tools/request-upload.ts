@@ -43,7 +43,7 @@ export function requestUpload(deps: TransferDeps): ToolModule<RequestUploadInput
         if (!overwrite) ctx.refuse('already_exists', { path }, `"${path}" already exists; nothing was minted. Pass overwrite=true to let the upload replace it.`);
         if (st.size > s.maxDownloadBytes) ctx.refuse('precondition_unavailable', { path, size: st.size, limit: s.maxDownloadBytes });
         const bytes = await fs.readBytes(path, { maxBytes: s.maxDownloadBytes });
-        pinned = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, hash: fs.contentHash(bytes) };
+        pinned = { mountId: st.mountId, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, hash: fs.contentHash(bytes) };
       }
       const now = deps.now();
       const life = linkLifetime(input.expires_in, s, ctx.principal, now);

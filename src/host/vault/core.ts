@@ -235,7 +235,7 @@ export class VaultCore {
 
   toEntry(path: string, st: NativeStat, linkDir: string): VaultStat {
     const kind = st.kind === 'directory' ? 'directory' : st.kind === 'symlink' ? 'symlink' : 'file';
-    const base = { path, kind, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, nlink: st.nlink } as const;
+    const base = { path, kind, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, nlink: st.nlink, mountId: st.mntId ?? 0 } as const;
     if (kind !== 'symlink') return base;
     const linkTarget = st.link?.toString('utf8') ?? '';
     const resolved = resolveLinkText(linkDir, linkTarget, this.rootAbs);
