@@ -37,7 +37,7 @@ export const WELCOME_NOTE = `# Welcome to your vault
 This folder is served by Exocortex, so AI agents you connect can read, search and carefully
 edit these notes with you.
 
-- Link notes with `[[Welcome]]`-style wikilinks; tag them with `#tags`.
+- Link notes with \`[[Welcome]]\`-style wikilinks; tag them with \`#tags\`.
 - Write a \`CLAUDE.md\` (or \`AGENTS.md\`) here to tell agents how this vault is organised.
 - Deleted notes go to \`.trash/\`, and no write replaces a note it has not checked.
 `;
