@@ -44,7 +44,32 @@ export async function prune(trx: DatabaseTransaction, vaultId: number, s: FeedSe
   return Number(rows[0]?.n ?? 0);
 }
 
-export function feedContributor(settings: () => FeedSettings): IndexContributor<unknown> {
+/** What the contributor knows of the index outside a tool call (absent when no index service runs). */
+export type IndexReadiness = (vaultId: number) => { ready: boolean } | undefined;
+
+/**
+ * A note the feed has never seen: `created`, unless the index is being built from empty (its initial scan
+ * with no feed state). Then first sightings are recorded silently until the index reports ready, and when
+ * the feed had history (a rebuild), one `reset` event stands for all of them.
+ */
+async function firstSighting(trx: DatabaseTransaction, note: IndexedNote, readiness: IndexReadiness): Promise<'created' | 'silent'> {
+  const ready = readiness(note.vaultId)?.ready ?? true;
+  const meta = (await sql<{ building: boolean }>`SELECT building FROM change_feed_meta WHERE vault_id = ${note.vaultId}`.execute(trx)).rows[0];
+  if (ready) {
+    if (meta?.building) await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${note.vaultId}`.execute(trx);
+    return 'created';
+  }
+  if (meta?.building) return 'silent';
+  const { rows } = await sql<{ seen: boolean }>`SELECT EXISTS (SELECT 1 FROM change_feed_state WHERE vault_id = ${note.vaultId}) AS seen`.execute(trx);
+  if (rows[0]?.seen) return 'created'; // a catch-up scan after a restart: this note really is new
+  // A first build has no history to reset (no cursor can predate it); a rebuild tells readers to resync.
+  if (meta) await sql`INSERT INTO change_events (vault_id, kind, path) VALUES (${note.vaultId}, 'reset', '')`.execute(trx);
+  await sql`INSERT INTO change_feed_meta (vault_id, building) VALUES (${note.vaultId}, true)
+    ON CONFLICT (vault_id) DO UPDATE SET building = true`.execute(trx);
+  return 'silent';
+}
+
+export function feedContributor(settings: () => FeedSettings, readiness: IndexReadiness = () => undefined): IndexContributor<unknown> {
   const state = async (trx: DatabaseTransaction, id: number) =>
     (await sql<{ path: string; content_hash: string }>`SELECT path, content_hash FROM change_feed_state WHERE note_id = ${id}`.execute(trx)).rows[0];
   const save = (trx: DatabaseTransaction, note: IndexedNote) => sql`
@@ -56,7 +81,11 @@ export function feedContributor(settings: () => FeedSettings): IndexContributor<
     async write(trx, note) {
       const origin = (note as IndexedNote & WithExtras).origin;
       const before = await state(trx, note.id);
-      if (!before) await record(trx, note.vaultId, { kind: 'created', path: note.path, hash: note.contentHash, origin }, settings);
+      if (!before) {
+        if (origin || (await firstSighting(trx, note, readiness)) === 'created') {
+          await record(trx, note.vaultId, { kind: 'created', path: note.path, hash: note.contentHash, origin }, settings);
+        }
+      }
       else {
         if (before.path !== note.path) await record(trx, note.vaultId, { kind: 'moved', path: note.path, from: before.path, hash: note.contentHash, origin }, settings);
         if (before.content_hash !== note.contentHash) await record(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin }, settings);

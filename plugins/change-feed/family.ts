@@ -1,13 +1,15 @@
 // The change-feed family: an index contributor recording note events, get_changes over them, and a
 // vault://changes resource with the latest events. Never writes the vault.
 import { defineFamily } from '../../src/sdk/index.js';
-import { feedContributor, type FeedSettings } from './contributor.js';
+import type { IndexService } from '../../src/sdk/index-service.js';
+import { feedContributor, type FeedSettings, type IndexReadiness } from './contributor.js';
 import { feedMigrations } from './migrations.js';
 import { getChanges, readChanges, renderChanges } from './tools/get_changes.js';
 
 const DEFAULTS: FeedSettings = { retentionDays: 90, maxEvents: 100_000, pruneEvery: 500, pageCap: 500 };
 // The contributor runs outside tool calls: it reads the settings this family's generation last validated.
 let current: FeedSettings = DEFAULTS;
+let readiness: IndexReadiness = () => undefined;
 
 export default defineFamily({
   name: 'change-feed',
@@ -25,9 +27,17 @@ export default defineFamily({
       },
     },
   },
-  provides: { 'change-feed-settings': { create: (ctx) => (current = { ...DEFAULTS, ...(ctx.settings.changeFeed as Partial<FeedSettings>) }) } },
+  provides: {
+    'change-feed-settings': {
+      create: (ctx) => {
+        // Whether the index is still on its initial scan decides if first sightings are a rebuild (reset) or creations.
+        readiness = (vaultId) => (ctx.hasService('index') ? ctx.service<IndexService>('index').status(vaultId) : undefined);
+        return (current = { ...DEFAULTS, ...(ctx.settings.changeFeed as Partial<FeedSettings>) });
+      },
+    },
+  },
   migrations: feedMigrations,
-  indexers: [feedContributor(() => current)],
+  indexers: [feedContributor(() => current, (vaultId) => readiness(vaultId))],
   tools: { get_changes: getChanges },
   resources: [
     {

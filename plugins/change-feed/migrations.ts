@@ -40,4 +40,13 @@ export const feedMigrations: Record<string, FamilyMigration> = {
       await sql`DROP TABLE change_events; DROP TABLE change_feed_state; DROP TABLE change_feed_meta;`.execute(db);
     },
   },
+  '0002-change-feed-building': {
+    async up(db: Kysely<any>): Promise<void> {
+      // Set while the index is built from empty (after a reset event): first sightings are not itemised.
+      await sql`ALTER TABLE change_feed_meta ADD COLUMN building boolean NOT NULL DEFAULT false`.execute(db);
+    },
+    async down(db: Kysely<any>): Promise<void> {
+      await sql`ALTER TABLE change_feed_meta DROP COLUMN building`.execute(db);
+    },
+  },
 };

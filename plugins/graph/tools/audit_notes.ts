@@ -6,7 +6,7 @@ import { clamp, folderPrefix, pendingNotes, underFolder, type GraphCtx } from '.
 
 export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors'] as const;
 type AuditClass = (typeof AUDIT_CLASSES)[number];
-interface Item { key: string; count: number; paths: string[]; detail?: string }
+interface Item { key: string; count: number; paths: string[]; paths_total: number; detail?: string }
 interface Section { class: AuditClass; total: number; items: Item[] }
 interface Input { classes?: AuditClass[]; folder?: string; limit?: number }
 interface Output { folder: string; limit: number; not_indexed: number; sections: Section[] }
@@ -66,7 +66,7 @@ export const auditNotes: ToolModule<Input, Output> = {
       sections.push({
         class: cls,
         total: rows.length ? Number(rows[0].total) : 0,
-        items: rows.map((r) => ({ key: r.key, count: Number(r.count), paths: (r.paths ?? []).slice(0, SAMPLE), ...(r.detail ? { detail: r.detail } : {}) })),
+        items: rows.map((r) => ({ key: r.key, count: Number(r.count), paths: (r.paths ?? []).slice(0, SAMPLE), paths_total: (r.paths ?? []).length, ...(r.detail ? { detail: r.detail } : {}) })),
       });
     }
     return { folder, limit, not_indexed: await pendingNotes(ctx.db, ctx.vault.id), sections };
@@ -78,7 +78,7 @@ export const auditNotes: ToolModule<Input, Output> = {
       for (const i of s.items) {
         if (s.class === 'orphans' || s.class === 'untagged') out.push(`- \`${i.key}\``);
         else if (s.class === 'frontmatter_errors') out.push(`- \`${i.key}\` — ${i.detail}`);
-        else out.push(`- \`${i.key}\` ×${i.count}: ${i.paths.map((p) => `\`${p}\``).join(', ')}${i.detail ? ` candidates ${i.detail}` : ''}`);
+        else out.push(`- \`${i.key}\` ×${i.count}: ${i.paths.map((p) => `\`${p}\``).join(', ')}${i.paths_total > i.paths.length ? ` … +${i.paths_total - i.paths.length} more notes` : ''}${i.detail ? ` candidates ${i.detail}` : ''}`);
       }
     }
     return out.join('\n');

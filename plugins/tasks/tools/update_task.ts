@@ -1,22 +1,18 @@
-// update_task: set or toggle one checkbox task's status in place, adding/removing the ✅ (and ❌) date
-// the way the Tasks plugin does, bound to the bytes read (or to expected_hash). Touches only that line.
+// update_task: set or toggle one checkbox task's status in place, adding/removing the ✅ (and ❌) date and
+// writing a recurring task's next occurrence the way the Tasks plugin does, bound to the bytes read.
+// Touches only that line (plus the inserted occurrence); never writes outside the notes write path.
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import type { ToolContext, ToolModule } from '../../../src/sdk/types.js';
 import { originOf } from '../../../src/sdk/define-family.js';
+import { recurrenceOptions } from '../plugin-options.js';
+import { nextOccurrence, parseRecurrence } from '../recurrence.js';
+import { addField, CANCELLED_FIELD, DONE_FIELD, nextOccurrenceLine, readFields, TASK_LINE } from '../task-line.js';
 
 interface Input { path: string; line: number; status?: string; done?: boolean; expected_hash?: string }
-interface Output { path: string; line: number; previous_status: string; status: string; text: string; content_hash: string; changed: boolean }
-
-const TASK = /^(\s*(?:>\s*)*(?:[-*+]|\d+[.)]) \[)(.)(\])(.*)$/;
-const DONE_DATE = / ?✅ ?\d{4}-\d{2}-\d{2}/u;
-const CANCELLED_DATE = / ?❌ ?\d{4}-\d{2}-\d{2}/u;
-const BLOCK_ID = /(\s\^[A-Za-z0-9-]+)\s*$/;
-
-/** Add ` <marker> <date>` before a trailing block id, or at the end. */
-function addField(rest: string, marker: string, date: string): string {
-  const m = BLOCK_ID.exec(rest);
-  const field = ` ${marker} ${date}`;
-  return m ? `${rest.slice(0, m.index).trimEnd()}${field}${rest.slice(m.index)}` : `${rest.trimEnd()}${field}`;
+interface NextOccurrence { line: number; text: string; due: string | null; scheduled: string | null; start: string | null }
+interface Output {
+  path: string; line: number; previous_status: string; status: string; text: string; content_hash: string; changed: boolean;
+  recurrence: string | null; next_occurrence: NextOccurrence | null; completed_removed: boolean; recurrence_problem: string | null;
 }
 
 export const updateTask: ToolModule<Input, Output> = {
@@ -28,13 +24,12 @@ export const updateTask: ToolModule<Input, Output> = {
     if (input.expected_hash !== undefined && input.expected_hash !== hash) {
       ctx.refuse('stale_precondition', { path: input.path, expectedHash: input.expected_hash, currentHash: hash });
     }
-    const text = bytes.toString('utf8');
-    const lines = text.split('\n');
+    const lines = bytes.toString('utf8').split('\n');
     const idx = input.line - 1;
     if (idx < 0 || idx >= lines.length) ctx.refuse('invalid_arguments', { problems: `line ${input.line} is past the end of "${input.path}" (${lines.length} lines)` });
     const cr = lines[idx].endsWith('\r') ? '\r' : '';
     const body = cr ? lines[idx].slice(0, -1) : lines[idx];
-    const m = TASK.exec(body);
+    const m = TASK_LINE.exec(body);
     if (!m) ctx.refuse('invalid_arguments', { problems: `line ${input.line} of "${input.path}" is not a checkbox task (list it with list_tasks)` });
     const [, head, old, close, rest0] = m;
     const wasDone = old === 'x' || old === 'X';
@@ -42,19 +37,54 @@ export const updateTask: ToolModule<Input, Output> = {
     const isDone = next === 'x' || next === 'X';
     const today = ctx.now().toISOString().slice(0, 10);
     let rest = rest0;
-    if (isDone && !wasDone && !DONE_DATE.test(rest)) rest = addField(rest, '✅', today);
-    if (!isDone && wasDone) rest = rest.replace(DONE_DATE, '');
-    if (next === '-' && old !== '-' && !CANCELLED_DATE.test(rest)) rest = addField(rest, '❌', today);
-    if (next !== '-' && old === '-') rest = rest.replace(CANCELLED_DATE, '');
+    if (isDone && !wasDone && !DONE_FIELD.test(rest)) rest = addField(rest, '✅', today);
+    if (!isDone && wasDone) rest = rest.replace(DONE_FIELD, '');
+    if (next === '-' && old !== '-' && !CANCELLED_FIELD.test(rest)) rest = addField(rest, '❌', today);
+    if (next !== '-' && old === '-') rest = rest.replace(CANCELLED_FIELD, '');
     const updated = `${head}${next}${close}${rest}`;
-    if (updated === body) return { path: input.path, line: input.line, previous_status: old, status: next, text: updated, content_hash: hash, changed: false };
-    lines[idx] = updated + cr;
-    const written = await fs.replace(input.path, Buffer.from(lines.join('\n'), 'utf8'), { expectedHash: hash });
+    const fields = readFields(rest0);
+    const base = { path: input.path, previous_status: old, status: next, text: updated, recurrence: fields.recurrence };
+    if (updated === body) {
+      return { ...base, line: input.line, content_hash: hash, changed: false, next_occurrence: null, completed_removed: false, recurrence_problem: null };
+    }
+
+    // Completing a recurring task writes its next occurrence next to it (the Tasks plugin's behaviour).
+    let occurrence: NextOccurrence | null = null;
+    let problem: string | null = null;
+    let removed = false;
+    let taskLine = input.line;
+    const out = [...lines];
+    out[idx] = updated + cr;
+    if (isDone && !wasDone && fields.recurrence !== null) {
+      const rule = parseRecurrence(fields.recurrence);
+      const opts = await recurrenceOptions(ctx);
+      const dates = rule ? nextOccurrence(rule, fields, today, opts.removeScheduled) : null;
+      if (!rule) problem = `🔁 "${fields.recurrence}" is not a rule this server understands; no next occurrence was written`;
+      else if (!dates) problem = `🔁 "${fields.recurrence}" has no next date; no next occurrence was written`;
+      else {
+        const text = nextOccurrenceLine(head, close, rest0, dates, opts.setCreatedDate ? today : null);
+        removed = fields.deleteOnCompletion;
+        const completed = removed ? [] : [updated + cr];
+        const block = opts.nextOnLineBelow ? [...completed, text + cr] : [text + cr, ...completed];
+        out.splice(idx, 1, ...block);
+        const occLine = opts.nextOnLineBelow && !removed ? input.line + 1 : input.line;
+        if (!opts.nextOnLineBelow && !removed) taskLine = input.line + 1;
+        occurrence = { line: occLine, text, ...dates };
+      }
+    }
+    const written = await fs.replace(input.path, Buffer.from(out.join('\n'), 'utf8'), { expectedHash: hash });
     if (ctx.hasService('index')) await ctx.service<IndexService>('index').noteWritten(ctx.vault.id, input.path, originOf(ctx.principal));
-    return { path: input.path, line: input.line, previous_status: old, status: next, text: updated, content_hash: written.contentHash, changed: true };
+    return {
+      ...base, line: taskLine, content_hash: written.contentHash, changed: true,
+      next_occurrence: occurrence, completed_removed: removed, recurrence_problem: problem,
+    };
   },
   render(o) {
     const what = o.changed ? `Updated task [${o.previous_status}] → [${o.status}]` : `Task already [${o.status}]; nothing written`;
-    return `${what} in ${o.path}:${o.line}: ${o.text.trim()} — content_hash: ${o.content_hash}`;
+    const lines = [`${what} in ${o.path}:${o.line}: ${o.text.trim()} — content_hash: ${o.content_hash}`];
+    if (o.completed_removed) lines[0] = `Completed and removed the task (🏁 delete) at ${o.path}:${o.line} — content_hash: ${o.content_hash}`;
+    if (o.next_occurrence) lines.push(`Next occurrence written at line ${o.next_occurrence.line}: ${o.next_occurrence.text.trim()}`);
+    if (o.recurrence_problem) lines.push(o.recurrence_problem);
+    return lines.join('\n');
   },
 };

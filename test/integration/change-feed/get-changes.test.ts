@@ -136,16 +136,34 @@ t.test('the vault://changes resource shows the latest events', async (t) => {
 t.test('a cursor survives a restart without loss or repetition', async (t) => {
   const mid = (await changes({ since: 'ev:0', limit: 500 })).next_since;
   await put('before-restart.md', 'x');
+  await restart(async () => writeFileSync(abs('while-down.md'), 'typed while the server was down'));
+  await put('after-restart.md', 'y');
+  const o = await changes({ since: mid });
+  t.same(o.events.map((e) => `${e.kind} ${e.path}`), ['created before-restart.md', 'created while-down.md', 'created after-restart.md'], 'the catch-up scan itemises what changed while down');
+  t.same((await changes({ since: o.events[0].cursor })).events.map((e) => e.path), ['while-down.md', 'after-restart.md']);
+});
+
+async function restart(whileDown: () => Promise<void> = async () => undefined) {
   await client.close();
   await host.close();
+  await whileDown();
   host = await Host.start({ settings: loadSettings({ file: server.configFile, env: {}, cwd: server.dir }), http: true, builtinDir: path.join(server.dir, 'no-builtins'), log: createLogger('silent') });
   await index().whenReady(vaultId);
   client = new Client({ name: 'restart', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${server.key}` } } }));
-  await put('after-restart.md', 'y');
-  const o = await changes({ since: mid });
-  t.same(o.events.map((e) => e.path), ['before-restart.md', 'after-restart.md']);
-  t.same((await changes({ since: o.events[0].cursor })).events.map((e) => e.path), ['after-restart.md']);
+}
+
+t.test('an index rebuilt from empty records one reset event, not a creation per note', async (t) => {
+  const last = (await changes({ since: 'ev:0', limit: 500 })).last_event;
+  const notes = Number((await sql<{ n: string }>`SELECT count(*) AS n FROM notes WHERE vault_id = ${vaultId}`.execute(db())).rows[0].n);
+  t.ok(notes >= 5, `${notes} notes to rebuild`);
+  await sql`DELETE FROM notes WHERE vault_id = ${vaultId}`.execute(db());
+  await restart(async () => writeFileSync(abs('during-rebuild.md'), 'new while the index was empty'));
+  const o = await changes({ since: `ev:${last}` });
+  t.same(o.events.map((e) => e.kind), ['reset'], 'one reset stands for the whole rebuild');
+  t.match(textOf(await client.callTool({ name: 'get_changes', arguments: { since: `ev:${last}`, kinds: ['created'] } })), /reset — the index was rebuilt from empty/);
+  await put('after-rebuild.md', 'z');
+  t.same((await changes({ since: o.next_since })).events.map((e) => `${e.kind} ${e.path}`), ['created after-rebuild.md'], 'once ready, new notes are itemised again');
 });
 
 t.test('retention prunes by count and marks history_truncated', async (t) => {

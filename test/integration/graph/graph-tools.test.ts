@@ -136,6 +136,10 @@ t.test('find_orphans and audit_notes report from the index', async (t) => {
   const sections = (a.structuredContent as { sections: Array<{ class: string; total: number }> }).sections;
   t.same(sections.map((s) => s.class), ['orphans', 'dangling_links', 'duplicate_basenames']);
   t.equal(sections[0].total, o.total, 'audit orphans agree with find_orphans');
+  const dangling = (sections[1] as unknown as { items: Array<{ count: number; paths: string[]; paths_total: number }> }).items;
+  t.ok(dangling.length > 0, 'the corpus has dangling links');
+  for (const i of dangling) t.ok(i.paths.length <= 5 && i.paths.length <= i.paths_total && i.paths_total <= i.count, 'sample of at most 5 notes, with the full count');
+  t.same(dangling.map((i) => i.count), [...dangling.map((i) => i.count)].sort((x, y) => y - x), 'most-linked missing targets first');
 });
 
 t.test('find_related is refused cleanly without an embeddings provider', async (t) => {

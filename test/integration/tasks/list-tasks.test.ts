@@ -156,3 +156,41 @@ t.test('update_task completes and reopens a task in place, with the ✅ date, bo
   const ro = await server.connect({ key: server.readKey });
   t.notOk((await ro.listTools()).tools.some((x) => x.name === 'update_task'), 'hidden from read-only keys');
 });
+
+t.test('completing a recurring task writes its next occurrence the way the Tasks plugin does', async (t) => {
+  const call = async (args: Record<string, unknown>) => {
+    const r = await client.callTool({ name: 'update_task', arguments: args });
+    t.notOk(r.isError, r.isError ? textOf(r) : '');
+    return r;
+  };
+  const monthly = 'Manual Testing/Recurrence handling invalid dates.md';
+  const file = path.join(server.vaultDir, monthly);
+  const before = readFileSync(file, 'utf8').split('\n');
+  const today = new Date().toISOString().slice(0, 10);
+  const r = await call({ path: monthly, line: 23, done: true });
+  const o = r.structuredContent as { line: number; next_occurrence: { line: number; due: string } };
+  t.match(o, { line: 24, recurrence: 'every month on the 31st', next_occurrence: { line: 23, due: '2022-08-31' }, completed_removed: false });
+  const after = readFileSync(file, 'utf8').split('\n');
+  t.equal(after[22], '- [ ] #task do stuff 🔁 every month on the 31st 📅 2022-08-31', 'next occurrence above');
+  t.equal(after[23], `- [x] #task do stuff 🔁 every month on the 31st 📅 2022-07-31 ✅ ${today}`);
+  t.same([...after.slice(0, 22), ...after.slice(24)], [...before.slice(0, 22), ...before.slice(23)], 'nothing else changed');
+  t.match(textOf(r), /Next occurrence written at line 23: - \[ \] #task do stuff 🔁 every month on the 31st 📅 2022-08-31/);
+  const open = (await all({ folder: 'Manual Testing' })).rows.filter((x) => x.path === monthly && x.due === '2022-08-31');
+  t.equal(open.length, 1, 'list_tasks lists the new occurrence at once');
+
+  const formats = path.join(server.vaultDir, 'Formats/Tasks Format.md');
+  const f0 = readFileSync(formats, 'utf8').split('\n');
+  const whenDone = await call({ path: 'Formats/Tasks Format.md', line: 31, done: true });
+  t.match(whenDone.structuredContent, { line: 32, next_occurrence: { line: 31, due: null, text: '- [ ] #task Is a recurring task 🔁 every day when done' } });
+  const del = await call({ path: 'Formats/Tasks Format.md', line: 41, done: true });
+  t.match(del.structuredContent, { line: 41, completed_removed: true, next_occurrence: { line: 41 } });
+  const f1 = readFileSync(formats, 'utf8').split('\n');
+  t.equal(f1.length, f0.length + 1, 'one line added (the when-done occurrence); the 🏁 delete task was replaced by its next occurrence');
+  t.equal(f1[40], f0[39], '🏁 delete: the completed line is gone, its next occurrence is left open in its place');
+  t.equal(refusalOf(await client.callTool({ name: 'update_task', arguments: { path: 'Formats/Tasks Format.md', line: 42, status: '[' } }))!.code, 'invalid_arguments');
+
+  await server.host.vaultHandle.fs.create('Odd.md', Buffer.from('- [ ] Howl 🔁 every blue moon 📅 2024-01-01\n'));
+  const odd = await call({ path: 'Odd.md', line: 1, done: true });
+  t.match(odd.structuredContent, { line: 1, next_occurrence: null, recurrence: 'every blue moon', recurrence_problem: /not a rule this server understands/ });
+  t.equal(readFileSync(path.join(server.vaultDir, 'Odd.md'), 'utf8').split('\n').length, 2, 'only the status changed');
+});
