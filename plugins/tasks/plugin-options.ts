@@ -15,7 +15,7 @@ export interface RecurrenceOptions {
 export async function recurrenceOptions(ctx: ToolContext<any>): Promise<RecurrenceOptions> {
   const out: RecurrenceOptions = { nextOnLineBelow: false, setCreatedDate: false, removeScheduled: false };
   try {
-    const data = JSON.parse(await ctx.vault.fs.readText(TASKS_SETTINGS_FILE)) as Record<string, unknown>;
+    const data = JSON.parse((await ctx.vault.fs.readAppConfig(TASKS_SETTINGS_FILE)) ?? '{}') as Record<string, unknown>;
     out.nextOnLineBelow = data.recurrenceOnNextLine === true;
     out.setCreatedDate = data.setCreatedDate === true;
     out.removeScheduled = data.removeScheduledDateOnRecurrence === true;
