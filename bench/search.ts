@@ -1,19 +1,22 @@
 // keyword_search server time (the ranking SQL, no MCP transport) on the largest public corpus vault
 // copied ×N into one temp vault, indexed by the real pipeline on embedded PGlite. Prints `name: value unit`.
-// Usage: tsx bench/search.ts [copies=4] [rounds=30]
+// Usage: tsx bench/search.ts [copies=4] [rounds=30] [candidates=search.keywordCandidates default]
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { keywordSearch } from '../plugins/search/keyword/search.js';
+import { searchSettingsSchema } from '../plugins/search/settings.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
+import { corpus } from '../test/fixtures/corpus.js';
 
-const CORPUS = new URL('../../shared/corpora/vaults-public-v1/oldwinter-knowledge-garden', import.meta.url).pathname;
+const CORPUS = corpus('oldwinter-knowledge-garden');
 const copies = Number(process.argv[2] ?? 4);
 const rounds = Number(process.argv[3] ?? 30);
+const candidates = Number(process.argv[4] ?? searchSettingsSchema.properties.keywordCandidates.default);
 const QUERIES: Record<string, string> = {
   title: 'Kubernetes',
-  rare: 'zookeeper',
+  rare: 'terraform',
   two_term: 'docker network',
   broad_or: 'the OR note OR use OR 的',
 };
@@ -32,9 +35,10 @@ try {
   const status = index.status(vaultId);
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, pglite embedded`);
   console.log(`search_bench_notes: ${status.indexed} notes`);
+  console.log(`search_bench_candidates: ${candidates}`);
   console.log(`search_bench_index_time: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const db = server.host.database.db;
-  const options = { configs: ['english', 'simple'], limit: 20, candidates: 400, snippetRows: 10, snippetChars: 240, snippetScanChars: 20_000, fill: true };
+  const options = { configs: ['english', 'simple'], limit: 20, candidates, snippetRows: 10, snippetChars: 240, snippetScanChars: 20_000, fill: true };
   for (const [name, q] of Object.entries(QUERIES)) {
     await keywordSearch(db, vaultId, q, {}, options); // warm
     const times: number[] = [];

@@ -5,9 +5,13 @@ import { createEmbeddingsService, type EmbeddingWorker } from './embeddings/serv
 import { keywordIndexer } from './keyword/indexer.js';
 import { checkKeywordConfigs } from './keyword/meta.js';
 import migration0001 from './migrations/0001-search.js';
+import migration0002 from './migrations/0002-gin-fastupdate.js';
 import { searchSettingsSchema, type SearchSettings } from './settings.js';
+import { connectorFetch, connectorSearch } from './tools/connector.js';
+import getTags from './tools/get-tags.js';
 import hybridSearch from './tools/hybrid-search.js';
 import keywordSearch from './tools/keyword-search.js';
+import searchRegex from './tools/search-regex.js';
 import semanticSearch from './tools/semantic-search.js';
 
 import { rebuildKeyword } from './keyword/meta.js';
@@ -35,12 +39,16 @@ export default defineFamily({
   },
   schemas: new URL('../../schemas/search/', import.meta.url),
   settings: { search: searchSettingsSchema },
-  migrations: { '0001-search': migration0001 },
+  migrations: { '0001-search': migration0001, '0002-gin-fastupdate': migration0002 },
   indexers: [keywordIndexer],
   tools: {
     keyword_search: keywordSearch,
     semantic_search: semanticSearch,
     hybrid_search: hybridSearch,
+    search_regex: searchRegex,
+    get_tags: getTags,
+    search: connectorSearch,
+    fetch: connectorFetch,
   },
   commands: {
     'rebuild-keyword': {

@@ -16,6 +16,11 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** Whether filterSql would add any condition (so callers can skip joining the notes row). */
+export function hasFilters(filters: SearchFilters): boolean {
+  return !!normaliseFolder(filters.folder) || (filters.tags ?? []).some((t) => t.replace(/^#/, '')) || !!(filters.frontmatter && Object.keys(filters.frontmatter).length);
+}
+
 /** `AND …` conditions for the filters, or an empty fragment. Tags match nested children too. */
 export function filterSql(filters: SearchFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];

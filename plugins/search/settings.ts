@@ -29,6 +29,24 @@ export interface RerankSettings {
   allowPlaintext: boolean;
 }
 
+export interface RegexSettings {
+  timeoutMs: number;
+  maxLimit: number;
+  maxMatchesPerFile: number;
+  lineChars: number;
+  maxFileBytes: number;
+  batchFiles: number;
+  readConcurrency: number;
+  maxOutputChars: number;
+}
+
+export interface ConnectorSettings {
+  results: number;
+  fetchMaxChars: number;
+  fetchMaxBytes: number;
+  vaultName: string;
+}
+
 export interface SearchSettings {
   ftsConfigs: string[];
   rrfK: number;
@@ -41,8 +59,11 @@ export interface SearchSettings {
   headChars: number;
   bodyChars: number;
   maxLimit: number;
+  tagsMaxLimit: number;
   embedding: EmbeddingSettings;
   rerank: RerankSettings;
+  regex: RegexSettings;
+  connector: ConnectorSettings;
 }
 
 export type SearchSettingsSection = { search: SearchSettings };
@@ -64,6 +85,33 @@ export const searchSettingsSchema = {
     headChars: int(160, 20, 1000),
     bodyChars: int(200000, 1000),
     maxLimit: int(50, 1, 200),
+    tagsMaxLimit: int(500, 1, 10000),
+    regex: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        timeoutMs: int(5000, 50, 120000),
+        maxLimit: int(100, 1, 1000),
+        maxMatchesPerFile: int(20, 1, 1000),
+        lineChars: int(200, 40, 2000),
+        maxFileBytes: int(2_000_000, 1000),
+        batchFiles: int(64, 1, 10000),
+        readConcurrency: int(8, 1, 64),
+        maxOutputChars: int(40000, 1000, 400000),
+      },
+    },
+    connector: {
+      type: 'object',
+      default: {},
+      additionalProperties: false,
+      properties: {
+        results: int(10, 1, 50),
+        fetchMaxChars: int(60000, 1000, 400000),
+        fetchMaxBytes: int(20_000_000, 1000),
+        vaultName: { type: 'string', default: '' },
+      },
+    },
     embedding: {
       type: 'object',
       default: {},

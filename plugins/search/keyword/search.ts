@@ -3,7 +3,7 @@
 // to fill the page. Details (terms k/n, where matched, snippets) are computed for page rows only.
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
-import { filterSql, type SearchFilters } from '../filters.js';
+import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { shapeSnippet } from '../ranking/snippet.js';
 import { anyQueryText, negatedQueryText, parseQuery } from './query-parse.js';
 
@@ -70,15 +70,20 @@ async function compile(db: Database, configs: readonly string[], query: string):
 
 async function rankPhase(db: Database, vaultId: number, q: string, exact: string, filters: SearchFilters, exclude: number[], limit: number, cap: number) {
   const f = filterSql(filters);
+  // The full vector holds the title lexemes too, so a title match implies a full match unless the query
+  // negates something (which the body may contain): only then is the full vector (detoasted) checked.
+  const bodyCheck = q.includes('!') ? sql` AND k.tsv @@ ${q}::tsquery` : sql``;
+  // The notes row is joined only when a filter reads it (every keyword row has one: ON DELETE CASCADE).
+  const join = hasFilters(filters) ? sql`JOIN notes n ON n.id = k.note_id` : sql``;
   const r = await sql<{ note_id: string; exact: boolean; score: number; body_count: number }>`
     WITH title_hits AS (
-      SELECT k.note_id FROM search_keyword k JOIN notes n ON n.id = k.note_id
-      WHERE k.vault_id = ${vaultId} AND k.title_tsv @@ ${q}::tsquery AND k.tsv @@ ${q}::tsquery ${f} LIMIT ${cap}
+      SELECT k.note_id FROM search_keyword k ${join}
+      WHERE k.vault_id = ${vaultId} AND k.title_tsv @@ ${q}::tsquery ${bodyCheck} ${f} LIMIT ${cap}
     ), exact_hits AS (
-      SELECT k.note_id FROM search_keyword k JOIN notes n ON n.id = k.note_id
+      SELECT k.note_id FROM search_keyword k ${join}
       WHERE k.vault_id = ${vaultId} AND k.title_keys @> ARRAY[${exact}]::text[] AND k.tsv @@ ${q}::tsquery ${f} LIMIT 20
     ), body_hits AS (
-      SELECT k.note_id FROM search_keyword k JOIN notes n ON n.id = k.note_id
+      SELECT k.note_id FROM search_keyword k ${join}
       WHERE k.vault_id = ${vaultId} AND k.tsv @@ ${q}::tsquery ${f} LIMIT ${cap}
     ), cand AS (
       SELECT note_id FROM title_hits UNION SELECT note_id FROM exact_hits UNION SELECT note_id FROM body_hits

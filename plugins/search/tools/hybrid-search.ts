@@ -28,6 +28,7 @@ export interface HybridRow {
   section?: string | null;
   text?: string;
   rerank_score?: number;
+  exact_title?: boolean;
 }
 
 export interface HybridSearchOutput {
@@ -52,6 +53,7 @@ interface Candidate {
   sTerm: number;
   section?: string | null;
   text: string;
+  exact: boolean;
 }
 
 /** The fused candidates (all of them, before the page cut) and the page header fields. */
@@ -75,8 +77,11 @@ export async function hybridCandidates(input: HybridSearchInput, ctx: ToolContex
       sTerm: f.terms.semantic ?? 0,
       ...(v ? { section: sectionLocator(v) } : {}),
       text: k?.snippet ?? v?.preview ?? k?.head ?? '',
+      exact: k?.exactTitle ?? false,
     };
   });
+  // A query that is exactly a note's title or alias ranks that note first, as in keyword_search (stable sort).
+  candidates.sort((a, b) => Number(b.exact) - Number(a.exact));
   const arms = semantic.ok ? 'keyword+semantic' : `keyword-only (semantic unavailable: ${semantic.reason})`;
   const best = semantic.ok ? semantic.rows[0]?.similarity : undefined;
   const confidence = semantic.ok ? confidenceOf(s.lowConfidenceSimilarity, best, keyword.allCount) : confidenceOf(s.lowConfidenceSimilarity, undefined, keyword.allCount);
@@ -114,6 +119,7 @@ export default {
       ...(c.section !== undefined ? { section: c.section } : {}),
       ...(c.text ? { text: c.text } : {}),
       ...(scores ? { rerank_score: Math.round(scores[i] * 1e4) / 1e4 } : {}),
+      ...(c.exact ? { exact_title: true } : {}),
     }));
     return { query: input.query, filters: describeFilters(input), arms, rrf_k: s.rrfK, confidence, reranked, count: rows.length, cut: asked > limit, rows };
   },
@@ -126,6 +132,7 @@ export default {
     for (const r of o.rows) {
       const parts = [`fused ${fixed(r.score, 5)}`, `kw ${r.keyword_rank ?? '-'} (${fixed(r.keyword_term, 5)})`, `sem ${r.semantic_rank ?? '-'} (${fixed(r.semantic_term, 5)})`];
       if (r.rerank_score !== undefined) parts.push(`rerank ${fixed(r.rerank_score, 3)}`);
+      if (r.exact_title) parts.push('exact title');
       lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [${parts.join(' · ')}]${r.section ? ` ${r.section}` : ''}`);
       if (r.text) lines.push(`   ${r.text}`);
     }

@@ -21,7 +21,7 @@ export function hashVector(text: string, dims: number): number[] {
 
 export interface FakeEmbeddingServer {
   readonly url: string;
-  readonly requests: Array<{ path: string; inputs: number }>;
+  readonly requests: Array<{ path: string; inputs: number; authorization?: string }>;
   /** Answer 503 to every embedding request while true. */
   down: boolean;
   close(): Promise<void>;
@@ -29,7 +29,7 @@ export interface FakeEmbeddingServer {
 
 export async function startEmbeddingServer(dims = 64): Promise<FakeEmbeddingServer> {
   const state = { down: false };
-  const requests: Array<{ path: string; inputs: number }> = [];
+  const requests: Array<{ path: string; inputs: number; authorization?: string }> = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -49,7 +49,7 @@ export async function startEmbeddingServer(dims = 64): Promise<FakeEmbeddingServ
         return send(200, { results: results.sort((a, b) => b.relevance_score - a.relevance_score) });
       }
       const inputs: string[] = Array.isArray(json.input) ? json.input : [json.input];
-      requests.push({ path: req.url ?? '', inputs: inputs.length });
+      requests.push({ path: req.url ?? '', inputs: inputs.length, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
       if (state.down) return send(503, { error: 'down for the test' });
       if (req.url === '/v1/embeddings') return send(200, { data: inputs.map((t, index) => ({ index, embedding: hashVector(t, json.dimensions ?? dims) })) });
       if (req.url === '/api/embed') return send(200, { embeddings: inputs.map((t) => hashVector(t, dims)) });

@@ -1,5 +1,11 @@
-// Pure pieces of the search family: query parsing, RRF, confidence, snippets, head, URL rule.
+// Pure pieces of the search family: query parsing, RRF, confidence, snippets, head, URL rule, the regex
+// line matcher, the connector url, and the shape of the public judgment set.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
+import { regexBatch } from '../../../plugins/search/regex/match.js';
+import { noteUrl } from '../../../plugins/search/tools/connector.js';
+import { CORPORA } from '../../fixtures/corpus.js';
 import { parseQuery, anyQueryText } from '../../../plugins/search/keyword/query-parse.js';
 import { headOf } from '../../../plugins/search/keyword/note-text.js';
 import { reciprocalRankFusion, confidenceOf } from '../../../plugins/search/ranking/rrf.js';
@@ -63,4 +69,40 @@ t.test('embedding URLs: https or loopback unless plaintext is allowed', async (t
   t.match(urlProblem('http://10.0.0.5:11434', false), /plaintext/);
   t.equal(urlProblem('http://10.0.0.5:11434', true), undefined);
   t.match(urlProblem('not a url', false), /not a URL/);
+});
+
+t.test('regexBatch: line numbers, «» marks, windows on long lines, per-file cap and path matches', async (t) => {
+  const long = `${'x'.repeat(300)} needle ${'y'.repeat(300)}`;
+  const out = regexBatch({ source: 'ne+dle', flags: 'g', matchPath: true, maxMatches: 1, lineChars: 60, files: [
+    { path: 'a.md', text: `one\r\n${long}\nneedle two` },
+    { path: 'needle.md' },
+    { path: 'b.md', text: 'nothing' },
+  ] });
+  t.equal(out.length, 2);
+  t.equal(out[0].matchCount, 2);
+  t.equal(out[0].matches.length, 1);
+  t.equal(out[0].matches[0].line, 2);
+  t.match(out[0].matches[0].text, /^…x+ «needle» y+…$/);
+  t.ok(out[0].matches[0].text.length <= 64);
+  t.same(out[1], { path: 'needle.md', pathMatch: true, matchCount: 0, matches: [] });
+  const empty = regexBatch({ source: '^', flags: '', matchPath: false, maxMatches: 5, lineChars: 60, files: [{ path: 'c.md', text: 'ab' }] });
+  t.same(empty[0].matches, [{ line: 1, text: 'ab' }], 'zero-length matches are not marked');
+});
+
+t.test('noteUrl: an obsidian:// deep link with both parts encoded', async (t) => {
+  t.equal(noteUrl('My Vault', 'A & B/C#1.md'), 'obsidian://open?vault=My%20Vault&file=A%20%26%20B%2FC%231.md');
+});
+
+t.test('the public judgment set: ≥ 60 queries of three kinds, every judged path exists', async (t) => {
+  const file = new URL('../../fixtures/search/judgments.jsonl', import.meta.url);
+  const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; query: string; relevant: string[] });
+  t.ok(rows.length >= 60, `${rows.length} queries`);
+  for (const kind of ['title', 'phrase', 'paraphrase']) t.ok(rows.filter((r) => r.kind === kind).length >= 20, kind);
+  t.equal(new Set(rows.map((r) => r.query)).size, rows.length, 'queries are unique');
+  if (!existsSync(CORPORA)) {
+    t.pass('corpora not present: paths not checked');
+    return;
+  }
+  const missing = rows.flatMap((r) => r.relevant).filter((p) => !existsSync(path.join(CORPORA, p)));
+  t.same(missing, []);
 });

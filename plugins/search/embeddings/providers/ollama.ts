@@ -1,25 +1,28 @@
-// Ollama embeddings (`POST {baseUrl}/api/embed`, batch input). Spoken over fetch; batching is the
-// caller's, retries on 429/5xx are postJson's.
+// Ollama embeddings through the `ollama` client (`POST {baseUrl}/api/embed`, batch input). The client
+// gets a fetch bound to the configured URL; batching is the caller's, retries on 429/5xx are withRetry's.
+import { Ollama } from 'ollama';
 import type { EmbeddingSettings } from '../../settings.js';
-import { postJson } from '../http.js';
+import { boundFetch, withRetry } from '../http.js';
 import { ProviderError, type EmbeddingProvider } from '../types.js';
-import { checkDims } from './openai.js';
+import { checkDims, rethrowProvider } from './openai.js';
 
 export function ollamaProvider(s: EmbeddingSettings): EmbeddingProvider {
-  const url = `${s.baseUrl.replace(/\/+$/, '')}/api/embed`;
+  const host = s.baseUrl.replace(/\/+$/, '');
   return {
     name: 'ollama',
     model: s.model,
     dimensions: s.dimensions,
     async embed(texts, signal) {
-      const res = await postJson<{ embeddings: number[][] }>(url, { model: s.model, input: texts, truncate: true }, {
-        timeoutMs: s.timeoutMs,
-        retries: s.retries,
-        backoffMs: s.backoffMs,
-        signal,
-      });
-      if (!Array.isArray(res?.embeddings) || res.embeddings.length !== texts.length) throw new ProviderError('malformed embeddings response', false);
-      return res.embeddings.map((v) => checkDims(v, s.dimensions));
+      return withRetry(async () => {
+        const client = new Ollama({
+          host,
+          fetch: boundFetch(host, { timeoutMs: s.timeoutMs, signal }) as typeof fetch,
+          ...(s.apiKey ? { headers: { authorization: `Bearer ${s.apiKey}` } } : {}),
+        });
+        const res = await client.embed({ model: s.model, input: [...texts], truncate: true }).catch(rethrowProvider);
+        if (!Array.isArray(res?.embeddings) || res.embeddings.length !== texts.length) throw new ProviderError('malformed embeddings response', false);
+        return res.embeddings.map((v) => checkDims(v, s.dimensions));
+      }, { retries: s.retries, backoffMs: s.backoffMs, signal });
     },
   };
 }

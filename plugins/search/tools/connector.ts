@@ -1,0 +1,86 @@
+// The ChatGPT connector / deep-research pair: `search(query)` → {results:[{id,title,url}]} on hybrid
+// search, and `fetch(id)` → {id,title,text,url,metadata} reading the note. Both render as the JSON
+// those clients parse. Ids are vault paths; urls are obsidian:// deep links. Never writes.
+import { sql } from 'kysely';
+import type { ToolContext } from '../../../src/sdk/index.js';
+import type { SearchSettingsSection } from '../settings.js';
+import { hybridCandidates } from './hybrid-search.js';
+
+export interface ConnectorSearchOutput {
+  results: Array<{ id: string; title: string; url: string }>;
+}
+
+export interface ConnectorFetchOutput {
+  id: string;
+  title: string;
+  text: string;
+  url: string;
+  metadata: {
+    path: string;
+    tags: string[];
+    aliases: string[];
+    content_hash: string;
+    size: number;
+    modified: string;
+    chars: number;
+    truncated: boolean;
+  };
+}
+
+/** `obsidian://open?vault=<name>&file=<path>`: opens the note in the owner's Obsidian app. */
+export function noteUrl(vaultName: string, path: string): string {
+  return `obsidian://open?vault=${encodeURIComponent(vaultName)}&file=${encodeURIComponent(path)}`;
+}
+
+function vaultName(ctx: ToolContext<SearchSettingsSection>): string {
+  return ctx.settings.search.connector.vaultName || ctx.vault.name;
+}
+
+export const connectorSearch = {
+  async handler(input: { query: string }, ctx: ToolContext<SearchSettingsSection>): Promise<ConnectorSearchOutput> {
+    const { candidates, arms } = await hybridCandidates({ query: input.query }, ctx);
+    if (arms !== 'keyword+semantic') ctx.log.debug({ arms }, 'connector search ran keyword-only');
+    const name = vaultName(ctx);
+    const results = candidates.slice(0, ctx.settings.search.connector.results).map((c) => ({ id: c.path, title: c.title, url: noteUrl(name, c.path) }));
+    return { results };
+  },
+  render(o: ConnectorSearchOutput): string {
+    return JSON.stringify(o);
+  },
+};
+
+export const connectorFetch = {
+  async handler(input: { id: string }, ctx: ToolContext<SearchSettingsSection>): Promise<ConnectorFetchOutput> {
+    const path = ctx.vault.fs.checkPath(input.id);
+    const r = await sql<{ title: string; tags: unknown; aliases: unknown; content_hash: string; size: number; mtime: Date | string }>`
+      SELECT title, tags, aliases, content_hash, size, mtime FROM notes WHERE vault_id = ${ctx.vault.id} AND path = ${path}`.execute(ctx.db);
+    const row = r.rows[0];
+    if (!row) ctx.refuse('not_found', { path });
+    const max = ctx.settings.search.connector.fetchMaxChars;
+    const text = await ctx.vault.fs.readText(path, { maxBytes: ctx.settings.search.connector.fetchMaxBytes });
+    const truncated = text.length > max;
+    const shown = truncated
+      ? `${text.slice(0, max)}\n\n[… cut at ${max} of ${text.length} characters; read the rest with read_note(path, section=…) or read_note_lines]`
+      : text;
+    const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String((x as { tag?: string })?.tag ?? x))) : []);
+    return {
+      id: path,
+      title: row.title,
+      text: shown,
+      url: noteUrl(vaultName(ctx), path),
+      metadata: {
+        path,
+        tags: strings(row.tags),
+        aliases: strings(row.aliases),
+        content_hash: row.content_hash,
+        size: row.size,
+        modified: new Date(row.mtime).toISOString(),
+        chars: text.length,
+        truncated,
+      },
+    };
+  },
+  render(o: ConnectorFetchOutput): string {
+    return JSON.stringify(o);
+  },
+};

@@ -1,0 +1,163 @@
+// search_regex: a JavaScript regex (or a path glob) over note paths and/or note lines, line-numbered.
+// The regex runs on a killable thread under one time budget; output is bounded and says when it cut.
+import { sql } from 'kysely';
+import picomatch from 'picomatch';
+import { Refusal, type ToolContext } from '../../../src/sdk/index.js';
+import { normaliseFolder } from '../filters.js';
+import { RegexSession } from '../regex/runner.js';
+import type { RegexFileResult } from '../regex/match.js';
+import type { SearchSettingsSection } from '../settings.js';
+import { quote } from './render-util.js';
+
+export interface SearchRegexInput {
+  pattern: string;
+  scope?: 'content' | 'path' | 'both';
+  isGlob?: boolean;
+  ignoreCase?: boolean;
+  folder?: string;
+  limit?: number;
+  maxMatchesPerFile?: number;
+}
+
+export interface RegexResultRow {
+  path: string;
+  path_match: boolean;
+  match_count: number;
+  matches: Array<{ line: number; text: string }>;
+}
+
+export interface SearchRegexOutput {
+  pattern: string;
+  scope: 'content' | 'path' | 'both';
+  glob: boolean;
+  folder: string;
+  files_total: number;
+  files_scanned: number;
+  skipped: number;
+  count: number;
+  cut: boolean;
+  cut_reason: string | null;
+  stopped: string | null;
+  results: RegexResultRow[];
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, lane));
+  return out;
+}
+
+export default {
+  async handler(input: SearchRegexInput, ctx: ToolContext<SearchSettingsSection>): Promise<SearchRegexOutput> {
+    const s = ctx.settings.search.regex;
+    const glob = input.isGlob ?? false;
+    const scope = input.scope ?? (glob ? 'path' : 'content');
+    if (glob && scope !== 'path') ctx.refuse('invalid_arguments', { problems: 'isGlob matches paths only; use scope "path" (or leave scope out)' });
+    const flags = input.ignoreCase ? 'i' : '';
+    if (!glob) {
+      try {
+        new RegExp(input.pattern, flags);
+      } catch (e) {
+        ctx.refuse('invalid_arguments', { problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 160)}` });
+      }
+    }
+    const limit = Math.min(input.limit ?? 20, s.maxLimit);
+    const maxMatches = Math.min(input.maxMatchesPerFile ?? 5, s.maxMatchesPerFile);
+    const folder = normaliseFolder(input.folder);
+    const paths = (
+      await sql<{ path: string }>`SELECT path FROM notes WHERE vault_id = ${ctx.vault.id}
+        ${folder ? sql`AND path LIKE ${`${escapeLike(folder)}/%`}` : sql``} ORDER BY path`.execute(ctx.db)
+    ).rows.map((r) => r.path);
+    const base = { pattern: input.pattern, scope, glob, folder, files_total: paths.length };
+    const results: RegexResultRow[] = [];
+    let chars = 0;
+    let cutReason: string | null = null;
+    const add = (r: RegexFileResult): boolean => {
+      const row = { path: r.path, path_match: r.pathMatch, match_count: r.matchCount, matches: r.matches };
+      const size = r.path.length + 40 + r.matches.reduce((a, m) => a + m.text.length + 12, 0);
+      if (chars + size > s.maxOutputChars && results.length > 0) {
+        cutReason = `output budget of ${s.maxOutputChars} characters reached`;
+        return false;
+      }
+      chars += size;
+      results.push(row);
+      if (results.length >= limit) {
+        cutReason = `limit of ${limit} files reached`;
+        return false;
+      }
+      return true;
+    };
+    if (glob) {
+      const isMatch = picomatch(input.pattern, { nocase: !!input.ignoreCase, dot: true });
+      let scanned = 0;
+      for (const p of paths) {
+        scanned++;
+        if (isMatch(p) && !add({ path: p, pathMatch: true, matchCount: 0, matches: [] })) break;
+      }
+      return { ...base, files_scanned: scanned, skipped: 0, count: results.length, cut: cutReason !== null && scanned < paths.length, cut_reason: scanned < paths.length ? cutReason : null, stopped: null, results };
+    }
+    const session = new RegexSession(s.timeoutMs, ctx.signal);
+    let scanned = 0;
+    let skipped = 0;
+    let stopped: string | null = null;
+    try {
+      outer: for (let at = 0; at < paths.length; at += s.batchFiles) {
+        const slice = paths.slice(at, at + s.batchFiles);
+        const files = scope === 'path'
+          ? slice.map((path) => ({ path }))
+          : await mapLimit(slice, s.readConcurrency, async (path) => {
+              try {
+                return { path, text: await ctx.vault.fs.readText(path, { maxBytes: s.maxFileBytes }) };
+              } catch (e) {
+                if (!(e instanceof Refusal)) throw e;
+                skipped++; // too large, not UTF-8, or gone since indexed: the path can still match
+                return { path };
+              }
+            });
+        const outcome = await session.run({ source: input.pattern, flags, matchPath: scope !== 'content', maxMatches, lineChars: s.lineChars, files });
+        if (!outcome.ok) {
+          if (outcome.reason === 'failed') ctx.refuse('invalid_arguments', { problems: `the regular expression failed: ${(outcome.message ?? '').slice(0, 160)}` });
+          stopped = outcome.reason === 'deadline'
+            ? `time budget of ${s.timeoutMs} ms spent after ${scanned} of ${paths.length} notes; results are partial (simplify the pattern, avoid nested quantifiers, or narrow with folder)`
+            : 'the call was cancelled; results are partial';
+          break;
+        }
+        for (const r of outcome.results) {
+          if (!add(r)) {
+            scanned += slice.findIndex((p) => p === r.path) + 1;
+            break outer;
+          }
+        }
+        scanned += slice.length;
+      }
+    } finally {
+      await session.close();
+    }
+    const cut = cutReason !== null && scanned < paths.length;
+    return { ...base, files_scanned: scanned, skipped, count: results.length, cut, cut_reason: cut ? cutReason : null, stopped, results };
+  },
+  render(o: SearchRegexOutput): string {
+    const what = o.glob ? `glob ${quote(o.pattern)}` : `/${o.pattern}/`;
+    const lines = [`search_regex ${what} scope=${o.scope}${o.folder ? ` folder=${o.folder}/` : ''} — ${o.count} files (scanned ${o.files_scanned} of ${o.files_total} notes${o.skipped ? `, ${o.skipped} unreadable as text` : ''})`];
+    if (o.stopped) lines.push(`note: stopped early: ${o.stopped}`);
+    if (o.cut) lines.push(`note: ${o.cut_reason}; more notes may match (narrow with folder or a tighter pattern)`);
+    if (!o.results.length && !o.stopped) lines.push('no matches');
+    for (const r of o.results) {
+      const extra = r.match_count > r.matches.length ? ` (${r.match_count} matching lines, ${r.matches.length} shown)` : r.match_count ? ` (${r.match_count} matching lines)` : '';
+      lines.push(`${r.path}${r.path_match && !o.glob ? ' [path matches]' : ''}${extra}`);
+      for (const m of r.matches) lines.push(`  ${m.line}: ${m.text}`);
+    }
+    return lines.join('\n');
+  },
+};
