@@ -1,15 +1,53 @@
 // The change-feed family: an index contributor recording note events, get_changes over them, and a
 // vault://changes resource with the latest events. Never writes the vault.
-import { defineFamily } from '../../src/sdk/index.js';
+import { defineFamily, type ContributorFactoryContext, type IndexContributor, type ResourceEvents } from '../../src/sdk/index.js';
 import type { IndexService } from '../../src/sdk/index-service.js';
-import { feedContributor, type FeedSettings, type IndexReadiness } from './contributor.js';
+import { feedContributor, type FeedSettings } from './contributor.js';
 import { feedMigrations } from './migrations.js';
 import { getChanges, readChanges, renderChanges } from './tools/get_changes.js';
 
 const DEFAULTS: FeedSettings = { retentionDays: 90, maxEvents: 100_000, pruneEvery: 500, pageCap: 500 };
-// The contributor runs outside tool calls: it reads the settings this family's generation last validated.
-let current: FeedSettings = DEFAULTS;
-let readiness: IndexReadiness = () => undefined;
+export const CHANGES_URI = 'vault://changes';
+/** How long after a recorded change subscribers of vault://changes are told (lets the index commit first). */
+const NOTIFY_DELAY_MS = 150;
+
+/** The generation's contributor: its settings, the index's readiness, and a nudge to resource subscribers. */
+function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
+  const settings: FeedSettings = { ...DEFAULTS, ...(ctx.settings.changeFeed as Partial<FeedSettings>) };
+  // Whether the index is still on its initial scan decides if first sightings are a rebuild (reset) or creations.
+  const readiness = (vaultId: number) => (ctx.hasService('index') ? ctx.service<IndexService>('index').status(vaultId) : undefined);
+  const inner = feedContributor(() => settings, readiness);
+  let timer: NodeJS.Timeout | undefined;
+  const nudge = () => {
+    if (timer || !ctx.hasService('resource-events')) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      ctx.service<ResourceEvents>('resource-events').updated(CHANGES_URI);
+    }, NOTIFY_DELAY_MS);
+    timer.unref();
+  };
+  return [
+    {
+      ...inner,
+      async write(trx, note, model) {
+        await inner.write(trx, note, model);
+        nudge();
+      },
+      async remove(trx, note) {
+        await inner.remove(trx, note);
+        nudge();
+      },
+      ...(inner.rename
+        ? {
+            async rename(trx, note, from, model) {
+              await inner.rename!(trx, note, from, model);
+              nudge();
+            },
+          }
+        : {}),
+    },
+  ];
+}
 
 export default defineFamily({
   name: 'change-feed',
@@ -27,21 +65,12 @@ export default defineFamily({
       },
     },
   },
-  provides: {
-    'change-feed-settings': {
-      create: (ctx) => {
-        // Whether the index is still on its initial scan decides if first sightings are a rebuild (reset) or creations.
-        readiness = (vaultId) => (ctx.hasService('index') ? ctx.service<IndexService>('index').status(vaultId) : undefined);
-        return (current = { ...DEFAULTS, ...(ctx.settings.changeFeed as Partial<FeedSettings>) });
-      },
-    },
-  },
   migrations: feedMigrations,
-  indexers: [feedContributor(() => current, (vaultId) => readiness(vaultId))],
+  indexers: contributors,
   tools: { get_changes: getChanges },
   resources: [
     {
-      uri: 'vault://changes',
+      uri: CHANGES_URI,
       name: 'changes',
       title: 'Recent vault changes',
       description: 'The latest note changes (created, modified, moved, deleted) with the next_since cursor to continue from with get_changes.',

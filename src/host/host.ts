@@ -19,6 +19,7 @@ import { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
 import type { ServerDeps } from './mcp/server-factory.js';
 import { SessionHub } from './mcp/sessions.js';
+import { ResourceSubscriptions } from './mcp/subscriptions.js';
 import { loadSettings, resolvePath, SettingsError, type Settings } from './settings/load.js';
 import { openVault } from './vault/index.js';
 import { PiscinaPool } from './workers/pool.js';
@@ -44,6 +45,7 @@ edit these notes with you.
 
 export class Host {
   readonly hub: SessionHub;
+  readonly subscriptions: ResourceSubscriptions;
   readonly manager: FamilyManager;
   readonly dispatcher: ToolDispatcher;
   readonly verifier: ApiKeyVerifier;
@@ -70,6 +72,8 @@ export class Host {
     const h = settings.host;
     this.workers = services.workers as PiscinaPool;
     this.hub = new SessionHub(log);
+    this.subscriptions = new ResourceSubscriptions(log);
+    services.named.set('resource-events', this.subscriptions);
     this.manager = new FamilyManager(services, builtinDir);
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
@@ -133,7 +137,7 @@ export class Host {
   }
 
   get serverDeps(): ServerDeps {
-    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: this.vaultHandle.name };
+    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: this.vaultHandle.name, subscriptions: this.subscriptions };
   }
 
   private async listen(): Promise<void> {

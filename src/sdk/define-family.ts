@@ -2,6 +2,7 @@
 // the value this returns; the host's loader validates it and never needs anything else from it.
 
 import type {
+  ContributorFactoryContext,
   ChangeOrigin,
   Principal,
   FamilyCommand,
@@ -31,8 +32,11 @@ export interface FamilyDefinition {
   readonly tools?: Readonly<Record<string, ToolModule>>;
   /** Ordered by key; recorded in the family's own migration table. */
   readonly migrations?: Readonly<Record<string, FamilyMigration>>;
-  /** Index contributors; a function receives the family's validated settings (built per generation). */
-  readonly indexers?: readonly IndexContributor<any>[] | ((settings: Readonly<Record<string, unknown>>) => readonly IndexContributor<any>[]);
+  /**
+   * Index contributors. A function receives the generation's settings and service lookups (built
+   * once per generation, when it boots), so contributors can read settings and services.
+   */
+  readonly indexers?: readonly IndexContributor<any>[] | ((ctx: ContributorFactoryContext) => readonly IndexContributor<any>[]);
   readonly routes?: FamilyRoutes;
   readonly prompts?: Readonly<Record<string, PromptDefinition>>;
   readonly resources?: readonly ResourceDefinition[];

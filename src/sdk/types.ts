@@ -209,6 +209,23 @@ export interface IndexContributor<Model = unknown> {
   rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string, model: Model): Promise<void>;
 }
 
+export interface ContributorFactoryContext {
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly log: Logger;
+  /** Resolved when called (not when the contributor is built): services may come and go with reloads. */
+  service<T = unknown>(name: string): T;
+  hasService(name: string): boolean;
+}
+
+/**
+ * The host service 'resource-events': tell subscribed clients a resource changed. Families call it
+ * after their data behind a resource URI changed; sessions that sent resources/subscribe for that URI
+ * receive notifications/resources/updated.
+ */
+export interface ResourceEvents {
+  updated(uri: string): void;
+}
+
 // --- HTTP routes -------------------------------------------------------------------------------
 
 export interface FamilyRouteContext {

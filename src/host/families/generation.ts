@@ -27,8 +27,8 @@ export class FamilyGeneration {
   readonly fingerprint: string;
   readonly number: number;
   readonly tools: ReadonlyMap<string, CompiledTool>;
-  /** This generation's index contributors (a family may build them from its settings). */
-  readonly indexers: readonly IndexContributor<any>[];
+  /** This generation's index contributors (a family may build them from its settings and services). */
+  indexers: readonly IndexContributor<any>[] = [];
   /** Scoped container: host values plus this family's own services. */
   readonly container: AwilixContainer;
   readonly provided = new Map<string, unknown>();
@@ -46,8 +46,6 @@ export class FamilyGeneration {
     this.fingerprint = input.fingerprint;
     this.number = input.number;
     this.tools = new Map(input.tools.map((t) => [t.name, t]));
-    const indexers = input.family.indexers;
-    this.indexers = typeof indexers === 'function' ? indexers(input.settings) : (indexers ?? []);
     this.container = createContainer({ strict: true });
   }
 
@@ -79,6 +77,8 @@ export class FamilyGeneration {
       this.provided.set(name, instance);
       this.container.register(name, asValue(instance));
     }
+    const indexers = this.family.indexers;
+    this.indexers = typeof indexers === 'function' ? indexers({ settings: this.settings, log: host.log, service, hasService }) : (indexers ?? []);
     if (this.family.routes) {
       const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
       const routeCtx: FamilyRouteContext = { server: host.server, db: host.database.db, log: host.log, settings: this.settings, service, hasService, vault: (id) => host.vault(id) };

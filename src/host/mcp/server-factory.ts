@@ -10,6 +10,8 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   McpError,
   ErrorCode,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +19,7 @@ import { Refusal, isRefusal } from '../../sdk/refusals.js';
 import type { Principal } from '../../sdk/types.js';
 import type { ToolDispatcher } from '../families/dispatch.js';
 import type { FamilyRegistry, ResourceEntry } from '../families/registry.js';
+import type { ResourceSubscriptions } from './subscriptions.js';
 
 export const SERVER_NAME = 'exocortex';
 export const SERVER_VERSION = '0.1.0';
@@ -35,6 +38,7 @@ export interface ServerDeps {
   readonly dispatcher: ToolDispatcher;
   readonly vaultName: string;
   readonly resourceListCap?: number;
+  readonly subscriptions: ResourceSubscriptions;
 }
 
 /** A session's principal and registry; a promise while the host is still starting (stdio). */
@@ -52,7 +56,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string): S
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
         logging: {},
       },
       instructions: serverInstructions(vaultName),
@@ -141,6 +145,25 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string): S
       throw mcpError(e);
     }
   });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const { deps } = await ready;
+    if (!matchResource(deps.registry.listResources(), request.params.uri)) throw mcpError(new Refusal('unknown_resource', { uri: request.params.uri }));
+    deps.subscriptions.subscribe(server, request.params.uri);
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    const { deps } = await ready;
+    deps.subscriptions.unsubscribe(server, request.params.uri);
+    return {};
+  });
+
+  const closed = server.onclose;
+  server.onclose = () => {
+    closed?.();
+    void ready.then(({ deps }) => deps.subscriptions.drop(server), () => undefined);
+  };
 
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
   return server;

@@ -27,3 +27,26 @@ t.test('create_note, edit_note and move_note are attributed to the key; an outsi
   t.ok(human.events.some((e) => e.path === 'human.md'));
   t.notOk(human.events.some((e) => e.path.startsWith('agent/')));
 });
+
+t.test('a client subscribed to vault://changes is told when a note changes', async (t) => {
+  const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const watcher = await server.connect({ key: server.readKey });
+  const updates: string[] = [];
+  watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => {
+    updates.push(n.params.uri);
+  });
+  t.ok(watcher.getServerCapabilities()?.resources?.subscribe, 'the server offers subscriptions');
+  await watcher.subscribeResource({ uri: 'vault://changes' });
+  await t.rejects(watcher.subscribeResource({ uri: 'vault://nothing' }), /No resource matches/);
+  await client.callTool({ name: 'create_note', arguments: { path: 'agent/ping.md', content: 'ping\n' } });
+  const end = Date.now() + 3000;
+  while (updates.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+  t.same(updates.slice(0, 1), ['vault://changes']);
+  const text = ((await watcher.readResource({ uri: 'vault://changes' })).contents[0] as { text: string }).text;
+  t.match(text, /agent\/ping\.md/);
+  await watcher.unsubscribeResource({ uri: 'vault://changes' });
+  const before = updates.length;
+  await client.callTool({ name: 'create_note', arguments: { path: 'agent/pong.md', content: 'pong\n' } });
+  await new Promise((r) => setTimeout(r, 400));
+  t.equal(updates.length, before, 'no notice after unsubscribe');
+});
