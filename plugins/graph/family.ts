@@ -11,9 +11,6 @@ import { getBacklinks } from './tools/get_backlinks.js';
 import { getLinks } from './tools/get_links.js';
 import { getNeighborhood } from './tools/get_neighborhood.js';
 
-// The contributor runs outside a tool call, so it reads the cap the host last validated for this family.
-let settings: GraphSettings | undefined;
-const DEFAULT_CAP = GRAPH_SETTINGS_SCHEMA.properties.maxLinksPerNote.default;
 
 export default defineFamily({
   name: 'graph',
@@ -22,11 +19,8 @@ export default defineFamily({
   schemas: new URL('../../schemas/graph/', import.meta.url),
   settings: { graph: GRAPH_SETTINGS_SCHEMA },
   migrations: graphMigrations,
-  provides: {
-    // Not a service others use: a hook that captures this generation's validated settings for the contributor.
-    'graph-settings': { create: (ctx) => (settings = ctx.settings.graph as GraphSettings) },
-  },
-  indexers: [graphContributor(() => settings?.maxLinksPerNote ?? DEFAULT_CAP)],
+  // Built per generation, so the contributor sees this generation's validated link cap.
+  indexers: ({ settings }) => [graphContributor(() => (settings.graph as GraphSettings).maxLinksPerNote)],
   tools: {
     get_backlinks: getBacklinks,
     get_links: getLinks,

@@ -24,9 +24,9 @@ const db: Kysely<any> = database.db;
 await migrate(db, 'family_graph', graph.migrations!);
 const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('g', '/tmp/g') RETURNING id`.execute(db)).rows[0].id);
 let cap = 5000;
-const contributors = (graph.indexers as readonly IndexContributor<any>[]).map((c) => ({ family: 'graph', contributor: c }));
-// The cap is read through the family's settings hook; tests drive it through the provider.
-(graph.provides!['graph-settings'].create as (ctx: unknown) => unknown)({ settings: { graph: { get maxLinksPerNote() { return cap; } } } });
+const build = graph.indexers as (ctx: unknown) => readonly IndexContributor<any>[];
+const contributors = build({ settings: { graph: { get maxLinksPerNote() { return cap; } } } }).map((c) => ({ family: 'graph', contributor: c }));
+// The cap is read through the settings the contributor was built with; the test moves it with `cap`.
 
 async function prev(p: string) {
   const r = (await sql<{ id: string; content_hash: string; size: number; mtime: Date }>`SELECT id, content_hash, size, mtime FROM notes WHERE vault_id = ${vaultId} AND path = ${p}`.execute(db)).rows[0];
