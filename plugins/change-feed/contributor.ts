@@ -2,16 +2,16 @@
 // moved/deleted events, attributed when the pipeline says who wrote, and prunes by age and count.
 // Runs inside the pipeline's transaction only; a re-derive with an unchanged hash records nothing.
 import { sql } from 'kysely';
-import type { DatabaseTransaction, IndexContributor, IndexedNote } from '../../src/sdk/types.js';
+import type { DatabaseTransaction, IndexContributor, IndexedNote, RemoveReason } from '../../src/sdk/types.js';
 
-export interface FeedSettings { retentionDays: number; maxEvents: number; pruneEvery: number; pageCap: number }
+export interface FeedSettings { retentionDays: number; maxEvents: number; pruneEvery: number; pageCap: number; maxEventsPerPass: number }
 
 /**
  * Optional extras a pipeline may attach to the note it passes (not in the contract yet): who made the
  * change through our tools, and why a note was removed.
  */
 interface Origin { kind: 'api_key' | 'oauth' | 'operator' | 'test'; id: string; name?: string }
-type WithExtras = { origin?: Origin; reason?: 'removed' | 'not_indexable' | 'quarantined' };
+type WithExtras = { origin?: Origin; reason?: RemoveReason };
 
 interface EventIn { kind: string; path: string; from?: string | null; reason?: string | null; hash?: string | null; origin?: Origin }
 
@@ -70,6 +70,19 @@ async function firstSighting(trx: DatabaseTransaction, note: IndexedNote, readin
 }
 
 export function feedContributor(settings: () => FeedSettings, readiness: IndexReadiness = () => undefined): IndexContributor<unknown> {
+  // Per vault, this pass: events itemised so far, and changes beyond maxEventsPerPass left to one `gap` row.
+  const itemised = new Map<number, number>();
+  const skipped = new Map<number, number>();
+  const emit = async (trx: DatabaseTransaction, vaultId: number, e: EventIn): Promise<void> => {
+    const n = itemised.get(vaultId) ?? 0;
+    // Changes made through our tools are always itemised: their callers rely on seeing them.
+    if (!e.origin && n >= settings().maxEventsPerPass) {
+      skipped.set(vaultId, (skipped.get(vaultId) ?? 0) + 1);
+      return;
+    }
+    itemised.set(vaultId, n + 1);
+    await record(trx, vaultId, e, settings);
+  };
   const state = async (trx: DatabaseTransaction, id: number) =>
     (await sql<{ path: string; content_hash: string }>`SELECT path, content_hash FROM change_feed_state WHERE note_id = ${id}`.execute(trx)).rows[0];
   const save = (trx: DatabaseTransaction, note: IndexedNote) => sql`
@@ -83,12 +96,12 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
       const before = await state(trx, note.id);
       if (!before) {
         if (origin || (await firstSighting(trx, note, readiness)) === 'created') {
-          await record(trx, note.vaultId, { kind: 'created', path: note.path, hash: note.contentHash, origin }, settings);
+          await emit(trx, note.vaultId, { kind: 'created', path: note.path, hash: note.contentHash, origin });
         }
       }
       else {
-        if (before.path !== note.path) await record(trx, note.vaultId, { kind: 'moved', path: note.path, from: before.path, hash: note.contentHash, origin }, settings);
-        if (before.content_hash !== note.contentHash) await record(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin }, settings);
+        if (before.path !== note.path) await emit(trx, note.vaultId, { kind: 'moved', path: note.path, from: before.path, hash: note.contentHash, origin });
+        if (before.content_hash !== note.contentHash) await emit(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin });
         if (before.path === note.path && before.content_hash === note.contentHash) return; // a re-derive: nothing changed
       }
       await save(trx, note);
@@ -96,14 +109,20 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
     async rename(trx, note, fromPath) {
       const origin = (note as IndexedNote & WithExtras).origin;
       const before = await state(trx, note.id);
-      await record(trx, note.vaultId, { kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin }, settings);
-      if (before && before.content_hash !== note.contentHash) await record(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin }, settings);
+      await emit(trx, note.vaultId, { kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin });
+      if (before && before.content_hash !== note.contentHash) await emit(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin });
       await save(trx, note);
     },
     async remove(trx, note) {
       const extra = note as typeof note & WithExtras;
-      await record(trx, note.vaultId, { kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin }, settings);
+      await emit(trx, note.vaultId, { kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin });
       await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
+    },
+    async passEnd(trx, { vaultId }) {
+      const count = skipped.get(vaultId) ?? 0;
+      itemised.delete(vaultId);
+      skipped.delete(vaultId);
+      if (count > 0) await sql`INSERT INTO change_events (vault_id, kind, path, count) VALUES (${vaultId}, 'gap', '', ${count})`.execute(trx);
     },
   };
 }

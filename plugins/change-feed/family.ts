@@ -6,7 +6,7 @@ import { feedContributor, type FeedSettings } from './contributor.js';
 import { feedMigrations } from './migrations.js';
 import { getChanges, readChanges, renderChanges } from './tools/get_changes.js';
 
-const DEFAULTS: FeedSettings = { retentionDays: 90, maxEvents: 100_000, pruneEvery: 500, pageCap: 500 };
+const DEFAULTS: FeedSettings = { retentionDays: 90, maxEvents: 100_000, pruneEvery: 500, pageCap: 500, maxEventsPerPass: 1000 };
 export const CHANGES_URI = 'vault://changes';
 /** How long after a recorded change subscribers of vault://changes are told (lets the index commit first). */
 const NOTIFY_DELAY_MS = 150;
@@ -62,6 +62,12 @@ export default defineFamily({
         maxEvents: { type: 'integer', minimum: 100, default: DEFAULTS.maxEvents, description: 'At most this many events are kept per vault.' },
         pruneEvery: { type: 'integer', minimum: 1, default: DEFAULTS.pruneEvery, description: 'Prune after this many new events.' },
         pageCap: { type: 'integer', minimum: 1, default: DEFAULTS.pageCap, description: 'Most events one get_changes page returns.' },
+        maxEventsPerPass: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULTS.maxEventsPerPass,
+          description: 'Outside changes itemised per index pass; beyond, one gap event counts the rest (changes made through tools are always itemised).',
+        },
       },
     },
   },

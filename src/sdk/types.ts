@@ -207,6 +207,12 @@ export interface IndexContributor<Model = unknown> {
    * pass, `write` is called right after with the new model.
    */
   rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string, model: Model): Promise<void>;
+  /**
+   * Called once, in its own transaction, when the index finishes a pass in which it committed notes
+   * (a drain of pending changes, or one write-through). Lets a contributor summarise a pass, e.g. the
+   * change feed's `gap` event for changes it did not itemise.
+   */
+  passEnd?(trx: DatabaseTransaction, pass: { vaultId: number }): Promise<void>;
 }
 
 export interface ContributorFactoryContext {

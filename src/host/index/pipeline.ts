@@ -215,6 +215,7 @@ export class IndexPipeline implements IndexService {
   }
 
   private async drain(): Promise<void> {
+    let committed = false;
     const ahead: Array<Promise<Prepared[]>> = [];
     const fill = () => {
       while (ahead.length < this.deps.settings.prefetchBatches && this.dirty.size > 0) {
@@ -227,6 +228,10 @@ export class IndexPipeline implements IndexService {
       fill();
       const next = ahead.shift();
       if (!next) {
+        if (committed) {
+          committed = false;
+          await this.lock(() => this.endPass());
+        }
         if (this.dirty.size === 0 && this.inFlight.size === 0) for (const w of this.idleWaiters.splice(0)) w();
         if (await this.lock(() => this.syncContributors())) continue;
         if (await rederiveStep(this)) continue;
@@ -236,6 +241,7 @@ export class IndexPipeline implements IndexService {
       fill();
       try {
         await this.lock(() => this.commit(items));
+        committed = true;
       } finally {
         for (const i of items) this.inFlight.delete(i.path);
       }
@@ -285,6 +291,19 @@ export class IndexPipeline implements IndexService {
   private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
     await this.syncContributors();
     await this.state.commit(items, moves, origin);
+  }
+
+  /** Tell contributors that want it that a pass ended. The caller holds the writer lock. */
+  private async endPass(): Promise<void> {
+    const ending = this.deps.contributors().filter((c) => c.contributor.passEnd);
+    if (ending.length === 0) return;
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        for (const c of ending) await c.contributor.passEnd!(trx, { vaultId: this.vaultId });
+      });
+    } catch (e) {
+      this.fail('a contributor failed at the end of a pass', e);
+    }
   }
 
   /** Run `fn` with the database writer to itself (one transaction at a time). */
@@ -345,6 +364,7 @@ export class IndexPipeline implements IndexService {
       if (small) items.forEach(parseInline);
       else await this.parse(items, 1);
       await this.commit(items, moves, origin);
+      await this.endPass();
     });
   }
 

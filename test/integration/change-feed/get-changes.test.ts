@@ -168,9 +168,31 @@ t.test('an index rebuilt from empty records one reset event, not a creation per 
 
 t.test('retention prunes by count and marks history_truncated', async (t) => {
   for (let i = 0; i < 5; i++) await put(`bulk${i}.md`, `b${i}`);
-  await db().transaction().execute((trx) => prune(trx, vaultId, { retentionDays: 90, maxEvents: 3, pruneEvery: 1000, pageCap: 500 }));
+  await db().transaction().execute((trx) => prune(trx, vaultId, { retentionDays: 90, maxEvents: 3, pruneEvery: 1000, pageCap: 500, maxEventsPerPass: 1000 }));
   const o = await changes({ since: 'ev:0', limit: 500 });
   t.equal(o.history_truncated, true);
   t.same(o.events.map((e) => e.path), ['bulk2.md', 'bulk3.md', 'bulk4.md']);
   t.match(textOf(await client.callTool({ name: 'get_changes', arguments: { since: 'ev:0' } })), /history_truncated: true/);
+});
+
+t.test('a pass with more outside changes than it may itemise ends with one gap event counting the rest', async (t) => {
+  const server2 = await startTestServer({
+    builtinDir: null,
+    config: { plugins: [path.join(root, 'plugins/change-feed')], changeFeed: { maxEventsPerPass: 2 }, index: { watch: false, reconcileSeconds: 0 } },
+    files: { 'seed.md': 'seed' },
+  });
+  t.teardown(() => server2.close());
+  const pipeline = server2.host.index!;
+  await pipeline.whenReady(server2.host.vaultHandle.id);
+  const c = await server2.connect();
+  const list = async (since: string) => (await c.callTool({ name: 'get_changes', arguments: { since, limit: 500 } })).structuredContent as Output;
+  const base = (await list('ev:0')).next_since;
+  for (let i = 0; i < 5; i++) writeFileSync(path.join(server2.vaultDir, `burst${i}.md`), `b${i}`);
+  await pipeline.runPass();
+  const events = (await list(base)).events;
+  t.equal(events.filter((e) => e.kind === 'created').length, 2, 'two itemised');
+  const gap = events.find((e) => e.kind === 'gap');
+  t.ok(gap, 'one gap event');
+  t.equal(gap?.count, 3, 'it counts the three not itemised');
+  t.equal(events.at(-1)?.kind, 'gap', 'the gap closes the pass');
 });
