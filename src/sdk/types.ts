@@ -99,6 +99,11 @@ export interface ToolContext<Settings = Record<string, unknown>> {
   refuse(code: RefusalCode, details?: RefusalDetails, message?: string): never;
 }
 
+export interface ServiceLookup {
+  service<T = unknown>(name: string): T;
+  hasService(name: string): boolean;
+}
+
 export interface ToolModule<I = any, O = any> {
   handler(input: I, ctx: ToolContext<any>): Promise<O> | O;
   /** Compact text an LLM reads well; when absent the host sends JSON. */
@@ -108,6 +113,12 @@ export interface ToolModule<I = any, O = any> {
    * given. Use it to drop what must not be stored (a URL's path and query, say). Gets the raw arguments.
    */
   auditParams?(args: Record<string, unknown>): unknown;
+  /**
+   * Whether the tool can work with the services serving now: `true`, or the reason it cannot. While it
+   * cannot, the tool is left out of tools/list and calls are refused as service_unavailable. Keep it
+   * cheap and about configuration (evaluated on every listing), not about transient outages.
+   */
+  available?(services: ServiceLookup): true | string;
   /** Extra MCP content blocks sent after the text (e.g. an image the tool read). */
   content?(output: O): ContentBlock[];
 }

@@ -16,6 +16,14 @@ interface Row { path: string; title: string; score: number; section: string | nu
 interface Output { path: string; count: number; related: Row[] }
 
 export const findRelated: ToolModule<Input, Output> = {
+  // Listed only when an embeddings service can answer (the search family with a configured provider).
+  available(services) {
+    if (!services.hasService('embeddings')) return 'no enabled family provides embeddings (enable the search family and its semantic arm)';
+    const provider = services.service<Partial<NearestNotesProvider>>('embeddings');
+    if (typeof provider?.nearestNotes !== 'function') return 'the embeddings provider offers no note-to-note similarity';
+    const state = provider.availability?.() ?? { ok: true };
+    return state.ok ? true : state.reason;
+  },
   async handler(input, ctx: GraphCtx) {
     if (!ctx.hasService('embeddings')) ctx.refuse('service_unavailable', { service: 'embeddings', reason: 'no enabled family provides embeddings (enable the search family and its semantic arm)' });
     const provider = ctx.service<Partial<NearestNotesProvider>>('embeddings');

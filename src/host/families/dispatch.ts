@@ -44,8 +44,8 @@ export class ToolDispatcher {
       if (entry.tool.writes && entry.generation.readOnly) throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
       if (entry.tool.writes && !canWrite(principal)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}"` });
       if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) throw new Refusal('unauthenticated', {}, 'This credential has expired.');
-      const missing = this.registry.missingService(entry);
-      if (missing) throw new Refusal('service_unavailable', { service: missing, reason: `no enabled family provides it, so ${name} is unavailable` });
+      const unavailable = this.registry.unavailable(entry);
+      if (unavailable) throw new Refusal('service_unavailable', unavailable);
       result = await this.run(entry, principal, args, options);
     } catch (e) {
       const refusal = this.toRefusal(e, name);

@@ -39,6 +39,7 @@ export class FamilyManager {
     private readonly builtinDir?: string,
   ) {
     this.registry.serviceAvailable = this.has;
+    this.registry.serviceLookup = (name) => (this.has(name) ? this.lookup(name) : undefined);
   }
 
   /** Serialised: a reload that arrives during another waits for it. */

@@ -53,12 +53,26 @@ export class FamilyRegistry extends EventEmitter {
   private snap: Snapshot = { generations: new Map(), tools: new Map(), prompts: new Map(), resources: [], status: new Map() };
   /** Increments on every swap; lets clients and tests observe reloads. */
   version = 0;
-  /** Whether a service is available now (set by the loader); tools needing a missing one are hidden. */
+  /** Whether a service is available now, and the service itself (set by the loader). */
   serviceAvailable: (name: string) => boolean = () => true;
+  serviceLookup: (name: string) => unknown = () => undefined;
 
-  /** The first service this tool needs that is missing, if any. */
-  missingService(entry: ToolEntry): string | undefined {
-    return entry.tool.schema.requiresServices?.find((s) => !this.serviceAvailable(s));
+  /** Why this tool cannot work with the services serving now (hidden and refused), if it cannot. */
+  unavailable(entry: ToolEntry): { service: string; reason: string } | undefined {
+    const missing = entry.tool.schema.requiresServices?.find((s) => !this.serviceAvailable(s));
+    if (missing) return { service: missing, reason: `no enabled family provides it, so ${entry.tool.name} is unavailable` };
+    const check = entry.tool.module.available;
+    if (!check) return undefined;
+    const gen = entry.generation;
+    try {
+      const verdict = check({
+        service: <T>(n: string) => (gen.provided.has(n) ? gen.provided.get(n) : this.serviceLookup(n)) as T,
+        hasService: (n) => gen.provided.has(n) || this.serviceAvailable(n),
+      });
+      return verdict === true ? undefined : { service: entry.tool.schema.requiresServices?.[0] ?? entry.generation.name, reason: verdict };
+    } catch (e) {
+      return { service: entry.generation.name, reason: `its availability check failed: ${(e as Error).message}` };
+    }
   }
 
   get generations(): ReadonlyMap<string, FamilyGeneration> {
@@ -101,7 +115,7 @@ export class FamilyRegistry extends EventEmitter {
   }
 
   listTools(principal: Principal): ToolEntry[] {
-    return [...this.snap.tools.values()].filter((e) => this.mayCall(e, principal) && !this.missingService(e));
+    return [...this.snap.tools.values()].filter((e) => this.mayCall(e, principal) && !this.unavailable(e));
   }
 
   listPrompts(principal: Principal): PromptEntry[] {

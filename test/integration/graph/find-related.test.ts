@@ -54,6 +54,10 @@ async function related(args: Record<string, unknown>): Promise<{ out: Related; t
   return { out: r.structuredContent as Related, text: textOf(r) };
 }
 
+t.test('find_related is listed when a provider is configured', async (t) => {
+  t.ok((await client.listTools()).tools.some((x) => x.name === 'find_related'));
+});
+
 t.test('nearest notes by meaning, best section first, the note itself excluded', async (t) => {
   await waitEmbedded(5);
   const { out, text } = await related({ path: 'Garden/Tomatoes.md' });

@@ -142,7 +142,8 @@ t.test('find_orphans and audit_notes report from the index', async (t) => {
   t.same(dangling.map((i) => i.count), [...dangling.map((i) => i.count)].sort((x, y) => y - x), 'most-linked missing targets first');
 });
 
-t.test('find_related is refused cleanly without an embeddings provider', async (t) => {
+t.test('find_related is hidden, and refused cleanly, without an embeddings provider', async (t) => {
+  t.notOk((await client.listTools()).tools.some((x) => x.name === 'find_related'), 'not listed');
   const r = refusalOf(await client.callTool({ name: 'find_related', arguments: { path: 'Queries/Filters.md' } }))!;
   t.equal(r.code, 'service_unavailable');
   t.equal(r.service, 'embeddings');
