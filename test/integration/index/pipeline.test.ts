@@ -187,17 +187,9 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
     await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/New note.md', 'Through/Moved.md');
     t.equal((await r.row('Through/Moved.md'))?.id, row?.id, 'noteMoved keeps the id');
     t.ok(r.calls.some((c) => c.kind === 'rename' && c.path === 'Through/Moved.md'), 'rename reached the contributor');
-    // moved and edited in one pass: rename, then write with the new content
-    const writesBefore = r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/Edited.md').length;
-    await r.fs.move('Through/Moved.md', 'Through/Edited.md');
-    await r.fs.replace('Through/Edited.md', Buffer.from('# Edited while moving\n'));
-    await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/Moved.md', 'Through/Edited.md', { kind: 'api_key', id: 'k1', name: 'agent-key' });
-    t.ok(r.calls.some((c) => c.kind === 'rename' && c.path === 'Through/Edited.md'), 'rename for the move');
-    t.equal(r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/Edited.md').length, writesBefore + 1, 'and a write for the edit');
-    await r.fs.trash('Through/Edited.md');
-    await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/Edited.md', { kind: 'api_key', id: 'k1', name: 'agent-key' });
-    t.notOk(await r.row('Through/Edited.md'));
-    t.ok(r.calls.some((c) => c.kind === 'remove' && c.path === 'Through/Edited.md' && c.reason === 'removed' && c.origin === 'agent-key'), 'remove carries its reason and origin');
+    await r.fs.trash('Through/Moved.md');
+    await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/Moved.md');
+    t.notOk(await r.row('Through/Moved.md'));
     await r.pipeline.noteWritten(r.pipeline.vaultId, 'Through/never-existed.md');
     t.notOk(await r.row('Through/never-existed.md'), 'a path that vanished is no error');
   });
@@ -226,6 +218,26 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
     const state = await r.database.db.selectFrom('index_contributor_state').selectAll().executeTakeFirstOrThrow();
     t.equal(Number(state.version), 2);
   });
+});
+
+t.test('write-through without a watcher: a move with an edit is a rename then a write; removes carry reason and origin', async (t) => {
+  // No watcher here, so nothing races the write-through calls.
+  const r = await rig({ watch: false });
+  t.teardown(() => r.close());
+  r.pipeline.start();
+  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+  const agent = { kind: 'api_key', id: 'k1', name: 'agent-key' } as const;
+  await r.fs.create('Through/A.md', Buffer.from('# A\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Through/A.md', agent);
+  await r.fs.move('Through/A.md', 'Through/B.md');
+  await r.fs.replace('Through/B.md', Buffer.from('# B, edited while moving\n'));
+  const writesBefore = r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/B.md').length;
+  await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/A.md', 'Through/B.md', agent);
+  t.ok(r.calls.some((c) => c.kind === 'rename' && c.from === 'Through/A.md' && c.path === 'Through/B.md'), 'a rename for the move');
+  t.equal(r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/B.md').length, writesBefore + 1, 'and one write for the edit');
+  await r.fs.trash('Through/B.md');
+  await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/B.md', agent);
+  t.ok(r.calls.some((c) => c.kind === 'remove' && c.path === 'Through/B.md' && c.reason === 'removed' && c.origin === 'agent-key'), 'remove carries its reason and origin');
 });
 
 t.test('reconcile catches changes made while no watcher runs', async (t) => {
