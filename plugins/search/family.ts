@@ -50,6 +50,14 @@ export default defineFamily({
     search: connectorSearch,
     fetch: connectorFetch,
   },
+  // Embedding progress for /health: counts only (the last provider error stays in the log).
+  async health(ctx): Promise<Record<string, number | boolean>> {
+    if (!ctx.hasService('embeddings')) return { semantic: false };
+    const svc = ctx.service<EmbeddingWorker>('embeddings');
+    const state = svc.availability();
+    const c = await svc.counts(ctx.vaultId);
+    return { semantic: state.ok, embedded: c.embedded, queued: c.queued, stale: c.stale, failing: c.failing };
+  },
   commands: {
     'rebuild-keyword': {
       description: 'recompute every keyword vector for the configured search.ftsConfigs (required after changing that list)',

@@ -232,6 +232,7 @@ export class Host {
     const last = this.manager.lastResult;
     if (last && !last.ok) degraded = true;
     const caps = this.vaultHandle.fs.capabilities;
+    const familyHealth = await this.familyHealth();
     return {
       status: !dbOk ? 'down' : degraded ? 'degraded' : 'ok',
       version: '0.1.0',
@@ -241,6 +242,7 @@ export class Host {
       families,
       ...(Object.keys(reasons).length ? { familyReasons: reasons } : {}),
       tools: this.manager.registry.listTools(this.operator).length,
+      ...(Object.keys(familyHealth).length ? { familyHealth } : {}),
       sessions: this.hub.size,
       reload: last ? { ok: last.ok, at: last.at, errors: last.errors.map(redact) } : null,
       vault: { engine: caps.engine, namedStaging: caps.namedStaging },
@@ -248,6 +250,31 @@ export class Host {
       workers: this.workers.stats(),
       index: this.index?.healthSummary() ?? null,
     };
+  }
+
+  /** Each serving family's own counts (its `health` hook), bounded by a short deadline. */
+  private async familyHealth(): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    const registry = this.manager.registry;
+    await Promise.all(
+      [...registry.generations.values()]
+        .filter((g) => g.family.health)
+        .map(async (g) => {
+          const ctx = {
+            vaultId: this.vaultHandle.id,
+            db: this.database.db,
+            service: <T>(n: string) => (g.provided.has(n) ? g.provided.get(n) : registry.serviceLookup(n)) as T,
+            hasService: (n: string) => g.provided.has(n) || registry.serviceAvailable(n),
+          };
+          const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), FAMILY_HEALTH_TIMEOUT_MS).unref());
+          try {
+            out[g.name] = await Promise.race([g.family.health!(ctx), timeout]);
+          } catch {
+            out[g.name] = { error: 'unavailable' };
+          }
+        }),
+    );
+    return out;
   }
 
   async close(): Promise<void> {
@@ -267,6 +294,9 @@ export class Host {
     await this.database.close();
   }
 }
+
+/** How long /health waits for one family's counts. */
+const FAMILY_HEALTH_TIMEOUT_MS = 1000;
 
 /** Strip absolute paths from messages shown on /health. */
 function redact(text: string): string {

@@ -2,6 +2,7 @@
 // the value this returns; the host's loader validates it and never needs anything else from it.
 
 import type {
+  HealthContext,
   ContributorFactoryContext,
   ChangeOrigin,
   Principal,
@@ -51,6 +52,11 @@ export interface FamilyDefinition {
    * the largest of these, so such calls reach the tool and get its own refusal instead of a 413.
    */
   readonly requestBodyBytes?: (settings: Readonly<Record<string, unknown>>) => number;
+  /**
+   * Counts and states for /health (never paths, text from users, or secrets), e.g. an embedding
+   * backlog. Called on each /health request with a short deadline; keep it to cheap queries.
+   */
+  readonly health?: (ctx: HealthContext) => Promise<Readonly<Record<string, number | boolean | string>>>;
   /** Operator commands, run as `exocortex <family> <command> [args]` (e.g. `exocortex search rebuild-keyword`). */
   readonly commands?: Readonly<Record<string, FamilyCommand>>;
 }

@@ -104,6 +104,11 @@ export interface ServiceLookup {
   hasService(name: string): boolean;
 }
 
+export interface HealthContext extends ServiceLookup {
+  readonly vaultId: number;
+  readonly db: Database;
+}
+
 export interface ToolModule<I = any, O = any> {
   handler(input: I, ctx: ToolContext<any>): Promise<O> | O;
   /** Compact text an LLM reads well; when absent the host sends JSON. */

@@ -70,6 +70,14 @@ t.test('semantic_search: one row per note, best chunk, section locator and previ
   t.same(filtered.out.rows.map((r: { path: string }) => r.path), ['Work/Meetings.md']);
 });
 
+t.test('/health shows the embedding progress as counts', async (t) => {
+  const health = (await (await fetch(`${server.url}/health`)).json()) as { familyHealth?: Record<string, Record<string, unknown>> };
+  const search = health.familyHealth?.search;
+  t.equal(search?.semantic, true);
+  t.ok(Number(search?.embedded) >= 5, 'every note embedded');
+  t.equal(search?.queued, 0);
+});
+
 t.test('hybrid_search fuses both arms with RRF terms', async (t) => {
   const { out, text } = await call('hybrid_search', { query: 'tomato', limit: 5 });
   t.equal(out.arms, 'keyword+semantic');
