@@ -70,18 +70,10 @@ function toRow(r: Record<string, any>): LinkRow {
   };
 }
 
-export interface MintInput {
-  readonly kind: LinkKind;
-  readonly vaultId: number;
-  readonly principalKind: string;
-  readonly principalId: string;
-  readonly path: string;
-  readonly overwrite: boolean;
-  readonly pinned: Fingerprint | null;
-  readonly maxBytes: number;
+/** What minting a link needs: the row's own fields, plus the time it is minted at. */
+export type MintInput = Pick<LinkRow, 'kind' | 'vaultId' | 'principalKind' | 'principalId' | 'path' | 'overwrite' | 'pinned' | 'maxBytes' | 'expiresAt'> & {
   readonly now: Date;
-  readonly expiresAt: Date;
-}
+};
 
 export class LinkStore {
   constructor(private readonly db: Database) {}

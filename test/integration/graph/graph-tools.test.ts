@@ -3,7 +3,7 @@
 // graph rows following deletes and moves. Uses the host's index when it serves one, else applies the
 // index store directly (the same contributor calls the pipeline makes).
 import t from 'tap';
-import { corpus as corpusPath } from '../../fixtures/corpus.js';
+import { corpus as corpusPath, notesOnDisk } from '../../fixtures/corpus.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -29,18 +29,6 @@ const db = server.host.database.db;
 const vaultId = server.host.vaultHandle.id;
 const index = server.host.services.named.get('index') as IndexService | undefined;
 
-function walk(dir: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith('.')) continue;
-    const full = path.join(dir, name);
-    const r = rel ? `${rel}/${name}` : name;
-    if (statSync(full).isDirectory()) out.push(...walk(full, r));
-    else if (name.endsWith('.md')) out.push(r);
-  }
-  return out;
-}
-
 async function prevOf(p: string) {
   const r = (await sql<{ id: string; content_hash: string; size: number; mtime: Date }>`SELECT id, content_hash, size, mtime FROM notes WHERE vault_id = ${vaultId} AND path = ${p}`.execute(db)).rows[0];
   return r ? { id: Number(r.id), hash: r.content_hash, size: r.size, mtimeMs: new Date(r.mtime).getTime() } : undefined;
@@ -55,7 +43,7 @@ async function upsertOp(p: string): Promise<Op> {
 }
 /** Index the vault the way the pipeline would (only when the host has no index service yet). */
 async function scan(s: TestServer) {
-  const files = walk(s.vaultDir);
+  const files = notesOnDisk(s.vaultDir);
   for (let i = 0; i < files.length; i += 40) await apply(await Promise.all(files.slice(i, i + 40).map(upsertOp)));
 }
 if (index) await index.whenReady(vaultId, 30_000);
@@ -66,7 +54,7 @@ function countLinksTo(name: string): { total: number; sources: Set<string> } {
   const key = name.toLowerCase();
   let total = 0;
   const sources = new Set<string>();
-  for (const p of walk(corpus)) {
+  for (const p of notesOnDisk(corpus)) {
     if (p.toLowerCase().endsWith(`/${key}.md`) || p.toLowerCase() === `${key}.md`) continue; // self-links never count
     const text = readFileSync(path.join(corpus, p), 'utf8').replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
     const targets: string[] = [];

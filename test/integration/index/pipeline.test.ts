@@ -2,7 +2,7 @@
 // renames and deletes, reconcile without a watcher, write-through, quarantine and its retry, bad inputs,
 // and a contributor's write/remove/rename calls and version bump.
 import t from 'tap';
-import { corpus as corpusPath } from '../../fixtures/corpus.js';
+import { corpus as corpusPath, notesOnDisk } from '../../fixtures/corpus.js';
 import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,17 +56,6 @@ function recorder(version: number, calls: Call[]): IndexContributor<NoteModel> {
       calls.push({ kind: 'rename', path: note.path, from, id: note.id, version });
     },
   };
-}
-
-function notesOnDisk(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
-    if (e.name.startsWith('.')) continue;
-    const p = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...notesOnDisk(root, p));
-    else if (e.isFile() && e.name.endsWith('.md')) out.push(p);
-  }
-  return out;
 }
 
 type NoteRow = { id: string; content_hash: string; title: string; content_changed_at: Date; tags: string[] };

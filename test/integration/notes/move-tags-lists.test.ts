@@ -1,7 +1,7 @@
 // move_note link rewriting, tag edits, regex replace with a time budget, listings, periodic notes,
 // stats, resources and prompts, through the SDK client on a temp copy of a corpus vault.
 import t from 'tap';
-import { corpus as corpusPath } from '../../fixtures/corpus.js';
+import { corpus as corpusPath, notesOnDisk } from '../../fixtures/corpus.js';
 import path from 'node:path';
 import { readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -105,8 +105,7 @@ t.test('list_notes pages with a cursor; get_recent; stats', async (t) => {
   t.equal(after.notes[0].path, 'Fresh/Just Written.md', 'write-through: the next listing sees the new note');
   if (index) t.same(after.notes[0].tags, ['fresh-tag']);
   const stats = data(await call('get_vault_stats', {}));
-  const mdCount = (dir: string): number => readdirSync(dir).reduce((n, f) => n + (f.startsWith('.') ? 0 : statSync(path.join(dir, f)).isDirectory() ? mdCount(path.join(dir, f)) : f.endsWith('.md') ? 1 : 0), 0);
-  t.equal(stats.notes, mdCount(server.vaultDir));
+  t.equal(stats.notes, notesOnDisk(server.vaultDir).length);
   t.ok(stats.words > 100);
 });
 

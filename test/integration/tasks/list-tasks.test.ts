@@ -2,7 +2,7 @@
 // tags spot-checked against the files, an independent count of checkbox lines, filters, keyset paging.
 // Uses the host's index when it serves one, else applies the index store directly.
 import t from 'tap';
-import { corpus as corpusPath } from '../../fixtures/corpus.js';
+import { corpus as corpusPath, notesOnDisk } from '../../fixtures/corpus.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -32,18 +32,7 @@ const db = server.host.database.db;
 const vaultId = server.host.vaultHandle.id;
 const index = server.host.services.named.get('index') as IndexService | undefined;
 
-function walk(dir: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith('.')) continue;
-    const full = path.join(dir, name);
-    const r = rel ? `${rel}/${name}` : name;
-    if (statSync(full).isDirectory()) out.push(...walk(full, r));
-    else if (name.endsWith('.md')) out.push(r);
-  }
-  return out;
-}
-const files = walk(corpus);
+const files = notesOnDisk(corpus);
 if (index) await index.whenReady(vaultId, 30_000);
 else {
   // Half the vault first, to see the "not yet scanned" header, then the rest.
