@@ -19,7 +19,6 @@ export interface NotesSettings {
   diff: { context: number };
   guide: { files: string[]; maxChars: number };
   periodic: Record<Granularity, PeriodicDefault>;
-  obsidianVaultName: string | null;
 }
 
 export type NotesCtx = ToolContext<{ notes: NotesSettings }>;
@@ -69,6 +68,5 @@ export const notesSettingsSchema: JsonSchema = {
         yearly: periodic('Yearly Notes', 'YYYY'),
       },
     },
-    obsidianVaultName: { type: ['string', 'null'], default: null },
   },
 };

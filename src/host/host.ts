@@ -95,7 +95,7 @@ export class Host {
     try {
       await migrateHost(database.db);
       const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot);
-      const vaultHandle: VaultHandle = { id: vaultId, name: h.vault.name, fs };
+      const vaultHandle: VaultHandle = { id: vaultId, name: h.vault.name, obsidianName: h.vault.obsidianName, fs };
       const workers = new PiscinaPool(h.workers);
       const services: HostServices = {
         database,

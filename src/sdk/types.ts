@@ -58,7 +58,8 @@ export interface Logger {
 export interface WorkerPool {
   /**
    * Run a CPU-heavy task off the event loop. `task` names a built-in task (see the host's
-   * worker task table) or `{ module, fn }` for a family's own module (an absolute file URL).
+   * worker task table: `unified-diff`, `count-tokens` ({texts} → cl100k counts), `sha256`,
+   * `parse-notes`) or `{ module, fn }` for a family's own module (an absolute file URL).
    */
   run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options?: { signal?: AbortSignal }): Promise<T>;
 }
@@ -75,6 +76,8 @@ export interface HostInfo {
 export interface VaultHandle {
   readonly id: number;
   readonly name: string;
+  /** vault.obsidianName: the vault's name in Obsidian, for `obsidian://open` links; null when unset. */
+  readonly obsidianName: string | null;
   readonly fs: VaultFs;
 }
 

@@ -46,7 +46,7 @@ export function sliceBytes(bytes: Buffer, start: number, end = bytes.length): st
 
 /** `obsidian://open` deep link, when the operator named the vault as Obsidian knows it. */
 export function deepLink(ctx: NotesCtx, path: string): string | undefined {
-  const name = ctx.settings.notes.obsidianVaultName;
+  const name = ctx.vault.obsidianName;
   if (!name) return undefined;
   return `obsidian://open?vault=${encodeURIComponent(name)}&file=${encodeURIComponent(path.replace(/\.md$/i, ''))}`;
 }

@@ -1,19 +1,19 @@
 // read_multiple_notes and get_notes_info: several notes per call, each entry its own success or error.
 // Read-only; the batch is capped by read.maxBatch and one bad path never fails the others.
-import { estimateTokens } from '../../../src/markdown/index.js';
 import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
+import { tokenCount } from '../lib/tokens.js';
 import { bodyStartByte, deepLink, loadNote, notePath, sliceBytes, tagList, type LoadedNote } from '../lib/note-io.js';
 
 export interface EntryError { code: string; message: string }
 
-async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => T): Promise<{ entries: Array<T | { path: string; error: EntryError }>; truncated: boolean; requested: number }> {
+async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => Promise<T>): Promise<{ entries: Array<T | { path: string; error: EntryError }>; truncated: boolean; requested: number }> {
   const cap = ctx.settings.notes.read.maxBatch;
   const chosen = paths.slice(0, cap);
   const entries = await Promise.all(
     chosen.map(async (raw) => {
       try {
-        return fn(await loadNote(ctx, notePath(ctx, raw)));
+        return await fn(await loadNote(ctx, notePath(ctx, raw)));
       } catch (e) {
         if (!isRefusal(e)) throw e;
         return { path: raw, error: { code: e.code, message: e.message } };
@@ -30,7 +30,7 @@ export const readMultipleNotesTool: ToolModule = {
     const s = ctx.settings.notes.read;
     const perNote = Math.max(200, Math.floor(s.maxChars / Math.max(1, Math.min(input.paths.length, s.maxBatch))));
     const headChars = Math.min(input.headChars ?? s.headChars, perNote);
-    const r = await each(ctx, input.paths, (n): MultiEntry => {
+    const r = await each(ctx, input.paths, async (n): Promise<MultiEntry> => {
       const body = sliceBytes(n.bytes, bodyStartByte(n));
       const limit = input.summary ? headChars : perNote;
       const text = body.slice(0, limit);
@@ -38,7 +38,7 @@ export const readMultipleNotesTool: ToolModule = {
       return {
         path: n.path, content_hash: n.hash, title: n.model.title, tags: tagList(n.model),
         ...(input.summary ? { head: text } : { content: text }),
-        truncated: body.length > limit, total_chars: body.length, token_estimate: estimateTokens(text), ...(link ? { deep_link: link } : {}),
+        truncated: body.length > limit, total_chars: body.length, token_estimate: await tokenCount(ctx, text), ...(link ? { deep_link: link } : {}),
       };
     });
     return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: s.maxBatch };
@@ -61,13 +61,13 @@ export interface InfoEntry {
 
 export const getNotesInfoTool: ToolModule = {
   async handler(input: { paths: string[] }, ctx: NotesCtx) {
-    const r = await each(ctx, input.paths, (n): InfoEntry => {
+    const r = await each(ctx, input.paths, async (n): Promise<InfoEntry> => {
       const link = deepLink(ctx, n.path);
       return {
         path: n.path, content_hash: n.hash, size: n.size, modified: new Date(n.mtimeMs).toISOString(), title: n.model.title,
         tags: tagList(n.model), aliases: n.model.aliases, frontmatter_keys: Object.keys(n.model.frontmatter.data ?? {}),
         word_count: n.model.wordCount, headings: n.model.outline.length, links: n.model.links.length, tasks: n.model.tasks.length,
-        token_estimate: estimateTokens(n.text), ...(link ? { deep_link: link } : {}),
+        token_estimate: await tokenCount(ctx, n.text), ...(link ? { deep_link: link } : {}),
       };
     });
     return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: ctx.settings.notes.read.maxBatch };

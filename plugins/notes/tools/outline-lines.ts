@@ -1,8 +1,8 @@
 // get_note_outline and read_note_lines: navigate a note by headings or by line numbers.
 // Read-only; line numbers are 1-based over the whole file (frontmatter included), as editors show them.
-import { estimateTokens } from '../../../src/markdown/index.js';
 import type { ToolModule } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
+import { tokenCount } from '../lib/tokens.js';
 import { loadNote, notePath } from '../lib/note-io.js';
 import { budgetOutline } from '../lib/read-window.js';
 
@@ -44,7 +44,7 @@ export const readNoteLinesTool: ToolModule = {
     const end = input.startLine - 1 + picked.length;
     if (end < total && picked.length === count) truncated = truncated || false;
     const content = picked.join('\n');
-    return { path: note.path, content_hash: note.hash, start_line: input.startLine, end_line: end, total_lines: total, content, truncated: truncated || end < Math.min(total, input.startLine - 1 + count), token_estimate: estimateTokens(content) };
+    return { path: note.path, content_hash: note.hash, start_line: input.startLine, end_line: end, total_lines: total, content, truncated: truncated || end < Math.min(total, input.startLine - 1 + count), token_estimate: await tokenCount(ctx, content) };
   },
   render(o: LinesOut) {
     const width = String(o.end_line).length;

@@ -1,8 +1,9 @@
 // get_periodic_note, get_recent_periodic_notes and get_vault_stats. Periodic notes follow the vault's
 // plugin settings when the vault core lets us read them, else the configured defaults. Creates only on request.
-import { parseNote, estimateTokens } from '../../../src/markdown/index.js';
+import { parseNote } from '../../../src/markdown/index.js';
 import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
 import type { Granularity, NotesCtx, PeriodicDefault } from '../settings.js';
+import { tokenCount } from '../lib/tokens.js';
 import { indexWritten, indexService } from '../lib/write-safety.js';
 import { bodyStartByte, deepLink, loadNote, sliceBytes } from '../lib/note-io.js';
 import { mergePeriodicConfig, periodicPath, periodStart } from '../lib/periodic.js';
@@ -48,7 +49,7 @@ export const getPeriodicNoteTool: ToolModule = {
     const note = await loadNote(ctx, path);
     const body = sliceBytes(note.bytes, bodyStartByte(note));
     const max = ctx.settings.notes.read.maxChars;
-    return { ...base, exists: true, created, content_hash: note.hash, content: body.slice(0, max), truncated: body.length > max, token_estimate: estimateTokens(body.slice(0, max)) };
+    return { ...base, exists: true, created, content_hash: note.hash, content: body.slice(0, max), truncated: body.length > max, token_estimate: await tokenCount(ctx, body.slice(0, max)) };
   },
   render(o: PeriodicOut) {
     if (!o.exists) return `No ${o.granularity} note at ${o.path} (config: ${o.config_source}). Pass createIfMissing=true to create it.`;

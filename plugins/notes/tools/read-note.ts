@@ -1,8 +1,8 @@
 // read_note: one note as structured data (content windows, section reads, outline, metadata budgets).
 // Read-only; never writes and never returns more than the read budgets allow.
-import { estimateTokens } from '../../../src/markdown/index.js';
 import type { ToolModule } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
+import { tokenCount } from '../lib/tokens.js';
 import { bodyStartByte, deepLink, loadNote, notePath, sliceBytes, tagList } from '../lib/note-io.js';
 import { budgetMetadata, budgetOutline, lfNormalise, windowContent, type OutlineEntry } from '../lib/read-window.js';
 import { sectionOrRefuse } from '../edits/sections.js';
@@ -56,7 +56,7 @@ export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<Rea
     max,
   );
   omissions.push(...dropped);
-  const out: ReadNoteOutput = { path, content_hash: note.hash, ...meta, ...win, token_estimate: estimateTokens(win.content) };
+  const out: ReadNoteOutput = { path, content_hash: note.hash, ...meta, ...win, token_estimate: await tokenCount(ctx, win.content) };
   if (win.truncated && input.section === undefined && m.outline.length > 0) {
     const o = budgetOutline(m.outline, budget);
     out.outline = o.entries;

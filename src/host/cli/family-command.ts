@@ -18,7 +18,7 @@ export async function runFamilyCommand(settings: Settings, familyName: string, c
   try {
     await migrateHost(database.db);
     const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot);
-    const vault = { id: vaultId, name: h.vault.name, fs };
+    const vault = { id: vaultId, name: h.vault.name, obsidianName: h.vault.obsidianName, fs };
     const manager = new FamilyManager({ database, workers, log, server: { publicUrl: h.server.publicUrl }, vault: () => vault, named: new Map() });
     const resolved = await manager.resolveFamily(settings, familyName);
     if (!resolved) {

@@ -18,6 +18,7 @@ export const hostSettingsSchema = z
       .object({
         path: z.string().min(1).default('./vault'),
         name: z.string().min(1).max(80).default('vault'),
+        obsidianName: z.string().min(1).max(200).nullable().default(null),
         allowNamedStaging: z.boolean().default(false),
       })
       .strict()

@@ -2,7 +2,7 @@
 // structured-clone-able data. Never does I/O.
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
-import { parseNote } from '../../markdown/index.js';
+import { countTokens, parseNote } from '../../markdown/index.js';
 
 export type WorkerTask = (payload: any) => unknown;
 
@@ -11,6 +11,8 @@ export const builtinTasks: Record<string, WorkerTask> = {
   sha256: (payload: { bytes: Uint8Array }) => 'sha256:' + createHash('sha256').update(payload.bytes).digest('hex'),
   'unified-diff': (payload: { path: string; before: string; after: string; context?: number }) =>
     createTwoFilesPatch(`a/${payload.path}`, `b/${payload.path}`, payload.before, payload.after, undefined, undefined, { context: payload.context ?? 3 }),
+  // cl100k token counts for read results (the encoder loads once per worker thread).
+  'count-tokens': (payload: { texts: string[] }) => Promise.all(payload.texts.map((t) => countTokens(t))),
   // The index pipeline's batch parse: one NoteModel per note, in order (parseNote never throws).
   'parse-notes': (payload: Array<{ path: string; bytes: Uint8Array }>) => payload.map((n) => parseNote(n.bytes, { path: n.path })),
 };

@@ -85,7 +85,7 @@ async function rig(settings: Partial<IndexSettings> = {}, files: Record<string, 
   const workers = new PiscinaPool({ threads: 2, idleTimeoutMs: 60_000 });
   const calls: Call[] = [];
   const contributors: ContributorEntry[] = [{ family: 'fixture', contributor: recorder(1, calls) }];
-  const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 't', fs }, workers, log: silent, settings: { ...SETTINGS, ...settings }, contributors: () => contributors });
+  const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 't', obsidianName: null, fs }, workers, log: silent, settings: { ...SETTINGS, ...settings }, contributors: () => contributors });
   return {
     dir,
     vault,

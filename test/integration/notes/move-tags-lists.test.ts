@@ -26,7 +26,7 @@ const files: Record<string, string> = {
   'Regex.md': 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\nfoo-1 foo-2\n',
   [`Daily Notes/${today}.md`]: 'today\n',
 };
-const server = await startTestServer({ builtinDir: null, copyVaultFrom: corpus, files, config: { plugins: [notes], notes: { regex: { timeoutMs: 300 }, obsidianVaultName: 'My Vault' } } });
+const server = await startTestServer({ builtinDir: null, copyVaultFrom: corpus, files, config: { plugins: [notes], vault: { obsidianName: 'My Vault' }, notes: { regex: { timeoutMs: 300 } } } });
 t.teardown(() => server.close());
 const index = server.host.services.named.get('index') as IndexService | undefined;
 if (index) await index.whenReady(server.host.vaultHandle.id, 20_000);

@@ -1,6 +1,7 @@
 // The notes family end to end through the SDK client: reads, section addressing, the precondition
 // ladder, edit modes, dry runs, frontmatter edits that keep comments, soft delete, and bad input.
 import t from 'tap';
+import { countTokens } from '../../../src/markdown/index.js';
 import path from 'node:path';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,8 @@ t.test('read_note: whole read strips frontmatter and reports hash, title, tags, 
   t.equal(r.frontmatter.status, 'draft');
   t.ok(r.content.startsWith('# Plan\n'));
   t.equal(r.truncated, false);
+  t.equal(r.token_estimate, await countTokens(r.content), 'token_estimate is the cl100k count of the content');
+  t.ok(r.token_estimate > 0 && r.token_estimate < r.content.length);
 });
 
 t.test('read_note sections: text, ordinal, path form, ambiguity and not-found as data', async (t) => {
