@@ -2,7 +2,7 @@
 // moved/deleted events, attributed when the pipeline says who wrote, and prunes by age and count.
 // Runs inside the pipeline's transaction only; a re-derive with an unchanged hash records nothing.
 import { sql } from 'kysely';
-import type { DatabaseTransaction, IndexContributor, IndexedNote, RemoveReason } from '../../src/sdk/types.js';
+import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote, RemoveReason } from '../../src/sdk/types.js';
 
 export interface FeedSettings { retentionDays: number; maxEvents: number; pruneEvery: number; pageCap: number; maxEventsPerPass: number }
 
@@ -15,16 +15,24 @@ type WithExtras = { origin?: Origin; reason?: RemoveReason };
 
 interface EventIn { kind: string; path: string; from?: string | null; reason?: string | null; hash?: string | null; origin?: Origin }
 
-async function record(trx: DatabaseTransaction, vaultId: number, e: EventIn, settings: () => FeedSettings): Promise<void> {
+async function record(trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[], settings: () => FeedSettings): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((e) => ({
+    kind: e.kind, path: e.path, from_path: e.from ?? null, reason: e.reason ?? null, content_hash: e.hash ?? null,
+    actor_kind: e.origin ? e.origin.kind : 'human', actor_id: e.origin?.id ?? null, actor_name: e.origin?.name ?? null,
+  }));
+  // WITH ORDINALITY keeps the batch's order in the sequence numbers.
   await sql`
     INSERT INTO change_events (vault_id, kind, path, from_path, reason, content_hash, actor_kind, actor_id, actor_name)
-    VALUES (${vaultId}, ${e.kind}, ${e.path}, ${e.from ?? null}, ${e.reason ?? null}, ${e.hash ?? null},
-      ${e.origin ? e.origin.kind : 'human'}, ${e.origin?.id ?? null}, ${e.origin?.name ?? null})`.execute(trx);
-  const { rows } = await sql<{ since_prune: number }>`
-    INSERT INTO change_feed_meta (vault_id, since_prune) VALUES (${vaultId}, 1)
-    ON CONFLICT (vault_id) DO UPDATE SET since_prune = change_feed_meta.since_prune + 1 RETURNING since_prune`.execute(trx);
+    SELECT ${vaultId}, r.kind, r.path, r.from_path, r.reason, r.content_hash, r.actor_kind, r.actor_id, r.actor_name
+    FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(j, n),
+      jsonb_to_record(e.j) AS r(kind text, path text, from_path text, reason text, content_hash text, actor_kind text, actor_id text, actor_name text)
+    ORDER BY e.n`.execute(trx);
+  const { rows: meta } = await sql<{ since_prune: number }>`
+    INSERT INTO change_feed_meta (vault_id, since_prune) VALUES (${vaultId}, ${events.length})
+    ON CONFLICT (vault_id) DO UPDATE SET since_prune = change_feed_meta.since_prune + ${events.length} RETURNING since_prune`.execute(trx);
   const s = settings();
-  if ((rows[0]?.since_prune ?? 0) >= s.pruneEvery) await prune(trx, vaultId, s);
+  if ((meta[0]?.since_prune ?? 0) >= s.pruneEvery) await prune(trx, vaultId, s);
 }
 
 /** Drop events older than the retention age or beyond the retained count; remember how far history goes. */
@@ -73,49 +81,75 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
   // Per vault, this pass: events itemised so far, and changes beyond maxEventsPerPass left to one `gap` row.
   const itemised = new Map<number, number>();
   const skipped = new Map<number, number>();
-  const emit = async (trx: DatabaseTransaction, vaultId: number, e: EventIn): Promise<void> => {
-    const n = itemised.get(vaultId) ?? 0;
-    // Changes made through our tools are always itemised: their callers rely on seeing them.
-    if (!e.origin && n >= settings().maxEventsPerPass) {
-      skipped.set(vaultId, (skipped.get(vaultId) ?? 0) + 1);
-      return;
+  /** Record these events, itemising up to maxEventsPerPass per pass and counting the rest for one `gap`. */
+  const emit = async (trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[]): Promise<void> => {
+    const kept: EventIn[] = [];
+    for (const e of events) {
+      const n = itemised.get(vaultId) ?? 0;
+      // Changes made through our tools are always itemised: their callers rely on seeing them.
+      if (!e.origin && n >= settings().maxEventsPerPass) {
+        skipped.set(vaultId, (skipped.get(vaultId) ?? 0) + 1);
+        continue;
+      }
+      itemised.set(vaultId, n + 1);
+      kept.push(e);
     }
-    itemised.set(vaultId, n + 1);
-    await record(trx, vaultId, e, settings);
+    await record(trx, vaultId, kept, settings);
   };
-  const state = async (trx: DatabaseTransaction, id: number) =>
-    (await sql<{ path: string; content_hash: string }>`SELECT path, content_hash FROM change_feed_state WHERE note_id = ${id}`.execute(trx)).rows[0];
-  const save = (trx: DatabaseTransaction, note: IndexedNote) => sql`
-    INSERT INTO change_feed_state (note_id, vault_id, path, content_hash) VALUES (${note.id}, ${note.vaultId}, ${note.path}, ${note.contentHash})
-    ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, content_hash = EXCLUDED.content_hash`.execute(trx);
+  const states = async (trx: DatabaseTransaction, ids: readonly number[]) => {
+    const { rows } = await sql<{ note_id: string; path: string; content_hash: string }>`
+      SELECT note_id, path, content_hash FROM change_feed_state WHERE note_id = ANY(${`{${ids.join(',')}}`}::bigint[])`.execute(trx);
+    return new Map(rows.map((r) => [Number(r.note_id), { path: r.path, content_hash: r.content_hash }]));
+  };
+  const state = async (trx: DatabaseTransaction, id: number) => (await states(trx, [id])).get(id);
+  const save = async (trx: DatabaseTransaction, notes: readonly IndexedNote[]) => {
+    if (notes.length === 0) return;
+    const rows = notes.map((n) => ({ note_id: n.id, path: n.path, content_hash: n.contentHash }));
+    await sql`
+      INSERT INTO change_feed_state (note_id, vault_id, path, content_hash)
+      SELECT r.note_id, ${notes[0].vaultId}, r.path, r.content_hash FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(note_id bigint, path text, content_hash text)
+      ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, content_hash = EXCLUDED.content_hash`.execute(trx);
+  };
+  const writeMany = async (trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<unknown>>): Promise<void> => {
+    if (items.length === 0) return;
+    const vaultId = items[0].note.vaultId;
+    const before = await states(trx, items.map((i) => i.note.id));
+    const events: EventIn[] = [];
+    const changed: IndexedNote[] = [];
+    // Whether first sightings are `created` or silent is one answer for the whole batch (see firstSighting).
+    let sighting: 'created' | 'silent' | undefined;
+    for (const { note } of items) {
+      const origin = (note as IndexedNote & WithExtras).origin;
+      const was = before.get(note.id);
+      if (!was) {
+        if (!origin) sighting ??= await firstSighting(trx, note, readiness);
+        if (origin || sighting === 'created') events.push({ kind: 'created', path: note.path, hash: note.contentHash, origin });
+      } else {
+        if (was.path === note.path && was.content_hash === note.contentHash) continue; // a re-derive: nothing changed
+        if (was.path !== note.path) events.push({ kind: 'moved', path: note.path, from: was.path, hash: note.contentHash, origin });
+        if (was.content_hash !== note.contentHash) events.push({ kind: 'modified', path: note.path, hash: note.contentHash, origin });
+      }
+      changed.push(note);
+    }
+    await emit(trx, vaultId, events);
+    await save(trx, changed);
+  };
   return {
     name: 'change-feed',
     version: 1,
-    async write(trx, note) {
-      const origin = (note as IndexedNote & WithExtras).origin;
-      const before = await state(trx, note.id);
-      if (!before) {
-        if (origin || (await firstSighting(trx, note, readiness)) === 'created') {
-          await emit(trx, note.vaultId, { kind: 'created', path: note.path, hash: note.contentHash, origin });
-        }
-      }
-      else {
-        if (before.path !== note.path) await emit(trx, note.vaultId, { kind: 'moved', path: note.path, from: before.path, hash: note.contentHash, origin });
-        if (before.content_hash !== note.contentHash) await emit(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin });
-        if (before.path === note.path && before.content_hash === note.contentHash) return; // a re-derive: nothing changed
-      }
-      await save(trx, note);
-    },
+    write: (trx, note, model) => writeMany(trx, [{ note, model }]),
+    writeMany,
     async rename(trx, note, fromPath) {
       const origin = (note as IndexedNote & WithExtras).origin;
       const before = await state(trx, note.id);
-      await emit(trx, note.vaultId, { kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin });
-      if (before && before.content_hash !== note.contentHash) await emit(trx, note.vaultId, { kind: 'modified', path: note.path, hash: note.contentHash, origin });
-      await save(trx, note);
+      const events: EventIn[] = [{ kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin }];
+      if (before && before.content_hash !== note.contentHash) events.push({ kind: 'modified', path: note.path, hash: note.contentHash, origin });
+      await emit(trx, note.vaultId, events);
+      await save(trx, [note]);
     },
     async remove(trx, note) {
       const extra = note as typeof note & WithExtras;
-      await emit(trx, note.vaultId, { kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin });
+      await emit(trx, note.vaultId, [{ kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin }]);
       await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
     },
     async passEnd(trx, { vaultId }) {

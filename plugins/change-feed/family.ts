@@ -33,6 +33,10 @@ function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
         await inner.write(trx, note, model);
         nudge();
       },
+      async writeMany(trx, items) {
+        await inner.writeMany!(trx, items);
+        nudge();
+      },
       async remove(trx, note) {
         await inner.remove(trx, note);
         nudge();

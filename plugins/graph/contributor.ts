@@ -3,8 +3,8 @@
 // Runs only inside the pipeline's transaction; never reads vault bytes and never commits by itself.
 import { sql } from 'kysely';
 import { resolveLink, buildLinkIndex, type NoteModel, type Link } from '../../src/markdown/index.js';
-import type { DatabaseTransaction, IndexContributor, IndexedNote } from '../../src/sdk/types.js';
-import { aliasKey, isAttachmentTarget, jsonb, nameKeyOfPath, nameKeyOfTarget, targetKeyOf, textArray, type Executor } from './common.js';
+import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../src/sdk/types.js';
+import { aliasKey, bigintArray, isAttachmentTarget, jsonb, nameKeyOfPath, nameKeyOfTarget, targetKeyOf, textArray, type Executor } from './common.js';
 
 interface NodeRow {
   note_id: number;
@@ -52,34 +52,37 @@ function resolveOne(target: string, fromPath: string, selfId: number, env: Await
   };
 }
 
-async function loadNode(trx: Executor, noteId: number): Promise<NodeRow | undefined> {
+async function loadNodes(trx: Executor, noteIds: readonly number[]): Promise<Map<number, NodeRow>> {
   const { rows } = await sql<{ note_id: string; path: string; name_key: string; aliases: string[] | null }>`
     SELECT g.note_id, g.path, g.name_key,
       (SELECT coalesce(jsonb_agg(a.key), '[]'::jsonb) FROM graph_aliases a WHERE a.note_id = g.note_id) AS aliases
-    FROM graph_nodes g WHERE g.note_id = ${noteId}`.execute(trx);
-  const r = rows[0];
-  return r ? { note_id: Number(r.note_id), path: r.path, name_key: r.name_key, aliases: r.aliases ?? [] } : undefined;
+    FROM graph_nodes g WHERE g.note_id = ANY(${bigintArray(noteIds)})`.execute(trx);
+  return new Map(rows.map((r) => [Number(r.note_id), { note_id: Number(r.note_id), path: r.path, name_key: r.name_key, aliases: r.aliases ?? [] }]));
 }
 
-async function insertLinks(trx: DatabaseTransaction, note: IndexedNote, links: Link[]): Promise<void> {
-  if (links.length === 0) return;
-  const env = await loadIndex(trx, note.vaultId, links.map((l) => nameKeyOfTarget(l.target)), links.map((l) => targetKeyOf(l.target)));
-  const rows = links.map((l, i) => {
-    const r = resolveOne(l.target, note.path, note.id, env);
-    return {
-      ord: i, kind: l.kind, embed: l.embed, raw: l.raw, target: l.target, name_key: nameKeyOfTarget(l.target), target_key: targetKeyOf(l.target),
+async function loadNode(trx: Executor, noteId: number): Promise<NodeRow | undefined> {
+  return (await loadNodes(trx, [noteId])).get(noteId);
+}
+
+async function insertLinks(trx: DatabaseTransaction, vaultId: number, sources: ReadonlyArray<{ note: IndexedNote; links: Link[] }>): Promise<void> {
+  const all = sources.flatMap((s) => s.links);
+  if (all.length === 0) return;
+  const env = await loadIndex(trx, vaultId, all.map((l) => nameKeyOfTarget(l.target)), all.map((l) => targetKeyOf(l.target)));
+  const rows = sources.flatMap(({ note, links }) =>
+    links.map((l, i) => ({
+      source_id: note.id, ord: i, kind: l.kind, embed: l.embed, raw: l.raw, target: l.target, name_key: nameKeyOfTarget(l.target), target_key: targetKeyOf(l.target),
       anchor: l.anchor ?? null, block_ref: l.blockRef ?? null, alias: l.alias ?? null, start_offset: l.start, line: l.line, in_frontmatter: l.inFrontmatter,
-      ...r,
-    };
-  });
-  // One statement per batch keeps big notes cheap; 1,000 rows stay well under parameter limits (it is one jsonb).
+      ...resolveOne(l.target, note.path, note.id, env),
+    })),
+  );
+  // 1,000 rows per statement stay well under parameter limits (each batch is one jsonb parameter).
   for (let i = 0; i < rows.length; i += 1000) {
     await sql`
       INSERT INTO graph_links (vault_id, source_id, ord, kind, embed, raw, target, name_key, target_key, anchor, block_ref, alias,
         start_offset, line, in_frontmatter, attachment, target_id, ambiguous, candidates)
-      SELECT ${note.vaultId}, ${note.id}, r.ord, r.kind, r.embed, r.raw, r.target, r.name_key, r.target_key, r.anchor, r.block_ref, r.alias,
+      SELECT ${vaultId}, r.source_id, r.ord, r.kind, r.embed, r.raw, r.target, r.name_key, r.target_key, r.anchor, r.block_ref, r.alias,
         r.start_offset, r.line, r.in_frontmatter, r.attachment, r.target_id, r.ambiguous, r.candidates
-      FROM jsonb_to_recordset(${jsonb(rows.slice(i, i + 1000))}) AS r(ord int, kind text, embed boolean, raw text, target text, name_key text,
+      FROM jsonb_to_recordset(${jsonb(rows.slice(i, i + 1000))}) AS r(source_id bigint, ord int, kind text, embed boolean, raw text, target text, name_key text,
         target_key text, anchor text, block_ref text, alias text, start_offset int, line int, in_frontmatter boolean, attachment boolean,
         target_id bigint, ambiguous boolean, candidates jsonb)`.execute(trx);
   }
@@ -88,11 +91,11 @@ async function insertLinks(trx: DatabaseTransaction, note: IndexedNote, links: L
 interface Reach {
   nameKeys: string[];
   targetKeys: string[];
-  targetId?: number;
+  targetIds?: readonly number[];
   /** Re-resolve these sources' links too (a renamed note's own relative links). */
   sourceId?: number;
-  /** Skip links of this source (already resolved fresh). */
-  excludeSource?: number;
+  /** Skip links of these sources (already resolved fresh). */
+  excludeSources?: readonly number[];
 }
 
 /** Re-resolve every link that a change to these names, aliases or this note could affect; update only changed rows. */
@@ -104,8 +107,8 @@ export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach
     FROM graph_links l JOIN graph_nodes s ON s.note_id = l.source_id
     WHERE l.vault_id = ${vaultId}
       AND (l.name_key = ANY(${textArray(names)}) OR l.target_key = ANY(${textArray(keys)})
-           OR l.target_id = ${reach.targetId ?? -1} OR l.source_id = ${reach.sourceId ?? -1})
-      AND l.source_id <> ${reach.excludeSource ?? -1}`.execute(trx);
+           OR l.target_id = ANY(${bigintArray(reach.targetIds ?? [])}) OR l.source_id = ${reach.sourceId ?? -1})
+      AND NOT (l.source_id = ANY(${bigintArray(reach.excludeSources ?? [])}))`.execute(trx);
   if (rows.length === 0) return 0;
   const env = await loadIndex(trx, vaultId, rows.map((r) => nameKeyOfTarget(r.target)), rows.map((r) => targetKeyOf(r.target)));
   const changed: Array<Resolved & { id: number }> = [];
@@ -125,11 +128,13 @@ export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach
   return changed.length;
 }
 
-async function setAliases(trx: DatabaseTransaction, note: { id: number; vaultId: number }, keys: string[]): Promise<void> {
-  await sql`DELETE FROM graph_aliases WHERE note_id = ${note.id}`.execute(trx);
-  if (keys.length === 0) return;
+async function setAliases(trx: DatabaseTransaction, vaultId: number, changes: ReadonlyArray<{ id: number; keys: string[] }>): Promise<void> {
+  if (changes.length === 0) return;
+  await sql`DELETE FROM graph_aliases WHERE note_id = ANY(${bigintArray(changes.map((c) => c.id))})`.execute(trx);
+  const rows = changes.flatMap((c) => c.keys.map((key) => ({ note_id: c.id, key })));
+  if (rows.length === 0) return;
   await sql`INSERT INTO graph_aliases (note_id, vault_id, key)
-    SELECT ${note.id}, ${note.vaultId}, k FROM unnest(${textArray(keys)}) AS k`.execute(trx);
+    SELECT r.note_id, ${vaultId}, r.key FROM jsonb_to_recordset(${jsonb(rows)}) AS r(note_id bigint, key text)`.execute(trx);
 }
 
 function sameSet(a: string[], b: string[]): boolean {
@@ -137,39 +142,59 @@ function sameSet(a: string[], b: string[]): boolean {
 }
 
 export function graphContributor(getCap: () => number): IndexContributor<NoteModel> {
+  /** One batch of distinct notes: nodes and aliases first, so links within the batch resolve to each other. */
+  const writeMany = async (trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<NoteModel>>): Promise<void> => {
+    if (items.length === 0) return;
+    const vaultId = items[0].note.vaultId;
+    const ids = items.map((i) => i.note.id);
+    const old = await loadNodes(trx, ids);
+    const cap = getCap();
+    const nodes = items.map(({ note, model }) => ({
+      note,
+      model,
+      nameKey: nameKeyOfPath(note.path),
+      aliases: [...new Set(model.aliases.map(aliasKey).filter(Boolean))],
+      links: model.links.slice(0, cap),
+      before: old.get(note.id),
+    }));
+    const nodeRows = nodes.map((n) => ({
+      note_id: n.note.id, path: n.note.path, name_key: n.nameKey, link_count: n.model.links.length, links_truncated: n.model.links.length > cap,
+      fm_error: n.model.frontmatter.error ? `${n.model.frontmatter.error.code}: ${n.model.frontmatter.error.message}`.slice(0, 500) : null,
+    }));
+    await sql`
+      INSERT INTO graph_nodes (note_id, vault_id, path, name_key, link_count, links_truncated, fm_error)
+      SELECT r.note_id, ${vaultId}, r.path, r.name_key, r.link_count, r.links_truncated, r.fm_error
+      FROM jsonb_to_recordset(${jsonb(nodeRows)}) AS r(note_id bigint, path text, name_key text, link_count int, links_truncated boolean, fm_error text)
+      ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, name_key = EXCLUDED.name_key, link_count = EXCLUDED.link_count,
+        links_truncated = EXCLUDED.links_truncated, fm_error = EXCLUDED.fm_error`.execute(trx);
+    const aliasChanged = nodes.filter((n) => !n.before || !sameSet(n.before.aliases, n.aliases));
+    await setAliases(trx, vaultId, aliasChanged.map((n) => ({ id: n.note.id, keys: n.aliases })));
+    await sql`DELETE FROM graph_links WHERE source_id = ANY(${bigintArray(ids)})`.execute(trx);
+    await insertLinks(trx, vaultId, nodes.map((n) => ({ note: n.note, links: n.links })));
+    // New, moved or re-aliased notes can answer (or stop answering) other notes' links.
+    const reach = nodes.filter((n) => !n.before || n.before.path !== n.note.path || !sameSet(n.before.aliases, n.aliases));
+    if (reach.length > 0) {
+      await reresolve(trx, vaultId, {
+        nameKeys: reach.flatMap((n) => [n.nameKey, n.before?.name_key ?? '']),
+        targetKeys: reach.flatMap((n) => [...n.aliases, ...(n.before?.aliases ?? [])]),
+        targetIds: reach.map((n) => n.note.id),
+        excludeSources: ids,
+      });
+    }
+  };
   return {
     name: 'graph-links',
     version: 1,
-    async write(trx, note, model) {
-      const old = await loadNode(trx, note.id);
-      const nameKey = nameKeyOfPath(note.path);
-      const aliases = [...new Set(model.aliases.map(aliasKey).filter(Boolean))];
-      const cap = getCap();
-      const links = model.links.slice(0, cap);
-      const fmError = model.frontmatter.error ? `${model.frontmatter.error.code}: ${model.frontmatter.error.message}`.slice(0, 500) : null;
-      await sql`
-        INSERT INTO graph_nodes (note_id, vault_id, path, name_key, link_count, links_truncated, fm_error)
-        VALUES (${note.id}, ${note.vaultId}, ${note.path}, ${nameKey}, ${model.links.length}, ${model.links.length > cap}, ${fmError})
-        ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, name_key = EXCLUDED.name_key, link_count = EXCLUDED.link_count,
-          links_truncated = EXCLUDED.links_truncated, fm_error = EXCLUDED.fm_error`.execute(trx);
-      if (!old || !sameSet(old.aliases, aliases)) await setAliases(trx, note, aliases);
-      await sql`DELETE FROM graph_links WHERE source_id = ${note.id}`.execute(trx);
-      await insertLinks(trx, note, links);
-      if (!old || old.path !== note.path || !sameSet(old.aliases, aliases)) {
-        await reresolve(trx, note.vaultId, {
-          nameKeys: [nameKey, old?.name_key ?? ''],
-          targetKeys: [...aliases, ...(old?.aliases ?? [])],
-          targetId: note.id,
-          excludeSource: note.id,
-        });
-      }
+    write(trx, note, model) {
+      return writeMany(trx, [{ note, model }]);
     },
+    writeMany,
     async rename(trx, note, fromPath) {
       const old = await loadNode(trx, note.id);
       if (!old) return; // never seen: the pipeline's write will follow
       const nameKey = nameKeyOfPath(note.path);
       await sql`UPDATE graph_nodes SET path = ${note.path}, name_key = ${nameKey} WHERE note_id = ${note.id}`.execute(trx);
-      await reresolve(trx, note.vaultId, { nameKeys: [nameKey, old.name_key, nameKeyOfPath(fromPath)], targetKeys: old.aliases, targetId: note.id, sourceId: note.id });
+      await reresolve(trx, note.vaultId, { nameKeys: [nameKey, old.name_key, nameKeyOfPath(fromPath)], targetKeys: old.aliases, targetIds: [note.id], sourceId: note.id });
     },
     async remove(trx, note) {
       const old = await loadNode(trx, note.id);
@@ -179,8 +204,8 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       await reresolve(trx, note.vaultId, {
         nameKeys: [nameKeyOfPath(note.path), old?.name_key ?? ''],
         targetKeys: old?.aliases ?? [],
-        targetId: note.id,
-        excludeSource: note.id,
+        targetIds: [note.id],
+        excludeSources: [note.id],
       });
     },
   };

@@ -215,11 +215,22 @@ export interface RemovedNote {
   readonly origin?: ChangeOrigin;
 }
 
+export interface ContributorItem<Model = unknown> {
+  readonly note: IndexedNote;
+  readonly model: Model;
+}
+
 export interface IndexContributor<Model = unknown> {
   readonly name: string;
   /** Bump to re-derive only this contributor's rows in the background. */
   readonly version: number;
   write(trx: DatabaseTransaction, note: IndexedNote, model: Model): Promise<void>;
+  /**
+   * Optional batch form of `write` for the new and changed notes of one index batch (distinct notes,
+   * up to index.batchSize). When present the pipeline calls
+   * it instead of `write` for those notes; it must leave the same rows as `write` called for each in turn.
+   */
+  writeMany?(trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<Model>>): Promise<void>;
   remove(trx: DatabaseTransaction, note: RemovedNote): Promise<void>;
   /**
    * The note kept its id and moved from `fromPath`. When its content also changed in the same

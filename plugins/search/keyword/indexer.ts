@@ -2,27 +2,38 @@
 // configured text search configs, stored body and head) and queues the note for embedding.
 // Never embeds here: the index transaction must stay fast and independent of any provider.
 import { sql } from 'kysely';
-import type { DatabaseTransaction, IndexContributor, IndexedNote } from '../../../src/sdk/index.js';
+import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../../src/sdk/index.js';
 import type { NoteModel } from '../../../src/markdown/index.js';
 import { DEFAULT_KEYWORD_OPTIONS, readKeywordOptions } from './meta.js';
 import { keywordText } from './note-text.js';
 
 export async function writeKeywordRow(trx: DatabaseTransaction, note: IndexedNote, model: NoteModel): Promise<void> {
+  await writeKeywordRows(trx, [{ note, model }]);
+}
+
+/** One statement for the rows and one for the embedding queue, however many notes the batch holds. */
+export async function writeKeywordRows(trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<NoteModel>>): Promise<void> {
+  if (items.length === 0) return;
   const options = (await readKeywordOptions(trx)) ?? DEFAULT_KEYWORD_OPTIONS;
-  const text = keywordText(model, options);
   const cfgs = `{${options.configs.join(',')}}`;
+  const rows = items.map(({ note, model }) => {
+    const text = keywordText(model, options);
+    return { note_id: note.id, vault_id: note.vaultId, title_text: text.titleText, title_keys: text.titleKeys, head: text.head, body: text.body, hash: note.contentHash };
+  });
   await sql`
     INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body)
-    VALUES (${note.id}, ${note.vaultId}, ${text.titleText}, ${text.titleKeys}::text[],
-            search_title_tsv(${cfgs}::regconfig[], ${text.titleText}),
-            search_note_tsv(${cfgs}::regconfig[], ${text.titleText}, ${text.body}), ${text.head}, ${text.body})
+    SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
+           search_title_tsv(${cfgs}::regconfig[], r.title_text),
+           search_note_tsv(${cfgs}::regconfig[], r.title_text, r.body), r.head, r.body
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(note_id bigint, vault_id int, title_text text, title_keys jsonb, head text, body text)
     ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
       title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body
   `.execute(trx);
   await sql`
     INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
-    SELECT ${note.id}, ${note.vaultId}, ${note.contentHash}
-    WHERE NOT EXISTS (SELECT 1 FROM search_embedded_notes e WHERE e.note_id = ${note.id} AND e.content_hash = ${note.contentHash})
+    SELECT r.note_id, r.vault_id, r.hash
+    FROM jsonb_to_recordset(${JSON.stringify(rows.map(({ note_id, vault_id, hash }) => ({ note_id, vault_id, hash })))}::jsonb) AS r(note_id bigint, vault_id int, hash text)
+    WHERE NOT EXISTS (SELECT 1 FROM search_embedded_notes e WHERE e.note_id = r.note_id AND e.content_hash = r.hash)
     ON CONFLICT (note_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, enqueued_at = now(), attempts = 0,
       next_attempt_at = now(), last_error = NULL
     WHERE search_embed_queue.content_hash <> EXCLUDED.content_hash
@@ -33,6 +44,7 @@ export const keywordIndexer: IndexContributor<NoteModel> = {
   name: 'search',
   version: 1,
   write: writeKeywordRow,
+  writeMany: writeKeywordRows,
   // Vectors and the queue row hang off notes(id) ON DELETE CASCADE: a move that keeps the note id
   // keeps its vectors, and write() re-queues only when the content hash differs from the embedded one.
   async remove(trx, note) {

@@ -48,7 +48,9 @@ export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
     const note = (w: (typeof work)[number]) => ({ id: w.id, vaultId: vault.id, path: w.item.path, contentHash: w.item.hash, size: w.item.size, mtimeMs: w.item.mtimeMs });
     try {
       await db.transaction().execute(async (trx) => {
-        for (const w of work) await entry.contributor.write(trx, note(w), w.model);
+        const k = entry.contributor;
+        if (k.writeMany) await k.writeMany(trx, work.map((w) => ({ note: note(w), model: w.model })));
+        else for (const w of work) await k.write(trx, note(w), w.model);
         await p.versions.advance(trx, job.key, lastId);
       });
     } catch {

@@ -152,12 +152,16 @@ export async function applyOps(trx: Transaction<any>, vaultId: number, ops: read
       .returning(['id', 'path'])
       .execute();
     for (const r of returned) ids.set(r.path as string, Number(r.id));
-    for (const u of upserts) {
+    const items = upserts.map((u) => {
       const id = ids.get(u.path);
       if (id === undefined) throw new Error('notes upsert returned no id');
       clear.push(u.path);
-      const note = indexed(id, u);
-      for (const c of contributors) await c.contributor.write(trx, note, u.model);
+      return { note: indexed(id, u), model: u.model };
+    });
+    for (const c of contributors) {
+      const k = c.contributor;
+      if (k.writeMany) await k.writeMany(trx, items);
+      else for (const it of items) await k.write(trx, it.note, it.model);
     }
   }
 

@@ -111,3 +111,31 @@ t.test('the per-note cap stores the first links and marks the note truncated', a
   t.equal((await links('Many.md')).length, 3);
   cap = 5000;
 });
+
+t.test('one batch (writeMany) leaves the same links as the same notes written one by one', async (t) => {
+  const texts: Record<string, string> = {
+    'Batch/P.md': 'to [[Q]] and [[R|are]] and [[Nobody]]',
+    'Batch/Q.md': '---\naliases: [Queue]\n---\nback to [[P]], and [[Rr]]',
+    'Batch/R.md': 'see [[Queue]] and [[Batch/P]]',
+    'Loose.md': 'waits for [[Rr]] and [[Queue]]',
+  };
+  const hashOf = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  const snapshot = async () => {
+    const out: Record<string, unknown> = {};
+    for (const p of [...Object.keys(texts), 'Batch/Rr.md']) out[p] = await links(p);
+    return out;
+  };
+  await put('Loose.md', texts['Loose.md']);
+  for (const p of ['Batch/P.md', 'Batch/Q.md', 'Batch/R.md']) await put(p, texts[p]);
+  await put('Batch/Rr.md', 'the second R');
+  const oneByOne = await snapshot();
+  for (const p of ['Batch/P.md', 'Batch/Q.md', 'Batch/R.md', 'Batch/Rr.md']) await del(p);
+  const batch = ['Batch/P.md', 'Batch/Q.md', 'Batch/R.md', 'Batch/Rr.md'].map((p) => {
+    const text = texts[p] ?? 'the second R';
+    return { op: 'upsert' as const, path: p, hash: hashOf(text), size: text.length, mtimeMs: Date.now(), model: parseNote(text, { path: p }) };
+  });
+  await apply(batch);
+  t.same(await snapshot(), oneByOne);
+  t.equal((await links('Loose.md'))[1].to, 'Batch/Q.md', 'a note outside the batch re-attaches to an alias the batch brought');
+  t.equal((await links('Batch/R.md'))[0].to, 'Batch/Q.md', 'links inside the batch resolve to each other');
+});
