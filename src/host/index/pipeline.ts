@@ -7,6 +7,7 @@ import type { ChangeOrigin } from '../../sdk/types.js';
 import { mapLimit, parseInline, parseItems, prepareOne, unreadable, type Prepared } from './prepare.js';
 import { rederiveStep } from './rederive.js';
 import { brief, IndexState } from './state.js';
+import { WriteThroughQueue, type WriteRequest } from './write-through.js';
 import { ContributorVersions } from './versions.js';
 import { underAny, VaultWatcher, type WatchBatch } from './watcher.js';
 import { isNotePath, type CachedNote, type PipelineDeps, type PipelineStatus, type WatcherState } from './types.js';
@@ -18,6 +19,7 @@ export class IndexPipeline implements IndexService {
   private readonly inFlight = new Set<string>();
   private draining: Promise<void> | undefined;
   private writer: Promise<unknown> = Promise.resolve();
+  private readonly writes = new WriteThroughQueue((fn) => this.lock(fn), () => this.deps.settings.batchSize, (group) => this.writeGroup(group));
   private passChain: Promise<unknown> = Promise.resolve();
   private passRunning = false;
   private loaded: Promise<void> | undefined;
@@ -346,26 +348,34 @@ export class IndexPipeline implements IndexService {
     return this.writeThrough(vaultId, [from, to], new Map([[to, from]]), origin);
   }
 
-  /** Index these paths now, from what is on disk, inside the caller's call. */
+  /**
+   * Index these paths now, from what is on disk, inside the caller's call. Requests that arrive while
+   * the writer is busy wait together and commit as one batch (group commit), so concurrent writers
+   * share one transaction instead of queueing one transaction each.
+   */
   private async writeThrough(vaultId: number, paths: readonly string[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
     this.checkVault(vaultId);
     await this.ensureLoaded();
     const notes = paths.filter(isNotePath);
     if (notes.length === 0) return;
+    await this.writes.submit({ paths: notes, moves, origin });
+  }
+
+  private async writeGroup(group: readonly WriteRequest[]): Promise<void> {
     const s = this.deps.settings;
-    await this.lock(async () => {
-      const items = await Promise.all(
-        notes.map((p) => {
-          const base = this.cache.get(p)?.hash;
-          return prepareOne(this.deps.vault.fs, p, s.maxNoteBytes, base, moves?.has(p) ?? false).catch((e) => unreadable(p, base, e));
-        }),
-      );
-      const small = items.every((i) => i.kind !== 'content' || !i.bytes || i.bytes.length <= s.inlineParseMaxBytes);
-      if (small) items.forEach(parseInline);
-      else await this.parse(items, 1);
-      await this.commit(items, moves, origin);
-      await this.endPass();
-    });
+    const paths = [...new Set(group.flatMap((r) => r.paths))];
+    const moves = new Map(group.flatMap((r) => [...(r.moves ?? [])]));
+    const items = await Promise.all(
+      paths.map((p) => {
+        const base = this.cache.get(p)?.hash;
+        return prepareOne(this.deps.vault.fs, p, s.maxNoteBytes, base, moves.has(p)).catch((e) => unreadable(p, base, e));
+      }),
+    );
+    const small = items.every((i) => i.kind !== 'content' || !i.bytes || i.bytes.length <= s.inlineParseMaxBytes);
+    if (small) items.forEach(parseInline);
+    else await this.parse(items, 1);
+    await this.commit(items, moves.size > 0 ? moves : undefined, group[0].origin);
+    await this.endPass();
   }
 
   status(vaultId: number = this.vaultId): PipelineStatus {

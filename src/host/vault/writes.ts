@@ -129,8 +129,10 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
     if (expected !== undefined && e instanceof Refusal && e.code === 'not_found') throw new Refusal('no_incumbent', { path: p });
     throw e;
   });
-  const unlock = await core.mutex.lock(`dir:${dir}`);
+  let unlock: (() => void) | undefined;
   try {
+    // Compare and stage (write + fsync of the new inode) outside the folder lock, so writers to
+    // different notes of one folder overlap; the compare is repeated under the lock before publishing.
     const inc = await openIncumbent(core, d, name, p, expected);
     let before: { hash: string; ino: number };
     try {
@@ -147,6 +149,8 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
     core.inFlight.add(pubName);
     let locked = false;
     try {
+      // One flock waiter per folder per process: a blocked flock holds a libuv thread.
+      unlock = await core.mutex.lock(`dir:${dir}`);
       await core.n.flock(d.fd, core.c.LOCK_EX);
       locked = true;
       // Re-compare just before publishing: another writer (another process, or an editor) may have won.
@@ -170,13 +174,15 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
       }
     } finally {
       if (locked) await core.n.flock(d.fd, core.c.LOCK_UN).catch(() => undefined);
+      unlock?.();
+      unlock = undefined;
       core.inFlight.delete(pubName);
       await discard(core, d, staged);
     }
     await fsyncFd(d.fd);
     return { path: p, contentHash: contentHash(bytes), size: bytes.byteLength, previousHash: before.hash };
   } finally {
-    unlock();
+    unlock?.();
     await d.close();
   }
 }

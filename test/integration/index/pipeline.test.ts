@@ -229,6 +229,43 @@ t.test('write-through without a watcher: a move with an edit is a rename then a 
   t.ok(r.calls.some((c) => c.kind === 'remove' && c.path === 'Through/B.md' && c.reason === 'removed' && c.origin === 'agent-key'), 'remove carries its reason and origin');
 });
 
+t.test('concurrent write-throughs commit together (group commit), each sees its row when it returns', async (t) => {
+  const r = await rig({ watch: false });
+  t.teardown(() => r.close());
+  const batches: number[] = [];
+  r.contributors.push({
+    family: 'fixture',
+    contributor: {
+      name: 'batches',
+      version: 1,
+      async write() {
+        batches.push(1);
+      },
+      async writeMany(trx, items) {
+        await sql`select 1`.execute(trx);
+        batches.push(items.length);
+      },
+      async remove() {},
+    },
+  });
+  r.pipeline.start();
+  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+  batches.length = 0;
+  const agent = { kind: 'api_key', id: 'k1', name: 'agent-key' } as const;
+  const other = { kind: 'api_key', id: 'k2', name: 'other-key' } as const;
+  const paths = Array.from({ length: 12 }, (_, i) => `Group/N${i}.md`);
+  await Promise.all(paths.map((p) => r.fs.create(p, Buffer.from(`# ${p}\n`))));
+  await Promise.all(
+    paths.map(async (p, i) => {
+      await r.pipeline.noteWritten(r.pipeline.vaultId, p, i % 4 === 3 ? other : agent);
+      t.ok(await r.row(p), `${p} is indexed when its call returns`);
+    }),
+  );
+  t.equal(batches.reduce((a, b) => a + b, 0), paths.length, 'every note reached the contributor once');
+  t.ok(Math.max(...batches) > 1, `some write-throughs shared a batch (batch sizes ${batches.join(',')})`);
+  t.ok(batches.length >= 2, 'requests of different origins never share a batch');
+});
+
 t.test('reconcile catches changes made while no watcher runs', async (t) => {
   const r = await rig({ watch: false });
   t.teardown(() => r.close());
