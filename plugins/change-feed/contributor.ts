@@ -21,14 +21,17 @@ async function record(trx: DatabaseTransaction, vaultId: number, events: readonl
     kind: e.kind, path: e.path, from_path: e.from ?? null, reason: e.reason ?? null, content_hash: e.hash ?? null,
     actor_kind: e.origin ? e.origin.kind : 'human', actor_id: e.origin?.id ?? null, actor_name: e.origin?.name ?? null,
   }));
-  // WITH ORDINALITY keeps the batch's order in the sequence numbers.
-  await sql`
-    INSERT INTO change_events (vault_id, kind, path, from_path, reason, content_hash, actor_kind, actor_id, actor_name)
-    SELECT ${vaultId}, r.kind, r.path, r.from_path, r.reason, r.content_hash, r.actor_kind, r.actor_id, r.actor_name
-    FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(j, n),
-      jsonb_to_record(e.j) AS r(kind text, path text, from_path text, reason text, content_hash text, actor_kind text, actor_id text, actor_name text)
-    ORDER BY e.n`.execute(trx);
+  // One statement: the events (WITH ORDINALITY keeps the batch's order in the sequence numbers) and
+  // the count towards the next prune.
   const { rows: meta } = await sql<{ since_prune: number }>`
+    WITH added AS (
+      INSERT INTO change_events (vault_id, kind, path, from_path, reason, content_hash, actor_kind, actor_id, actor_name)
+      SELECT ${vaultId}, r.kind, r.path, r.from_path, r.reason, r.content_hash, r.actor_kind, r.actor_id, r.actor_name
+      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(j, n),
+        jsonb_to_record(e.j) AS r(kind text, path text, from_path text, reason text, content_hash text, actor_kind text, actor_id text, actor_name text)
+      ORDER BY e.n
+      RETURNING 1
+    )
     INSERT INTO change_feed_meta (vault_id, since_prune) VALUES (${vaultId}, ${events.length})
     ON CONFLICT (vault_id) DO UPDATE SET since_prune = change_feed_meta.since_prune + ${events.length} RETURNING since_prune`.execute(trx);
   const s = settings();
@@ -152,11 +155,11 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
       await emit(trx, note.vaultId, [{ kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin }]);
       await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
     },
-    async passEnd(trx, { vaultId }) {
+    async passEnd(db, { vaultId }) {
       const count = skipped.get(vaultId) ?? 0;
       itemised.delete(vaultId);
       skipped.delete(vaultId);
-      if (count > 0) await sql`INSERT INTO change_events (vault_id, kind, path, count) VALUES (${vaultId}, 'gap', '', ${count})`.execute(trx);
+      if (count > 0) await sql`INSERT INTO change_events (vault_id, kind, path, count) VALUES (${vaultId}, 'gap', '', ${count})`.execute(db);
     },
   };
 }

@@ -238,11 +238,12 @@ export interface IndexContributor<Model = unknown> {
    */
   rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string, model: Model): Promise<void>;
   /**
-   * Called once, in its own transaction, when the index finishes a pass in which it committed notes
-   * (a drain of pending changes, or one write-through). Lets a contributor summarise a pass, e.g. the
-   * change feed's `gap` event for changes it did not itemise.
+   * Called once, outside the index's transaction, when the index finishes a pass in which it committed
+   * notes (a drain of pending changes, or one batch of write-throughs). Lets a contributor summarise a
+   * pass, e.g. the change feed's `gap` event for changes it did not itemise. Open a transaction yourself
+   * if you write more than one statement; most passes need none, so the index opens none.
    */
-  passEnd?(trx: DatabaseTransaction, pass: { vaultId: number }): Promise<void>;
+  passEnd?(db: Database, pass: { vaultId: number }): Promise<void>;
 }
 
 export interface ContributorFactoryContext {

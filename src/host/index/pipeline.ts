@@ -299,12 +299,12 @@ export class IndexPipeline implements IndexService {
   private async endPass(): Promise<void> {
     const ending = this.deps.contributors().filter((c) => c.contributor.passEnd);
     if (ending.length === 0) return;
-    try {
-      await this.deps.db.transaction().execute(async (trx) => {
-        for (const c of ending) await c.contributor.passEnd!(trx, { vaultId: this.vaultId });
-      });
-    } catch (e) {
-      this.fail('a contributor failed at the end of a pass', e);
+    for (const c of ending) {
+      try {
+        await c.contributor.passEnd!(this.deps.db, { vaultId: this.vaultId });
+      } catch (e) {
+        this.fail(`contributor ${c.contributor.name} failed at the end of a pass`, e);
+      }
     }
   }
 

@@ -78,7 +78,7 @@ export class IndexState {
   }
 
   private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin): Promise<ReadonlyMap<string, number>> {
-    const { ids } = await this.deps.db.transaction().execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, origin));
+    const { ids } = await this.deps.db.transaction().execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, origin, (p) => this.quarantine.has(p)));
     return ids;
   }
 

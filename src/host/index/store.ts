@@ -62,8 +62,19 @@ async function removeNote(
   await trx.deleteFrom('notes').where('id', '=', prev.id).execute();
 }
 
-/** Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates). */
-export async function applyOps(trx: Transaction<any>, vaultId: number, ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin): Promise<ApplyResult> {
+/**
+ * Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates).
+ * `quarantined` says which paths may have a quarantine row to clear (default: any).
+ */
+export async function applyOps(
+  trx: Transaction<any>,
+  vaultId: number,
+  ops: readonly Op[],
+  contributors: readonly ContributorEntry[],
+  now: Date,
+  origin?: ChangeOrigin,
+  quarantined: (path: string) => boolean = () => true,
+): Promise<ApplyResult> {
   const ids = new Map<string, number>();
   const clear: string[] = [];
   const indexed = (id: number, f: NoteFacts): IndexedNote => ({ id, vaultId, path: f.path, contentHash: f.hash, size: f.size, mtimeMs: f.mtimeMs, ...(origin ? { origin } : {}) });
@@ -165,6 +176,7 @@ export async function applyOps(trx: Transaction<any>, vaultId: number, ops: read
     }
   }
 
-  if (clear.length > 0) await trx.deleteFrom('quarantine').where('vault_id', '=', vaultId).where('path', 'in', clear).execute();
+  const cleared = clear.filter(quarantined);
+  if (cleared.length > 0) await trx.deleteFrom('quarantine').where('vault_id', '=', vaultId).where('path', 'in', cleared).execute();
   return { ids };
 }
