@@ -3,10 +3,10 @@
 import type { Tiktoken } from 'js-tiktoken/lite';
 
 /** Text up to this many characters is encoded whole. */
-export const EXACT_TOKEN_CHARS = 8_000;
+export const EXACT_TOKEN_CHARS = 4_000;
 /** Longer text: this many samples of SAMPLE_CHARS each, spread over the text. */
-const SAMPLES = 32;
-const SAMPLE_CHARS = 250;
+const SAMPLES = 24;
+const SAMPLE_CHARS = 200;
 
 let encoder: Promise<Tiktoken> | undefined;
 
