@@ -1,0 +1,183 @@
+// bench/writes: write throughput with the server in its own process (as deployed), per database engine:
+// cold index of the vault, then 8 concurrent writers (edit_note append with expected_hash) on distinct
+// notes and on one note, one writer's latency, and 8 readers (read_note) as the same-run baseline.
+// Usage: tsx bench/writes.ts [engines=pglite,postgres]   Env: BENCH_COPIES (4), BENCH_SECONDS (8)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { pgliteTemplate } from '../src/host/testing/harness.js';
+import { postgresAvailable, startPostgres } from '../src/host/testing/postgres-server.js';
+import { corpus } from '../test/fixtures/corpus.js';
+import { machine, median, percentile, ROOT } from './lib/setup.js';
+
+const COPIES = Number(process.env.BENCH_COPIES ?? 4);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const WRITERS = 8;
+const CLI = path.join(ROOT, 'src/host/cli/main.ts');
+const engines = (process.argv[2] ?? 'pglite,postgres').split(',');
+
+type Result = { isError?: boolean; structuredContent?: Record<string, any>; content?: unknown };
+
+function cli(args: string[], configFile: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, '--config', configFile], { cwd: ROOT });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.stderr.on('data', (d) => (err += d));
+    c.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${args.join(' ')} failed: ${err.slice(-500)}`))));
+  });
+}
+
+async function serve(configFile: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configFile], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d) => {
+      err += d;
+      const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err.slice(-500)}`)));
+  });
+  return { child, url };
+}
+
+async function connect(url: string, key: string): Promise<Client> {
+  const c = new Client({ name: 'bench-writes', version: '1' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  return c;
+}
+
+async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Result> {
+  return (await c.callTool({ name, arguments: args })) as Result;
+}
+
+/** Run each worker until the deadline; returns completed operations per second and their latencies. */
+async function drive(workers: Array<() => Promise<boolean>>, seconds: number): Promise<{ perSecond: number; latencies: number[] }> {
+  const end = performance.now() + seconds * 1000;
+  const latencies: number[] = [];
+  let done = 0;
+  await Promise.all(
+    workers.map(async (w) => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        if (await w()) {
+          done++;
+          latencies.push(performance.now() - t0);
+        }
+      }
+    }),
+  );
+  return { perSecond: done / seconds, latencies };
+}
+
+const line = (name: string, value: number, unit: string, note = '') => console.log(`${name}: ${value.toFixed(value < 10 ? 2 : 0)} ${unit}${note ? ` (${note})` : ''}`);
+
+async function runEngine(engine: string): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-writes-'));
+  let pg: { url: string; stop(): void } | undefined;
+  let server: { child: ChildProcess; url: string } | undefined;
+  try {
+    const vault = path.join(dir, 'vault');
+    for (let i = 0; i < COPIES; i++) cpSync(corpus('oldwinter-knowledge-garden'), path.join(vault, `copy${i}`), { recursive: true });
+    let url: string;
+    if (engine === 'postgres') {
+      pg = await startPostgres();
+      url = pg.url;
+    } else {
+      cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
+      url = `pglite:${path.join(dir, 'db')}`;
+    }
+    const configFile = path.join(dir, 'config.yaml');
+    writeFileSync(
+      configFile,
+      YAML.stringify({
+        vault: { path: vault },
+        database: { url },
+        server: { port: 0 },
+        log: { level: 'info' },
+        auth: { mintAdminKeyOnFirstStart: false },
+        families: { transfer: { enabled: false }, files: { enabled: false } },
+        admission: { callsPerMinute: 10_000_000, writesPerMinute: 10_000_000, concurrency: { read: 64, write: WRITERS } },
+      }),
+    );
+    if (engine === 'postgres') await cli(['migrate'], configFile);
+    const key = await cli(['keys', 'create', '--name', 'bench', '--scope', 'readwrite'], configFile);
+    const t0 = performance.now();
+    server = await serve(configFile);
+    const clients = await Promise.all(Array.from({ length: WRITERS }, () => connect(server!.url, key)));
+    let stats: Record<string, any> = {};
+    for (;;) {
+      stats = (await call(clients[0], 'get_vault_stats', {})).structuredContent ?? {};
+      if (stats.index?.ready && stats.index?.pending === 0) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const indexSeconds = (performance.now() - t0) / 1000;
+    const notes = Number(stats.index?.indexed ?? stats.notes ?? 0);
+    console.log(`# engine: ${engine}; oldwinter-knowledge-garden x${COPIES}; all built-in families but files and transfer`);
+    line(`${engine}_index_cold_notes`, notes, 'notes');
+    line(`${engine}_index_cold_notes_per_s`, notes / indexSeconds, 'notes/s', 'server start to index ready, all contributors');
+
+    const listed = (await call(clients[0], 'list_notes', { limit: 200 })).structuredContent as { notes?: Array<{ path: string }>; rows?: Array<{ path: string }> };
+    const paths = (listed.notes ?? listed.rows ?? []).map((n) => n.path).filter((p) => !p.includes(' '));
+    if (paths.length < WRITERS * 4) throw new Error(`list_notes gave ${paths.length} paths`);
+    const own = (w: number) => paths.filter((_, i) => i % WRITERS === w).slice(0, 8);
+
+    const reads = await drive(
+      clients.map((c, w) => {
+        let i = 0;
+        return async () => !(await call(c, 'read_note', { path: own(w)[i++ % 8] })).isError;
+      }),
+      SECONDS,
+    );
+    line(`${engine}_read_note_8_readers`, reads.perSecond, 'reads/s', 'same-run baseline: the request path without a write');
+
+    const hashes = new Map<string, string>();
+    const info = (await call(clients[0], 'get_notes_info', { paths: paths.slice(0, WRITERS * 8) })).structuredContent as { notes: Array<{ path: string; content_hash: string }> };
+    for (const n of info.notes) hashes.set(n.path, n.content_hash);
+    const appendTo = async (c: Client, p: string): Promise<boolean> => {
+      const r = await call(c, 'edit_note', { path: p, content: `\nbench line ${Date.now()}`, append: true, expected_hash: hashes.get(p) });
+      const out = r.structuredContent;
+      if (r.isError || !out?.content_hash) {
+        const fresh = (await call(c, 'get_notes_info', { paths: [p] })).structuredContent as { notes: Array<{ content_hash: string }> };
+        hashes.set(p, fresh.notes[0].content_hash);
+        return false;
+      }
+      hashes.set(p, out.content_hash);
+      return true;
+    };
+    const single = await drive([() => appendTo(clients[0], own(0)[0])], Math.max(2, SECONDS / 2));
+    line(`${engine}_edit_note_1_writer_p50`, median(single.latencies), 'ms');
+    const distinct = await drive(
+      clients.map((c, w) => {
+        let i = 0;
+        return () => appendTo(c, own(w)[i++ % 8]);
+      }),
+      SECONDS,
+    );
+    line(`${engine}_edit_note_8_writers_distinct`, distinct.perSecond, 'writes/s', `p50 ${median(distinct.latencies).toFixed(1)} ms, p95 ${percentile(distinct.latencies, 95).toFixed(1)} ms; goal >= 300`);
+    line(`${engine}_writes_vs_reads_ratio`, distinct.perSecond / reads.perSecond, 'x');
+    const one = await drive(clients.map((c) => () => appendTo(c, own(0)[1])), SECONDS);
+    line(`${engine}_edit_note_8_writers_one_note`, one.perSecond, 'writes/s', 'losers of each race re-read the hash and retry');
+    await Promise.all(clients.map((c) => c.close()));
+  } finally {
+    server?.child.kill('SIGTERM');
+    if (server) await new Promise((r) => server!.child.once('exit', r));
+    pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(`# machine: ${machine()}; server in its own process (tsx), clients in this one over HTTP; ${SECONDS} s per figure`);
+for (const engine of engines) {
+  if (engine === 'postgres' && !postgresAvailable()) {
+    console.log('postgres: unavailable (no PostgreSQL server binaries)');
+    continue;
+  }
+  await runEngine(engine);
+}
