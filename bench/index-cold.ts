@@ -1,11 +1,13 @@
 // Cold index throughput: notes/s from an empty notes table to "ready" for each public corpus vault and
-// for the largest one copied ×4, embedded PGlite, no contributors. Prints `name: value unit` lines.
+// for the largest one copied ×4, no contributors, on embedded PGlite or (BENCH_ENGINE=postgres) a
+// throwaway native PostgreSQL. Prints `name: value unit` lines.
 // Usage: tsx bench/index-cold.ts [corpusRoot]   (copies each vault to a temp dir; never touches the corpus)
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase } from '../src/host/db/index.js';
+import { migrateHost, openDatabase } from '../src/host/db/index.js';
+import { startPostgres } from '../src/host/testing/postgres-server.js';
 import { IndexPipeline, type IndexSettings } from '../src/host/index/index.js';
 import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { openVault } from '../src/host/vault/index.js';
@@ -26,6 +28,8 @@ const settings: IndexSettings = {
   inlineParseMaxBytes: 64 * 1024,
 };
 
+const ENGINE = process.env.BENCH_ENGINE === 'postgres' ? 'postgres' : 'pglite';
+const stops: Array<() => void> = [];
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 
@@ -35,8 +39,17 @@ async function coldIndex(name: string, sources: string[]): Promise<void> {
     const vault = path.join(dir, 'vault');
     if (sources.length === 1) cpSync(sources[0], vault, { recursive: true });
     else sources.forEach((s, i) => cpSync(s, path.join(vault, `copy-${i + 1}`), { recursive: true }));
-    cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
-    const database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
+    let database;
+    let pg: { url: string; stop(): void } | undefined;
+    if (ENGINE === 'postgres') {
+      pg = await startPostgres();
+      database = await openDatabase(pg.url, { baseDir: '/', poolSize: 4 });
+      await migrateHost(database.db);
+    } else {
+      cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
+      database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
+    }
+    stops.push(() => pg?.stop());
     const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);
     const fs = await openVault(vault, { allowNamedStaging: true });
     const workers = new PiscinaPool({ threads: 0, idleTimeoutMs: 60_000 });
@@ -58,6 +71,7 @@ async function coldIndex(name: string, sources: string[]): Promise<void> {
     await fs.close();
     await database.close();
   } finally {
+    for (const stop of stops.splice(0)) stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -73,7 +87,7 @@ function bytesUnder(dir: string): number {
   return n;
 }
 
-console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, node ${process.version}, engine: pglite (embedded)`);
+console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, node ${process.version}, engine: ${ENGINE === 'postgres' ? 'native PostgreSQL 15 (loopback)' : 'pglite (embedded)'}`);
 console.log(`data: ${root}`);
 const vaults = readdirSync(root).filter((d) => d !== 'LICENSES' && statSync(path.join(root, d)).isDirectory());
 const only = process.env.BENCH_ONLY;
