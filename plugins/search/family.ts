@@ -6,6 +6,7 @@ import { keywordIndexer } from './keyword/indexer.js';
 import { checkKeywordConfigs } from './keyword/meta.js';
 import migration0001 from './migrations/0001-search.js';
 import migration0002 from './migrations/0002-gin-fastupdate.js';
+import migration0003 from './migrations/0003-chunk-vectors-inline.js';
 import { searchSettingsSchema, type SearchSettings } from './settings.js';
 import { connectorFetch, connectorSearch } from './tools/connector.js';
 import getTags from './tools/get-tags.js';
@@ -39,7 +40,7 @@ export default defineFamily({
   },
   schemas: new URL('../../schemas/search/', import.meta.url),
   settings: { search: searchSettingsSchema },
-  migrations: { '0001-search': migration0001, '0002-gin-fastupdate': migration0002 },
+  migrations: { '0001-search': migration0001, '0002-gin-fastupdate': migration0002, '0003-chunk-vectors-inline': migration0003 },
   indexers: [keywordIndexer],
   tools: {
     keyword_search: keywordSearch,
@@ -50,13 +51,13 @@ export default defineFamily({
     search: connectorSearch,
     fetch: connectorFetch,
   },
-  // Embedding progress for /health: counts only (the last provider error stays in the log).
-  async health(ctx): Promise<Record<string, number | boolean>> {
+  // Embedding progress for /health: counts and the vector strategy only (the last provider error stays in the log).
+  async health(ctx): Promise<Record<string, number | boolean | string>> {
     if (!ctx.hasService('embeddings')) return { semantic: false };
     const svc = ctx.service<EmbeddingWorker>('embeddings');
     const state = svc.availability();
     const c = await svc.counts(ctx.vaultId);
-    return { semantic: state.ok, embedded: c.embedded, queued: c.queued, stale: c.stale, failing: c.failing };
+    return { semantic: state.ok, vectorSearch: svc.vectors.strategy, embedded: c.embedded, queued: c.queued, stale: c.stale, failing: c.failing };
   },
   commands: {
     'rebuild-keyword': {

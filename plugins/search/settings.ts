@@ -60,6 +60,8 @@ export interface SearchSettings {
   bodyChars: number;
   maxLimit: number;
   tagsMaxLimit: number;
+  vectorIndex: 'auto' | 'exact' | 'hnsw';
+  hnswEfSearch: number;
   embedding: EmbeddingSettings;
   rerank: RerankSettings;
   regex: RegexSettings;
@@ -86,6 +88,10 @@ export const searchSettingsSchema = {
     bodyChars: int(200000, 1000),
     maxLimit: int(50, 1, 200),
     tagsMaxLimit: int(500, 1, 10000),
+    // auto: hnsw on server Postgres with pgvector ≥ 0.8, else exact (measured: README, Search operations).
+    vectorIndex: { enum: ['auto', 'exact', 'hnsw'], default: 'auto' },
+    // pgvector's hnsw.ef_search bounds (1–1000); higher = better recall, slower.
+    hnswEfSearch: int(100, 1, 1000),
     regex: {
       type: 'object',
       default: {},

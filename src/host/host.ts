@@ -101,7 +101,7 @@ export class Host {
         database,
         workers,
         log,
-        server: { publicUrl: h.server.publicUrl },
+        server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind },
         vault: (id) => {
           if (id !== undefined && id !== vaultId) throw new Error(`vault ${id} is not served by this process`);
           return vaultHandle;

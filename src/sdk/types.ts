@@ -71,6 +71,8 @@ export type DatabaseTransaction = Transaction<any>;
 export interface HostInfo {
   /** server.publicUrl: the https:// origin clients reach, or null when only loopback is served. */
   readonly publicUrl: string | null;
+  /** The database engine behind ctx.db: embedded PGlite (in-process WASM) or a PostgreSQL server. */
+  readonly databaseEngine: 'pglite' | 'postgres';
 }
 
 export interface VaultHandle {

@@ -9,7 +9,8 @@ import { urlProblem } from './http.js';
 import { ollamaProvider } from './providers/ollama.js';
 import { openAiProvider } from './providers/openai.js';
 import type { Availability, EmbeddingCounts, EmbeddingProvider, EmbeddingsService, NearestNote } from './types.js';
-import { exactVectorSearch, toVectorLiteral, type VectorSearch } from './vector-search.js';
+import { toVectorLiteral, type VectorSearch } from './vector-search.js';
+import { chooseVectorIndex, pgvectorVersion, syncHnswIndex, vectorSearchFor } from './vector-search-hnsw.js';
 
 const PREVIEW_CHARS = 160;
 
@@ -85,9 +86,10 @@ export class EmbeddingWorker implements EmbeddingsService {
     search: SearchSettings,
     private readonly provider: EmbeddingProvider | undefined,
     private readonly unavailable: string | undefined,
+    strategy: 'exact' | 'hnsw' = 'exact',
   ) {
     this.settings = effectiveEmbedding(search.embedding);
-    this.vectors = exactVectorSearch(ctx.db);
+    this.vectors = vectorSearchFor(ctx.db, strategy, { dims: this.settings.dimensions, efSearch: search.hnswEfSearch, maxChunksPerNote: this.settings.maxChunksPerNote });
   }
 
   availability(): Availability {
@@ -257,23 +259,33 @@ export class EmbeddingWorker implements EmbeddingsService {
   }
 }
 
-/** Service factory: decide availability, check the fingerprint (throws on mismatch), start the loop. */
+/**
+ * Service factory: decide availability, check the fingerprint (throws on mismatch), pick the vector
+ * strategy for this engine (throws when an explicit `hnsw` cannot work) and build its index, start the loop.
+ */
 export async function createEmbeddingsService(ctx: ServiceFactoryContext): Promise<EmbeddingWorker> {
   const search = (ctx.settings as { search: SearchSettings }).search;
   const e = effectiveEmbedding(search.embedding);
   let unavailable: string | undefined;
   let provider: EmbeddingProvider | undefined;
+  let strategy: 'exact' | 'hnsw' = 'exact';
   if (e.provider === 'none') unavailable = 'no embedding provider configured';
-  else if (!(await hasVectorTable(ctx.db))) unavailable = 'pgvector is not installed in this database';
   else {
+    const vectors = await hasVectorTable(ctx.db);
+    const choice = chooseVectorIndex(search.vectorIndex, ctx.server.databaseEngine, vectors ? await pgvectorVersion(ctx.db) : null, e.dimensions);
+    if ('refuse' in choice) throw new Error(choice.refuse);
     const problem = urlProblem(e.baseUrl, e.allowPlaintext);
-    if (problem) unavailable = `embedding URL refused: ${problem}`;
+    if (!vectors) unavailable = 'pgvector is not installed in this database';
+    else if (problem) unavailable = `embedding URL refused: ${problem}`;
     else {
       await checkEmbeddingFingerprint(ctx.db, e);
+      strategy = choice.strategy;
+      ctx.log.info({ strategy, reason: choice.reason }, 'search: vector search strategy');
+      await syncHnswIndex(ctx.db, ctx.log, strategy === 'hnsw' ? e.dimensions : null);
       provider = createProvider(e);
     }
   }
-  const worker = new EmbeddingWorker(ctx, search, provider, unavailable);
+  const worker = new EmbeddingWorker(ctx, search, provider, unavailable, strategy);
   worker.start();
   return worker;
 }

@@ -19,7 +19,7 @@ export async function runFamilyCommand(settings: Settings, familyName: string, c
     await migrateHost(database.db);
     const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot);
     const vault = { id: vaultId, name: h.vault.name, obsidianName: h.vault.obsidianName, fs };
-    const manager = new FamilyManager({ database, workers, log, server: { publicUrl: h.server.publicUrl }, vault: () => vault, named: new Map() });
+    const manager = new FamilyManager({ database, workers, log, server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind }, vault: () => vault, named: new Map() });
     const resolved = await manager.resolveFamily(settings, familyName);
     if (!resolved) {
       process.stderr.write(`exocortex: "${familyName}" is neither a command nor an installed family; see exocortex --help\n`);

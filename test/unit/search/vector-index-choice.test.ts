@@ -1,0 +1,36 @@
+// Which vector strategy each engine gets for search.vectorIndex: auto picks HNSW only on server Postgres
+// with pgvector ≥ 0.8; an explicit hnsw that cannot work is refused with the reason, never downgraded.
+import t from 'tap';
+import { chooseVectorIndex, hnswIndexName, versionAtLeast } from '../../../plugins/search/embeddings/vector-search-hnsw.js';
+
+t.test('pgvector versions compare numerically', async (t) => {
+  t.ok(versionAtLeast('0.8.0', '0.8.0'));
+  t.ok(versionAtLeast('0.8.7', '0.8.0'));
+  t.ok(versionAtLeast('0.10.1', '0.8.0'), '0.10 is newer than 0.8');
+  t.ok(versionAtLeast('1.0', '0.8.0'));
+  t.notOk(versionAtLeast('0.7.4', '0.8.0'));
+  t.notOk(versionAtLeast('0.5', '0.8.0'));
+});
+
+t.test('auto: hnsw on postgres with pgvector ≥ 0.8, exact elsewhere', async (t) => {
+  t.match(chooseVectorIndex('auto', 'postgres', '0.8.7', 1024), { strategy: 'hnsw' });
+  t.match(chooseVectorIndex('auto', 'postgres', '0.7.4', 1024), { strategy: 'exact', reason: /0\.7\.4 is older than 0\.8\.0/ });
+  t.match(chooseVectorIndex('auto', 'postgres', null, 1024), { strategy: 'exact', reason: /not installed/ });
+  t.match(chooseVectorIndex('auto', 'postgres', '0.8.7', 4096), { strategy: 'exact', reason: /4096 is outside/ });
+  t.match(chooseVectorIndex('auto', 'pglite', '0.8.7', 1024), { strategy: 'exact', reason: /embedded PGlite/ });
+  t.match(chooseVectorIndex('exact', 'postgres', '0.8.7', 1024), { strategy: 'exact' });
+});
+
+t.test('explicit hnsw that cannot work is refused with the way out', async (t) => {
+  t.match(chooseVectorIndex('hnsw', 'postgres', '0.8.0', 768), { strategy: 'hnsw' });
+  t.match(chooseVectorIndex('hnsw', 'pglite', '0.8.7', 1024), { refuse: /search\.vectorIndex is hnsw, but the database is embedded PGlite.*set search\.vectorIndex to auto or exact/ });
+  t.match(chooseVectorIndex('hnsw', 'postgres', '0.7.0', 1024), { refuse: /pgvector 0\.7\.0 is older than 0\.8\.0 and lacks hnsw\.iterative_scan/ });
+  t.match(chooseVectorIndex('hnsw', 'postgres', null, 1024), { refuse: /pgvector is not installed/ });
+});
+
+t.test('the index name carries only a validated integer', async (t) => {
+  t.equal(hnswIndexName(1024), 'search_chunks_hnsw_1024');
+  t.throws(() => hnswIndexName(0));
+  t.throws(() => hnswIndexName(4001));
+  t.throws(() => hnswIndexName(1.5));
+});
