@@ -189,6 +189,10 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       return writeMany(trx, [{ note, model }]);
     },
     writeMany,
+    // Links keep their targets current through re-resolution, so a note's rows change only with its own
+    // path, aliases, links (offsets included), frontmatter error or the cap.
+    fingerprint: (note, model) =>
+      JSON.stringify([note.path, model.aliases, model.links, model.frontmatter.error?.code ?? null, model.frontmatter.error?.message ?? null, getCap()]),
     async rename(trx, note, fromPath) {
       const old = await loadNode(trx, note.id);
       if (!old) return; // never seen: the pipeline's write will follow

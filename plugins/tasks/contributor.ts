@@ -45,6 +45,7 @@ export const tasksContributor: IndexContributor<NoteModel> = {
   version: 1,
   write: (trx, note, model) => writeMany(trx, [{ note, model }]),
   writeMany,
+  fingerprint: (note, model) => JSON.stringify([note.path, model.tasks, model.problems.find((p) => p.startsWith('parser_error')) ?? null]),
   async rename(trx, note) {
     await sql`UPDATE tasks_items SET path = ${note.path} WHERE note_id = ${note.id}`.execute(trx);
   },

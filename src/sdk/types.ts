@@ -233,6 +233,12 @@ export interface IndexContributor<Model = unknown> {
    * it instead of `write` for those notes; it must leave the same rows as `write` called for each in turn.
    */
   writeMany?(trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<Model>>): Promise<void>;
+  /**
+   * Optional: a string holding everything `write` derives from (e.g. the note's path and links). When it
+   * equals the fingerprint of this contributor's last committed write for the note, the index skips the
+   * write. Leave it out when every change must reach `write` (an event log, a full-text body).
+   */
+  fingerprint?(note: IndexedNote, model: Model): string;
   remove(trx: DatabaseTransaction, note: RemovedNote): Promise<void>;
   /**
    * The note kept its id and moved from `fromPath`. When its content also changed in the same

@@ -256,6 +256,7 @@ export class IndexPipeline implements IndexService {
   private async syncContributors(): Promise<boolean> {
     const entries = this.deps.contributors();
     if (!this.versions.changed(entries)) return false;
+    this.state.memo.clear();
     await this.versions.sync(entries);
     return true;
   }

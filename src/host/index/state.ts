@@ -3,6 +3,7 @@
 // The caller holds the writer lock; this module never reads files.
 import type { Kysely } from 'kysely';
 import type { ChangeOrigin } from '../../sdk/types.js';
+import { DerivedMemo } from './memo.js';
 import { decide } from './decide.js';
 import type { Prepared } from './prepare.js';
 import { applyOps, type Op } from './store.js';
@@ -32,6 +33,7 @@ export interface IndexStateDeps {
 export class IndexState {
   readonly cache = new Map<string, CachedNote>();
   readonly quarantine = new Map<string, QuarantinedNote>();
+  readonly memo = new DerivedMemo();
   readonly counters: IndexCounters = { processed: 0, upserted: 0, renamed: 0, removed: 0, quarantined: 0, unchanged: 0 };
   lastChangeAt: string | null = null;
 
@@ -78,8 +80,16 @@ export class IndexState {
   }
 
   private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin): Promise<ReadonlyMap<string, number>> {
-    const { ids } = await this.deps.db.transaction().execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, origin, (p) => this.quarantine.has(p)));
-    return ids;
+    try {
+      const { ids } = await this.deps.db
+        .transaction()
+        .execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, { origin, quarantined: (p) => this.quarantine.has(p), memo: this.memo }));
+      this.memo.commit();
+      return ids;
+    } catch (e) {
+      this.memo.discard();
+      throw e;
+    }
   }
 
   private async quarantineAfterFailure(op: Op, err: unknown, now: Date): Promise<void> {

@@ -3,6 +3,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { NoteModel } from '../../markdown/index.js';
 import type { ChangeOrigin, IndexedNote, RemoveReason } from '../../sdk/types.js';
+import type { DerivedMemo } from './memo.js';
 import type { CachedNote, ContributorEntry } from './types.js';
 
 export interface NoteFacts {
@@ -57,34 +58,44 @@ async function removeNote(
   prev: CachedNote,
   reason: RemoveReason,
   origin?: ChangeOrigin,
+  memo?: DerivedMemo,
 ): Promise<void> {
+  memo?.forget(prev.id);
   for (const c of contributors) await c.contributor.remove(trx, { id: prev.id, vaultId, path, reason, ...(origin ? { origin } : {}) });
   await trx.deleteFrom('notes').where('id', '=', prev.id).execute();
 }
 
 /**
  * Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates).
- * `quarantined` says which paths may have a quarantine row to clear (default: any).
  */
+export interface ApplyOptions {
+  readonly origin?: ChangeOrigin;
+  /** Which paths may have a quarantine row to clear (default: any). */
+  readonly quarantined?: (path: string) => boolean;
+  /** Skips contributor writes that would derive what they derived before. */
+  readonly memo?: DerivedMemo;
+}
+
 export async function applyOps(
   trx: Transaction<any>,
   vaultId: number,
   ops: readonly Op[],
   contributors: readonly ContributorEntry[],
   now: Date,
-  origin?: ChangeOrigin,
-  quarantined: (path: string) => boolean = () => true,
+  options: ApplyOptions = {},
 ): Promise<ApplyResult> {
+  const { origin, memo } = options;
+  const quarantined = options.quarantined ?? (() => true);
   const ids = new Map<string, number>();
   const clear: string[] = [];
   const indexed = (id: number, f: NoteFacts): IndexedNote => ({ id, vaultId, path: f.path, contentHash: f.hash, size: f.size, mtimeMs: f.mtimeMs, ...(origin ? { origin } : {}) });
 
   for (const o of ops) {
     if (o.op === 'remove') {
-      await removeNote(trx, vaultId, contributors, o.path, o.prev, 'removed', origin);
+      await removeNote(trx, vaultId, contributors, o.path, o.prev, 'removed', origin, memo);
       clear.push(o.path);
     } else if (o.op === 'quarantine') {
-      if (o.prev) await removeNote(trx, vaultId, contributors, o.path, o.prev, 'quarantined');
+      if (o.prev) await removeNote(trx, vaultId, contributors, o.path, o.prev, 'quarantined', undefined, memo);
       await trx
         .insertInto('quarantine')
         .values({ vault_id: vaultId, path: o.path, reason: o.reason, content_hash: o.hash, size: o.size, mtime: new Date(o.mtimeMs), since: now })
@@ -99,7 +110,8 @@ export async function applyOps(
 
   for (const o of ops) {
     if (o.op !== 'rename') continue;
-    if (o.replaces) await removeNote(trx, vaultId, contributors, o.path, o.replaces, 'replaced', origin);
+    if (o.replaces) await removeNote(trx, vaultId, contributors, o.path, o.replaces, 'replaced', origin, memo);
+    memo?.forget(o.prev.id);
     await trx
       .updateTable('notes')
       .set({
@@ -171,8 +183,10 @@ export async function applyOps(
     });
     for (const c of contributors) {
       const k = c.contributor;
-      if (k.writeMany) await k.writeMany(trx, items);
-      else for (const it of items) await k.write(trx, it.note, it.model);
+      const todo = memo ? items.filter((it) => !memo.unchanged(c, it.note, it.model)) : items;
+      if (todo.length === 0) continue;
+      if (k.writeMany) await k.writeMany(trx, todo);
+      else for (const it of todo) await k.write(trx, it.note, it.model);
     }
   }
 
