@@ -1,13 +1,16 @@
 // The semantic arm's vector part (nearest notes over stored chunk vectors, no embedding call) on embedded
-// PGlite and on the server engine (PGlite behind the wire protocol: no native pgvector here), exact vs HNSW.
-// Synthetic data: clustered random unit vectors, 10 chunks per note, fixed seed. Prints `name: value unit`.
+// PGlite and on the server engine (PGlite behind the wire protocol: no native pgvector here): exact, HNSW,
+// binary-quantized. Synthetic data: clustered random unit vectors, 10 chunks per note, fixed seed.
 // Usage: tsx bench/semantic.ts [chunks=30000] [dims=1024] [rounds=30] [wireHnswChunks=3000] [storage=main|external]
+//   [quantizedCandidates=10,20,40] [parts=all|pglite|pglite-quantized]  (pglite: no wire part; pglite-quantized:
+//   also no HNSW build and no old-query baseline). Prints `name: value unit`.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { chunkQuery, exactVectorSearch, firstCandidateLimit, nearestByChunks, toVectorLiteral, type ChunkRanking, type VectorSearch } from '../plugins/search/embeddings/vector-search.js';
 import { hnswRanking, hnswVectorSearch, syncHnswIndex } from '../plugins/search/embeddings/vector-search-hnsw.js';
+import { quantizedCandidateLimit, quantizedQuery, quantizedVectorSearch, syncChunkBits } from '../plugins/search/embeddings/vector-search-quantized.js';
 import type { NearestNote } from '../plugins/search/embeddings/types.js';
 import { filterSql, type SearchFilters } from '../plugins/search/filters.js';
 import { startTestServer, type TestServer } from '../src/host/testing/harness.js';
@@ -20,12 +23,18 @@ const dims = Number(process.argv[3] ?? 1024);
 const rounds = Number(process.argv[4] ?? 30);
 const wireHnswChunks = Math.min(chunks, Number(process.argv[5] ?? 3000));
 const storage = process.argv[6] === 'external' ? 'EXTERNAL' : 'MAIN';
+const oversampling = (process.argv[7] ?? '10,20,40').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const parts = process.argv[8] ?? 'all';
+if (!['all', 'pglite', 'pglite-quantized'].includes(parts)) throw new Error(`parts must be all, pglite or pglite-quantized, not ${parts}`);
+const QUANTIZED_DEFAULT = 40; // search.quantizedCandidates default
+const EXACT_BELOW_DEFAULT = 2000; // search.quantizedExactBelow default
 const CHUNKS_PER_NOTE = 10;
 const FOLDERS = 30;
 const CENTERS = 200;
 const K = 10;
 const MAX_CHUNKS = 64; // search.embedding.maxChunksPerNote default
 const EF_SEARCH = 100; // search.hnswEfSearch default
+const INSERT_SAMPLE_NOTES = 50;
 const notes = Math.ceil(chunks / CHUNKS_PER_NOTE);
 
 // Deterministic generator (mulberry32) so every run ranks the same vectors.
@@ -51,13 +60,14 @@ const noteVectors = Array.from({ length: notes }, (_, i) => near(centers[i % CEN
 const chunkVector = (note: number) => near(noteVectors[note % notes], 0.5);
 const queries = Array.from({ length: rounds }, () => near(noteVectors[Math.floor(rnd() * notes)], 0.8));
 
-/** ~3,000 small notes in 30 folders plus a 3-note folder for the selective filter. */
+/** ~3,000 small notes in 30 folders plus a 3-note folder for the selective filter; every other note tagged `even` (the broad filter). */
 function makeVault(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-semantic-'));
   for (let i = 0; i < notes; i++) {
     const folder = i < 3 ? 'Rare' : `F${String(i % FOLDERS).padStart(2, '0')}`;
     mkdirSync(path.join(dir, folder), { recursive: true });
-    writeFileSync(path.join(dir, folder, `note-${i}.md`), `# Note ${i}\n\nBody of synthetic note ${i}.\n`);
+    const tags = i % 2 === 0 ? '---\ntags: [even]\n---\n' : '';
+    writeFileSync(path.join(dir, folder, `note-${i}.md`), `${tags}# Note ${i}\n\nBody of synthetic note ${i}.\n`);
   }
   return dir;
 }
@@ -140,21 +150,24 @@ function pgliteHnsw(db: Database): VectorSearch {
   return { strategy: 'hnsw', nearest: (vaultId, target, k, filters) => nearestByChunks(db, ranking, vaultId, target, k, filters, MAX_CHUNKS) };
 }
 
-const FILTERS: Record<string, SearchFilters> = { '': {}, _filtered: { folder: 'F07' }, _filtered_rare: { folder: 'Rare' } };
+const FILTERS: Record<string, SearchFilters> = { '': {}, _filtered: { folder: 'F07' }, _filtered_rare: { folder: 'Rare' }, _filtered_half: { tags: ['even'] } };
+const FILTER_NAMES = '(unfiltered,folder,rare,half)';
 
-/** p50/p95 per filter; returns the result note ids per query and filter (for recall). */
-async function timeStrategy(prefix: string, vs: VectorSearch, vaultId: number): Promise<Record<string, number[][]>> {
-  const out: Record<string, number[][]> = {};
+type Answers = Record<string, Array<Array<{ id: number; similarity: number }>>>;
+
+/** p50/p95 per filter; returns the result notes per query and filter (for recall). */
+async function timeStrategy(prefix: string, vs: VectorSearch, vaultId: number): Promise<Answers> {
+  const out: Answers = {};
   for (const [suffix, filters] of Object.entries(FILTERS)) {
     await vs.nearest(vaultId, queries[0], K, filters); // warm
     const times: number[] = [];
-    const ids: number[][] = [];
+    const ids: Array<Array<{ id: number; similarity: number }>> = [];
     let rows = 0;
     for (const q of queries) {
       const s = process.hrtime.bigint();
       const r = await vs.nearest(vaultId, q, K, filters);
       times.push(Number(process.hrtime.bigint() - s) / 1e6);
-      ids.push(r.map((x) => x.noteId));
+      ids.push(r.map((x) => ({ id: x.noteId, similarity: x.similarity })));
       rows += r.length;
     }
     print(`${prefix}_p50${suffix}`, pct(times, 0.5), 'ms');
@@ -165,20 +178,32 @@ async function timeStrategy(prefix: string, vs: VectorSearch, vaultId: number): 
   return out;
 }
 
-function recall(prefix: string, exact: Record<string, number[][]>, approx: Record<string, number[][]>): void {
+/**
+ * Cosine above which a neighbour is related: unrelated topic centres sit at 0 ± 0.03 in 1024 dims, so below
+ * this the exact order is noise (a filter that leaves none of the query's topic ranks only such notes).
+ */
+const RELATED = 0.2;
+
+/** recall@10 vs exact, over all of exact's top 10 and over its related ones only. */
+function recall(prefix: string, exact: Answers, approx: Answers): void {
   for (const suffix of Object.keys(FILTERS)) {
-    let hit = 0;
-    let total = 0;
+    const count = { hit: 0, total: 0, relatedHit: 0, related: 0 };
     exact[suffix].forEach((want, i) => {
-      const got = new Set(approx[suffix][i]);
-      hit += want.filter((id) => got.has(id)).length;
-      total += want.length;
+      const got = new Set(approx[suffix][i].map((x) => x.id));
+      for (const w of want) {
+        count.total++;
+        if (got.has(w.id)) count.hit++;
+        if (w.similarity < RELATED) continue;
+        count.related++;
+        if (got.has(w.id)) count.relatedHit++;
+      }
     });
-    print(`${prefix}_recall_at_10${suffix}`, total ? Math.round((hit / total) * 1000) / 1000 : 1, 'fraction');
+    print(`${prefix}_recall_at_10${suffix}`, (count.total ? count.hit / count.total : 1).toFixed(3), 'fraction');
+    print(`${prefix}_recall_at_10_related${suffix}`, (count.related ? count.relatedHit / count.related : 1).toFixed(3), `fraction (of ${count.related} exact rows with cosine ≥ ${RELATED})`);
   }
 }
 
-/** Whether the candidate query's plan walks the named index, per filter ("yes,yes,no": unfiltered, folder, rare). */
+/** Whether the candidate query's plan walks the named index, per filter ("yes,yes,no,yes": unfiltered, folder, rare, half). */
 async function planUses(db: Database, ranking: ChunkRanking, vaultId: number, index: string): Promise<string> {
   const out: string[] = [];
   for (const filters of Object.values(FILTERS)) {
@@ -197,9 +222,9 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return Date.now() - s;
 }
 
-/** Per-chunk cost of writing one note's chunks with whatever index is present (10 notes, one statement each). */
+/** Per-chunk cost of writing one note's chunks (delete + insert, as the worker does) with whatever index or trigger is present. */
 async function insertCost(db: Database, vaultId: number): Promise<number> {
-  const ids = await sql<{ id: string }>`SELECT id FROM notes WHERE vault_id = ${vaultId} ORDER BY id LIMIT 10`.execute(db);
+  const ids = await sql<{ id: string }>`SELECT id FROM notes WHERE vault_id = ${vaultId} ORDER BY id LIMIT ${INSERT_SAMPLE_NOTES}`.execute(db);
   const ms = await timed(async () => {
     for (const { id } of ids.rows) {
       await db.transaction().execute(async (trx) => {
@@ -212,9 +237,43 @@ async function insertCost(db: Database, vaultId: number): Promise<number> {
   return ms / (ids.rows.length * CHUNKS_PER_NOTE);
 }
 
+/** Whether the quantized re-rank fetches candidates by primary key ("yes,…" per filter). */
+async function quantizedPlanByKey(db: Database, vaultId: number, perNote: number): Promise<string> {
+  const out: string[] = [];
+  for (const filters of Object.values(FILTERS)) {
+    const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${quantizedQuery(vaultId, queries[0], K, filters, quantizedCandidateLimit(K, perNote))}`.execute(db);
+    out.push(plan.rows.some((r) => /Index Scan using search_chunks_pkey on search_chunks c/.test(r['QUERY PLAN'])) ? 'yes' : 'no');
+  }
+  return out.join(',');
+}
+
+/**
+ * Quantized p50/p95 and recall@10 vs `exact`: the quantized query alone (every filter through the bits) for
+ * each oversampling value, then as shipped (defaults: a filter leaving ≤ EXACT_BELOW_DEFAULT chunks ranked exactly).
+ */
+async function quantizedFigures(prefix: string, db: Database, vaultId: number, exact: Answers, values: number[]): Promise<void> {
+  for (const perNote of values) {
+    const name = `${prefix}_c${perNote}`;
+    print(`${name}_candidates`, quantizedCandidateLimit(K, perNote), `chunks (k ${K} × ${perNote})`);
+    const approx = await timeStrategy(name, quantizedVectorSearch(db, { candidatesPerNote: perNote, exactBelow: 0, maxChunksPerNote: MAX_CHUNKS }), vaultId);
+    recall(name, exact, approx);
+  }
+  const shipped = `${prefix}_shipped`;
+  print(`${shipped}_candidates_per_note`, QUANTIZED_DEFAULT, 'chunks');
+  print(`${shipped}_exact_below`, EXACT_BELOW_DEFAULT, 'chunks');
+  const approx = await timeStrategy(shipped, quantizedVectorSearch(db, { candidatesPerNote: QUANTIZED_DEFAULT, exactBelow: EXACT_BELOW_DEFAULT, maxChunksPerNote: MAX_CHUNKS }), vaultId);
+  recall(shipped, exact, approx);
+  print(`${prefix}_plan_rerank_by_pkey`, await quantizedPlanByKey(db, vaultId, QUANTIZED_DEFAULT), FILTER_NAMES);
+}
+
+async function relationMiB(db: Database, table: string): Promise<number> {
+  const r = await sql<{ b: string }>`SELECT pg_total_relation_size(${table}::regclass)::text AS b`.execute(db);
+  return Number(r.rows[0]?.b ?? 0) / 1048576;
+}
+
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 const vault = makeVault();
-console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; data: ${notes} notes in ${FOLDERS} folders (+3-note Rare/), ${CHUNKS_PER_NOTE} chunks/note, ${CENTERS} clusters, seed 42, storage ${storage}`);
+console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; data: ${notes} notes in ${FOLDERS} folders (+3-note Rare/), ${CHUNKS_PER_NOTE} chunks/note, ${CENTERS} clusters, seed 42, storage ${storage}, parts ${parts}`);
 print('semantic_chunks', chunks, 'chunks');
 print('semantic_dims', dims, 'dims');
 print('semantic_rounds', rounds, 'queries');
@@ -225,41 +284,58 @@ try {
     try {
       const db = server.host.database.db;
       const vaultId = server.host.vaultHandle.id;
+      // Loaded as the quantized strategy runs: the bits trigger (migration 0004) writes each chunk's copy.
       const ms = await load(db, vaultId, chunks);
-      print('pglite_exact_load', ms / 1000, 's');
-      print('pglite_exact_load_per_chunk', ms / chunks, 'ms');
-      await timeStrategy('pglite_exact_joinall', joinAllExact(db), vaultId);
+      print('pglite_quantized_load', ms / 1000, 's');
+      print('pglite_quantized_load_per_chunk', ms / chunks, 'ms');
+      print('pglite_quantized_bits_table', await relationMiB(db, 'search_chunk_bits'), 'MiB');
+      print('pglite_chunks_table', await relationMiB(db, 'search_chunks'), 'MiB');
+      await sql`ANALYZE search_chunk_bits`.execute(db);
+      if (parts !== 'pglite-quantized') await timeStrategy('pglite_exact_joinall', joinAllExact(db), vaultId);
       const exact = await timeStrategy('pglite_exact', exactVectorSearch(db, MAX_CHUNKS), vaultId);
-      const build = await timed(() =>
-        db.transaction().execute(async (trx) => {
-          await sql`SET LOCAL maintenance_work_mem = '512MB'`.execute(trx);
-          await sql`CREATE INDEX bench_hnsw ON search_chunks USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)`.execute(trx);
-        }),
-      );
-      print('pglite_hnsw_index_build', build / 1000, 's');
-      print('pglite_hnsw_index_build_per_chunk', build / chunks, 'ms');
-      const approx = await timeStrategy('pglite_hnsw', pgliteHnsw(db), vaultId);
-      print('pglite_hnsw_plan_uses_index', await planUses(db, pgliteRanking(), vaultId, 'bench_hnsw'), '(unfiltered,folder,rare)');
-      recall('pglite_hnsw', exact, approx);
-      print('pglite_hnsw_insert_per_chunk', await insertCost(db, vaultId), 'ms');
-      await sql`DROP INDEX bench_hnsw`.execute(db);
+      await quantizedFigures('pglite_quantized', db, vaultId, exact, oversampling);
+      print('pglite_quantized_insert_per_chunk', await insertCost(db, vaultId), 'ms');
+      await syncChunkBits(db, log, false);
       print('pglite_exact_insert_per_chunk', await insertCost(db, vaultId), 'ms');
+      // What a vault embedded before migration 0004 (or under another strategy) pays once at start.
+      print('pglite_quantized_backfill', (await timed(() => syncChunkBits(db, log, true))) / 1000, 's');
+      await syncChunkBits(db, log, false);
+      if (parts !== 'pglite-quantized') {
+        const build = await timed(() =>
+          db.transaction().execute(async (trx) => {
+            await sql`SET LOCAL maintenance_work_mem = '512MB'`.execute(trx);
+            await sql`CREATE INDEX bench_hnsw ON search_chunks USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)`.execute(trx);
+          }),
+        );
+        print('pglite_hnsw_index_build', build / 1000, 's');
+        print('pglite_hnsw_index_build_per_chunk', build / chunks, 'ms');
+        const approx = await timeStrategy('pglite_hnsw', pgliteHnsw(db), vaultId);
+        print('pglite_hnsw_plan_uses_index', await planUses(db, pgliteRanking(), vaultId, 'bench_hnsw'), FILTER_NAMES);
+        recall('pglite_hnsw', exact, approx);
+        print('pglite_hnsw_insert_per_chunk', await insertCost(db, vaultId), 'ms');
+        await sql`DROP INDEX bench_hnsw`.execute(db);
+      }
       print('pglite_rss', Math.round(process.memoryUsage().rss / 1048576), 'MiB');
     } finally {
       await server.close();
     }
   }
   // --- server engine over the wire (PGlite + pgvector behind pglite-socket) ----------------------
-  {
+  if (parts === 'all') {
     const wire = await startPgliteWire();
     const server = await start(vault, { url: wire.url, poolSize: 4 });
     try {
       const db = server.host.database.db;
       const vaultId = server.host.vaultHandle.id;
+      await syncChunkBits(db, log, false); // as the server runs under hnsw: no bits trigger
       const ms = await load(db, vaultId, chunks);
       print('postgres_exact_load', ms / 1000, 's');
       print('postgres_exact_load_per_chunk', ms / chunks, 'ms');
-      await timeStrategy('postgres_exact', exactVectorSearch(db, MAX_CHUNKS), vaultId);
+      const exactAll = await timeStrategy('postgres_exact', exactVectorSearch(db, MAX_CHUNKS), vaultId);
+      print('postgres_quantized_backfill', (await timed(() => syncChunkBits(db, log, true))) / 1000, 's');
+      await sql`ANALYZE search_chunk_bits`.execute(db);
+      await quantizedFigures('postgres_quantized', db, vaultId, exactAll, [QUANTIZED_DEFAULT]);
+      await syncChunkBits(db, log, false);
       if (wireHnswChunks < chunks) {
         // The halfvec build runs in WASM here (~29 ms/chunk): shrink to a size it finishes in minutes.
         // Keep the Rare/ notes and an even spread over the other folders (md5 order), drop the rest.
@@ -273,7 +349,7 @@ try {
       print('postgres_hnsw_index_build', build / 1000, 's');
       print('postgres_hnsw_index_build_per_chunk', build / wireHnswChunks, 'ms');
       const approx = await timeStrategy('postgres_hnsw', hnswVectorSearch(db, { dims, efSearch: EF_SEARCH, maxChunksPerNote: MAX_CHUNKS }), vaultId);
-      print('postgres_hnsw_plan_uses_index', await planUses(db, hnswRanking(dims, EF_SEARCH), vaultId, `search_chunks_hnsw_${dims}`), '(unfiltered,folder,rare)');
+      print('postgres_hnsw_plan_uses_index', await planUses(db, hnswRanking(dims, EF_SEARCH), vaultId, `search_chunks_hnsw_${dims}`), FILTER_NAMES);
       recall('postgres_hnsw', exact, approx);
       print('postgres_hnsw_insert_per_chunk', await insertCost(db, vaultId), 'ms');
     } finally {

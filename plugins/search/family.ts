@@ -7,6 +7,7 @@ import { checkKeywordConfigs } from './keyword/meta.js';
 import migration0001 from './migrations/0001-search.js';
 import migration0002 from './migrations/0002-gin-fastupdate.js';
 import migration0003 from './migrations/0003-chunk-vectors-inline.js';
+import migration0004 from './migrations/0004-chunk-bits.js';
 import { searchSettingsSchema, type SearchSettings } from './settings.js';
 import { connectorFetch, connectorSearch } from './tools/connector.js';
 import getTags from './tools/get-tags.js';
@@ -40,7 +41,12 @@ export default defineFamily({
   },
   schemas: new URL('../../schemas/search/', import.meta.url),
   settings: { search: searchSettingsSchema },
-  migrations: { '0001-search': migration0001, '0002-gin-fastupdate': migration0002, '0003-chunk-vectors-inline': migration0003 },
+  migrations: {
+    '0001-search': migration0001,
+    '0002-gin-fastupdate': migration0002,
+    '0003-chunk-vectors-inline': migration0003,
+    '0004-chunk-bits': migration0004,
+  },
   indexers: [keywordIndexer],
   tools: {
     keyword_search: keywordSearch,

@@ -60,8 +60,10 @@ export interface SearchSettings {
   bodyChars: number;
   maxLimit: number;
   tagsMaxLimit: number;
-  vectorIndex: 'auto' | 'exact' | 'hnsw';
+  vectorIndex: 'auto' | 'exact' | 'hnsw' | 'quantized';
   hnswEfSearch: number;
+  quantizedCandidates: number;
+  quantizedExactBelow: number;
   embedding: EmbeddingSettings;
   rerank: RerankSettings;
   regex: RegexSettings;
@@ -88,10 +90,15 @@ export const searchSettingsSchema = {
     bodyChars: int(200000, 1000),
     maxLimit: int(50, 1, 200),
     tagsMaxLimit: int(500, 1, 10000),
-    // auto: hnsw on server Postgres with pgvector ≥ 0.8, else exact (measured: README, Search operations).
-    vectorIndex: { enum: ['auto', 'exact', 'hnsw'], default: 'auto' },
+    // auto: hnsw on server Postgres with pgvector ≥ 0.8, else quantized where pgvector ≥ 0.7 (embedded
+    // PGlite), else exact (measured: README, Search operations).
+    vectorIndex: { enum: ['auto', 'exact', 'hnsw', 'quantized'], default: 'auto' },
     // pgvector's hnsw.ef_search bounds (1–1000); higher = better recall, slower.
     hnswEfSearch: int(100, 1, 1000),
+    // Chunks taken from the Hamming ranking per wanted note, then re-ranked exactly; higher = better recall, slower.
+    quantizedCandidates: int(40, 1, 1000),
+    // A filter leaving at most this many chunks is ranked exactly (it reads only those); 0 = never.
+    quantizedExactBelow: int(2000, 0, 1_000_000),
     regex: {
       type: 'object',
       default: {},

@@ -9,8 +9,10 @@ import { urlProblem } from './http.js';
 import { ollamaProvider } from './providers/ollama.js';
 import { openAiProvider } from './providers/openai.js';
 import type { Availability, EmbeddingCounts, EmbeddingProvider, EmbeddingsService, NearestNote } from './types.js';
-import { toVectorLiteral, type VectorSearch } from './vector-search.js';
-import { chooseVectorIndex, pgvectorVersion, syncHnswIndex, vectorSearchFor } from './vector-search-hnsw.js';
+import { toVectorLiteral, type VectorSearch, type VectorStrategy } from './vector-search.js';
+import { chooseVectorIndex, pgvectorVersion, vectorSearchFor } from './vector-search-choice.js';
+import { syncHnswIndex } from './vector-search-hnsw.js';
+import { syncChunkBits } from './vector-search-quantized.js';
 
 const PREVIEW_CHARS = 160;
 
@@ -86,10 +88,16 @@ export class EmbeddingWorker implements EmbeddingsService {
     search: SearchSettings,
     private readonly provider: EmbeddingProvider | undefined,
     private readonly unavailable: string | undefined,
-    strategy: 'exact' | 'hnsw' = 'exact',
+    strategy: VectorStrategy = 'exact',
   ) {
     this.settings = effectiveEmbedding(search.embedding);
-    this.vectors = vectorSearchFor(ctx.db, strategy, { dims: this.settings.dimensions, efSearch: search.hnswEfSearch, maxChunksPerNote: this.settings.maxChunksPerNote });
+    this.vectors = vectorSearchFor(ctx.db, strategy, {
+      dims: this.settings.dimensions,
+      maxChunksPerNote: this.settings.maxChunksPerNote,
+      efSearch: search.hnswEfSearch,
+      quantizedCandidates: search.quantizedCandidates,
+      quantizedExactBelow: search.quantizedExactBelow,
+    });
   }
 
   availability(): Availability {
@@ -261,14 +269,15 @@ export class EmbeddingWorker implements EmbeddingsService {
 
 /**
  * Service factory: decide availability, check the fingerprint (throws on mismatch), pick the vector
- * strategy for this engine (throws when an explicit `hnsw` cannot work) and build its index, start the loop.
+ * strategy for this engine (throws when an explicit `hnsw` or `quantized` cannot work) and bring its
+ * index or bits table in line, start the loop.
  */
 export async function createEmbeddingsService(ctx: ServiceFactoryContext): Promise<EmbeddingWorker> {
   const search = (ctx.settings as { search: SearchSettings }).search;
   const e = effectiveEmbedding(search.embedding);
   let unavailable: string | undefined;
   let provider: EmbeddingProvider | undefined;
-  let strategy: 'exact' | 'hnsw' = 'exact';
+  let strategy: VectorStrategy = 'exact';
   if (e.provider === 'none') unavailable = 'no embedding provider configured';
   else {
     const vectors = await hasVectorTable(ctx.db);
@@ -282,6 +291,7 @@ export async function createEmbeddingsService(ctx: ServiceFactoryContext): Promi
       strategy = choice.strategy;
       ctx.log.info({ strategy, reason: choice.reason }, 'search: vector search strategy');
       await syncHnswIndex(ctx.db, ctx.log, strategy === 'hnsw' ? e.dimensions : null);
+      await syncChunkBits(ctx.db, ctx.log, strategy === 'quantized');
       provider = createProvider(e);
     }
   }

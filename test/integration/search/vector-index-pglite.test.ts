@@ -1,5 +1,5 @@
-// search.vectorIndex on embedded PGlite: auto serves with the exact scan (reported on /health), and an
-// explicit hnsw refuses to start the family with the reason and the way out.
+// search.vectorIndex on embedded PGlite: auto serves with the quantized scan (reported on /health), exact
+// when asked, and an explicit hnsw refuses to start the family with the reason and the way out.
 import { sql } from 'kysely';
 import t from 'tap';
 import { startTestServer } from '../../../src/host/testing/harness.js';
@@ -24,12 +24,19 @@ t.test('vectorIndex hnsw on PGlite: the search family refuses to start, saying w
   t.match(status?.reason, /search\.vectorIndex is hnsw, but the database is embedded PGlite.*set search\.vectorIndex to auto or exact/);
 });
 
-t.test('vectorIndex auto on PGlite: serving with the exact scan, no HNSW index', async (t) => {
+t.test('vectorIndex auto on PGlite: serving with the quantized scan, no HNSW index', async (t) => {
   await server.rewriteConfig({ search: { embedding, vectorIndex: 'auto' } });
   t.equal(server.host.manager.registry.status.get('search')?.state, 'serving');
   const health = (await (await fetch(`${server.url}/health`)).json()) as { familyHealth?: Record<string, Record<string, unknown>> };
-  t.equal(health.familyHealth?.search?.vectorSearch, 'exact');
+  t.equal(health.familyHealth?.search?.vectorSearch, 'quantized');
   const idx = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_indexes
     WHERE tablename = 'search_chunks' AND indexname LIKE 'search_chunks_hnsw_%'`.execute(server.host.database.db);
   t.equal(idx.rows[0]?.n, 0);
+});
+
+t.test('vectorIndex exact on PGlite: serving with the exact scan', async (t) => {
+  await server.rewriteConfig({ search: { embedding, vectorIndex: 'exact' } });
+  t.equal(server.host.manager.registry.status.get('search')?.state, 'serving');
+  const health = (await (await fetch(`${server.url}/health`)).json()) as { familyHealth?: Record<string, Record<string, unknown>> };
+  t.equal(health.familyHealth?.search?.vectorSearch, 'exact');
 });
