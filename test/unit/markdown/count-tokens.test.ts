@@ -21,3 +21,13 @@ t.test('long text is sampled within a few percent of the exact count', async (t)
     t.ok(Math.abs(sampled - exact) / exact < 0.1, `sampled ${sampled} vs exact ${exact}`);
   }
 });
+
+t.test('a long CJK run is counted in pieces close to a whole-text encode', async (t) => {
+  const { Tiktoken } = await import('js-tiktoken/lite');
+  const ranks = (await import('js-tiktoken/ranks/cl100k_base')).default;
+  const enc = new Tiktoken(ranks);
+  const run = '我的晨间写作是一种长期的习惯'.repeat(6);
+  const exact = enc.encode(run).length;
+  const counted = await countTokens(run);
+  t.ok(Math.abs(counted - exact) / exact < 0.1, `pieces ${counted} vs whole ${exact}`);
+});
