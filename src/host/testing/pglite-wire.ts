@@ -1,21 +1,10 @@
 // Test harness: PGlite (with pgvector and pg_trgm) served over the PostgreSQL wire protocol on a
 // loopback port, so the server engine's `pg` + pgvector path runs where no native pgvector exists.
-import net from 'node:net';
+import { freePort } from './free-port.js';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 export async function startPgliteWire(): Promise<{ url: string; stop(): Promise<void> }> {
   const db = await PGlite.create({ dataDir: 'memory://', extensions: { vector, pg_trgm } });

@@ -2,7 +2,7 @@
 // tests of the server engine; as root it runs initdb/pg_ctl as the `postgres` user, which PG requires.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { freePort } from './free-port.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -10,17 +10,6 @@ const PGBIN = '/usr/lib/postgresql/15/bin';
 
 export function postgresAvailable(): boolean {
   return existsSync(path.join(PGBIN, 'initdb')) && existsSync(path.join(PGBIN, 'pg_ctl'));
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 export async function startPostgres(): Promise<{ url: string; stop(): void }> {

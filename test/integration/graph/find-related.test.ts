@@ -6,7 +6,7 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/sdk/testkit.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import type { EmbeddingsService } from '../../../plugins/search/embeddings/types.js';
-import { startEmbeddingServer } from '../search/embedding-server.js';
+import { startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from '../search/embedding-server.js';
 
 const textOf = (r: unknown): string => textOfResult(r as { content?: unknown });
 const refusalOf = (r: unknown) => refusalOfResult(r as { isError?: boolean; content?: unknown });
@@ -38,15 +38,7 @@ await index.whenReady(vaultId, 60_000);
 const svc = () => server.host.manager.registry.providedService('embeddings') as EmbeddingsService;
 const client = await server.connect();
 
-async function waitEmbedded(n: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const c = await svc().counts(vaultId);
-    if (c.embedded >= n && c.queued === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`embedding did not finish: ${JSON.stringify(await svc().counts(vaultId))}`);
-}
+const waitEmbedded = (n: number) => waitEmbeddedFor(() => svc().counts(vaultId), n);
 type Related = { path: string; count: number; related: Array<{ path: string; title: string; score: number; section: string | null; snippet: string | null; stale: boolean }> };
 async function related(args: Record<string, unknown>): Promise<{ out: Related; text: string }> {
   const r = await client.callTool({ name: 'find_related', arguments: args });

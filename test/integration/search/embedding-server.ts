@@ -70,3 +70,14 @@ export async function startEmbeddingServer(dims = 64): Promise<FakeEmbeddingServ
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
+
+/** Wait until at least `n` notes are embedded and nothing is queued; the counts, or an error with them. */
+export async function waitEmbedded<C extends { embedded: number; queued: number }>(counts: () => Promise<C>, n: number, timeoutMs = 20_000): Promise<C> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const c = await counts();
+    if (c.embedded >= n && c.queued === 0) return c;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`embedding did not finish: ${JSON.stringify(await counts())}`);
+}

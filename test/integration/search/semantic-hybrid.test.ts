@@ -9,7 +9,7 @@ import type { EmbeddingsService } from '../../../plugins/search/embeddings/types
 import { textOf } from '../../../src/sdk/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import { startEmbeddingServer } from './embedding-server.js';
+import { startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from './embedding-server.js';
 
 const fake = await startEmbeddingServer(64);
 const others = { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } };
@@ -34,15 +34,7 @@ const ready = await index.whenReady(vaultId, 60_000);
 const client = await server.connect();
 const svc = () => server.host.manager.registry.providedService('embeddings') as EmbeddingsService;
 
-async function waitEmbedded(n: number) {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const c = await svc().counts(vaultId);
-    if (c.embedded >= n && c.queued === 0) return c;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`embedding did not finish: ${JSON.stringify(await svc().counts(vaultId))}`);
-}
+const waitEmbedded = (n: number) => waitEmbeddedFor(() => svc().counts(vaultId), n, 15_000);
 
 async function call(name: string, args: Record<string, unknown>) {
   const r = (await client.callTool({ name, arguments: args })) as ToolResult;

@@ -9,7 +9,7 @@ import { exactVectorSearch } from '../../../plugins/search/embeddings/vector-sea
 import { quantizedQuery, quantizedVectorSearch } from '../../../plugins/search/embeddings/vector-search-quantized.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import { hashVector, startEmbeddingServer } from './embedding-server.js';
+import { hashVector, startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from './embedding-server.js';
 
 const DIMS = 64;
 const files: Record<string, string> = {
@@ -38,15 +38,7 @@ const svc = () => server.host.manager.registry.providedService('embeddings') as 
 const exact = exactVectorSearch(db, 64);
 const notes = Object.keys(files).length;
 
-async function waitEmbedded(n: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const c = await svc().counts(vaultId);
-    if (c.embedded >= n && c.queued === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`embedding did not finish: ${JSON.stringify(await svc().counts(vaultId))}`);
-}
+const waitEmbedded = (n: number) => waitEmbeddedFor(() => svc().counts(vaultId), n);
 async function rowCounts(): Promise<{ chunks: number; bits: number; badLength: number }> {
   const r = await sql<{ chunks: number; bits: number; bad: number }>`SELECT (SELECT count(*)::int FROM search_chunks) AS chunks,
     (SELECT count(*)::int FROM search_chunk_bits) AS bits,
