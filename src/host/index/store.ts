@@ -65,9 +65,6 @@ async function removeNote(
   await trx.deleteFrom('notes').where('id', '=', prev.id).execute();
 }
 
-/**
- * Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates).
- */
 export interface ApplyOptions {
   readonly origin?: ChangeOrigin;
   /** Which paths may have a quarantine row to clear (default: any). */
@@ -76,6 +73,7 @@ export interface ApplyOptions {
   readonly memo?: DerivedMemo;
 }
 
+/** Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates). */
 export async function applyOps(
   trx: Transaction<any>,
   vaultId: number,
