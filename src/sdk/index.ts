@@ -4,4 +4,5 @@ export * from './refusals.js';
 export type * from './types.js';
 export type * from './vault.js';
 export * from './testkit.js';
+export * from './obsidian-link.js';
 export type * from './index-service.js';

@@ -1,7 +1,7 @@
 // Loading notes for the tools: path normalisation, one strict UTF-8 read, its hash and its NoteModel.
 // Reads only through ctx.vault.fs; never writes, and never guesses a path the caller did not name.
 import { parseNote, type NoteModel } from '../../../src/markdown/index.js';
-import { Refusal } from '../../../src/sdk/index.js';
+import { obsidianLink, Refusal } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 
 export interface LoadedNote {
@@ -46,9 +46,7 @@ export function sliceBytes(bytes: Buffer, start: number, end = bytes.length): st
 
 /** `obsidian://open` deep link, when the operator named the vault as Obsidian knows it. */
 export function deepLink(ctx: NotesCtx, path: string): string | undefined {
-  const name = ctx.vault.obsidianName;
-  if (!name) return undefined;
-  return `obsidian://open?vault=${encodeURIComponent(name)}&file=${encodeURIComponent(path.replace(/\.md$/i, ''))}`;
+  return obsidianLink(ctx.vault, path);
 }
 
 /** Unique tags (display spelling, first seen wins), frontmatter first. */

@@ -7,7 +7,7 @@ import { confidenceOf, reciprocalRankFusion } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { runKeywordSearch } from './keyword-search.js';
-import { fixed, quote } from './render-util.js';
+import { fixed, quote, withDeepLink } from './render-util.js';
 import { sectionLocator, semanticArm } from './semantic-arm.js';
 
 export interface HybridSearchInput extends SearchFilters {
@@ -29,6 +29,7 @@ export interface HybridRow {
   text?: string;
   rerank_score?: number;
   exact_title?: boolean;
+  deep_link?: string;
 }
 
 export interface HybridSearchOutput {
@@ -120,6 +121,7 @@ export default {
       ...(c.text ? { text: c.text } : {}),
       ...(scores ? { rerank_score: Math.round(scores[i] * 1e4) / 1e4 } : {}),
       ...(c.exact ? { exact_title: true } : {}),
+      ...withDeepLink(ctx, c.path),
     }));
     return { query: input.query, filters: describeFilters(input), arms, rrf_k: s.rrfK, confidence, reranked, count: rows.length, cut: asked > limit, rows };
   },
@@ -135,6 +137,7 @@ export default {
       if (r.exact_title) parts.push('exact title');
       lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [${parts.join(' · ')}]${r.section ? ` ${r.section}` : ''}`);
       if (r.text) lines.push(`   ${r.text}`);
+      if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
     return lines.join('\n');
   },

@@ -5,7 +5,7 @@ import type { SearchFilters } from '../filters.js';
 import { describeFilters } from '../filters.js';
 import { keywordSearch } from '../keyword/search.js';
 import type { SearchSettingsSection } from '../settings.js';
-import { quote } from './render-util.js';
+import { quote, withDeepLink } from './render-util.js';
 
 export interface KeywordSearchInput extends SearchFilters {
   query: string;
@@ -22,6 +22,7 @@ export interface KeywordRow {
   terms: string;
   snippet?: string;
   head?: string;
+  deep_link?: string;
 }
 
 export interface KeywordSearchOutput {
@@ -64,6 +65,7 @@ export default {
       matched_in: h.matchedIn,
       terms: `${h.termsMatched}/${h.termsTotal}`,
       ...(h.snippet ? { snippet: h.snippet } : { head: h.head }),
+      ...withDeepLink(ctx, h.path),
     }));
     return {
       query: input.query,
@@ -87,6 +89,7 @@ export default {
     for (const r of o.rows) {
       lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [match: ${r.match} · in: ${r.matched_in.join('+') || '-'} · terms ${r.terms} · ${r.score}]`);
       lines.push(r.snippet !== undefined ? `   snippet: ${r.snippet}` : `   head: ${r.head ?? ''}`);
+      if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
     return lines.join('\n');
   },

@@ -5,7 +5,7 @@ import { describeFilters, type SearchFilters } from '../filters.js';
 import { confidenceOf } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
 import type { SearchSettingsSection } from '../settings.js';
-import { fixed, quote } from './render-util.js';
+import { fixed, quote, withDeepLink } from './render-util.js';
 import { sectionLocator, semanticArm } from './semantic-arm.js';
 
 export interface SemanticSearchInput extends SearchFilters {
@@ -24,6 +24,7 @@ export interface SemanticRow {
   stale: boolean;
   embedding_truncated: boolean;
   rerank_score?: number;
+  deep_link?: string;
 }
 
 export interface SemanticSearchOutput {
@@ -74,6 +75,7 @@ export default {
       stale: r.stale,
       embedding_truncated: r.truncated,
       ...(rerankScores ? { rerank_score: Math.round(rerankScores[i] * 10000) / 10000 } : {}),
+      ...withDeepLink(ctx, r.path),
     }));
     const best = arm.rows[0]?.similarity;
     return { ...base, ...counts, semantic: 'ok', confidence: confidenceOf(s.lowConfidenceSimilarity, best, 0), reranked, count: page.length, rows: page };
@@ -89,6 +91,7 @@ export default {
       const flags = [r.stale ? 'stale: changed since embedded, preview withheld' : '', r.embedding_truncated ? 'embedding_truncated' : ''].filter(Boolean).join(' · ');
       lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [sim ${fixed(r.similarity, 3)}${r.rerank_score !== undefined ? ` · rerank ${fixed(r.rerank_score, 3)}` : ''}]${r.section ? ` ${r.section}` : ''}${flags ? ` (${flags})` : ''}`);
       if (r.preview) lines.push(`   ${r.preview}`);
+      if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
     return lines.join('\n');
   },

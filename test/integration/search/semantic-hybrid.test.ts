@@ -22,7 +22,7 @@ const server = await startTestServer({
     'Kitchen/Soup.md': '# Soup\n\nSimmer tomato soup with basil and garlic.\n',
     'Work/Meetings.md': '---\ntags: [work]\n---\n# Meetings\n\nWeekly planning meeting agenda and notes.\n',
   },
-  config: { families: others, search: { embedding, rerank: { url: `${fake.url}/rerank`, timeoutMs: 2000 } } },
+  config: { vault: { obsidianName: 'Garden Vault' }, families: others, search: { embedding, rerank: { url: `${fake.url}/rerank`, timeoutMs: 2000 } } },
 });
 t.teardown(async () => {
   await server.close();
@@ -55,6 +55,8 @@ t.test('semantic_search: one row per note, best chunk, section locator and previ
   t.equal(out.rows[0].path, 'Garden/Tomatoes.md');
   t.equal(out.rows[0].section, '§ "Tomatoes/Watering" (#2)');
   t.match(out.rows[0].preview, /Water the tomato plants/);
+  t.equal(out.rows[0].deep_link, 'obsidian://open?vault=Garden%20Vault&file=Garden%2FTomatoes', 'rows link into Obsidian when vault.obsidianName is set');
+  t.match(text, /open: obsidian:\/\/open\?vault=Garden%20Vault&file=Garden%2FTomatoes/);
   t.equal(new Set(out.rows.map((r: { path: string }) => r.path)).size, out.rows.length, 'one row per note');
   t.match(text, /notes: 5 embedded, 0 queued, 0 stale/);
   t.match(text, /confidence: ok/);
@@ -77,6 +79,9 @@ t.test('hybrid_search fuses both arms with RRF terms', async (t) => {
   t.ok(top.keyword_rank && top.semantic_rank);
   t.equal(Math.round((1 / (60 + top.keyword_rank) + 1 / (60 + top.semantic_rank)) * 1e6) / 1e6, top.score);
   t.match(text, /fused 0\.0\d+ · kw \d+ \(0\.0\d+\) · sem \d+ \(0\.0\d+\)/);
+  t.match(top.deep_link, /^obsidian:\/\/open\?vault=Garden%20Vault&file=/);
+  const kw = await call('keyword_search', { query: 'bread dough' });
+  t.equal(kw.out.rows[0].deep_link, 'obsidian://open?vault=Garden%20Vault&file=Kitchen%2FBread');
 });
 
 t.test('rerank reorders fetched candidates and says so', async (t) => {
