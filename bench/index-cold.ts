@@ -52,7 +52,7 @@ async function coldIndex(name: string, sources: string[]): Promise<void> {
     stops.push(() => pg?.stop());
     const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);
     const fs = await openVault(vault, { allowNamedStaging: true });
-    const workers = new PiscinaPool({ threads: 0, idleTimeoutMs: 60_000 });
+    const workers = new PiscinaPool({ threads: Number(process.env.BENCH_THREADS ?? 0), idleTimeoutMs: 60_000 }); // 0 = the server's default
     const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 'bench', obsidianName: null, fs }, workers, log: silent, settings, contributors: () => [] });
     peakRss = process.memoryUsage().rss;
     const t0 = performance.now();
