@@ -1,9 +1,10 @@
 // bench/writes: write throughput with the server in its own process (as deployed), per database engine:
 // cold index of the vault, then 8 concurrent writers (edit_note append with expected_hash) on distinct
 // notes and on one note, one writer's latency, and 8 readers (read_note) as the same-run baseline.
-// Usage: tsx bench/writes.ts [engines=pglite,postgres]   Env: BENCH_COPIES (4), BENCH_SECONDS (8)
+// Usage: tsx bench/writes.ts [engines=pglite,postgres]   Env: BENCH_COPIES (4), BENCH_SECONDS (8),
+// BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -34,7 +35,8 @@ function cli(args: string[], configFile: string): Promise<string> {
 }
 
 async function serve(configFile: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configFile], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', CLI, 'serve', '--config', configFile], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d) => {
@@ -57,8 +59,23 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
   return (await c.callTool({ name, arguments: args })) as Result;
 }
 
-/** Run each worker until the deadline; returns completed operations per second and their latencies. */
-async function drive(workers: Array<() => Promise<boolean>>, seconds: number): Promise<{ perSecond: number; latencies: number[] }> {
+/** CPU milliseconds (user + system, every thread) a process has used so far, from /proc. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+type Drive = { perSecond: number; latencies: number[]; serverCpuMs: number; clientCpuMs: number };
+
+/**
+ * Run each worker until the deadline; returns completed operations per second, their latencies, and the CPU
+ * the server process and this (client) process spent per completed operation, so a figure can be read
+ * against what the two cores could give.
+ */
+async function drive(workers: Array<() => Promise<boolean>>, seconds: number, serverPid: number): Promise<Drive> {
+  const server0 = cpuMs(serverPid);
+  const client0 = cpuMs(process.pid);
   const end = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   let done = 0;
@@ -73,8 +90,15 @@ async function drive(workers: Array<() => Promise<boolean>>, seconds: number): P
       }
     }),
   );
-  return { perSecond: done / seconds, latencies };
+  return {
+    perSecond: done / seconds,
+    latencies,
+    serverCpuMs: (cpuMs(serverPid) - server0) / Math.max(1, done),
+    clientCpuMs: (cpuMs(process.pid) - client0) / Math.max(1, done),
+  };
 }
+
+const cpuNote = (d: Drive) => `CPU per op: server ${d.serverCpuMs.toFixed(1)} ms, client ${d.clientCpuMs.toFixed(1)} ms`;
 
 const line = (name: string, value: number, unit: string, note = '') => console.log(`${name}: ${value.toFixed(value < 10 ? 2 : 0)} ${unit}${note ? ` (${note})` : ''}`);
 
@@ -110,6 +134,7 @@ async function runEngine(engine: string): Promise<void> {
     const key = await cli(['keys', 'create', '--name', 'bench', '--scope', 'readwrite'], configFile);
     const t0 = performance.now();
     server = await serve(configFile);
+    const pid = server.child.pid!;
     const clients = await Promise.all(Array.from({ length: WRITERS }, () => connect(server!.url, key)));
     // /health carries the index counts and costs nothing (get_vault_stats would read every note).
     let index: { ready?: boolean; pending?: number; indexed?: number } = {};
@@ -136,8 +161,9 @@ async function runEngine(engine: string): Promise<void> {
         return async () => !(await call(c, 'read_note', { path: own(w)[i++ % 8] })).isError;
       }),
       SECONDS,
+      pid,
     );
-    line(`${engine}_read_note_8_readers`, reads.perSecond, 'reads/s', 'same-run baseline: the request path without a write');
+    line(`${engine}_read_note_8_readers`, reads.perSecond, 'reads/s', `same-run baseline: the request path without a write; ${cpuNote(reads)}`);
 
     const hashes = new Map<string, string>();
     const info = (await call(clients[0], 'get_notes_info', { paths: paths.slice(0, WRITERS * 8) })).structuredContent as { notes: Array<{ path: string; content_hash: string }> };
@@ -153,7 +179,7 @@ async function runEngine(engine: string): Promise<void> {
       hashes.set(p, out.content_hash);
       return true;
     };
-    const single = await drive([() => appendTo(clients[0], own(0)[0])], Math.max(2, SECONDS / 2));
+    const single = await drive([() => appendTo(clients[0], own(0)[0])], Math.max(2, SECONDS / 2), pid);
     line(`${engine}_edit_note_1_writer_p50`, median(single.latencies), 'ms');
     const distinct = await drive(
       clients.map((c, w) => {
@@ -161,10 +187,11 @@ async function runEngine(engine: string): Promise<void> {
         return () => appendTo(c, own(w)[i++ % 8]);
       }),
       SECONDS,
+      pid,
     );
-    line(`${engine}_edit_note_8_writers_distinct`, distinct.perSecond, 'writes/s', `p50 ${median(distinct.latencies).toFixed(1)} ms, p95 ${percentile(distinct.latencies, 95).toFixed(1)} ms; goal >= 300`);
+    line(`${engine}_edit_note_8_writers_distinct`, distinct.perSecond, 'writes/s', `p50 ${median(distinct.latencies).toFixed(1)} ms, p95 ${percentile(distinct.latencies, 95).toFixed(1)} ms; ${cpuNote(distinct)}; goal >= 300`);
     line(`${engine}_writes_vs_reads_ratio`, distinct.perSecond / reads.perSecond, 'x');
-    const one = await drive(clients.map((c) => () => appendTo(c, own(0)[1])), SECONDS);
+    const one = await drive(clients.map((c) => () => appendTo(c, own(0)[1])), SECONDS, pid);
     line(`${engine}_edit_note_8_writers_one_note`, one.perSecond, 'writes/s', 'losers of each race re-read the hash and retry');
     await Promise.all(clients.map((c) => c.close()));
   } finally {

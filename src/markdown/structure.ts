@@ -39,7 +39,7 @@ export interface BodyStructure {
 export interface ScanOptions {
   /** Characters per micromark run (tests vary it to prove segmenting changes nothing). */
   segmentTarget?: number;
-  /** Skip micromark for bodies that cannot hold code or HTML (see isPlainBody). Default true. */
+  /** Skip micromark for bodies that cannot hold code or HTML (see isPlainIndentedBody). Default true. */
   plainFastPath?: boolean;
 }
 
@@ -53,7 +53,7 @@ export function scanStructure(src: SourceText, bodyStart: number, options: ScanO
   if (depth > MAX_MICROMARK_NESTING) return fallback(`deep_nesting: container nesting ${depth} exceeds ${MAX_MICROMARK_NESTING}`);
   const run = longestEmphasisRun(body);
   if (run > MAX_DELIMITER_RUN) return fallback(`delimiter_run: a run of ${run} emphasis delimiters exceeds ${MAX_DELIMITER_RUN}`);
-  if (options.plainFastPath !== false && isPlainBody(body)) return plainStructure(src, bodyStart);
+  if (options.plainFastPath !== false && isPlainIndentedBody(body)) return plainStructure(src, bodyStart);
   if (body.length > MAX_MICROMARK_CHARS) return fallback(`large_note: ${body.length} characters exceed ${MAX_MICROMARK_CHARS}`);
   const parts = blockSegments(src, bodyStart, options.segmentTarget ?? MICROMARK_SEGMENT_TARGET);
   const biggest = parts.reduce((n, r) => Math.max(n, r.end - r.start), 0);
@@ -75,12 +75,89 @@ export function scanStructure(src: SourceText, bodyStart: number, options: ScanO
 }
 
 /**
- * A body with no backtick, tilde, `<` or tab, no line indented 4+ spaces and no indented `#` holds no code and
- * no HTML, and its ATX headings are exactly its column-0 heading lines (such a line can sit in no list or quote).
- * Most notes qualify; they skip micromark.
+ * Most notes skip micromark: a body with no backtick, tilde or `<` can hold code only as indented code, and
+ * no HTML. Indented code cannot interrupt a paragraph, so a line indented 4+ columns (Obsidian's tab-indented
+ * nested lists, wrapped list text) is safe when the line just above is paragraph text; 4+ columns of space
+ * after a `>` or list marker could open code inside that container, and a heading indented 1–3 spaces may sit
+ * in a list, so either sends the note to micromark. Its ATX headings are then exactly its column-0 `#` lines:
+ * a heading never continues a paragraph lazily, and column 0 is left of any list content.
  */
-export function isPlainBody(body: string): boolean {
-  return !/[`~<\t]|^ {4}|^ {1,3}#/m.test(body);
+export function isPlainIndentedBody(body: string): boolean {
+  if (/[`~<]/.test(body)) return false;
+  let previousIsText = false;
+  let start = 0;
+  while (start <= body.length) {
+    let end = start;
+    while (end < body.length && body.charCodeAt(end) !== 10 && body.charCodeAt(end) !== 13) end++;
+    const line = prefixOf(body, start, end);
+    if (line.blank) previousIsText = false;
+    else {
+      if (line.padAfterMarker >= 4) return false;
+      if (line.indent >= 4 && !previousIsText) return false;
+      if (line.indent > 0 && line.indent < 4 && line.markers === 0 && body.charCodeAt(line.contentStart) === 35) return false;
+      previousIsText = line.text;
+    }
+    start = end + (body.charCodeAt(end) === 13 && body.charCodeAt(end + 1) === 10 ? 2 : 1);
+  }
+  return true;
+}
+
+interface LinePrefix {
+  readonly blank: boolean;
+  /** Columns of white space before the first container marker or text. */
+  readonly indent: number;
+  /** The widest run of white space (in columns) right after a `>` or list marker. */
+  readonly padAfterMarker: number;
+  readonly markers: number;
+  readonly contentStart: number;
+  /** The rest after the container markers is paragraph text: not empty, not a heading, not a rule or underline. */
+  readonly text: boolean;
+}
+
+/** Container markers and white space at the start of body[start, end), with tabs expanded to stops of 4. */
+function prefixOf(body: string, start: number, end: number): LinePrefix {
+  let i = start;
+  let col = 0;
+  let indent = -1;
+  let padAfterMarker = 0;
+  let markers = 0;
+  for (;;) {
+    const wsStart = col;
+    while (i < end) {
+      const c = body.charCodeAt(i);
+      if (c === 32) col++;
+      else if (c === 9) col += 4 - (col % 4);
+      else break;
+      i++;
+    }
+    if (indent < 0) indent = col - wsStart;
+    else padAfterMarker = Math.max(padAfterMarker, col - wsStart);
+    const m = markerAt(body, i, end);
+    if (m === 0) break;
+    col += m;
+    i += m;
+    markers++;
+  }
+  const rest = body.slice(i, end);
+  const blank = markers === 0 && rest === '';
+  const text = rest !== '' && rest.charCodeAt(0) !== 35 && !/^[-*_=+ \t]+$/.test(rest);
+  return { blank, indent, padAfterMarker: i === end ? 0 : padAfterMarker, markers, contentStart: i, text };
+}
+
+/** Length of a `>` or list marker (`-`, `+`, `*`, `1.`, `1)`) at i that is followed by white space or the line end, else 0. */
+function markerAt(body: string, i: number, end: number): number {
+  if (i >= end) return 0;
+  const c = body.charCodeAt(i);
+  if (c === 62) return 1; // '>'
+  let j = i;
+  if (c === 45 || c === 43 || c === 42) j = i + 1;
+  else {
+    while (j < end && j - i < 9 && body.charCodeAt(j) >= 48 && body.charCodeAt(j) <= 57) j++;
+    if (j === i || j >= end || (body.charCodeAt(j) !== 46 && body.charCodeAt(j) !== 41)) return 0;
+    j++;
+  }
+  const next = body.charCodeAt(j);
+  return j === end || next === 32 || next === 9 ? j - i : 0;
 }
 
 function plainStructure(src: SourceText, bodyStart: number): BodyStructure {

@@ -62,6 +62,11 @@ export interface WorkerPool {
    * `parse-notes`) or `{ module, fn }` for a family's own module (an absolute file URL).
    */
   run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options?: { signal?: AbortSignal }): Promise<T>;
+  /**
+   * Start the pool's threads now, in the background, so the first real task does not wait for a thread
+   * to boot and load its modules (hundreds of milliseconds). Optional; never throws.
+   */
+  warm?(): void;
 }
 
 export type Database = Kysely<any>;

@@ -60,6 +60,8 @@ export class IndexPipeline implements IndexService {
 
   /** Begin: load what the index holds, watch, run the initial pass — all in the background. */
   start(): void {
+    // The first pass parses every new note in the pool: boot its threads while the index loads and scans.
+    this.deps.workers.warm?.();
     void (async () => {
       try {
         await this.ensureLoaded();

@@ -3,7 +3,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { parseNote, type NoteModel } from '../../../src/markdown/index.js';
 import { mergeRanges, SourceText } from '../../../src/markdown/source-text.js';
-import { scanStructure } from '../../../src/markdown/structure.js';
+import { isPlainIndentedBody, scanStructure } from '../../../src/markdown/structure.js';
 
 const RUNS = 150;
 
@@ -126,4 +126,33 @@ t.test('block segments and the plain-body fast path find the same code, HTML and
     { numRuns: RUNS * 2 },
   );
   t.pass();
+});
+
+t.test('the indented-plain fast path (nested lists, wrapped text) agrees with micromark on code, HTML and headings', async (t) => {
+  // No backtick, tilde or `<`: the vocabulary of notes that reach isPlainIndentedBody, with every way
+  // indentation can (or cannot) open indented code: after text, a blank, a heading, a rule, an empty item,
+  // a quote marker, a definition, or 4+ columns after a marker.
+  const block = fc.constantFrom('- a', '\t- b', '\t\t- c', '\t\t\t- d', '  - two', '    - four', '    four', '        eight', '\tpara', '\t\ttext',
+    ' \t mixed', '-', '- ', '>', '> q', '>     q', '> \tq', '-     x', '-\tx', '1.     y', '1. one', '2) two', '+ plus', '* star', '# H', '## Sub',
+    '  # two', '   # three', '\t# tab h', '    # four h', '- # in list', '===', '---', '***', '* * *', '_ _ _', '[a]: /url', '    "title"', '', '',
+    'text', '#tag', '- [ ] t', '\t- [x] done', '\r', '\r\n', '1.', '>\t\tcode', '- - -', 'a\\', '&amp;', '#', '\t', '    ',
+    '>>', '>> q', '> - a', '> \t- b', '>\t- c', '- > q', '-\t\tx', '10. ten', '   - three', '\t  - tab-space', '  \t- sp-tab', 'x  ', '- a  ', '   >     q');
+  const doc = fc.array(block, { maxLength: 30 }).map((ls) => ls.join('\n'));
+  let judged = 0;
+  fc.assert(
+    fc.property(doc, (s) => {
+      const src = new SourceText(s);
+      const slow = scanStructure(src, 0, { plainFastPath: false });
+      const fast = scanStructure(src, 0);
+      if (isPlainIndentedBody(s)) judged++;
+      return (
+        JSON.stringify(mergeRanges(slow.code)) === JSON.stringify(mergeRanges(fast.code)) &&
+        JSON.stringify(mergeRanges(slow.html)) === JSON.stringify(mergeRanges(fast.html)) &&
+        JSON.stringify(slow.headings) === JSON.stringify(fast.headings)
+      );
+    }),
+    { numRuns: Number(process.env.FAST_PATH_RUNS ?? RUNS * 8) },
+  );
+  // The generator must actually exercise the fast path, or the property proves nothing.
+  t.ok(judged > 0, `the fast path judged ${judged} documents`);
 });
