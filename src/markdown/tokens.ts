@@ -12,16 +12,29 @@ const SAMPLE_CHARS = 80;
 const DEFAULT_ASCII_RATE = 0.25;
 const DEFAULT_OTHER_RATE = 1;
 
-let encoder: Promise<Tiktoken> | undefined;
+interface Encoder {
+  readonly enc: Tiktoken;
+  /** cl100k's pre-tokenizer: BPE never merges across its matches, so counts add up per match. */
+  readonly pretokens: RegExp;
+}
+
+let encoder: Promise<Encoder> | undefined;
 
 /** The cl100k encoder, loaded on first use (the rank table takes ~0.4 s to load). */
-function cl100k(): Promise<Tiktoken> {
+function cl100k(): Promise<Encoder> {
   encoder ??= (async () => {
     const [{ Tiktoken }, ranks] = await Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/cl100k_base')]);
-    return new Tiktoken(ranks.default);
+    return { enc: new Tiktoken(ranks.default), pretokens: new RegExp(ranks.default.pat_str, 'gu') };
   })();
   return encoder;
 }
+
+/**
+ * Token counts per pre-token (a word with its leading space, a number run, a punctuation run): notes
+ * repeat their words, so most pre-tokens skip BPE, the slow part. Cleared whole when full.
+ */
+const MEMO_LIMIT = 50_000;
+const memo = new Map<string, number>();
 
 /**
  * BPE merging in js-tiktoken is quadratic in the length of one pre-token, and a run of CJK characters
@@ -31,9 +44,24 @@ function cl100k(): Promise<Tiktoken> {
 const OTHER_PIECE_CHARS = 8;
 const PIECES = new RegExp(`[\\x00-\\x7f]+|[^\\x00-\\x7f]{1,${OTHER_PIECE_CHARS}}`, 'g');
 
-function encodeLinear(enc: Tiktoken, text: string): number {
+/** BPE of one piece; special-token text such as `<|endoftext|>` is counted as the plain text it is in a note. */
+function encodePiece(enc: Tiktoken, piece: string): number {
+  let n = memo.get(piece);
+  if (n === undefined) {
+    n = enc.encode(piece, [], []).length;
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(piece, n);
+  }
+  return n;
+}
+
+function encodeLinear({ enc, pretokens }: Encoder, text: string): number {
   let n = 0;
-  for (const m of text.matchAll(PIECES)) n += enc.encode(m[0]).length;
+  for (const m of text.matchAll(pretokens)) {
+    const pre = m[0];
+    if (pre.length <= OTHER_PIECE_CHARS || asciiCount(pre) === pre.length) n += encodePiece(enc, pre);
+    else for (const piece of pre.matchAll(PIECES)) n += encodePiece(enc, piece[0]);
+  }
   return n;
 }
 

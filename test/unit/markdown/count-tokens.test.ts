@@ -31,3 +31,16 @@ t.test('a long CJK run is counted in pieces close to a whole-text encode', async
   const counted = await countTokens(run);
   t.ok(Math.abs(counted - exact) / exact < 0.1, `pieces ${counted} vs whole ${exact}`);
 });
+
+t.test('text that spells a special token is counted as text, never refused', async (t) => {
+  // js-tiktoken throws on `<|endoftext|>` by default; a note about language models may well contain it.
+  const short = await countTokens('the model stops at <|endoftext|> here');
+  t.ok(short > 8, `counted ${short}`);
+  const long = await countTokens(`${'A note about tokenizers and their special markers. '.repeat(40)}<|endoftext|><|fim_prefix|>`);
+  t.ok(long > 300, `counted ${long}`);
+});
+
+t.test('a second count of the same text (memoized pre-tokens) gives the same number', async (t) => {
+  const text = 'Gardening log: tomatoes, basil and 42 peppers; 知识管理是一种长期的习惯。'.repeat(5);
+  t.equal(await countTokens(text), await countTokens(text));
+});
