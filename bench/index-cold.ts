@@ -26,6 +26,7 @@ const settings: IndexSettings = {
   prefetchBatches: Number(process.env.BENCH_PREFETCH ?? 2),
   readConcurrency: 16,
   inlineParseMaxBytes: 64 * 1024,
+  groupCommitWaitMs: 10,
 };
 
 const ENGINE = process.env.BENCH_ENGINE === 'postgres' ? 'postgres' : 'pglite';

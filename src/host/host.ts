@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger, Principal, VaultHandle } from '../sdk/types.js';
 import type { VaultFs } from '../sdk/vault.js';
-import { Admission } from './admission/index.js';
+import { Admission, type WriteCallGauge } from './admission/index.js';
 import { ApiKeyVerifier } from './auth/api-keys.js';
 import { ensureVault } from './auth/vaults.js';
 import { AuditWriter } from './audit/batch-writer.js';
@@ -60,6 +60,8 @@ export class Host {
   private readonly onSighup = () => void this.reload();
   private closed = false;
   readonly startedAt = Date.now();
+  /** Write-class tool calls in flight per vault (the index's group commit waits for them). */
+  readonly writeCalls: WriteCallGauge;
 
   private constructor(
     public settings: Settings,
@@ -78,6 +80,7 @@ export class Host {
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
     const admission = new Admission(h.admission);
+    this.writeCalls = admission.writeCalls;
     const lookup = (name: string) => (services.named.has(name) ? services.named.get(name) : this.manager.registry.providedService(name));
     const has = (name: string) => services.named.has(name) || this.manager.registry.providedService(name) !== undefined;
     this.dispatcher = new ToolDispatcher(this.manager.registry, admission, this.audit, services, h.tools.callTimeoutMs, lookup, has);
@@ -113,7 +116,15 @@ export class Host {
         ]),
       };
       const host = new Host(settings, log, database, vaultHandle, services, options.builtinDir);
-      const index = new IndexPipeline({ db: database.db, vault: vaultHandle, workers, log, settings: h.index, contributors: () => host.manager.registry.contributors() });
+      const index = new IndexPipeline({
+        db: database.db,
+        vault: vaultHandle,
+        workers,
+        log,
+        settings: h.index,
+        contributors: () => host.manager.registry.contributors(),
+        writeCalls: host.writeCalls,
+      });
       host.index = index;
       services.named.set('index', index);
       host.manager.registry.on('changed', () => index.contributorsChanged());

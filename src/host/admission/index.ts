@@ -50,7 +50,39 @@ export class Slots {
   }
 }
 
+/**
+ * Write-class calls running now, per vault, with a change signal: the index's group commit waits for
+ * the write calls in flight to hand it their notes, and stops waiting as soon as they have (or ended).
+ */
+export class WriteCallGauge {
+  private readonly counts = new Map<number, number>();
+  private readonly listeners = new Set<() => void>();
+
+  inFlight(vaultId: number): number {
+    return this.counts.get(vaultId) ?? 0;
+  }
+
+  /** Called after every change of any vault's count; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  enter(vaultId: number): void {
+    this.counts.set(vaultId, this.inFlight(vaultId) + 1);
+  }
+
+  leave(vaultId: number): void {
+    const n = this.inFlight(vaultId) - 1;
+    if (n > 0) this.counts.set(vaultId, n);
+    else this.counts.delete(vaultId);
+    for (const l of this.listeners) l();
+  }
+}
+
 export class Admission {
+  /** Write-class calls in flight per vault (admitted, not yet released). */
+  readonly writeCalls = new WriteCallGauge();
   private readonly calls: RateLimiterMemory;
   private readonly writes: RateLimiterMemory;
   private readonly quota: RateLimiterMemory | undefined;
@@ -86,10 +118,13 @@ export class Admission {
       }
     }
     let released = false;
+    const counted = admission === 'write';
+    if (counted) this.writeCalls.enter(principal.vaultId);
     return () => {
       if (!released) {
         released = true;
         slots.release();
+        if (counted) this.writeCalls.leave(principal.vaultId);
       }
     };
   }

@@ -19,7 +19,18 @@ export class IndexPipeline implements IndexService {
   private readonly inFlight = new Set<string>();
   private draining: Promise<void> | undefined;
   private writer: Promise<unknown> = Promise.resolve();
-  private readonly writes = new WriteThroughQueue((fn) => this.lock(fn), () => this.deps.settings.batchSize, (group) => this.writeGroup(group));
+  private readonly writes = new WriteThroughQueue(
+    (fn) => this.lock(fn),
+    {
+      maxPaths: () => this.deps.settings.batchSize,
+      maxWaitMs: () => this.deps.settings.groupCommitWaitMs,
+      writers: {
+        inFlight: () => this.deps.writeCalls?.inFlight(this.vaultId) ?? 0,
+        subscribe: (listener) => this.deps.writeCalls?.subscribe(listener) ?? (() => undefined),
+      },
+    },
+    (group) => this.writeGroup(group),
+  );
   private passChain: Promise<unknown> = Promise.resolve();
   private passRunning = false;
   private loaded: Promise<void> | undefined;

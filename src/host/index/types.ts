@@ -24,6 +24,17 @@ export interface IndexSettings {
   readonly readConcurrency: number;
   /** Write-through notes up to this size are parsed on the calling thread, larger ones in the pool. */
   readonly inlineParseMaxBytes: number;
+  /**
+   * Longest a write-through commit waits for the other write calls in flight on the vault to hand over
+   * their notes, so they share one transaction (0 = commit at once). Ends early when all have.
+   */
+  readonly groupCommitWaitMs: number;
+}
+
+/** Write-class tool calls in flight per vault, with a signal when any count changes (the host's admission). */
+export interface WriteCallCounter {
+  inFlight(vaultId: number): number;
+  subscribe(listener: () => void): () => void;
 }
 
 export interface ContributorEntry {
@@ -37,6 +48,8 @@ export interface PipelineDeps {
   readonly workers: WorkerPool;
   readonly log: Logger;
   readonly settings: IndexSettings;
+  /** Write calls in flight (absent: group commit never waits, e.g. the CLI's index pass). */
+  readonly writeCalls?: WriteCallCounter;
   /** The contributors of the families serving now (called per batch, so hot reloads are seen). */
   readonly contributors: () => readonly ContributorEntry[];
   readonly now?: () => Date;

@@ -1,6 +1,8 @@
 // Group commit for write-through: requests that arrive while the index writer is busy wait together
 // and are indexed as one batch, so concurrent writers share a transaction instead of queueing one each.
-// Never reorders one origin's requests and never mixes origins in a batch (a commit carries one origin).
+// Before a batch, the writer waits (briefly, bounded) for the other write calls in flight to hand over
+// their notes: a transaction's fixed cost is most of a small one's. Never reorders one origin's requests
+// and never mixes origins in a batch (a commit carries one origin).
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { ChangeOrigin } from '../../sdk/types.js';
 
@@ -20,13 +22,23 @@ function originKey(origin: ChangeOrigin | undefined): string {
   return origin ? JSON.stringify([origin.kind, origin.id, origin.name]) : '';
 }
 
+export interface GroupCommitOptions {
+  /** Paths per batch at most. */
+  readonly maxPaths: () => number;
+  /** Longest wait for the write calls in flight to submit (0: never wait). */
+  readonly maxWaitMs: () => number;
+  /** Write calls in flight now, each of which may still submit, and a signal when that number changes. */
+  readonly writers?: { inFlight(): number; subscribe(listener: () => void): () => void };
+}
+
 export class WriteThroughQueue {
   private waiting: Waiting[] = [];
   private scheduled = false;
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly lock: (fn: () => Promise<void>) => Promise<void>,
-    private readonly maxPaths: () => number,
+    private readonly options: GroupCommitOptions,
     private readonly write: (group: readonly WriteRequest[]) => Promise<void>,
   ) {}
 
@@ -34,7 +46,32 @@ export class WriteThroughQueue {
   submit(request: WriteRequest): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ ...request, resolve, reject });
+      this.wake?.();
       this.schedule();
+    });
+  }
+
+  /**
+   * Wait until every write call in flight has submitted (each waiting request belongs to one of them)
+   * or ended, at most maxWaitMs. A lone writer never waits: its own request already covers the count.
+   */
+  private async gather(): Promise<void> {
+    const { writers } = this.options;
+    const wait = this.options.maxWaitMs();
+    if (!writers || wait <= 0 || this.waiting.length >= writers.inFlight()) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        this.wake = undefined;
+        resolve();
+      };
+      const check = () => {
+        if (this.waiting.length >= writers.inFlight()) done();
+      };
+      const timer = setTimeout(done, wait);
+      const unsubscribe = writers.subscribe(check);
+      this.wake = check;
     });
   }
 
@@ -45,6 +82,7 @@ export class WriteThroughQueue {
       // PGlite runs queries synchronously, so a commit never lets I/O callbacks in; one turn of the
       // event loop here lets writers whose file writes finished meanwhile join this batch.
       await yieldLoop();
+      await this.gather();
       // Requests arriving from here on wait for the next turn of the writer, together.
       this.scheduled = false;
       const group = this.take();
@@ -64,7 +102,7 @@ export class WriteThroughQueue {
     const first = this.waiting[0];
     if (!first) return [];
     const key = originKey(first.origin);
-    const limit = this.maxPaths();
+    const limit = this.options.maxPaths();
     const group: Waiting[] = [];
     let size = 0;
     this.waiting = this.waiting.filter((r) => {

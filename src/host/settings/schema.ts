@@ -102,6 +102,7 @@ export const hostSettingsSchema = z
         prefetchBatches: z.number().int().min(1).max(8).default(2),
         readConcurrency: z.number().int().min(1).max(256).default(16),
         inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024),
+        groupCommitWaitMs: z.number().int().min(0).max(1000).default(10),
       })
       .strict()
       .prefault({}),

@@ -28,6 +28,7 @@ const SETTINGS: IndexSettings = {
   prefetchBatches: 2,
   readConcurrency: 16,
   inlineParseMaxBytes: 64 * 1024,
+  groupCommitWaitMs: 10,
 };
 
 interface Call {
