@@ -20,13 +20,28 @@ export function notePath(ctx: NotesCtx, input: string): string {
   return ctx.vault.fs.checkPath(p);
 }
 
-/** Read one note (strict UTF-8, capped) and parse it. Refusals come from the vault core unchanged. */
+/**
+ * Read one note (strict UTF-8, capped). Its model is parsed on first use: an append, a find/replace or a
+ * hash check never needs it. Refusals come from the vault core unchanged.
+ */
 export async function loadNote(ctx: NotesCtx, path: string, maxBytes = ctx.settings.notes.read.maxNoteBytes): Promise<LoadedNote> {
   const st = await ctx.vault.fs.stat(path);
   if (st.kind === 'directory') throw new Refusal('is_directory', { path });
   const text = await ctx.vault.fs.readText(path, { maxBytes });
   const bytes = Buffer.from(text, 'utf8');
-  return { path, text, bytes, hash: ctx.vault.fs.contentHash(bytes), model: parseNote(text, { path }), size: bytes.length, mtimeMs: st.mtimeMs };
+  let model: NoteModel | undefined;
+  return {
+    path,
+    text,
+    bytes,
+    hash: ctx.vault.fs.contentHash(bytes),
+    get model() {
+      model ??= parseNote(text, { path });
+      return model;
+    },
+    size: bytes.length,
+    mtimeMs: st.mtimeMs,
+  };
 }
 
 /** A frontmatter block that is present, closed and a YAML mapping. */

