@@ -77,6 +77,8 @@ export interface VaultFs {
   readBytes(path: string, options?: ReadOptions): Promise<Buffer>;
   /** Strict UTF-8: invalid bytes refuse with `not_utf8`. A leading BOM is kept. */
   readText(path: string, options?: ReadOptions): Promise<string>;
+  /** `readText` plus the size and modification time of the file it read, from the same open (no separate stat). */
+  readTextWithStat(path: string, options?: ReadOptions): Promise<{ text: string; size: number; mtimeMs: number }>;
   list(folder: string, options?: ListOptions): Promise<VaultEntry[]>;
   /**
    * Read one of Obsidian's own settings files under `.obsidian/` — `daily-notes.json` or

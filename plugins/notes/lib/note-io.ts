@@ -1,7 +1,7 @@
 // Loading notes for the tools: path normalisation, one strict UTF-8 read, its hash and its NoteModel.
 // Reads only through ctx.vault.fs; never writes, and never guesses a path the caller did not name.
 import { parseNote, type NoteModel } from '../../../src/markdown/index.js';
-import { obsidianLink, Refusal } from '../../../src/sdk/index.js';
+import { obsidianLink } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 
 export interface LoadedNote {
@@ -25,9 +25,7 @@ export function notePath(ctx: NotesCtx, input: string): string {
  * hash check never needs it. Refusals come from the vault core unchanged.
  */
 export async function loadNote(ctx: NotesCtx, path: string, maxBytes = ctx.settings.notes.read.maxNoteBytes): Promise<LoadedNote> {
-  const st = await ctx.vault.fs.stat(path);
-  if (st.kind === 'directory') throw new Refusal('is_directory', { path });
-  const text = await ctx.vault.fs.readText(path, { maxBytes });
+  const { text, mtimeMs } = await ctx.vault.fs.readTextWithStat(path, { maxBytes });
   const bytes = Buffer.from(text, 'utf8');
   let model: NoteModel | undefined;
   return {
@@ -40,7 +38,7 @@ export async function loadNote(ctx: NotesCtx, path: string, maxBytes = ctx.setti
       return model;
     },
     size: bytes.length,
-    mtimeMs: st.mtimeMs,
+    mtimeMs,
   };
 }
 

@@ -10,7 +10,7 @@ import { VaultCore } from './core.js';
 import { closeFd } from './fd-io.js';
 import { loadNative, nativeLoadError } from './native.js';
 import { checkVaultPath, contentHash } from './path-guard.js';
-import { list, readAppConfig, readBytes, readText, statPath, walk } from './reads.js';
+import { list, readAppConfig, readBytes, readText, readTextWithStat, statPath, walk } from './reads.js';
 import { create, mkdirp, move, replace, trash, unlink } from './writes.js';
 
 export interface OpenVaultOptions {
@@ -68,6 +68,7 @@ export async function openVault(root: string, options: OpenVaultOptions = {}): P
     },
     readBytes: (p, o) => readBytes(core, p, o),
     readText: (p, o) => readText(core, p, o),
+    readTextWithStat: (p, o) => readTextWithStat(core, p, o),
     readAppConfig: (file) => readAppConfig(core, file),
     list: (folder, o) => list(core, folder, o),
     walk: () => walk(core),

@@ -45,7 +45,8 @@ export async function statPath(core: VaultCore, p: string): Promise<VaultStat> {
   }
 }
 
-export async function readBytes(core: VaultCore, p: string, o: ReadOptions = {}): Promise<Buffer> {
+/** The file's bytes and the descriptor's modification time, from one open. */
+async function readOpened(core: VaultCore, p: string, o: ReadOptions): Promise<{ bytes: Buffer; mtimeMs: number }> {
   checkVaultPath(p);
   core.assertOpen();
   const fd = await core.openRead(p);
@@ -55,16 +56,25 @@ export async function readBytes(core: VaultCore, p: string, o: ReadOptions = {})
     if (!st.isFile()) throw new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
     const limit = o.maxBytes;
     if (limit !== undefined && st.size > limit) throw new Refusal('too_large', { path: p, size: st.size, limit });
-    const buf = await readAll(fd, st.size, limit);
-    if (limit !== undefined && buf.length > limit) throw new Refusal('too_large', { path: p, size: buf.length, limit });
-    return buf;
+    const bytes = await readAll(fd, st.size, limit);
+    if (limit !== undefined && bytes.length > limit) throw new Refusal('too_large', { path: p, size: bytes.length, limit });
+    return { bytes, mtimeMs: st.mtimeMs };
   } finally {
     await closeFd(fd);
   }
 }
 
+export async function readBytes(core: VaultCore, p: string, o: ReadOptions = {}): Promise<Buffer> {
+  return (await readOpened(core, p, o)).bytes;
+}
+
 export async function readText(core: VaultCore, p: string, o?: ReadOptions): Promise<string> {
   return decodeStrict(p, await readBytes(core, p, o));
+}
+
+export async function readTextWithStat(core: VaultCore, p: string, o: ReadOptions = {}): Promise<{ text: string; size: number; mtimeMs: number }> {
+  const { bytes, mtimeMs } = await readOpened(core, p, o);
+  return { text: decodeStrict(p, bytes), size: bytes.length, mtimeMs };
 }
 
 const APP_CONFIG = /^(?:[A-Za-z0-9_-]{1,64}\.json|plugins\/[A-Za-z0-9._-]{1,100}\/data\.json)$/;
