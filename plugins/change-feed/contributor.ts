@@ -15,14 +15,19 @@ type WithExtras = { origin?: Origin; reason?: RemoveReason };
 
 interface EventIn { kind: string; path: string; from?: string | null; reason?: string | null; hash?: string | null; origin?: Origin }
 
-async function record(trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[], settings: () => FeedSettings): Promise<void> {
+/** change_feed_state rows for notes whose path and hash the feed now knows. */
+function stateRows(notes: readonly IndexedNote[]): string {
+  return JSON.stringify(notes.map((n) => ({ note_id: n.id, path: n.path, content_hash: n.contentHash })));
+}
+
+async function record(trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[], settings: () => FeedSettings, known: readonly IndexedNote[] = []): Promise<void> {
   if (events.length === 0) return;
   const rows = events.map((e) => ({
     kind: e.kind, path: e.path, from_path: e.from ?? null, reason: e.reason ?? null, content_hash: e.hash ?? null,
     actor_kind: e.origin ? e.origin.kind : 'human', actor_id: e.origin?.id ?? null, actor_name: e.origin?.name ?? null,
   }));
-  // One statement: the events (WITH ORDINALITY keeps the batch's order in the sequence numbers) and
-  // the count towards the next prune.
+  // One statement: the events (WITH ORDINALITY keeps the batch's order in the sequence numbers), the
+  // state rows of the notes they describe, and the count towards the next prune.
   const { rows: meta } = await sql<{ since_prune: number }>`
     WITH added AS (
       INSERT INTO change_events (vault_id, kind, path, from_path, reason, content_hash, actor_kind, actor_id, actor_name)
@@ -30,6 +35,11 @@ async function record(trx: DatabaseTransaction, vaultId: number, events: readonl
       FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(j, n),
         jsonb_to_record(e.j) AS r(kind text, path text, from_path text, reason text, content_hash text, actor_kind text, actor_id text, actor_name text)
       ORDER BY e.n
+      RETURNING 1
+    ), saved AS (
+      INSERT INTO change_feed_state (note_id, vault_id, path, content_hash)
+      SELECT r.note_id, ${vaultId}, r.path, r.content_hash FROM jsonb_to_recordset(${stateRows(known)}::jsonb) AS r(note_id bigint, path text, content_hash text)
+      ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, content_hash = EXCLUDED.content_hash
       RETURNING 1
     )
     INSERT INTO change_feed_meta (vault_id, since_prune) VALUES (${vaultId}, ${events.length})
@@ -84,8 +94,11 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
   // Per vault, this pass: events itemised so far, and changes beyond maxEventsPerPass left to one `gap` row.
   const itemised = new Map<number, number>();
   const skipped = new Map<number, number>();
-  /** Record these events, itemising up to maxEventsPerPass per pass and counting the rest for one `gap`. */
-  const emit = async (trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[]): Promise<void> => {
+  /**
+   * Record these events, itemising up to maxEventsPerPass per pass and counting the rest for one `gap`,
+   * and save the state of the notes they describe (in the same statement when any event is kept).
+   */
+  const emit = async (trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[], known: readonly IndexedNote[] = []): Promise<void> => {
     const kept: EventIn[] = [];
     for (const e of events) {
       const n = itemised.get(vaultId) ?? 0;
@@ -97,7 +110,8 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
       itemised.set(vaultId, n + 1);
       kept.push(e);
     }
-    await record(trx, vaultId, kept, settings);
+    if (kept.length > 0) await record(trx, vaultId, kept, settings, known);
+    else await save(trx, known);
   };
   const states = async (trx: DatabaseTransaction, ids: readonly number[]) => {
     const { rows } = await sql<{ note_id: string; path: string; content_hash: string }>`
@@ -107,10 +121,9 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
   const state = async (trx: DatabaseTransaction, id: number) => (await states(trx, [id])).get(id);
   const save = async (trx: DatabaseTransaction, notes: readonly IndexedNote[]) => {
     if (notes.length === 0) return;
-    const rows = notes.map((n) => ({ note_id: n.id, path: n.path, content_hash: n.contentHash }));
     await sql`
       INSERT INTO change_feed_state (note_id, vault_id, path, content_hash)
-      SELECT r.note_id, ${notes[0].vaultId}, r.path, r.content_hash FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(note_id bigint, path text, content_hash text)
+      SELECT r.note_id, ${notes[0].vaultId}, r.path, r.content_hash FROM jsonb_to_recordset(${stateRows(notes)}::jsonb) AS r(note_id bigint, path text, content_hash text)
       ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, content_hash = EXCLUDED.content_hash`.execute(trx);
   };
   const writeMany = async (trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<unknown>>): Promise<void> => {
@@ -134,8 +147,7 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
       }
       changed.push(note);
     }
-    await emit(trx, vaultId, events);
-    await save(trx, changed);
+    await emit(trx, vaultId, events, changed);
   };
   return {
     name: 'change-feed',
@@ -147,8 +159,7 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
       const before = await state(trx, note.id);
       const events: EventIn[] = [{ kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin }];
       if (before && before.content_hash !== note.contentHash) events.push({ kind: 'modified', path: note.path, hash: note.contentHash, origin });
-      await emit(trx, note.vaultId, events);
-      await save(trx, [note]);
+      await emit(trx, note.vaultId, events, [note]);
     },
     async remove(trx, note) {
       const extra = note as typeof note & WithExtras;

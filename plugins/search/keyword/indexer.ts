@@ -11,28 +11,33 @@ export async function writeKeywordRow(trx: DatabaseTransaction, note: IndexedNot
   await writeKeywordRows(trx, [{ note, model }]);
 }
 
-/** One statement for the rows and one for the embedding queue, however many notes the batch holds. */
+/**
+ * One statement for the rows and the embedding queue, however many notes the batch holds, after one read
+ * of the stored options (another process may have rebuilt the index under a new configuration list).
+ */
 export async function writeKeywordRows(trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<NoteModel>>): Promise<void> {
   if (items.length === 0) return;
   const options = (await readKeywordOptions(trx)) ?? DEFAULT_KEYWORD_OPTIONS;
-  const cfgs = `{${options.configs.join(',')}}`;
   const rows = items.map(({ note, model }) => {
     const text = keywordText(model, options);
     return { note_id: note.id, vault_id: note.vaultId, title_text: text.titleText, title_keys: text.titleKeys, head: text.head, body: text.body, hash: note.contentHash };
   });
   await sql`
-    INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body)
-    SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
-           search_title_tsv(${cfgs}::regconfig[], r.title_text),
-           search_note_tsv(${cfgs}::regconfig[], r.title_text, r.body), r.head, r.body
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(note_id bigint, vault_id int, title_text text, title_keys jsonb, head text, body text)
-    ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
-      title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body
-  `.execute(trx);
-  await sql`
+    WITH r AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        AS r(note_id bigint, vault_id int, title_text text, title_keys jsonb, head text, body text, hash text)
+    ), kw AS (
+      INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body)
+      SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
+             search_title_tsv(${`{${options.configs.join(',')}}`}::regconfig[], r.title_text),
+             search_note_tsv(${`{${options.configs.join(',')}}`}::regconfig[], r.title_text, r.body), r.head, r.body
+      FROM r
+      ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
+        title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body
+      RETURNING 1
+    )
     INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
-    SELECT r.note_id, r.vault_id, r.hash
-    FROM jsonb_to_recordset(${JSON.stringify(rows.map(({ note_id, vault_id, hash }) => ({ note_id, vault_id, hash })))}::jsonb) AS r(note_id bigint, vault_id int, hash text)
+    SELECT r.note_id, r.vault_id, r.hash FROM r
     WHERE NOT EXISTS (SELECT 1 FROM search_embedded_notes e WHERE e.note_id = r.note_id AND e.content_hash = r.hash)
     ON CONFLICT (note_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, enqueued_at = now(), attempts = 0,
       next_attempt_at = now(), last_error = NULL
