@@ -31,9 +31,11 @@ function cl100k(): Promise<Encoder> {
 
 /**
  * Token counts per pre-token (a word with its leading space, a number run, a punctuation run): notes
- * repeat their words, so most pre-tokens skip BPE, the slow part. Cleared whole when full.
+ * repeat their words, so most pre-tokens skip BPE, the slow part. Cleared whole when full. Only short
+ * pieces are kept: a long one (a hash, a base64 run) rarely repeats and would cost its length in memory.
  */
 const MEMO_LIMIT = 50_000;
+const MEMO_MAX_PIECE = 32;
 const memo = new Map<string, number>();
 
 /**
@@ -49,8 +51,10 @@ function encodePiece(enc: Tiktoken, piece: string): number {
   let n = memo.get(piece);
   if (n === undefined) {
     n = enc.encode(piece, [], []).length;
-    if (memo.size >= MEMO_LIMIT) memo.clear();
-    memo.set(piece, n);
+    if (piece.length <= MEMO_MAX_PIECE) {
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      memo.set(piece, n);
+    }
   }
   return n;
 }
