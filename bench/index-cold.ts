@@ -2,6 +2,7 @@
 // for the largest one copied ×4, no contributors, on embedded PGlite or (BENCH_ENGINE=postgres) a
 // throwaway native PostgreSQL. Prints `name: value unit` lines.
 // Usage: tsx bench/index-cold.ts [corpusRoot]   (copies each vault to a temp dir; never touches the corpus)
+// Env: BENCH_ENGINE (pglite | postgres), BENCH_PGLITE_THREAD (1: PGlite on its own thread, the default; 0: on this one)
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,7 +49,7 @@ async function coldIndex(name: string, sources: string[]): Promise<void> {
       await migrateHost(database.db);
     } else {
       cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
-      database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
+      database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/', pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0' });
     }
     stops.push(() => pg?.stop());
     const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);

@@ -94,7 +94,7 @@ export class Host {
     const vaultRoot = resolvePath(settings, h.vault.path);
     const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging });
     await seedWelcomeNote(fs, log);
-    const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize });
+    const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize, pgliteThread: h.database.pgliteThread });
     try {
       await migrateHost(database.db);
       const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot);

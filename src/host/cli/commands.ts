@@ -12,7 +12,7 @@ const loadLogger = () => import('../log/logger.js').then((m) => m.createLogger);
 async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vaultId: number) => Promise<T>): Promise<T> {
   const { migrateHost, openDatabase } = await import('../db/index.js');
   const { ensureVault } = await import('../auth/vaults.js');
-  const database = await openDatabase(settings.host.database.url, { baseDir: settings.baseDir, poolSize: 2 });
+  const database = await openDatabase(settings.host.database.url, { baseDir: settings.baseDir, poolSize: 2, pgliteThread: settings.host.database.pgliteThread });
   try {
     await migrateHost(database.db);
     const vaultId = await ensureVault(database.db, settings.host.vault.name, resolvePath(settings, settings.host.vault.path));

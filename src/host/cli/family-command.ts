@@ -13,7 +13,7 @@ export async function runFamilyCommand(settings: Settings, familyName: string, c
   const h = settings.host;
   const vaultRoot = resolvePath(settings, h.vault.path);
   const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging });
-  const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: 2 });
+  const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: 2, pgliteThread: h.database.pgliteThread });
   const workers = new PiscinaPool(h.workers);
   try {
     await migrateHost(database.db);

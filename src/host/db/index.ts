@@ -17,9 +17,17 @@ export interface DatabaseService {
   close(): Promise<void>;
 }
 
-export async function openDatabase(url: string, options: { baseDir: string; poolSize?: number }): Promise<DatabaseService> {
+export interface OpenDatabaseOptions {
+  readonly baseDir: string;
+  /** Connections for the server engine. */
+  readonly poolSize?: number;
+  /** Run embedded PGlite on its own worker thread (default) rather than on the event loop's thread. */
+  readonly pgliteThread?: boolean;
+}
+
+export async function openDatabase(url: string, options: OpenDatabaseOptions): Promise<DatabaseService> {
   const engine = url.startsWith('pglite:')
-    ? await openPglite(pgliteDir(url, options.baseDir))
+    ? await openPglite(pgliteDir(url, options.baseDir), { thread: options.pgliteThread ?? true })
     : await openPostgres(url, options.poolSize ?? 10);
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: engine.pool }) });
   return {

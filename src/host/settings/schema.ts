@@ -41,6 +41,7 @@ export const hostSettingsSchema = z
       .object({
         url: z.string().regex(/^(pglite:|postgres:\/\/|postgresql:\/\/)/, 'must start with pglite:, postgres:// or postgresql://').default('pglite:./data/db'),
         poolSize: z.number().int().min(1).max(100).default(10),
+        pgliteThread: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

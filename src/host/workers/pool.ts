@@ -13,7 +13,7 @@ export class PiscinaPool implements WorkerPool {
   private pool: Piscina | undefined;
   constructor(private readonly settings: WorkerPoolSettings) {}
 
-  /** Auto: one core stays with the main thread, which runs the event loop and (embedded) PGlite;
+  /** Auto: one core stays with the main thread (the event loop) and embedded PGlite's thread;
    * on 2 cores one worker indexed 1,433–1,488 notes/s against 1,321–1,355 with two (bench/index-cold). */
   private get threads(): number {
     return this.settings.threads > 0 ? this.settings.threads : Math.max(1, Math.min(4, os.availableParallelism() - 1));

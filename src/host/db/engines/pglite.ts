@@ -1,5 +1,7 @@
 // Embedded engine: PGlite (Postgres in WASM, in-process) behind node-postgres' Pool interface, so the
 // one Kysely PostgresDialect code path serves it. Pool size stays at the bridge's 1 (more corrupts).
+// By default PGlite runs on its own worker thread (pglite-threaded.ts); `thread: false` keeps it on the
+// calling thread, where each statement blocks the event loop while it executes.
 import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
@@ -7,11 +9,25 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
+import { ThreadedPglite } from './pglite-threaded.js';
 import type { DatabaseEngine } from './types.js';
 
-export async function openPglite(dataDir: string): Promise<DatabaseEngine> {
+export async function openPglite(dataDir: string, options: { thread?: boolean } = {}): Promise<DatabaseEngine> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) mkdirSync(dataDir, { recursive: true });
+  const where = memory ? 'in memory' : 'embedded';
+  if (options.thread ?? true) {
+    const threaded = new ThreadedPglite(dataDir);
+    try {
+      await threaded.waitReady;
+    } catch (e) {
+      await threaded.close();
+      throw e;
+    }
+    // The bridge only checks for PGlite's protocol entry point; the threaded object provides it.
+    const pool = new pg.Pool(createPgConfig(threaded as unknown as PGlite) as unknown as pg.PoolConfig);
+    return engine(pool, `pglite (${where}, own thread)`, () => threaded.close());
+  }
   const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
@@ -28,14 +44,18 @@ export async function openPglite(dataDir: string): Promise<DatabaseEngine> {
       });
     };
   });
+  return engine(pool, `pglite (${where})`, () => pglite.close());
+}
+
+function engine(pool: pg.Pool, description: string, closeDatabase: () => Promise<void>): DatabaseEngine {
   return {
     kind: 'pglite',
     pool,
     hasVector: true,
-    description: memory ? 'pglite (in memory)' : 'pglite (embedded)',
+    description,
     async close() {
       if (!(pool as unknown as { ended: boolean }).ended) await pool.end().catch(() => undefined);
-      await pglite.close();
+      await closeDatabase();
     },
   };
 }

@@ -1,0 +1,122 @@
+// PGlite on its own worker thread, seen from the main thread as an object with PGlite's protocol
+// entry point, so the node-postgres bridge (and every Kysely query above it) is unchanged. SQL then runs
+// beside the event loop instead of on it: a commit no longer stalls sockets, file callbacks and parses.
+//
+// The bridge hands over one protocol message per call (Parse, Bind, Describe, Execute, Sync…). Messages
+// that answer nothing on their own are held and sent with the next Sync, Flush, Query or copy end, so an
+// extended-protocol query costs one round trip to the thread, not five. Answers come back as raw bytes
+// and are parsed here by pg-protocol, the parser node-postgres uses against a server.
+import { Worker } from 'node:worker_threads';
+import type { BackendMessage } from 'pg-protocol/dist/messages.js';
+import { Parser } from 'pg-protocol/dist/parser.js';
+
+export interface ThreadRequest {
+  readonly id: number;
+  readonly bytes?: Uint8Array;
+  readonly close?: boolean;
+}
+
+export interface ThreadReply {
+  readonly id: number;
+  readonly ready?: boolean;
+  readonly bytes?: Uint8Array;
+  readonly closed?: boolean;
+  readonly error?: string;
+}
+
+// Frontend message types after which the backend answers: Sync, Flush, simple Query, CopyDone, CopyFail.
+const ANSWERING = new Set(['S', 'H', 'Q', 'c', 'f'].map((c) => c.charCodeAt(0)));
+
+/** The part of PGlite's interface the node-postgres bridge calls. */
+export interface ProtocolTarget {
+  readonly waitReady: Promise<void>;
+  execProtocolStream(message: Uint8Array, options?: unknown): Promise<BackendMessage[]>;
+}
+
+export class ThreadedPglite implements ProtocolTarget {
+  readonly waitReady: Promise<void>;
+  private readonly worker: Worker;
+  private readonly calls = new Map<number, { resolve(r: ThreadReply): void; reject(e: Error): void }>();
+  private nextId = 1;
+  private held: Uint8Array[] = [];
+  private failure: Error | undefined;
+
+  constructor(dataDir: string) {
+    this.worker = new Worker(bootstrap(), { eval: true, workerData: { dataDir } });
+    this.waitReady = new Promise<void>((resolve, reject) => {
+      this.calls.set(0, { resolve: (r) => (r.error ? reject(new Error(`PGlite failed to open ${dataDir}: ${r.error}`)) : resolve()), reject });
+    });
+    this.waitReady.catch(() => undefined);
+    this.worker.on('message', (reply: ThreadReply) => {
+      const call = this.calls.get(reply.id);
+      if (!call) return;
+      this.calls.delete(reply.id);
+      // An idle database thread does not keep the process alive; one with a call pending does.
+      if (this.calls.size === 0) this.worker.unref();
+      call.resolve(reply);
+    });
+    const fail = (e: Error) => {
+      this.failure ??= e;
+      for (const call of this.calls.values()) call.reject(this.failure);
+      this.calls.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`the PGlite thread exited (code ${code})`)));
+  }
+
+  execProtocolStream(message: Uint8Array): Promise<BackendMessage[]> {
+    this.held.push(message);
+    if (!ANSWERING.has(message[0] ?? 0)) return Promise.resolve([]);
+    const bytes = concat(this.held);
+    this.held = [];
+    return this.call({ bytes }, [bytes.buffer as ArrayBuffer]).then((reply) => {
+      if (reply.error !== undefined) throw new Error(`PGlite: ${reply.error}`);
+      const messages: BackendMessage[] = [];
+      if (reply.bytes && reply.bytes.byteLength > 0) {
+        const data = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+        new Parser().parse(data, (m) => messages.push(m));
+      }
+      return messages;
+    });
+  }
+
+  /** Close the database on its thread and wait for the thread to end. */
+  async close(): Promise<void> {
+    if (!this.failure) await this.call({ close: true }).catch(() => undefined);
+    await this.worker.terminate().catch(() => undefined);
+  }
+
+  private call(request: Omit<ThreadRequest, 'id'>, transfer: ArrayBuffer[] = []): Promise<ThreadReply> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<ThreadReply>((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      if (this.calls.size === 1) this.worker.ref();
+      this.worker.postMessage({ id, ...request } satisfies ThreadRequest, transfer);
+    });
+  }
+}
+
+/**
+ * The thread's entry code. Under tsx (tests, development) the module is TypeScript and worker threads do
+ * not inherit tsx's loader hooks, so it is loaded through tsx's API, as the worker pool does.
+ */
+function bootstrap(): string {
+  if (import.meta.url.endsWith('.ts')) {
+    const entry = new URL('./pglite-thread.ts', import.meta.url).href;
+    return `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
+  }
+  return `import(${JSON.stringify(new URL('./pglite-thread.js', import.meta.url).href)})`;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const p of parts) size += p.byteLength;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
