@@ -7,8 +7,8 @@
 // extended-protocol query costs one round trip to the thread, not five. Answers come back as raw bytes
 // and are parsed here by pg-protocol, the parser node-postgres uses against a server.
 import { Worker } from 'node:worker_threads';
-import type { BackendMessage } from 'pg-protocol/dist/messages.js';
-import { Parser } from 'pg-protocol/dist/parser.js';
+import type { BackendMessage } from 'pg-protocol/dist/messages';
+import { Parser } from 'pg-protocol/dist/parser';
 
 export interface ThreadRequest {
   readonly id: number;
