@@ -2,7 +2,8 @@
 // cold index of the vault, then 8 concurrent writers (edit_note append with expected_hash) on distinct
 // notes and on one note, one writer's latency, and 8 readers (read_note) as the same-run baseline.
 // Usage: tsx bench/writes.ts [engines=pglite,postgres]   Env: BENCH_COPIES (4), BENCH_SECONDS (8),
-// BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+// BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+// BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -122,7 +123,7 @@ async function runEngine(engine: string): Promise<void> {
       configFile,
       YAML.stringify({
         vault: { path: vault },
-        database: { url },
+        database: { url, pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0' },
         server: { port: 0 },
         log: { level: 'info' },
         auth: { mintAdminKeyOnFirstStart: false },
