@@ -1,6 +1,7 @@
 // Exocortex native fs core: only the Linux syscalls Node lacks (openat2, O_TMPFILE publication by linkat,
-// renameat2, statx with mount ids, *at directory calls, flock), each async on the libuv thread pool and
-// returning a Promise; failures reject with Node-style errors (code, errno, syscall).
+// renameat2, statx with mount ids, *at directory calls, flock). Each call X is async on the libuv thread pool
+// and returns a Promise; XSync makes the same calls on the calling thread and returns the value. Failures
+// are Node-style errors (code, errno, syscall, path), rejected or thrown.
 #include "worker.h"
 
 namespace {
@@ -22,10 +23,10 @@ bool CheckArgs(const Napi::CallbackInfo& info, const char* types) {
 }
 
 // openat2(dirfd, path, flags, mode, resolve) -> fd
-class Openat2Op : public Op {
+class Openat2Op : public Call {
  public:
-  Openat2Op(Napi::Env env, int dirfd, std::string path, int flags, int mode, int resolve)
-      : Op(env, "openat2"), dirfd_(dirfd), flags_(flags), mode_(mode), resolve_(resolve) { path_ = std::move(path); }
+  Openat2Op(int dirfd, std::string path, int flags, int mode, int resolve)
+      : Call("openat2"), dirfd_(dirfd), flags_(flags), mode_(mode), resolve_(resolve) { path_ = std::move(path); }
   void Execute() override {
     struct open_how how;
     memset(&how, 0, sizeof how);
@@ -46,10 +47,10 @@ class Openat2Op : public Op {
 
 // linkat(fd, oldpath, newdirfd, newpath): oldpath "" publishes an O_TMPFILE fd (AT_EMPTY_PATH, falling back
 // to /proc/self/fd/N). Never replaces: an existing name gives EEXIST.
-class LinkatOp : public Op {
+class LinkatOp : public Call {
  public:
-  LinkatOp(Napi::Env env, int fd, std::string oldpath, int newdirfd, std::string newpath)
-      : Op(env, "linkat"), fd_(fd), old_(std::move(oldpath)), newdirfd_(newdirfd) { path_ = std::move(newpath); }
+  LinkatOp(int fd, std::string oldpath, int newdirfd, std::string newpath)
+      : Call("linkat"), fd_(fd), old_(std::move(oldpath)), newdirfd_(newdirfd) { path_ = std::move(newpath); }
   void Execute() override {
     if (!old_.empty()) {
       if (linkat(fd_, old_.c_str(), newdirfd_, path_.c_str(), 0) != 0) Fail(errno, "linkat");
@@ -72,10 +73,10 @@ class LinkatOp : public Op {
 };
 
 // renameat2(olddirfd, oldpath, newdirfd, newpath, flags); flags 0 is a plain renameat (overwrite).
-class RenameOp : public Op {
+class RenameOp : public Call {
  public:
-  RenameOp(Napi::Env env, int od, std::string op, int nd, std::string np, unsigned flags)
-      : Op(env, flags ? "renameat2" : "renameat"), od_(od), op_(std::move(op)), nd_(nd), flags_(flags) { path_ = std::move(np); }
+  RenameOp(int od, std::string op, int nd, std::string np, unsigned flags)
+      : Call(flags ? "renameat2" : "renameat"), od_(od), op_(std::move(op)), nd_(nd), flags_(flags) { path_ = std::move(np); }
   void Execute() override {
     int r = flags_ ? renameat2(od_, op_.c_str(), nd_, path_.c_str(), flags_) : renameat(od_, op_.c_str(), nd_, path_.c_str());
     if (r != 0) Fail(errno, flags_ ? "renameat2" : "renameat");
@@ -89,10 +90,10 @@ class RenameOp : public Op {
 };
 
 // statx(dirfd, path, flags, mask) -> stat object (with mntId)
-class StatxOp : public Op {
+class StatxOp : public Call {
  public:
-  StatxOp(Napi::Env env, int dirfd, std::string path, int flags, unsigned mask)
-      : Op(env, "statx"), dirfd_(dirfd), flags_(flags), mask_(mask) { path_ = std::move(path); }
+  StatxOp(int dirfd, std::string path, int flags, unsigned mask)
+      : Call("statx"), dirfd_(dirfd), flags_(flags), mask_(mask) { path_ = std::move(path); }
   void Execute() override {
     int e = DoStatx(dirfd_, path_.c_str(), flags_, mask_, &st_);
     if (e) Fail(e, "statx");
@@ -107,10 +108,10 @@ class StatxOp : public Op {
 
 // inspect(dirfd, path, resolve): openat2(O_PATH|O_NOFOLLOW) + statx + readlink, without following a
 // final symlink -> { ...stat, link?: Buffer }
-class InspectOp : public Op {
+class InspectOp : public Call {
  public:
-  InspectOp(Napi::Env env, int dirfd, std::string path, int resolve)
-      : Op(env, "openat2"), dirfd_(dirfd), resolve_(resolve) { path_ = std::move(path); }
+  InspectOp(int dirfd, std::string path, int resolve)
+      : Call("openat2"), dirfd_(dirfd), resolve_(resolve) { path_ = std::move(path); }
   void Execute() override {
     struct open_how how;
     memset(&how, 0, sizeof how);
@@ -139,27 +140,27 @@ class InspectOp : public Op {
   std::string link_;
 };
 
-class MkdiratOp : public Op {
+class MkdiratOp : public Call {
  public:
-  MkdiratOp(Napi::Env env, int dirfd, std::string name, int mode) : Op(env, "mkdirat"), dirfd_(dirfd), mode_(mode) { path_ = std::move(name); }
+  MkdiratOp(int dirfd, std::string name, int mode) : Call("mkdirat"), dirfd_(dirfd), mode_(mode) { path_ = std::move(name); }
   void Execute() override { if (mkdirat(dirfd_, path_.c_str(), static_cast<mode_t>(mode_)) != 0) Fail(errno, "mkdirat"); }
 
  private:
   int dirfd_, mode_;
 };
 
-class UnlinkatOp : public Op {
+class UnlinkatOp : public Call {
  public:
-  UnlinkatOp(Napi::Env env, int dirfd, std::string name, int flags) : Op(env, "unlinkat"), dirfd_(dirfd), flags_(flags) { path_ = std::move(name); }
+  UnlinkatOp(int dirfd, std::string name, int flags) : Call("unlinkat"), dirfd_(dirfd), flags_(flags) { path_ = std::move(name); }
   void Execute() override { if (unlinkat(dirfd_, path_.c_str(), flags_) != 0) Fail(errno, "unlinkat"); }
 
  private:
   int dirfd_, flags_;
 };
 
-class ReadlinkatOp : public Op {
+class ReadlinkatOp : public Call {
  public:
-  ReadlinkatOp(Napi::Env env, int dirfd, std::string name) : Op(env, "readlinkat"), dirfd_(dirfd) { path_ = std::move(name); }
+  ReadlinkatOp(int dirfd, std::string name) : Call("readlinkat"), dirfd_(dirfd) { path_ = std::move(name); }
   void Execute() override { int e = ReadLink(dirfd_, path_.c_str(), &out_); if (e) Fail(e, "readlinkat"); }
   Napi::Value Result(Napi::Env env) override { return BytesToJs(env, out_); }
 
@@ -178,9 +179,9 @@ struct DirEntryOut {
   bool is_link = false;
 };
 
-class ReaddirOp : public Op {
+class ReaddirOp : public Call {
  public:
-  ReaddirOp(Napi::Env env, int dirfd) : Op(env, "readdir"), dirfd_(dirfd) {}
+  ReaddirOp(int dirfd) : Call("readdir"), dirfd_(dirfd) {}
   void Execute() override {
     int dup_fd = fcntl(dirfd_, F_DUPFD_CLOEXEC, 0);
     if (dup_fd < 0) return Fail(errno, "fcntl");
@@ -219,9 +220,9 @@ class ReaddirOp : public Op {
   std::vector<DirEntryOut> entries_;
 };
 
-class FlockOp : public Op {
+class FlockOp : public Call {
  public:
-  FlockOp(Napi::Env env, int fd, int op) : Op(env, "flock"), fd_(fd), op_(op) {}
+  FlockOp(int fd, int op) : Call("flock"), fd_(fd), op_(op) {}
   void Execute() override {
     int r;
     do { r = flock(fd_, op_); } while (r != 0 && errno == EINTR);
@@ -232,59 +233,101 @@ class FlockOp : public Op {
   int fd_, op_;
 };
 
-Napi::Value Openat2(const Napi::CallbackInfo& info) {
+Napi::Value Openat2(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsnnn")) return info.Env().Undefined();
-  return (new Openat2Op(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgInt(info, 3), ArgInt(info, 4)))->Start();
+  return Dispatch(info, sync, new Openat2Op(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgInt(info, 3), ArgInt(info, 4)));
 }
-Napi::Value Linkat(const Napi::CallbackInfo& info) {
+Napi::Value Linkat(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsns")) return info.Env().Undefined();
-  return (new LinkatOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgStr(info, 3)))->Start();
+  return Dispatch(info, sync, new LinkatOp(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgStr(info, 3)));
 }
-Napi::Value Renameat2(const Napi::CallbackInfo& info) {
+Napi::Value Renameat2(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsnsn")) return info.Env().Undefined();
-  return (new RenameOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgStr(info, 3),
-                       static_cast<unsigned>(ArgInt(info, 4))))->Start();
+  return Dispatch(info, sync, new RenameOp(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgStr(info, 3),
+                       static_cast<unsigned>(ArgInt(info, 4))));
 }
-Napi::Value Statx(const Napi::CallbackInfo& info) {
+Napi::Value Statx(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsnn")) return info.Env().Undefined();
-  return (new StatxOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), static_cast<unsigned>(ArgInt(info, 3))))->Start();
+  return Dispatch(info, sync, new StatxOp(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), static_cast<unsigned>(ArgInt(info, 3))));
 }
-Napi::Value Inspect(const Napi::CallbackInfo& info) {
+Napi::Value Inspect(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsn")) return info.Env().Undefined();
-  return (new InspectOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)))->Start();
+  return Dispatch(info, sync, new InspectOp(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)));
 }
-Napi::Value Mkdirat(const Napi::CallbackInfo& info) {
+Napi::Value Mkdirat(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsn")) return info.Env().Undefined();
-  return (new MkdiratOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)))->Start();
+  return Dispatch(info, sync, new MkdiratOp(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)));
 }
-Napi::Value Unlinkat(const Napi::CallbackInfo& info) {
+Napi::Value Unlinkat(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsn")) return info.Env().Undefined();
-  return (new UnlinkatOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)))->Start();
+  return Dispatch(info, sync, new UnlinkatOp(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2)));
 }
-Napi::Value Readlinkat(const Napi::CallbackInfo& info) {
+Napi::Value Readlinkat(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "ns")) return info.Env().Undefined();
-  return (new ReadlinkatOp(info.Env(), ArgInt(info, 0), ArgStr(info, 1)))->Start();
+  return Dispatch(info, sync, new ReadlinkatOp(ArgInt(info, 0), ArgStr(info, 1)));
 }
-Napi::Value Readdir(const Napi::CallbackInfo& info) {
+Napi::Value Readdir(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "n")) return info.Env().Undefined();
-  return (new ReaddirOp(info.Env(), ArgInt(info, 0)))->Start();
+  return Dispatch(info, sync, new ReaddirOp(ArgInt(info, 0)));
 }
-Napi::Value Flock(const Napi::CallbackInfo& info) {
+Napi::Value Flock(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nn")) return info.Env().Undefined();
-  return (new FlockOp(info.Env(), ArgInt(info, 0), ArgInt(info, 1)))->Start();
+  return Dispatch(info, sync, new FlockOp(ArgInt(info, 0), ArgInt(info, 1)));
+}
+
+// preadNowait(fd, buffer, offset, length, position) -> bytes read, or -1 when the data is not all in the
+// page cache yet (preadv2 RWF_NOWAIT gave EAGAIN) or the filesystem cannot say (EOPNOTSUPP): the caller then
+// reads through the pool. Runs on the calling thread: a cached read copies memory and never waits on a disk.
+// Like any pread it may return fewer bytes than asked before the end of the file (part of it cached).
+Napi::Value PreadNowait(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 5 || !info[0].IsNumber() || !info[1].IsBuffer() || !info[2].IsNumber() || !info[3].IsNumber() || !info[4].IsNumber()) {
+    Napi::TypeError::New(env, "bad argument types").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Buffer<char> buf = info[1].As<Napi::Buffer<char>>();
+  int64_t off = info[2].As<Napi::Number>().Int64Value();
+  int64_t len = info[3].As<Napi::Number>().Int64Value();
+  int64_t pos = info[4].As<Napi::Number>().Int64Value();
+  if (off < 0 || len < 0 || pos < 0 || static_cast<uint64_t>(off + len) > buf.Length()) {
+    Napi::RangeError::New(env, "read outside the buffer").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  struct iovec iov = {buf.Data() + off, static_cast<size_t>(len)};
+  ssize_t n;
+  do { n = preadv2(info[0].As<Napi::Number>().Int32Value(), &iov, 1, pos, RWF_NOWAIT); } while (n < 0 && errno == EINTR);
+  if (n >= 0) return Napi::Number::New(env, static_cast<double>(n));
+  if (errno == EAGAIN || errno == EOPNOTSUPP) return Napi::Number::New(env, -1);
+  struct Failure : Call {
+    Failure(int e) : Call("preadv2") { Fail(e, "preadv2"); }
+    void Execute() override {}
+  } failure(errno);
+  failure.ToError(env).ThrowAsJavaScriptException();
+  return env.Undefined();
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("openat2", Napi::Function::New(env, Openat2));
-  exports.Set("linkat", Napi::Function::New(env, Linkat));
-  exports.Set("renameat2", Napi::Function::New(env, Renameat2));
-  exports.Set("statx", Napi::Function::New(env, Statx));
-  exports.Set("inspect", Napi::Function::New(env, Inspect));
-  exports.Set("mkdirat", Napi::Function::New(env, Mkdirat));
-  exports.Set("unlinkat", Napi::Function::New(env, Unlinkat));
-  exports.Set("readlinkat", Napi::Function::New(env, Readlinkat));
-  exports.Set("readdir", Napi::Function::New(env, Readdir));
-  exports.Set("flock", Napi::Function::New(env, Flock));
+  exports.Set("openat2", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Openat2(i, false); }));
+  exports.Set("openat2Sync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Openat2(i, true); }));
+  exports.Set("linkat", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Linkat(i, false); }));
+  exports.Set("linkatSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Linkat(i, true); }));
+  exports.Set("renameat2", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Renameat2(i, false); }));
+  exports.Set("renameat2Sync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Renameat2(i, true); }));
+  exports.Set("statx", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Statx(i, false); }));
+  exports.Set("statxSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Statx(i, true); }));
+  exports.Set("inspect", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Inspect(i, false); }));
+  exports.Set("inspectSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Inspect(i, true); }));
+  exports.Set("mkdirat", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Mkdirat(i, false); }));
+  exports.Set("mkdiratSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Mkdirat(i, true); }));
+  exports.Set("unlinkat", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Unlinkat(i, false); }));
+  exports.Set("unlinkatSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Unlinkat(i, true); }));
+  exports.Set("readlinkat", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Readlinkat(i, false); }));
+  exports.Set("readlinkatSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Readlinkat(i, true); }));
+  exports.Set("readdir", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Readdir(i, false); }));
+  exports.Set("readdirSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Readdir(i, true); }));
+  exports.Set("flock", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Flock(i, false); }));
+  exports.Set("flockSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Flock(i, true); }));
+  exports.Set("preadNowait", Napi::Function::New(env, PreadNowait));
   Napi::Object c = Napi::Object::New(env);
   c.Set("O_RDONLY", Napi::Number::New(env, static_cast<double>(O_RDONLY)));
   c.Set("O_WRONLY", Napi::Number::New(env, static_cast<double>(O_WRONLY)));
@@ -308,6 +351,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   c.Set("STATX_MNT_ID", Napi::Number::New(env, static_cast<double>(STATX_MNT_ID)));
   c.Set("STATX_MNT_ID_UNIQUE", Napi::Number::New(env, static_cast<double>(STATX_MNT_ID_UNIQUE)));
   c.Set("LOCK_EX", Napi::Number::New(env, static_cast<double>(LOCK_EX)));
+  c.Set("LOCK_NB", Napi::Number::New(env, static_cast<double>(LOCK_NB)));
   c.Set("LOCK_UN", Napi::Number::New(env, static_cast<double>(LOCK_UN)));
   exports.Set("constants", c);
   return exports;

@@ -1,5 +1,5 @@
-// Shared pieces of the native fs core: statx → JS conversion, readlink, and the Promise-returning
-// AsyncWorker base whose failures reject with Node-style errors (code, errno, syscall, path).
+// Shared pieces of the native fs core: statx → JS conversion, readlink, and the Call base that runs either
+// on the libuv pool (a Promise) or inline (a value), failing with Node-style errors (code, errno, syscall, path).
 #pragma once
 #include <napi.h>
 #include <uv.h>
@@ -12,7 +12,9 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <linux/openat2.h>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -92,40 +94,72 @@ inline Napi::Buffer<char> BytesToJs(Napi::Env env, const std::string& s) {
   return Napi::Buffer<char>::Copy(env, s.data(), s.size());
 }
 
-// Base worker: a Promise that resolves with Result() or rejects with a Node-style error.
-class Op : public Napi::AsyncWorker {
+// One syscall bundle: Execute() makes the calls (on a libuv pool thread, or inline on the JS thread for
+// the *Sync entry points) and records the first failure; Result() builds the JS value on the JS thread.
+class Call {
  public:
-  explicit Op(Napi::Env env, const char* syscall)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), syscall_(syscall) {}
-  Napi::Promise Start() {
-    Queue();
-    return deferred_.Promise();
-  }
-
- protected:
-  void Fail(int err, const char* syscall) {
-    err_ = err;
-    syscall_ = syscall;
-    SetError(syscall);
-  }
+  explicit Call(const char* syscall) : syscall_(syscall) {}
+  virtual ~Call() = default;
+  virtual void Execute() = 0;
   virtual Napi::Value Result(Napi::Env env) { return env.Undefined(); }
-  void OnOK() override { deferred_.Resolve(Result(Env())); }
-  void OnError(const Napi::Error&) override {
-    Napi::Env env = Env();
+  bool Failed() const { return err_ != 0; }
+  // A Node-style error: message "CODE: strerror, syscall 'path'", with code, errno, syscall and path set.
+  Napi::Error ToError(Napi::Env env) const {
     const char* code = uv_err_name(-err_);
     std::string msg = std::string(code) + ": " + strerror(err_) + ", " + syscall_;
     if (!path_.empty()) msg += " '" + path_ + "'";
     Napi::Error e = Napi::Error::New(env, msg);
     e.Set("code", code);
     e.Set("errno", Napi::Number::New(env, -err_));
-    e.Set("syscall", syscall_);
-    if (!path_.empty()) e.Set("path", path_);
-    deferred_.Reject(e.Value());
+    e.Set("syscall", Napi::String::New(env, syscall_));
+    if (!path_.empty()) e.Set("path", Napi::String::New(env, path_));
+    return e;
   }
-  Napi::Promise::Deferred deferred_;
+
+ protected:
+  void Fail(int err, const char* syscall) {
+    err_ = err;
+    syscall_ = syscall;
+  }
   std::string syscall_;
   std::string path_;
   int err_ = 0;
 };
+
+// Runs a Call on the libuv pool and settles a Promise with its result or its Node-style error.
+class AsyncCall : public Napi::AsyncWorker {
+ public:
+  AsyncCall(Napi::Env env, std::unique_ptr<Call> call)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), call_(std::move(call)) {}
+  Napi::Promise Start() {
+    Queue();
+    return deferred_.Promise();
+  }
+
+ protected:
+  void Execute() override {
+    call_->Execute();
+    if (call_->Failed()) SetError("syscall failed");
+  }
+  void OnOK() override { deferred_.Resolve(call_->Result(Env())); }
+  void OnError(const Napi::Error&) override { deferred_.Reject(call_->ToError(Env()).Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::unique_ptr<Call> call_;
+};
+
+// Async: queue on the pool and return a Promise. Sync: run inline, return the value or throw the error.
+inline Napi::Value Dispatch(const Napi::CallbackInfo& info, bool sync, Call* raw) {
+  std::unique_ptr<Call> call(raw);
+  Napi::Env env = info.Env();
+  if (!sync) return (new AsyncCall(env, std::move(call)))->Start();
+  call->Execute();
+  if (call->Failed()) {
+    call->ToError(env).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return call->Result(env);
+}
 
 }  // namespace exo

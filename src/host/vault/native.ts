@@ -1,5 +1,7 @@
 // Loader and typed façade for the native addon (build/Release/exocortex_native.node): the syscalls Node
 // lacks (openat2, O_TMPFILE publication, renameat2, statx mount ids, *at calls, flock), all Promise-based.
+// Calls that only walk or change the kernel's in-memory dentries and inodes run on the calling thread (see
+// `onCallingThread`); readdir (unbounded) and a flock that would wait go through libuv's thread pool.
 
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,7 +37,7 @@ export interface NativeConstants {
   readonly RESOLVE_NO_XDEV: number; readonly RENAME_NOREPLACE: number;
   readonly AT_EMPTY_PATH: number; readonly AT_SYMLINK_NOFOLLOW: number; readonly AT_REMOVEDIR: number;
   readonly STATX_BASIC_STATS: number; readonly STATX_MNT_ID: number; readonly STATX_MNT_ID_UNIQUE: number;
-  readonly LOCK_EX: number; readonly LOCK_UN: number;
+  readonly LOCK_EX: number; readonly LOCK_NB: number; readonly LOCK_UN: number;
 }
 
 export interface NativeAddon {
@@ -52,7 +54,69 @@ export interface NativeAddon {
   readlinkat(dirfd: number, name: string): Promise<Buffer>;
   readdir(dirfd: number): Promise<NativeDirEntry[]>;
   flock(fd: number, op: number): Promise<void>;
+  /**
+   * pread on the calling thread that never waits on a disk (preadv2 RWF_NOWAIT): bytes read (possibly fewer
+   * than asked, before the end of the file), or -1 when the data is not cached and the pool must read it.
+   * Absent when every call is kept on the pool.
+   */
+  readonly preadNowait?: (fd: number, buffer: Buffer, offset: number, length: number, position: number) => number;
   readonly constants: NativeConstants;
+}
+
+/** What the addon exports: each call X async on the pool, and XSync making the same calls inline. */
+interface RawAddon extends NativeAddon {
+  openat2Sync(dirfd: number, path: string, flags: number, mode: number, resolve: number): number;
+  linkatSync(fd: number, oldPath: string, newDirFd: number, newPath: string): 'empty_path' | 'proc' | undefined;
+  renameat2Sync(oldDirFd: number, oldPath: string, newDirFd: number, newPath: string, flags: number): void;
+  statxSync(dirfd: number, path: string, flags: number, mask: number): NativeStat;
+  inspectSync(dirfd: number, path: string, resolve: number): NativeStat;
+  mkdiratSync(dirfd: number, name: string, mode: number): void;
+  unlinkatSync(dirfd: number, name: string, flags: number): void;
+  readlinkatSync(dirfd: number, name: string): Buffer;
+  flockSync(fd: number, op: number): void;
+}
+
+/**
+ * The façade: path lookups, stat, link, rename, unlink and mkdir on a local filesystem take a few
+ * microseconds in the kernel's caches, while a thread-pool round trip costs ~35 µs of CPU and wakes a pool
+ * thread that competes for the cores (bench/writes). They run on the calling thread and settle a Promise
+ * with the result, so callers are the same either way. readdir stays on the pool (its length is unbounded);
+ * flock is tried without waiting first and only a lock that is held elsewhere waits on the pool; file data
+ * is read inline only when it is in the page cache (`preadNowait`).
+ */
+function onCallingThread(raw: RawAddon): NativeAddon {
+  const inline =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): Promise<R> => {
+      try {
+        return Promise.resolve(fn(...args));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    };
+  const c = raw.constants;
+  return {
+    constants: c,
+    openat2: inline(raw.openat2Sync),
+    linkat: inline(raw.linkatSync),
+    renameat2: inline(raw.renameat2Sync),
+    statx: inline(raw.statxSync),
+    inspect: inline(raw.inspectSync),
+    mkdirat: inline(raw.mkdiratSync),
+    unlinkat: inline(raw.unlinkatSync),
+    readlinkat: inline(raw.readlinkatSync),
+    readdir: (dirfd) => raw.readdir(dirfd),
+    preadNowait: raw.preadNowait,
+    flock: (fd, op) => {
+      if (op & c.LOCK_UN || op & c.LOCK_NB) return inline(raw.flockSync)(fd, op);
+      try {
+        raw.flockSync(fd, op | c.LOCK_NB);
+        return Promise.resolve();
+      } catch (e) {
+        return errCode(e) === 'EWOULDBLOCK' || errCode(e) === 'EAGAIN' ? raw.flock(fd, op) : Promise.reject(e);
+      }
+    },
+  };
 }
 
 const ADDON_FILE = path.join('build', 'Release', 'exocortex_native.node');
@@ -84,7 +148,10 @@ export function loadNative(): NativeAddon | undefined {
     return undefined;
   }
   try {
-    cached = createRequire(import.meta.url)(file) as NativeAddon;
+    const raw = createRequire(import.meta.url)(file) as RawAddon;
+    // EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool (a vault on a network filesystem, where a lookup
+    // is a round trip to the server).
+    cached = process.env.EXOCORTEX_NATIVE_POOL === '1' ? { ...raw, preadNowait: undefined } : onCallingThread(raw);
   } catch (e) {
     loadError = `native addon failed to load: ${(e as Error).message}`;
   }
