@@ -77,15 +77,14 @@ interface RawAddon extends NativeAddon {
 }
 
 /**
- * The façade: path lookups, stat, readlink and a free flock on a local filesystem take a few µs in the
- * kernel's caches (15–22 µs measured under load, most of it the VM's syscall cost), while a thread-pool
- * round trip costs ~35 µs of CPU and wakes a pool thread that competes for the cores (bench/writes). They
- * run on the calling thread and settle a Promise, so callers are the same either way. Calls that change
- * the folder (O_TMPFILE or O_CREAT opens, link, rename, unlink, mkdir) stay on the pool: they join the
- * filesystem journal and can wait behind another writer's fsync (a rename averaged 280 µs inline with 8
- * writers). readdir stays there too (its length is unbounded); flock is tried without waiting first and
- * only a lock held elsewhere waits on the pool; file data is read inline only when it is in the page
- * cache (`preadNowait`).
+ * The façade: path lookups, stat, readlink and a free flock on a local filesystem are served from the
+ * kernel's caches in a few µs, while a thread-pool round trip costs ~30 µs of wall and CPU time and wakes a
+ * pool thread that competes for the cores (bench/vault-io prints both). They run on the calling thread and
+ * settle a Promise, so callers are the same either way. Calls that change the folder (O_TMPFILE or
+ * O_CREAT opens, link, rename, unlink, mkdir) stay on the pool: they join the filesystem journal and can
+ * wait behind another writer's fsync. readdir stays there too (its length is unbounded); flock is tried
+ * without waiting first and only a lock held elsewhere waits on the pool; file data is read inline only
+ * when it is in the page cache (`preadNowait`).
  */
 function onCallingThread(raw: RawAddon): NativeAddon {
   const inline =
