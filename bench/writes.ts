@@ -3,7 +3,9 @@
 // notes and on one note, one writer's latency, and 8 readers (read_note) as the same-run baseline.
 // Usage: tsx bench/writes.ts [engines=pglite,postgres]   Env: BENCH_COPIES (4), BENCH_SECONDS (8),
 // BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
-// BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread)
+// BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread).
+// The server inherits this environment, so its escape hatches (EXOCORTEX_NATIVE_POOL=1,
+// EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines the README quotes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -10,6 +10,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { ThreadedPglite } from './pglite-threaded.js';
+import { nameStatements } from './statement-cache.js';
 import type { DatabaseEngine } from './types.js';
 
 export async function openPglite(dataDir: string, options: { thread?: boolean } = {}): Promise<DatabaseEngine> {
@@ -26,11 +27,13 @@ export async function openPglite(dataDir: string, options: { thread?: boolean } 
     }
     // The bridge only checks for PGlite's protocol entry point; the threaded object provides it.
     const pool = new pg.Pool(createPgConfig(threaded as unknown as PGlite) as unknown as pg.PoolConfig);
+    nameStatements(pool);
     return engine(pool, `pglite (${where}, own thread)`, () => threaded.close());
   }
   const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  nameStatements(pool);
   // PGlite executes each statement synchronously on this thread: without a turn of the event loop
   // between statements, a long transaction holds every socket and file callback until it commits.
   pool.on('connect', (client) => {
