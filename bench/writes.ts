@@ -1,6 +1,7 @@
 // bench/writes: write throughput with the server in its own process (as deployed), per database engine:
 // cold index of the vault, then 8 concurrent writers (edit_note append with expected_hash) on distinct
-// notes and on one note, one writer's latency, and 8 readers (read_note) as the same-run baseline.
+// notes (light ones, then 64 spread over the vault) and on one note, one writer's latency, and 8 readers
+// (read_note) as the same-run baseline.
 // Usage: tsx bench/writes.ts [engines=pglite,postgres]   Env: BENCH_COPIES (4), BENCH_SECONDS (8),
 // BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
 // BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread).
@@ -155,6 +156,16 @@ async function runEngine(engine: string): Promise<void> {
 
     const listed = (await call(clients[0], 'list_notes', { limit: 200 })).structuredContent as { notes?: Array<{ path: string }>; rows?: Array<{ path: string }> };
     const paths = (listed.notes ?? listed.rows ?? []).map((n) => n.path).filter((p) => !p.includes(' '));
+    // A second set spread evenly over the whole vault (by path): its notes are the vault's mix, with more
+    // frontmatter, code and length than the light ones above, so each write costs more to parse and index.
+    const all: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await call(clients[0], 'list_notes', { limit: 500, order_by: 'path', ...(cursor ? { cursor } : {}) })).structuredContent as { notes: Array<{ path: string }>; next_cursor?: string };
+      all.push(...page.notes.map((n) => n.path));
+      cursor = page.next_cursor;
+    } while (cursor);
+    const spread = Array.from({ length: WRITERS * 8 }, (_, i) => all[Math.floor((i * all.length) / (WRITERS * 8))]);
     if (paths.length < WRITERS * 4) throw new Error(`list_notes gave ${paths.length} paths`);
     const own = (w: number) => paths.filter((_, i) => i % WRITERS === w).slice(0, 8);
 
@@ -171,6 +182,8 @@ async function runEngine(engine: string): Promise<void> {
     const hashes = new Map<string, string>();
     const info = (await call(clients[0], 'get_notes_info', { paths: paths.slice(0, WRITERS * 8) })).structuredContent as { notes: Array<{ path: string; content_hash: string }> };
     for (const n of info.notes) hashes.set(n.path, n.content_hash);
+    const spreadInfo = (await call(clients[0], 'get_notes_info', { paths: spread })).structuredContent as { notes: Array<{ path: string; content_hash: string }> };
+    for (const n of spreadInfo.notes) hashes.set(n.path, n.content_hash);
     const appendTo = async (c: Client, p: string): Promise<boolean> => {
       const r = await call(c, 'edit_note', { path: p, content: `\nbench line ${Date.now()}`, append: true, expected_hash: hashes.get(p) });
       const out = r.structuredContent;
@@ -194,6 +207,16 @@ async function runEngine(engine: string): Promise<void> {
     );
     line(`${engine}_edit_note_8_writers_distinct`, distinct.perSecond, 'writes/s', `p50 ${median(distinct.latencies).toFixed(1)} ms, p95 ${percentile(distinct.latencies, 95).toFixed(1)} ms; ${cpuNote(distinct)}; goal >= 300`);
     line(`${engine}_writes_vs_reads_ratio`, distinct.perSecond / reads.perSecond, 'x');
+    const mixed = await drive(
+      clients.map((c, w) => {
+        let i = 0;
+        const mine = spread.filter((_, k) => k % WRITERS === w);
+        return () => appendTo(c, mine[i++ % mine.length]);
+      }),
+      SECONDS,
+      pid,
+    );
+    line(`${engine}_edit_note_8_writers_distinct_spread`, mixed.perSecond, 'writes/s', `64 notes spread over the vault; p50 ${median(mixed.latencies).toFixed(1)} ms, p95 ${percentile(mixed.latencies, 95).toFixed(1)} ms; ${cpuNote(mixed)}`);
     const one = await drive(clients.map((c) => () => appendTo(c, own(0)[1])), SECONDS, pid);
     line(`${engine}_edit_note_8_writers_one_note`, one.perSecond, 'writes/s', 'losers of each race re-read the hash and retry');
     await Promise.all(clients.map((c) => c.close()));
