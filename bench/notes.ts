@@ -194,6 +194,14 @@ try {
   line('edit_note_8_writers_distinct', m('edit_note_8_writers_distinct'), 'writes/s', 0, 'goal >= 300');
   line('edit_note_8_writers_one_note', m('edit_note_8_writers_one_note'), 'writes/s', 0, `${m('edit_note_one_note_conflicts')} stale-hash retries per run`);
   line('move_note_rewrite_200_backlinks', m('move_note_200_backlinks'), 'ms', 0, `${m('move_note_rewritten_links')} links rewritten`);
+  // Embedded PGlite names each parameterised statement text (statement-cache.ts): how many this whole
+  // bench left prepared, and the database backend's memory with them.
+  if (server.host.database.engine.kind === 'pglite') {
+    const named = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements`.execute(db)).rows[0].n;
+    const bytes = Number((await sql<{ b: string }>`SELECT sum(total_bytes)::bigint AS b FROM pg_backend_memory_contexts`.execute(db)).rows[0].b);
+    line('pglite_named_statements', named, 'statements', 0);
+    line('pglite_backend_memory', bytes / 1048576, 'MiB', 1);
+  }
   console.log(`runs: ${RUNS}`);
   line('rss', process.memoryUsage().rss / 1048576, 'MiB', 0);
 } finally {
