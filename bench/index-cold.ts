@@ -28,6 +28,7 @@ const settings: IndexSettings = {
   readConcurrency: 16,
   inlineParseMaxBytes: 64 * 1024,
   groupCommitWaitMs: 10,
+  deferredWrites: true,
 };
 
 const ENGINE = process.env.BENCH_ENGINE === 'postgres' ? 'postgres' : 'pglite';

@@ -6,7 +6,8 @@
 // BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
 // BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread).
 // The server inherits this environment, so its escape hatches (EXOCORTEX_NATIVE_POOL=1,
-// EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines the README quotes.
+// EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines the README quotes; BENCH_DEFERRED=0 sets
+// index.deferredWrites: false (one transaction per write-through batch).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -132,6 +133,7 @@ async function runEngine(engine: string): Promise<void> {
         auth: { mintAdminKeyOnFirstStart: false },
         families: { transfer: { enabled: false }, files: { enabled: false } },
         admission: { callsPerMinute: 10_000_000, writesPerMinute: 10_000_000, concurrency: { read: 64, write: WRITERS } },
+        index: { deferredWrites: process.env.BENCH_DEFERRED !== '0' },
       }),
     );
     if (engine === 'postgres') await cli(['migrate'], configFile);

@@ -29,6 +29,11 @@ export interface IndexService {
   noteRemoved(vaultId: number, path: string, origin?: ChangeOrigin): Promise<void>;
   /** Our own tool moved `from` to `to` (contributors receive a rename, not a delete + create). */
   noteMoved(vaultId: number, from: string, to: string, origin?: ChangeOrigin): Promise<void>;
+  /**
+   * Resolves once the deferred rows (see IndexContributor.deferred) of every write-through that has
+   * returned are committed. Readers of a deferred contributor's rows await it before they query.
+   */
+  settled(vaultId: number): Promise<void>;
   status(vaultId: number): IndexStatus;
   /** Resolves when the initial scan is done (or the timeout passes); for tests and CLI. */
   whenReady(vaultId: number, timeoutMs?: number): Promise<boolean>;

@@ -48,6 +48,9 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
 export const keywordIndexer: IndexContributor<NoteModel> = {
   name: 'search',
   version: 1,
+  // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
+  // index's second transaction, after the tool has answered (readers await IndexService.settled).
+  deferred: true,
   write: writeKeywordRow,
   writeMany: writeKeywordRows,
   // Vectors and the queue row hang off notes(id) ON DELETE CASCADE: a move that keeps the note id

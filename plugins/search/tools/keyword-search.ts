@@ -5,6 +5,7 @@ import type { SearchFilters } from '../filters.js';
 import { describeFilters } from '../filters.js';
 import { keywordSearch } from '../keyword/search.js';
 import type { SearchSettingsSection } from '../settings.js';
+import { indexSettled } from '../settled.js';
 import { quote, withDeepLink } from './render-util.js';
 
 export interface KeywordSearchInput extends SearchFilters {
@@ -39,6 +40,7 @@ export interface KeywordSearchOutput {
 
 export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolContext<SearchSettingsSection>, limit: number, fill = true) {
   const s = ctx.settings.search;
+  await indexSettled(ctx);
   return keywordSearch(ctx.db, ctx.vault.id, input.query, input, {
     configs: s.ftsConfigs,
     limit,

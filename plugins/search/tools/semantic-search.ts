@@ -1,5 +1,6 @@
 // semantic_search: notes by meaning, one row per note (its best chunk), with a section locator and
 // preview; stale rows keep their rank without a preview. Optional rerank of the fetched candidates.
+import { indexSettled } from '../settled.js';
 import type { ToolContext } from '../../../src/sdk/index.js';
 import { describeFilters, type SearchFilters } from '../filters.js';
 import { confidenceOf } from '../ranking/rrf.js';
@@ -44,6 +45,7 @@ export interface SemanticSearchOutput {
 export default {
   async handler(input: SemanticSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<SemanticSearchOutput> {
     const s = ctx.settings.search;
+    await indexSettled(ctx); // its counts read the embedding queue, which the keyword rows' statement fills
     const asked = input.limit ?? 15;
     const limit = Math.min(asked, s.maxLimit);
     const fetch = input.rerank ? Math.max(limit, s.armDepth) : limit;

@@ -2,11 +2,13 @@
 // changed paths; batches are read and parsed ahead, then committed one transaction at a time (PGlite has
 // one connection). Implements IndexService. Never blocks startup, and one bad note never stops it.
 import { setImmediate as yieldLoop } from 'node:timers/promises';
+import { sql } from 'kysely';
 import type { IndexService } from '../../sdk/index-service.js';
 import type { ChangeOrigin } from '../../sdk/types.js';
 import { mapLimit, parseInline, parseItems, prepareOne, unreadable, type Prepared } from './prepare.js';
 import { rederiveStep } from './rederive.js';
 import { brief, IndexState } from './state.js';
+import { clearDeferred, type DeferredWrite } from './store.js';
 import { WriteThroughQueue, type WriteRequest } from './write-through.js';
 import { ContributorVersions } from './versions.js';
 import { underAny, VaultWatcher, type WatchBatch } from './watcher.js';
@@ -32,6 +34,8 @@ export class IndexPipeline implements IndexService {
     (group) => this.writeGroup(group),
   );
   private passChain: Promise<unknown> = Promise.resolve();
+  /** The latest write-through's second transaction (never rejects). */
+  private deferredDone: Promise<void> = Promise.resolve();
   private passRunning = false;
   private loaded: Promise<void> | undefined;
   private watcher: VaultWatcher | undefined;
@@ -107,6 +111,10 @@ export class IndexPipeline implements IndexService {
   private async load(): Promise<void> {
     await this.state.load();
     await this.lock(() => this.versions.sync(this.deps.contributors()));
+    // Write-throughs whose second transaction never ran (the process stopped in between): re-derive.
+    const { rows } = await sql<{ path: string }>`SELECT n.path FROM index_deferred d JOIN notes n ON n.id = d.note_id
+      WHERE d.vault_id = ${this.vaultId}`.execute(this.deps.db);
+    for (const r of rows) this.mark(r.path, true);
   }
 
   private async startWatcher(): Promise<void> {
@@ -304,9 +312,9 @@ export class IndexPipeline implements IndexService {
   }
 
   /** Decide and write one batch. The caller holds the writer lock. */
-  private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
+  private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, defer = false): Promise<DeferredWrite[]> {
     await this.syncContributors();
-    await this.state.commit(items, moves, origin);
+    return this.state.commit(items, moves, origin, defer);
   }
 
   /** Tell contributors that want it that a pass ended. The caller holds the writer lock. */
@@ -388,8 +396,37 @@ export class IndexPipeline implements IndexService {
     const small = items.every((i) => i.kind !== 'content' || !i.bytes || i.bytes.length <= s.inlineParseMaxBytes);
     if (small) items.forEach(parseInline);
     else await this.parse(items, 1);
-    await this.commit(items, moves.size > 0 ? moves : undefined, group[0].origin);
+    const deferred = await this.commit(items, moves.size > 0 ? moves : undefined, group[0].origin, s.deferredWrites);
     await this.endPass();
+    // The callers are answered when this returns; their deferred rows are the writer's next job, ahead
+    // of any batch submitted meanwhile (the lock is first come, first served).
+    if (deferred.length > 0) this.deferredDone = this.lock(() => this.writeDeferred(deferred));
+  }
+
+  /** The second transaction of a write-through: deferred contributors' rows, and their marks cleared. */
+  private async writeDeferred(work: readonly DeferredWrite[]): Promise<void> {
+    const ids = [...new Set(work.flatMap((w) => w.items.map((it) => it.note.id)))];
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        for (const { entry, items } of work) {
+          const k = entry.contributor;
+          if (k.writeMany) await k.writeMany(trx, items);
+          else for (const it of items) await k.write(trx, it.note, it.model);
+        }
+        await clearDeferred(trx, ids);
+      });
+    } catch (e) {
+      // The marks stay: the next pass re-derives these notes with every contributor.
+      this.fail('deferred index write failed', e);
+      this.state.memo.clear();
+      for (const w of work) for (const it of w.items) this.mark(it.note.path, true);
+      this.kick();
+    }
+  }
+
+  settled(vaultId: number): Promise<void> {
+    this.checkVault(vaultId);
+    return this.deferredDone;
   }
 
   status(vaultId: number = this.vaultId): PipelineStatus {

@@ -6,7 +6,7 @@ import type { ChangeOrigin } from '../../sdk/types.js';
 import { DerivedMemo } from './memo.js';
 import { decide } from './decide.js';
 import type { Prepared } from './prepare.js';
-import { applyOps, type Op } from './store.js';
+import { applyOps, type ApplyResult, type DeferredWrite, type Op } from './store.js';
 import type { CachedNote, ContributorEntry, QuarantinedNote } from './types.js';
 
 export interface IndexCounters {
@@ -56,36 +56,43 @@ export class IndexState {
   }
 
   /** Decide and write one batch (`moves`: destination → source of renames our own tools made). */
-  async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
+  /**
+   * Decide and write a batch. With `defer` (a write-through), the writes of deferred contributors are
+   * returned for the caller's second transaction instead of made here.
+   */
+  async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, defer = false): Promise<DeferredWrite[]> {
     const { ops, redo, unchanged } = decide(items, this.cache, this.quarantine, moves);
     for (const p of redo) this.deps.requeue(p);
     this.counters.unchanged += unchanged;
     this.counters.processed += items.length - redo.length;
-    if (ops.length === 0) return;
+    if (ops.length === 0) return [];
     const contributors = this.deps.contributors();
     const now = this.deps.now();
     try {
-      this.applied(ops, await this.write(ops, contributors, now, origin));
+      const r = await this.write(ops, contributors, now, origin, defer);
+      this.applied(ops, r.ids);
+      return r.deferred;
     } catch {
       // Isolate the failing note(s): each operation alone; one that still fails is quarantined.
       for (const op of ops) {
         try {
-          this.applied([op], await this.write([op], contributors, now, origin));
+          this.applied([op], (await this.write([op], contributors, now, origin)).ids);
         } catch (e) {
           this.deps.fail('index write failed', e);
           await this.quarantineAfterFailure(op, e, now);
         }
       }
+      return [];
     }
   }
 
-  private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin): Promise<ReadonlyMap<string, number>> {
+  private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin, defer = false): Promise<ApplyResult> {
     try {
-      const { ids } = await this.deps.db
+      const r = await this.deps.db
         .transaction()
-        .execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, { origin, quarantined: (p) => this.quarantine.has(p), memo: this.memo }));
+        .execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, { origin, quarantined: (p) => this.quarantine.has(p), memo: this.memo, defer }));
       this.memo.commit();
-      return ids;
+      return r;
     } catch (e) {
       this.memo.discard();
       throw e;
@@ -99,7 +106,7 @@ export class IndexState {
     const mtimeMs = 'mtimeMs' in op ? op.mtimeMs : -1;
     const q: Op = { op: 'quarantine', path: op.path, reason: `index_failed: ${brief(err)}`, hash, size, mtimeMs, prev: this.cache.get(op.path) };
     try {
-      this.applied([q], await this.write([q], this.deps.contributors(), now));
+      this.applied([q], (await this.write([q], this.deps.contributors(), now)).ids);
     } catch (e) {
       this.deps.fail('quarantine write failed', e);
     }

@@ -2,7 +2,7 @@
 // transaction — notes rows, quarantine rows and every contributor's write/remove/rename. Never reads files.
 import { sql, type Transaction } from 'kysely';
 import type { NoteModel } from '../../markdown/index.js';
-import type { ChangeOrigin, IndexedNote, RemoveReason } from '../../sdk/types.js';
+import type { ChangeOrigin, ContributorItem, IndexedNote, RemoveReason } from '../../sdk/types.js';
 import type { DerivedMemo } from './memo.js';
 import type { CachedNote, ContributorEntry } from './types.js';
 
@@ -24,6 +24,13 @@ export type Op =
 export interface ApplyResult {
   /** Note ids by path for upserted and renamed notes. */
   readonly ids: Map<string, number>;
+  /** With `defer`: the writes still to make, in contributor order. */
+  readonly deferred: DeferredWrite[];
+}
+
+/** Forget the deferred marks of these notes (their deferred rows are written). */
+export async function clearDeferred(trx: Transaction<any>, noteIds: readonly number[]): Promise<void> {
+  if (noteIds.length > 0) await sql`DELETE FROM index_deferred WHERE note_id = ANY(${`{${noteIds.join(',')}}`}::bigint[])`.execute(trx);
 }
 
 /** Tag identities in first-seen order (the `notes.tags` column; `tags @> '["x"]'` finds a tag). */
@@ -71,6 +78,18 @@ export interface ApplyOptions {
   readonly quarantined?: (path: string) => boolean;
   /** Skips contributor writes that would derive what they derived before. */
   readonly memo?: DerivedMemo;
+  /**
+   * A write-through: leave the writes of `deferred` contributors out (returned instead, for a second
+   * transaction) and mark their notes in index_deferred. Otherwise every contributor writes here and the
+   * marks of the upserted notes are cleared (a pass re-derives what a lost second transaction left).
+   */
+  readonly defer?: boolean;
+}
+
+/** A deferred contributor's writes left for the transaction after the batch's. */
+export interface DeferredWrite {
+  readonly entry: ContributorEntry;
+  readonly items: ReadonlyArray<ContributorItem<NoteModel>>;
 }
 
 /** Apply `ops` inside `trx`. Throws whatever the database or a contributor throws (the caller isolates). */
@@ -85,6 +104,7 @@ export async function applyOps(
   const { origin, memo } = options;
   const quarantined = options.quarantined ?? (() => true);
   const ids = new Map<string, number>();
+  const deferred: DeferredWrite[] = [];
   const clear: string[] = [];
   const indexed = (id: number, f: NoteFacts): IndexedNote => ({ id, vaultId, path: f.path, contentHash: f.hash, size: f.size, mtimeMs: f.mtimeMs, ...(origin ? { origin } : {}) });
 
@@ -183,12 +203,22 @@ export async function applyOps(
       const k = c.contributor;
       const todo = memo ? items.filter((it) => !memo.unchanged(c, it.note, it.model)) : items;
       if (todo.length === 0) continue;
+      if (options.defer && k.deferred) {
+        deferred.push({ entry: c, items: todo });
+        continue;
+      }
       if (k.writeMany) await k.writeMany(trx, todo);
       else for (const it of todo) await k.write(trx, it.note, it.model);
     }
+    const upserted = items.map((it) => it.note.id);
+    if (deferred.length > 0) {
+      const marked = [...new Set(deferred.flatMap((d) => d.items.map((it) => it.note.id)))];
+      await sql`INSERT INTO index_deferred (note_id, vault_id) SELECT unnest(${`{${marked.join(',')}}`}::bigint[]), ${vaultId}
+        ON CONFLICT (note_id) DO NOTHING`.execute(trx);
+    } else if (!options.defer) await clearDeferred(trx, upserted);
   }
 
   const cleared = clear.filter(quarantined);
   if (cleared.length > 0) await trx.deleteFrom('quarantine').where('vault_id', '=', vaultId).where('path', 'in', cleared).execute();
-  return { ids };
+  return { ids, deferred };
 }

@@ -24,6 +24,8 @@ export interface IndexSettings {
   readonly readConcurrency: number;
   /** Write-through notes up to this size are parsed on the calling thread, larger ones in the pool. */
   readonly inlineParseMaxBytes: number;
+  /** Write-through: deferred contributors' rows in a second transaction, after the caller is answered. */
+  readonly deferredWrites: boolean;
   /**
    * Longest a write-through commit waits for the other write calls in flight on the vault to hand over
    * their notes, so they share one transaction (0 = commit at once). Ends early when all have.

@@ -104,6 +104,7 @@ export const hostSettingsSchema = z
         readConcurrency: z.number().int().min(1).max(256).default(16),
         inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024),
         groupCommitWaitMs: z.number().int().min(0).max(1000).default(10),
+        deferredWrites: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

@@ -29,6 +29,7 @@ const SETTINGS: IndexSettings = {
   readConcurrency: 16,
   inlineParseMaxBytes: 64 * 1024,
   groupCommitWaitMs: 10,
+  deferredWrites: true,
 };
 
 interface Call {
@@ -269,6 +270,95 @@ t.test('concurrent write-throughs commit together (group commit), each sees its 
   t.equal(batches.reduce((a, b) => a + b, 0), paths.length, 'every note reached the contributor once');
   t.ok(Math.max(...batches) > 1, `some write-throughs shared a batch (batch sizes ${batches.join(',')})`);
   t.ok(batches.length >= 2, 'requests of different origins never share a batch');
+});
+
+t.test('a deferred contributor: the write-through answers first, settled() waits for its rows, a lost second transaction is repaired', async (t) => {
+  const r = await rig({ watch: false });
+  t.teardown(() => r.close());
+  const events: string[] = [];
+  let failNext = false;
+  const deferred: IndexContributor<NoteModel> = {
+    name: 'slow-rows',
+    version: 1,
+    deferred: true,
+    async writeMany(trx, items) {
+      await sql`select 1`.execute(trx);
+      await new Promise((res) => setTimeout(res, 50)); // a costly write: the caller must not wait for it
+      if (failNext) {
+        failNext = false;
+        throw new Error('deferred write failed on purpose');
+      }
+      for (const it of items) events.push(`rows ${it.note.path}`);
+    },
+    async write() {
+      throw new Error('writeMany is used');
+    },
+    async remove() {},
+  };
+  r.contributors.push({ family: 'fixture', contributor: deferred });
+  r.pipeline.start();
+  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+  const marks = async () => Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n);
+  t.equal(await marks(), 0, 'passes write every contributor in one transaction: no marks');
+  events.length = 0;
+
+  await r.fs.create('Deferred/A.md', Buffer.from('# A\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/A.md');
+  events.push('answered');
+  t.ok(await r.row('Deferred/A.md'), 'the note row is committed when the call returns');
+  t.ok(r.calls.some((c) => c.kind === 'write' && c.path === 'Deferred/A.md'), 'and the other contributors rows with it');
+  await r.pipeline.settled(r.pipeline.vaultId);
+  events.push('settled');
+  t.same(events, ['answered', 'rows Deferred/A.md', 'settled'], 'the deferred rows come after the answer and before settled()');
+  t.equal(await marks(), 0, 'the second transaction cleared the mark');
+
+  // The second transaction fails: the mark stays, the note is queued again and a pass writes the rows.
+  failNext = true;
+  events.length = 0;
+  await r.fs.replace('Deferred/A.md', Buffer.from('# A\n\nagain\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/A.md');
+  await r.pipeline.settled(r.pipeline.vaultId);
+  t.equal(await marks(), 1, 'a failed second transaction leaves its mark');
+  await until('the failed rows re-derived', async () => events.includes('rows Deferred/A.md') && (await marks()) === 0);
+  t.pass('the next pass wrote the rows and cleared the mark');
+
+  // The process stopped between the two transactions: a mark left in the table is repaired at start.
+  await r.pipeline.close();
+  const id = Number((await r.row('Deferred/A.md'))!.id);
+  await sql`INSERT INTO index_deferred (note_id, vault_id) VALUES (${id}, ${r.pipeline.vaultId})`.execute(r.database.db);
+  events.length = 0;
+  const again = new IndexPipeline({ ...r.pipeline.deps });
+  t.teardown(() => again.close());
+  again.start();
+  await again.whenReady(again.vaultId, 30_000);
+  await until('the marked note re-derived at start', async () => events.includes('rows Deferred/A.md') && (await marks()) === 0);
+  t.pass('a restart re-derived the marked note and cleared its mark');
+});
+
+t.test('index.deferredWrites: false writes a deferred contributor in the one transaction, before answering', async (t) => {
+  const r = await rig({ watch: false, deferredWrites: false });
+  t.teardown(() => r.close());
+  const events: string[] = [];
+  r.contributors.push({
+    family: 'fixture',
+    contributor: {
+      name: 'slow-rows',
+      version: 1,
+      deferred: true,
+      async write(_trx, note) {
+        events.push(`rows ${note.path}`);
+      },
+      async remove() {},
+    },
+  });
+  r.pipeline.start();
+  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+  events.length = 0;
+  await r.fs.create('Deferred/B.md', Buffer.from('# B\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/B.md');
+  events.push('answered');
+  t.same(events, ['rows Deferred/B.md', 'answered']);
+  t.equal(Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n), 0, 'no marks');
 });
 
 t.test('a contributor fingerprint skips writes that would derive the same rows', async (t) => {
