@@ -1,11 +1,11 @@
 // semantic_search: notes by meaning, one row per note (its best chunk), with a section locator and
 // preview; stale rows keep their rank without a preview. Optional rerank of the fetched candidates.
-import { indexSettled } from '../settled.js';
 import type { ToolContext } from '../../../src/sdk/index.js';
 import { describeFilters, type SearchFilters } from '../filters.js';
 import { confidenceOf } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
 import type { SearchSettingsSection } from '../settings.js';
+import { indexSettled } from '../settled.js';
 import { fixed, quote, withDeepLink } from './render-util.js';
 import { sectionLocator, semanticArm } from './semantic-arm.js';
 

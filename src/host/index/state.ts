@@ -55,10 +55,10 @@ export class IndexState {
     return !known || known.size !== size || known.mtimeMs !== mtimeMs;
   }
 
-  /** Decide and write one batch (`moves`: destination → source of renames our own tools made). */
   /**
-   * Decide and write a batch. With `defer` (a write-through), the writes of deferred contributors are
-   * returned for the caller's second transaction instead of made here.
+   * Decide and write one batch (`moves`: destination → source of renames our own tools made). With
+   * `defer` (a write-through), the writes of deferred contributors are returned for the caller's second
+   * transaction instead of made here.
    */
   async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, defer = false): Promise<DeferredWrite[]> {
     const { ops, redo, unchanged } = decide(items, this.cache, this.quarantine, moves);
