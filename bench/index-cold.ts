@@ -29,6 +29,7 @@ const settings: IndexSettings = {
   inlineParseMaxBytes: 64 * 1024,
   groupCommitWaitMs: 10,
   deferredWrites: true,
+  deferredDelayMs: 200,
 };
 
 const ENGINE = process.env.BENCH_ENGINE === 'postgres' ? 'postgres' : 'pglite';

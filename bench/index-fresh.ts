@@ -25,7 +25,7 @@ const database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir:
 const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);
 const fs = await openVault(vault, { allowNamedStaging: true });
 const workers = new PiscinaPool({ threads: 0, idleTimeoutMs: 60_000 });
-const settings = { watch: true, debounceMs: 100, reconcileSeconds: 0, maxNoteBytes: 5 * 1024 * 1024, batchSize: 50, parseTaskSize: 25, prefetchBatches: 2, readConcurrency: 16, inlineParseMaxBytes: 64 * 1024, groupCommitWaitMs: 10, deferredWrites: true };
+const settings = { watch: true, debounceMs: 100, reconcileSeconds: 0, maxNoteBytes: 5 * 1024 * 1024, batchSize: 50, parseTaskSize: 25, prefetchBatches: 2, readConcurrency: 16, inlineParseMaxBytes: 64 * 1024, groupCommitWaitMs: 10, deferredWrites: true, deferredDelayMs: 200 };
 const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 'bench', obsidianName: null, fs }, workers, log: silent, settings, contributors: () => [] });
 pipeline.start();
 await pipeline.whenReady(vaultId, 600_000);

@@ -31,7 +31,8 @@ export interface IndexService {
   noteMoved(vaultId: number, from: string, to: string, origin?: ChangeOrigin): Promise<void>;
   /**
    * Resolves once the deferred rows (see IndexContributor.deferred) of every write-through that has
-   * returned are committed. Readers of a deferred contributor's rows await it before they query.
+   * returned are committed; rows waiting out index.deferredDelayMs are written at once. Readers of a
+   * deferred contributor's rows await it before they query.
    */
   settled(vaultId: number): Promise<void>;
   status(vaultId: number): IndexStatus;

@@ -245,14 +245,15 @@ export interface IndexContributor<Model = unknown> {
    */
   fingerprint?(note: IndexedNote, model: Model): string;
   /**
-   * Optional: for a write-through (our own tool's write), this contributor's `write`/`writeMany` may run
-   * in a second transaction committed right after the one holding the note's row and every other
-   * contributor's rows, so the tool answers its caller while these rows are written. Worth it for a
-   * contributor whose write is the costly part of a commit (the keyword index). Whoever reads these rows
-   * for a caller must first await `IndexService.settled(vaultId)`, which holds until every write-through
-   * that has answered has its deferred rows committed. Index passes (scan, watcher, reconcile) never defer;
-   * a note whose deferred rows were lost (the process stopped in between, or the second transaction
-   * failed) is re-derived by the next pass.
+   * Optional: for a write-through (our own tool's write), this contributor's `write`/`writeMany` runs in
+   * a later transaction than the one holding the note's row and every other contributor's rows, so the
+   * tool answers its caller before these rows are written. They wait up to index.deferredDelayMs, and a
+   * note written again meanwhile is derived once, from its newest model. Worth it for a contributor whose
+   * write is the costly part of a commit (the keyword index). Whoever reads these rows for a caller must
+   * first await `IndexService.settled(vaultId)`, which writes the waiting rows at once and holds until
+   * every write-through that has answered has its deferred rows committed. Index passes (scan, watcher,
+   * reconcile) defer only notes whose rows are already waiting; a note whose deferred rows were lost (the
+   * process stopped in between, or their transaction failed) is re-derived by the next pass.
    */
   readonly deferred?: boolean;
   remove(trx: DatabaseTransaction, note: RemovedNote): Promise<void>;

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { IndexService } from '../../sdk/index-service.js';
 import type { ChangeOrigin } from '../../sdk/types.js';
 import { mapLimit, parseInline, parseItems, prepareOne, unreadable, type Prepared } from './prepare.js';
+import { DeferredRows } from './deferred.js';
 import { rederiveStep } from './rederive.js';
 import { brief, IndexState } from './state.js';
 import { clearDeferred, type DeferredWrite } from './store.js';
@@ -34,7 +35,10 @@ export class IndexPipeline implements IndexService {
     (group) => this.writeGroup(group),
   );
   private passChain: Promise<unknown> = Promise.resolve();
-  /** The latest write-through's second transaction (never rejects). */
+  /** Deferred rows of write-throughs that have answered, not yet written (see deferred.ts). */
+  private readonly deferredRows = new DeferredRows();
+  private deferredTimer: NodeJS.Timeout | undefined;
+  /** The latest second transaction, queued or running (never rejects). */
   private deferredDone: Promise<void> = Promise.resolve();
   private passRunning = false;
   private loaded: Promise<void> | undefined;
@@ -277,6 +281,7 @@ export class IndexPipeline implements IndexService {
   private async syncContributors(): Promise<boolean> {
     const entries = this.deps.contributors();
     if (!this.versions.changed(entries)) return false;
+    await this.writeDeferredNow();
     this.state.memo.clear();
     await this.versions.sync(entries);
     return true;
@@ -311,10 +316,21 @@ export class IndexPipeline implements IndexService {
     }
   }
 
-  /** Decide and write one batch. The caller holds the writer lock. */
-  private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, defer = false): Promise<DeferredWrite[]> {
+  /**
+   * Decide and write one batch; a write-through's deferred rows are queued (queueDeferred). The caller
+   * holds the writer lock.
+   */
+  private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, writeThrough = false): Promise<void> {
     await this.syncContributors();
-    return this.state.commit(items, moves, origin, defer);
+    // Waiting rows were derived from older content. A batch that removes, quarantines or moves away a
+    // note with rows waiting goes after them. An edit of such a note (another write-through, or a pass
+    // that saw the file change again) queues its newer rows in their place: written here directly, they
+    // would be overwritten by the older ones.
+    if (items.some((i) => i.kind !== 'content' && this.deferredRows.has(i.path))) await this.writeDeferredNow();
+    const waiting = this.deferredRows;
+    const defer = writeThrough && this.deps.settings.deferredWrites ? () => true : waiting.size > 0 ? (p: string) => waiting.has(p) : undefined;
+    const deferred = await this.state.commit(items, moves, origin, defer);
+    if (deferred.length > 0) this.queueDeferred(deferred);
   }
 
   /** Tell contributors that want it that a pass ended. The caller holds the writer lock. */
@@ -396,11 +412,49 @@ export class IndexPipeline implements IndexService {
     const small = items.every((i) => i.kind !== 'content' || !i.bytes || i.bytes.length <= s.inlineParseMaxBytes);
     if (small) items.forEach(parseInline);
     else await this.parse(items, 1);
-    const deferred = await this.commit(items, moves.size > 0 ? moves : undefined, group[0].origin, s.deferredWrites);
+    await this.commit(items, moves.size > 0 ? moves : undefined, group[0].origin, true);
     await this.endPass();
-    // The callers are answered when this returns; their deferred rows are the writer's next job, ahead
-    // of any batch submitted meanwhile (the lock is first come, first served).
-    if (deferred.length > 0) this.deferredDone = this.lock(() => this.writeDeferred(deferred));
+    // The callers are answered when this returns; their deferred rows wait (deferred.ts).
+  }
+
+  /**
+   * Hold deferred rows for index.deferredDelayMs, so that notes written again meanwhile are derived once;
+   * at once when the delay is 0 or a batch's worth of notes is waiting.
+   */
+  private queueDeferred(work: readonly DeferredWrite[]): void {
+    this.deferredRows.add(work);
+    const delay = this.deps.settings.deferredDelayMs;
+    if (delay <= 0 || this.deferredRows.size >= this.deps.settings.batchSize) {
+      void this.flushDeferred();
+      return;
+    }
+    if (this.deferredTimer) return;
+    this.deferredTimer = setTimeout(() => {
+      this.deferredTimer = undefined;
+      void this.flushDeferred();
+    }, delay);
+    // A process that stops meanwhile leaves the notes marked: the next start re-derives them.
+    this.deferredTimer.unref();
+  }
+
+  /** Queue the second transaction for the rows waiting now; resolves when they are written (never rejects). */
+  private flushDeferred(): Promise<void> {
+    clearTimeout(this.deferredTimer);
+    this.deferredTimer = undefined;
+    if (this.deferredRows.size === 0) return this.deferredDone;
+    this.deferredDone = this.lock(() => this.writeDeferredNow());
+    return this.deferredDone;
+  }
+
+  /** Write the rows waiting, if any; settled() waits for this write from here on. The caller holds the writer lock. */
+  private writeDeferredNow(): Promise<void> {
+    if (this.deferredRows.size === 0) return Promise.resolve();
+    clearTimeout(this.deferredTimer);
+    this.deferredTimer = undefined;
+    const work = this.deferredRows.take((it) => this.cache.get(it.note.path)?.id === it.note.id);
+    if (work.length === 0) return Promise.resolve();
+    this.deferredDone = this.writeDeferred(work);
+    return this.deferredDone;
   }
 
   /** The second transaction of a write-through: deferred contributors' rows, and their marks cleared. */
@@ -426,7 +480,7 @@ export class IndexPipeline implements IndexService {
 
   settled(vaultId: number): Promise<void> {
     this.checkVault(vaultId);
-    return this.deferredDone;
+    return this.flushDeferred();
   }
 
   status(vaultId: number = this.vaultId): PipelineStatus {
@@ -479,6 +533,7 @@ export class IndexPipeline implements IndexService {
     this.watcherState = 'off';
     await this.watcher?.close();
     await this.draining?.catch(() => undefined);
+    await this.flushDeferred();
     await this.writer.catch(() => undefined);
     for (const w of this.idleWaiters.splice(0)) w();
     for (const w of this.readyWaiters.splice(0)) w();

@@ -56,11 +56,11 @@ export class IndexState {
   }
 
   /**
-   * Decide and write one batch (`moves`: destination → source of renames our own tools made). With
-   * `defer` (a write-through), the writes of deferred contributors are returned for the caller's second
-   * transaction instead of made here.
+   * Decide and write one batch (`moves`: destination → source of renames our own tools made). For the
+   * notes `defer` names, the writes of deferred contributors are returned for a later transaction
+   * instead of made here (see ApplyOptions.defer).
    */
-  async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, defer = false): Promise<DeferredWrite[]> {
+  async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, defer?: (path: string) => boolean): Promise<DeferredWrite[]> {
     const { ops, redo, unchanged } = decide(items, this.cache, this.quarantine, moves);
     for (const p of redo) this.deps.requeue(p);
     this.counters.unchanged += unchanged;
@@ -73,20 +73,24 @@ export class IndexState {
       this.applied(ops, r.ids);
       return r.deferred;
     } catch {
-      // Isolate the failing note(s): each operation alone; one that still fails is quarantined.
+      // Isolate the failing note(s): each operation alone; one that still fails is quarantined. Still
+      // deferred: rows of these notes may be waiting, and must not land after these.
+      const deferred: DeferredWrite[] = [];
       for (const op of ops) {
         try {
-          this.applied([op], (await this.write([op], contributors, now, origin)).ids);
+          const r = await this.write([op], contributors, now, origin, defer);
+          this.applied([op], r.ids);
+          deferred.push(...r.deferred);
         } catch (e) {
           this.deps.fail('index write failed', e);
           await this.quarantineAfterFailure(op, e, now);
         }
       }
-      return [];
+      return deferred;
     }
   }
 
-  private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin, defer = false): Promise<ApplyResult> {
+  private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin, defer?: (path: string) => boolean): Promise<ApplyResult> {
     try {
       const r = await this.deps.db
         .transaction()

@@ -79,11 +79,12 @@ export interface ApplyOptions {
   /** Skips contributor writes that would derive what they derived before. */
   readonly memo?: DerivedMemo;
   /**
-   * A write-through: leave the writes of `deferred` contributors out (returned instead, for a second
-   * transaction) and mark their notes in index_deferred. Otherwise every contributor writes here and the
-   * marks of the upserted notes are cleared (a pass re-derives what a lost second transaction left).
+   * The upserted notes whose `deferred` contributors' writes are left out (returned instead, for a later
+   * transaction), with the notes marked in index_deferred: every note of a write-through, and in a pass
+   * the notes whose deferred rows are still waiting. Every contributor writes the other notes here, and
+   * their marks are cleared (a pass re-derives what a lost second transaction left).
    */
-  readonly defer?: boolean;
+  readonly defer?: (path: string) => boolean;
 }
 
 /** A deferred contributor's writes left for the transaction after the batch's. */
@@ -199,23 +200,28 @@ export async function applyOps(
       clear.push(u.path);
       return { note: indexed(id, u), model: u.model };
     });
+    const later = options.defer;
     for (const c of contributors) {
       const k = c.contributor;
-      const todo = memo ? items.filter((it) => !memo.unchanged(c, it.note, it.model)) : items;
+      let todo = memo ? items.filter((it) => !memo.unchanged(c, it.note, it.model)) : items;
       if (todo.length === 0) continue;
-      if (options.defer && k.deferred) {
-        deferred.push({ entry: c, items: todo });
-        continue;
+      if (later && k.deferred) {
+        const left = todo.filter((it) => later(it.note.path));
+        if (left.length > 0) deferred.push({ entry: c, items: left });
+        if (left.length === todo.length) continue;
+        todo = todo.filter((it) => !later(it.note.path));
       }
       if (k.writeMany) await k.writeMany(trx, todo);
       else for (const it of todo) await k.write(trx, it.note, it.model);
     }
-    const upserted = items.map((it) => it.note.id);
     if (deferred.length > 0) {
       const marked = [...new Set(deferred.flatMap((d) => d.items.map((it) => it.note.id)))];
       await sql`INSERT INTO index_deferred (note_id, vault_id) SELECT unnest(${`{${marked.join(',')}}`}::bigint[]), ${vaultId}
         ON CONFLICT (note_id) DO NOTHING`.execute(trx);
-    } else if (!options.defer) await clearDeferred(trx, upserted);
+    }
+    // Notes whose every row is written here lose their marks; a deferred note keeps its mark until its rows are.
+    const direct = later ? items.filter((it) => !later(it.note.path)) : items;
+    if (direct.length > 0) await clearDeferred(trx, direct.map((it) => it.note.id));
   }
 
   const cleared = clear.filter(quarantined);

@@ -27,6 +27,11 @@ export interface IndexSettings {
   /** Write-through: deferred contributors' rows in a second transaction, after the caller is answered. */
   readonly deferredWrites: boolean;
   /**
+   * Longest the deferred rows of a write-through wait before their transaction, so that a note written
+   * again meanwhile is derived once (0 = right after each batch). settled() writes them at once.
+   */
+  readonly deferredDelayMs: number;
+  /**
    * Longest a write-through commit waits for the other write calls in flight on the vault to hand over
    * their notes, so they share one transaction (0 = commit at once). Ends early when all have.
    */

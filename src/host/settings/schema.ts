@@ -105,6 +105,7 @@ export const hostSettingsSchema = z
         inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024),
         groupCommitWaitMs: z.number().int().min(0).max(1000).default(10),
         deferredWrites: z.boolean().default(true),
+        deferredDelayMs: z.number().int().min(0).max(10_000).default(200),
       })
       .strict()
       .prefault({}),

@@ -30,6 +30,7 @@ const SETTINGS: IndexSettings = {
   inlineParseMaxBytes: 64 * 1024,
   groupCommitWaitMs: 10,
   deferredWrites: true,
+  deferredDelayMs: 200,
 };
 
 interface Call {
@@ -87,7 +88,7 @@ async function rig(settings: Partial<IndexSettings> = {}, files: Record<string, 
   const workers = new PiscinaPool({ threads: 2, idleTimeoutMs: 60_000 });
   const calls: Call[] = [];
   const contributors: ContributorEntry[] = [{ family: 'fixture', contributor: recorder(1, calls) }];
-  const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 't', obsidianName: null, fs }, workers, log: silent, settings: { ...SETTINGS, ...settings }, contributors: () => contributors });
+  const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 't', obsidianName: null, fs }, workers, log: silent, settings: { ...SETTINGS, ...settings }, contributors: () => contributors.map((e) => ({ ...e })) });
   return {
     dir,
     vault,
@@ -333,6 +334,96 @@ t.test('a deferred contributor: the write-through answers first, settled() waits
   await again.whenReady(again.vaultId, 30_000);
   await until('the marked note re-derived at start', async () => events.includes('rows Deferred/A.md') && (await marks()) === 0);
   t.pass('a restart re-derived the marked note and cleared its mark');
+});
+
+t.test('deferred rows wait index.deferredDelayMs: a note written again meanwhile is derived once, newest first; a removal or a pass writes them before its own', async (t) => {
+  const r = await rig({ watch: false, deferredDelayMs: 300 });
+  t.teardown(() => r.close());
+  const writes: Array<{ path: string; hash: string }> = [];
+  const removes: string[] = [];
+  const order: string[] = [];
+  r.contributors.push({
+    family: 'fixture',
+    contributor: {
+      name: 'waiting-rows',
+      version: 1,
+      deferred: true,
+      async writeMany(trx, items) {
+        await sql`select 1`.execute(trx);
+        for (const it of items) {
+          writes.push({ path: it.note.path, hash: it.note.contentHash });
+          order.push(`rows ${it.note.path}`);
+        }
+      },
+      async write() {
+        throw new Error('writeMany is used');
+      },
+      async remove(_trx, note) {
+        removes.push(note.path);
+        order.push(`remove ${note.path}`);
+      },
+    },
+  });
+  r.pipeline.start();
+  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+  const marks = async () => Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n);
+  writes.length = 0;
+
+  // Three edits of one note and one of another inside the delay: one transaction, the newest content.
+  await r.fs.create('Wait/A.md', Buffer.from('# A\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
+  await r.fs.create('Wait/B.md', Buffer.from('# B\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
+  for (const text of ['# A\n\none\n', '# A\n\none\ntwo\n']) {
+    await r.fs.replace('Wait/A.md', Buffer.from(text));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
+  }
+  t.same(writes, [], 'nothing written yet: the rows wait for the delay');
+  t.equal(await marks(), 2, 'both notes are marked meanwhile');
+  const newest = r.fs.contentHash(Buffer.from('# A\n\none\ntwo\n'));
+  await until('the delay to pass', async () => writes.length > 0, 3000);
+  t.same(
+    [...writes].sort((a, b) => a.path.localeCompare(b.path)),
+    [
+      { path: 'Wait/A.md', hash: newest },
+      { path: 'Wait/B.md', hash: r.fs.contentHash(Buffer.from('# B\n')) },
+    ],
+    'each note derived once, from its newest content, without anyone calling settled()',
+  );
+  await until('the marks cleared', async () => (await marks()) === 0);
+  t.pass('the transaction cleared the marks');
+
+  // settled() does not wait for the delay.
+  writes.length = 0;
+  await r.fs.replace('Wait/B.md', Buffer.from('# B\n\nagain\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
+  const started = performance.now();
+  await r.pipeline.settled(r.pipeline.vaultId);
+  t.same(writes.map((w) => w.path), ['Wait/B.md'], 'settled() wrote the waiting rows');
+  t.ok(performance.now() - started < 250, 'without waiting out the 300 ms delay');
+
+  // A pass finds a note changed again while its rows wait: its newer rows take their place, and the
+  // older ones never land after them.
+  writes.length = 0;
+  await r.fs.replace('Wait/B.md', Buffer.from('# B\n\nby the tool\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
+  writeFileSync(path.join(r.vault, 'Wait/B.md'), '# B\n\nby an editor\n');
+  await r.pipeline.runPass();
+  t.same(writes, [], 'the pass queued the rows of a note whose rows wait');
+  await r.pipeline.settled(r.pipeline.vaultId);
+  t.same(writes, [{ path: 'Wait/B.md', hash: r.fs.contentHash(Buffer.from('# B\n\nby an editor\n')) }], 'one write, from what the pass read');
+  t.equal(await marks(), 0, 'its mark cleared');
+
+  // A removal of a note whose rows wait: they are written first, then removed; nothing fails on the way.
+  order.length = 0;
+  await r.fs.replace('Wait/A.md', Buffer.from('# A\n\nthree\n'));
+  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
+  await r.fs.trash('Wait/A.md');
+  await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Wait/A.md');
+  t.same(order, ['rows Wait/A.md', 'remove Wait/A.md'], 'waiting rows land before the removal');
+  t.equal(await marks(), 0, 'no mark left behind');
+  await r.pipeline.settled(r.pipeline.vaultId);
+  t.equal(r.pipeline.status().failures, 0, 'no index failure');
 });
 
 t.test('index.deferredWrites: false writes a deferred contributor in the one transaction, before answering', async (t) => {
