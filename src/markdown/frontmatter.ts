@@ -40,11 +40,32 @@ export function scanFrontmatter(src: SourceText): FrontmatterScan {
   };
 }
 
+type YamlResult = { data: { [key: string]: JsonValue } | null; error?: FrontmatterError };
+
+// Recently parsed frontmatter blocks: a note edited in its body (an append, a section edit) keeps its
+// frontmatter, and parsing it again with `yaml` was the largest part of re-parsing a small note. Hits are
+// returned as copies, so no caller can change a cached result. Per thread; bounded in entries and size.
+const CACHE_ENTRIES = 512;
+const CACHE_MAX_CHARS = 16 * 1024;
+const cache = new Map<string, YamlResult>();
+
 /** Parse YAML source into a JSON-safe mapping; `firstLine` is the file line of the YAML's first line. */
-export function parseYamlMapping(
-  yaml: string,
-  firstLine: number,
-): { data: { [key: string]: JsonValue } | null; error?: FrontmatterError } {
+export function parseYamlMapping(yaml: string, firstLine: number): YamlResult {
+  if (yaml.length > CACHE_MAX_CHARS) return parseYamlUncached(yaml, firstLine);
+  const key = `${firstLine}:${yaml}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return structuredClone(hit);
+  }
+  const result = parseYamlUncached(yaml, firstLine);
+  cache.set(key, structuredClone(result));
+  if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  return result;
+}
+
+function parseYamlUncached(yaml: string, firstLine: number): YamlResult {
   let doc;
   try {
     doc = parseDocument(yaml, { prettyErrors: false });

@@ -142,3 +142,18 @@ t.test('unclosed code fence masks to the end of the note', async (t) => {
   t.equal(m.outline.length, 1);
   t.equal(m.links.length, 0);
 });
+
+t.test('a frontmatter block parsed again (an edit below it) gives an equal model that shares nothing with the first', async (t) => {
+  const text = '---\ntags: [a, b]\nnested:\n  list: [1, 2]\n---\n# Body\n';
+  const first = parseNote(text, opts);
+  (first.frontmatter.data!.nested as { list: number[] }).list.push(3);
+  first.frontmatter.data!.tags = 'changed';
+  const second = parseNote(`${text}appended line\n`, opts);
+  t.same(second.frontmatter.data, { tags: ['a', 'b'], nested: { list: [1, 2] } }, 'changing one model never reaches the next');
+  const third = parseNote(`${text}another\n`, opts);
+  t.not(third.frontmatter.data, second.frontmatter.data, 'each parse returns its own object');
+  const bad = '---\nkey: [unclosed\n---\nbody\n';
+  t.equal(parseNote(bad, opts).frontmatter.error?.code, 'malformed_yaml');
+  t.equal(parseNote(`${bad}more\n`, opts).frontmatter.error?.code, 'malformed_yaml', 'a refused block is refused again');
+  t.equal(parseNote('---\ntitle: Moved\n---\n', opts).frontmatter.error?.line, undefined);
+});
