@@ -1,6 +1,8 @@
 // Notes-family figures through the real server and the MCP SDK client over HTTP, on copies of the largest
 // public corpus vault (×BENCH_COPIES, ~10k notes at 4) with the index ready. Prints `name: value unit` lines;
 // each figure is the median of BENCH_RUNS runs. Copies the corpus into a temp dir; never modifies it.
+// The 8 concurrent writers run in a process of their own (bench/lib/writers.ts), as remote clients do;
+// `edit_note_8_writers_distinct_in_process` repeats that phase with the clients on the server's event loop.
 // Usage: tsx bench/notes.ts   Env: BENCH_COPIES (4), BENCH_RUNS (3), BENCH_READS (200 per run), BENCH_WRITES (40 per writer per run)
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
 import { refusalOf } from '../src/sdk/testkit.js';
+import { writerProcess } from './lib/writers.js';
 
 const CORPUS = new URL('../../shared/corpora/vaults-public-v1/oldwinter-knowledge-garden', import.meta.url).pathname;
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
@@ -63,6 +66,7 @@ try {
   const clients: Client[] = [];
   for (let i = 0; i < WRITERS; i++) clients.push(await server.connect({ name: `bench-${i}` }));
   const client = clients[0];
+  const writers = await writerProcess(server.url, server.key, WRITERS);
   const call = async (name: string, args: Record<string, unknown>, c = client): Promise<{ r: Result; ms: number }> => {
     const s = performance.now();
     const r = (await c.callTool({ name, arguments: args })) as Result;
@@ -137,37 +141,26 @@ try {
     }
     add('edit_note_hash_p50', median(et));
 
-    // 8 concurrent writers on 8 distinct notes, each chaining its own hash.
+    // 8 concurrent writers (their own process) on 8 distinct notes, each chaining its own hash.
+    const hashesOf = (paths: string[]) => Promise.all(paths.map(async (p) => out((await must('get_notes_info', { paths: [p] })).r).notes[0].content_hash as string));
     const distinct = sample(WRITERS, 211 + run * 13);
-    const hashes = await Promise.all(distinct.map(async (p) => out((await must('get_notes_info', { paths: [p] })).r).notes[0].content_hash as string));
-    let s = performance.now();
-    await Promise.all(distinct.map(async (p, w) => {
-      let h = hashes[w];
-      for (let i = 0; i < WRITES; i++) h = out((await must('edit_note', { path: p, content: `\n- writer ${w} edit ${i}\n`, append: true, expected_hash: h }, clients[w])).r).content_hash;
-    }));
-    add('edit_note_8_writers_distinct', (WRITERS * WRITES) / ((performance.now() - s) / 1000));
+    const { ms: distinctMs } = await writers.distinct(distinct, await hashesOf(distinct), WRITES, String(run));
+    add('edit_note_8_writers_distinct', (WRITERS * WRITES) / (distinctMs / 1000));
 
-    // 8 concurrent writers on one note: stale_precondition → re-read the hash and retry.
-    const shared = sample(1, 307 + run)[0];
-    let conflicts = 0;
-    s = performance.now();
-    await Promise.all(clients.map(async (c, w) => {
-      let h = out((await must('get_notes_info', { paths: [shared] }, c)).r).notes[0].content_hash as string;
-      for (let done = 0; done < WRITES / 4; ) {
-        const { r } = await call('edit_note', { path: shared, content: `\n- shared writer ${w} edit ${done}\n`, append: true, expected_hash: h }, c);
-        const refusal = refusalOf(r);
-        if (!refusal) {
-          h = out(r).content_hash;
-          done++;
-        } else if (refusal.code === 'stale_precondition' || refusal.code === 'concurrent_write') {
-          conflicts++;
-          h = out((await must('get_notes_info', { paths: [shared] }, c)).r).notes[0].content_hash;
-        } else throw new Error(`edit_note on one note: ${refusal.code}`);
-      }
+    // The same with the 8 clients in this process, on the server's event loop.
+    const local = sample(WRITERS, 5011 + run * 13);
+    const localHashes = await hashesOf(local);
+    const s = performance.now();
+    await Promise.all(local.map(async (p, w) => {
+      let h = localHashes[w];
+      for (let i = 0; i < WRITES; i++) h = out((await must('edit_note', { path: p, content: `\n- local writer ${w} edit ${i}\n`, append: true, expected_hash: h }, clients[w])).r).content_hash;
     }));
-    const sharedSec = (performance.now() - s) / 1000;
-    add('edit_note_8_writers_one_note', (WRITERS * (WRITES / 4)) / sharedSec);
-    add('edit_note_one_note_conflicts', conflicts);
+    add('edit_note_8_writers_distinct_in_process', (WRITERS * WRITES) / ((performance.now() - s) / 1000));
+
+    // 8 concurrent writers (their own process) on one note: stale_precondition → re-read the hash and retry.
+    const shared = await writers.shared(sample(1, 307 + run)[0], WRITES / 4, String(run));
+    add('edit_note_8_writers_one_note', (WRITERS * (WRITES / 4)) / (shared.ms / 1000));
+    add('edit_note_one_note_conflicts', shared.conflicts);
 
     // move_note with rewrite_links for a note with BACKLINKS backlinks (moved away and back: two samples per run).
     const a = 'bench-move/Bench Hub Target.md';
@@ -191,8 +184,9 @@ try {
   line('list_notes_next_page_p50', m('list_notes_next_page_p50'), 'ms', 2, 'limit 50, keyset cursor');
   line('create_note_p50', m('create_note_p50'), 'ms', 2);
   line('edit_note_expected_hash_p50', m('edit_note_hash_p50'), 'ms', 2, 'append, one writer');
-  line('edit_note_8_writers_distinct', m('edit_note_8_writers_distinct'), 'writes/s', 0, 'goal >= 300');
-  line('edit_note_8_writers_one_note', m('edit_note_8_writers_one_note'), 'writes/s', 0, `${m('edit_note_one_note_conflicts')} stale-hash retries per run`);
+  line('edit_note_8_writers_distinct', m('edit_note_8_writers_distinct'), 'writes/s', 0, 'goal >= 300; clients in their own process');
+  line('edit_note_8_writers_distinct_in_process', m('edit_note_8_writers_distinct_in_process'), 'writes/s', 0, 'clients on the server event loop');
+  line('edit_note_8_writers_one_note', m('edit_note_8_writers_one_note'), 'writes/s', 0, `${m('edit_note_one_note_conflicts')} stale-hash retries per run; clients in their own process`);
   line('move_note_rewrite_200_backlinks', m('move_note_200_backlinks'), 'ms', 0, `${m('move_note_rewritten_links')} links rewritten`);
   // Embedded PGlite names each parameterised statement text (statement-cache.ts): how many this whole
   // bench left prepared, and the database backend's memory with them.
@@ -204,6 +198,7 @@ try {
   }
   console.log(`runs: ${RUNS}`);
   line('rss', process.memoryUsage().rss / 1048576, 'MiB', 0);
+  writers.close();
 } finally {
   await server.close();
 }
