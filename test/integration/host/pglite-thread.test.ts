@@ -43,6 +43,29 @@ t.test('queries, errors, transactions and extensions through the thread', async 
   t.equal((dup as { code?: string }).code, '23505');
   t.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM t`.execute(d.db)).rows[0].n, 2, 'the failed transaction rolled back');
 
+  // `begin` is answered on this side and sent with the first statement: the transaction is still real.
+  await d.db.transaction().execute(async (trx) => {
+    await sql`INSERT INTO t (id, body) VALUES (4, 'in a transaction')`.execute(trx);
+  });
+  t.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE id = 4`.execute(d.db)).rows[0].n, 1, 'its commit persisted the row');
+  const thrown = await d.db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`INSERT INTO t (id, body) VALUES (5, 'rolled back')`.execute(trx);
+      const ts = (await sql<{ a: Date; b: Date }>`SELECT now() AS a, clock_timestamp() AS b`.execute(trx)).rows[0];
+      await new Promise((r) => setTimeout(r, 20));
+      const again = (await sql<{ a: Date }>`SELECT now() AS a`.execute(trx)).rows[0];
+      t.equal(again.a.getTime(), ts.a.getTime(), 'now() holds still across statements: one transaction');
+      throw new Error('the caller gives up');
+    })
+    .catch((e: Error) => e.message);
+  t.equal(thrown, 'the caller gives up');
+  t.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE id = 5`.execute(d.db)).rows[0].n, 0, 'a transaction that throws after its first statement rolls back');
+  const empty = await d.db.transaction().execute(async () => 'nothing ran');
+  t.equal(empty, 'nothing ran', 'a transaction with no statement commits');
+  t.equal((await sql<{ n: number }>`SELECT 1 AS n`.execute(d.db)).rows[0].n, 1, 'and leaves the connection usable');
+  await sql`DELETE FROM t WHERE id = 4`.execute(d.db);
+
   // Many callers at once share the single connection; each gets its own answer.
   const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => sql<{ v: string }>`SELECT ${`v${i}`}::text AS v`.execute(d.db)));
   t.same(answers.map((a) => a.rows[0].v), Array.from({ length: 40 }, (_, i) => `v${i}`));

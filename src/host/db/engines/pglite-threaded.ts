@@ -4,8 +4,9 @@
 //
 // The bridge hands over one protocol message per call (Parse, Bind, Describe, Execute, Sync…). Messages
 // that answer nothing on their own are held and sent with the next Sync, Flush, Query or copy end, so an
-// extended-protocol query costs one round trip to the thread, not five. Answers come back as raw bytes
-// and are parsed here by pg-protocol, the parser node-postgres uses against a server.
+// extended-protocol query costs one round trip to the thread, not five. A transaction's `begin` is
+// answered here and travels with the transaction's first statement. Answers come back as raw bytes and
+// are parsed here by pg-protocol, the parser node-postgres uses against a server.
 import { Worker } from 'node:worker_threads';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
@@ -27,6 +28,22 @@ export interface ThreadReply {
 // Frontend message types after which the backend answers: Sync, Flush, simple Query, CopyDone, CopyFail.
 const ANSWERING = new Set(['S', 'H', 'Q', 'c', 'f'].map((c) => c.charCodeAt(0)));
 
+const READY_FOR_QUERY = 'readyForQuery';
+
+/** A simple-protocol Query message whose text is `begin` (how Kysely and node-postgres open a transaction). */
+function isBegin(message: Uint8Array): boolean {
+  if (message[0] !== 0x51 /* Q */ || message.byteLength !== 11) return false;
+  return Buffer.from(message.buffer, message.byteOffset + 5, 5).toString('latin1').toLowerCase() === 'begin';
+}
+
+/** What the backend answers to `begin` outside a transaction: CommandComplete BEGIN, ReadyForQuery T. */
+function beginAnswer(): BackendMessage[] {
+  const bytes = Buffer.from([0x43, 0, 0, 0, 10, ...Buffer.from('BEGIN\0', 'latin1'), 0x5a, 0, 0, 0, 5, 0x54]);
+  const messages: BackendMessage[] = [];
+  new Parser().parse(bytes, (m) => messages.push(m));
+  return messages;
+}
+
 /** The part of PGlite's interface the node-postgres bridge calls. */
 export interface ProtocolTarget {
   readonly waitReady: Promise<void>;
@@ -39,6 +56,8 @@ export class ThreadedPglite implements ProtocolTarget {
   private readonly calls = new Map<number, { resolve(r: ThreadReply): void; reject(e: Error): void }>();
   private nextId = 1;
   private held: Uint8Array[] = [];
+  /** `begin` messages among `held`, answered here already (their real answers are dropped). */
+  private beginsHeld = 0;
   private failure: Error | undefined;
 
   constructor(dataDir: string) {
@@ -66,9 +85,18 @@ export class ThreadedPglite implements ProtocolTarget {
 
   execProtocolStream(message: Uint8Array): Promise<BackendMessage[]> {
     this.held.push(message);
+    // A transaction's `begin` is answered here and travels with its first statement: one round trip to
+    // the thread less per transaction. Its real answer is dropped from that statement's reply; should it
+    // be an error, that statement fails with it, so the caller rolls back.
+    if (isBegin(message) && this.held.length === 1) {
+      this.beginsHeld++;
+      return Promise.resolve(beginAnswer());
+    }
     if (!ANSWERING.has(message[0] ?? 0)) return Promise.resolve([]);
     const bytes = concat(this.held);
+    const begins = this.beginsHeld;
     this.held = [];
+    this.beginsHeld = 0;
     return this.call({ bytes }, [bytes.buffer as ArrayBuffer]).then((reply) => {
       if (reply.error !== undefined) throw new Error(`PGlite: ${reply.error}`);
       const messages: BackendMessage[] = [];
@@ -76,7 +104,15 @@ export class ThreadedPglite implements ProtocolTarget {
         const data = Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
         new Parser().parse(data, (m) => messages.push(m));
       }
-      return messages;
+      if (begins === 0) return messages;
+      let skipped = 0;
+      let at = 0;
+      while (skipped < begins && at < messages.length) {
+        const m = messages[at++];
+        if (m.name === 'error') throw Object.assign(new Error(`PGlite: BEGIN failed: ${(m as { message?: string }).message ?? 'error'}`), m);
+        if (m.name === READY_FOR_QUERY) skipped++;
+      }
+      return messages.slice(at);
     });
   }
 
