@@ -3,7 +3,8 @@
 // each figure is the median of BENCH_RUNS runs. Copies the corpus into a temp dir; never modifies it.
 // The 8 concurrent writers run in a process of their own (bench/lib/writers.ts), as remote clients do;
 // `edit_note_8_writers_distinct_in_process` repeats that phase with the clients on the server's event loop.
-// Usage: tsx bench/notes.ts   Env: BENCH_COPIES (4), BENCH_RUNS (3), BENCH_READS (200 per run), BENCH_WRITES (40 per writer per run)
+// Usage: tsx bench/notes.ts   Env: BENCH_COPIES (4), BENCH_RUNS (3), BENCH_READS (200 per run), BENCH_WRITES (40 per writer per run),
+// BENCH_DEFERRED_DELAY_MS (index.deferredDelayMs; the setting's default when unset)
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +51,7 @@ const server = await startTestServer({
   config: {
     families: { transfer: { enabled: false }, files: { enabled: false } },
     admission: { callsPerMinute: 10_000_000, writesPerMinute: 10_000_000, concurrency: { read: 64, write: WRITERS } },
+    ...(process.env.BENCH_DEFERRED_DELAY_MS ? { index: { deferredDelayMs: Number(process.env.BENCH_DEFERRED_DELAY_MS) } } : {}),
   },
 });
 rmSync(staging, { recursive: true, force: true });
@@ -144,8 +146,13 @@ try {
     // 8 concurrent writers (their own process) on 8 distinct notes, each chaining its own hash.
     const hashesOf = (paths: string[]) => Promise.all(paths.map(async (p) => out((await must('get_notes_info', { paths: [p] })).r).notes[0].content_hash as string));
     const distinct = sample(WRITERS, 211 + run * 13);
-    const { ms: distinctMs } = await writers.distinct(distinct, await hashesOf(distinct), WRITES, String(run));
+    const distinctHashes = await hashesOf(distinct);
+    const cpu = process.cpuUsage();
+    const { ms: distinctMs } = await writers.distinct(distinct, distinctHashes, WRITES, String(run));
+    const used = process.cpuUsage(cpu);
     add('edit_note_8_writers_distinct', (WRITERS * WRITES) / (distinctMs / 1000));
+    // This process is the server alone here (the writers have their own): its CPU, every thread, per write.
+    add('server_cpu_per_write', (used.user + used.system) / 1000 / (WRITERS * WRITES));
 
     // The same with the 8 clients in this process, on the server's event loop.
     const local = sample(WRITERS, 5011 + run * 13);
@@ -185,6 +192,7 @@ try {
   line('create_note_p50', m('create_note_p50'), 'ms', 2);
   line('edit_note_expected_hash_p50', m('edit_note_hash_p50'), 'ms', 2, 'append, one writer');
   line('edit_note_8_writers_distinct', m('edit_note_8_writers_distinct'), 'writes/s', 0, 'goal >= 300; clients in their own process');
+  line('server_cpu_per_write', m('server_cpu_per_write'), 'ms', 2, 'the server process, every thread, during the distinct-notes phase above');
   line('edit_note_8_writers_distinct_in_process', m('edit_note_8_writers_distinct_in_process'), 'writes/s', 0, 'clients on the server event loop');
   line('edit_note_8_writers_one_note', m('edit_note_8_writers_one_note'), 'writes/s', 0, `${m('edit_note_one_note_conflicts')} stale-hash retries per run; clients in their own process`);
   line('move_note_rewrite_200_backlinks', m('move_note_200_backlinks'), 'ms', 0, `${m('move_note_rewritten_links')} links rewritten`);
