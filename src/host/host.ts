@@ -6,6 +6,9 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger, Principal, VaultHandle } from '../sdk/types.js';
 import type { VaultFs } from '../sdk/vault.js';
+import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
+import type { OperationTarget } from './admin/operations.js';
+import { adminSocketPath } from './admin/protocol.js';
 import { Admission, type WriteCallGauge } from './admission/index.js';
 import { ApiKeyVerifier } from './auth/api-keys.js';
 import { ensureVault } from './auth/vaults.js';
@@ -31,6 +34,10 @@ export interface HostOptions {
   readonly log?: Logger;
   /** Folder of built-in families (tests point this elsewhere). */
   readonly builtinDir?: string;
+  /** Open the admin channel for the CLI and stdio bridges (default: wherever a socket path is known). */
+  readonly admin?: boolean;
+  /** How the lock file and the admin hello name this process (e.g. "exocortex serve"). */
+  readonly command?: string;
 }
 
 export const WELCOME_NOTE = `# Welcome to your vault
@@ -54,6 +61,8 @@ export class Host {
   app: FastifyInstance | undefined;
   /** The live index of the vault (named service 'index'); set by start() before families load. */
   index: IndexPipeline | undefined;
+  /** The admin channel's socket, when this process opened one. */
+  admin: AdminChannel | undefined;
   private watcher: FSWatcher | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
   private reaper: NodeJS.Timeout | undefined;
@@ -135,12 +144,42 @@ export class Host {
       }
       index.start(); // the initial scan runs in the background: startup never waits for the index
       if (options.http) await host.listen();
+      const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
+      if (socketPath) await host.openAdmin(socketPath, options.command ?? 'exocortex');
       host.watchConfig();
       return host;
     } catch (e) {
       await database.close();
       throw e;
     }
+  }
+
+  /** Everything an operator command needs from this process (the admin channel and the CLI share it). */
+  get operations(): OperationTarget {
+    const index = this.index;
+    return {
+      db: this.database.db,
+      vault: this.vaultHandle,
+      settings: this.settings,
+      log: this.log,
+      manager: this.manager,
+      index,
+      forgetKeys: () => this.verifier.forget(),
+    };
+  }
+
+  private async openAdmin(socketPath: string, command: string): Promise<void> {
+    this.admin = await openAdminChannel({
+      socketPath,
+      target: () => this.operations,
+      hub: this.hub,
+      deps: this.serverDeps,
+      operator: this.operator,
+      log: this.log,
+      maxSessions: this.settings.host.server.maxSessions,
+      command,
+      health: () => this.health(),
+    });
   }
 
   get operator(): Principal {
@@ -295,6 +334,7 @@ export class Host {
     clearTimeout(this.reloadTimer);
     clearInterval(this.reaper);
     this.watcher?.close();
+    await this.admin?.close();
     await this.hub.closeAll();
     if (this.app) await this.app.close().catch(() => undefined);
     await this.index?.close();

@@ -1,13 +1,46 @@
-// CLI command bodies. Each opens what it needs (host, or just the database) and closes it. Heavy
-// modules are imported lazily so that `exocortex stdio` can answer initialize before they load.
+// CLI command bodies. Every command that reads or changes server state goes to the process that owns the
+// database when one runs (over its admin channel), and otherwise runs here holding the database lock:
+// the same operation either way. Heavy modules load lazily so `exocortex stdio` answers at once.
 import type { Host } from '../host.js';
 import type { DatabaseService } from '../db/index.js';
+import type { AdminClient } from '../admin/channel-client.js';
+import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
 import { resolvePath, type Settings } from '../settings/load.js';
 import type { Scope } from '../../sdk/types.js';
 
 const loadHost = () => import('../host.js').then((m) => m.Host);
 const loadKeys = () => import('../auth/api-keys.js');
 const loadLogger = () => import('../log/logger.js').then((m) => m.createLogger);
+const loadOps = () => import('../admin/operations.js');
+
+/** How long a command waits for an owner that holds the lock but does not answer yet (it is starting). */
+const OWNER_WAIT_MS = 30_000;
+
+/**
+ * Run `remote` against the owner of the database, or `local` here when nobody owns it. An owner that is
+ * still starting (lock held, socket not yet bound) is waited for; after OWNER_WAIT_MS its lock error stands.
+ */
+export async function reachOwner<T>(settings: Settings, remote: (owner: AdminClient) => Promise<T>, local: () => Promise<T>): Promise<T> {
+  const [{ AdminClient }, { adminSocketPath }, { DatabaseLockedError }] = await Promise.all([import('../admin/channel-client.js'), import('../admin/protocol.js'), import('../db/owner-lock.js')]);
+  const socket = adminSocketPath(settings);
+  const deadline = Date.now() + OWNER_WAIT_MS;
+  for (;;) {
+    const owner = socket ? await AdminClient.connect(socket) : undefined;
+    if (owner) {
+      try {
+        return await remote(owner);
+      } finally {
+        await owner.close();
+      }
+    }
+    try {
+      return await local();
+    } catch (e) {
+      if (!(e instanceof DatabaseLockedError) || Date.now() > deadline) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vaultId: number) => Promise<T>): Promise<T> {
   const { migrateHost, openDatabase } = await import('../db/index.js');
@@ -22,6 +55,11 @@ async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vau
   }
 }
 
+/** A key command run on a bare database in this process (no server holds it, so no cache to clear). */
+function withKeys<T>(settings: Settings, fn: (target: { db: DatabaseService['db']; vault: { id: number }; forgetKeys(): void }) => Promise<T>): Promise<T> {
+  return withDatabase(settings, (database, vaultId) => fn({ db: database.db, vault: { id: vaultId }, forgetKeys: () => undefined }));
+}
+
 export function claudeAddCommand(url: string, key: string): string {
   return `claude mcp add --transport http exocortex ${url}/mcp --header "Authorization: Bearer ${key}"`;
 }
@@ -29,7 +67,7 @@ export function claudeAddCommand(url: string, key: string): string {
 export async function runServe(settings: Settings): Promise<void> {
   const Host = await loadHost();
   const { countActiveKeys, createApiKey } = await loadKeys();
-  const host = await Host.start({ settings, http: true });
+  const host = await Host.start({ settings, http: true, command: 'exocortex serve' });
   const s = settings.host.server;
   const base = s.publicUrl?.replace(/\/$/, '') ?? host.url;
   if (settings.host.auth.mintAdminKeyOnFirstStart && (await countActiveKeys(host.database.db)) === 0) {
@@ -49,10 +87,33 @@ export async function runServe(settings: Settings): Promise<void> {
   installShutdown(host);
 }
 
-/** stdio answers initialize at once; tool calls wait until the host (database, families) is up. */
+/**
+ * stdio: bridged to the running server when one owns the database, else served here (holding the lock,
+ * and opening the admin channel so that CLI commands and other bridges reach this process). Served here,
+ * initialize is answered at once and tool calls wait until the host is up.
+ */
 export async function runStdio(settings: Settings): Promise<void> {
+  const [{ AdminClient }, { adminSocketPath }, { embeddedDir }, { isLocked }] = await Promise.all([
+    import('../admin/channel-client.js'),
+    import('../admin/protocol.js'),
+    import('../db/index.js'),
+    import('../db/owner-lock.js'),
+  ]);
+  const socket = adminSocketPath(settings);
+  const dir = embeddedDir(settings.host.database.url, settings.baseDir);
+  const deadline = Date.now() + OWNER_WAIT_MS;
+  for (;;) {
+    const owner = socket ? await AdminClient.connect(socket) : undefined;
+    if (owner) {
+      const { runStdioBridge } = await import('../mcp/stdio-bridge.js');
+      return runStdioBridge(owner);
+    }
+    if (!dir || !(await isLocked(dir))) break;
+    if (Date.now() > deadline) break; // serving directly now fails with the owner named
+    await new Promise((r) => setTimeout(r, 250));
+  }
   const [{ createLazyMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/server-factory.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
-  const hostReady = loadHost().then((Host) => Host.start({ settings, http: false }));
+  const hostReady = loadHost().then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
   const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
   source.catch(() => undefined);
   const server = createLazyMcpServer(source, settings.host.vault.name);
@@ -72,8 +133,17 @@ export async function runStdio(settings: Settings): Promise<void> {
 }
 
 export async function runMigrate(settings: Settings): Promise<void> {
+  const remote = async (owner: AdminClient) => {
+    const health = await owner.get<{ families?: Record<string, string> }>('/v1/health');
+    const states = Object.entries(health.families ?? {}).map(([n, st]) => `${n}: ${st}`).join(', ');
+    process.stderr.write(`the running server (PID ${owner.hello.pid}) applied migrations when it started (host and enabled families: ${states || 'none'})\n`);
+  };
+  await reachOwner(settings, remote, () => migrateHere(settings));
+}
+
+async function migrateHere(settings: Settings): Promise<void> {
   const [Host, createLogger] = await Promise.all([loadHost(), loadLogger()]);
-  const host = await Host.start({ settings, http: false, log: createLogger('warn') });
+  const host = await Host.start({ settings, http: false, admin: false, log: createLogger('warn') });
   const states = [...host.manager.registry.status].map(([n, s]) => `${n}: ${s.state}`).join(', ');
   await host.close();
   process.stderr.write(`migrations applied (host and enabled families: ${states || 'none'})\n`);
@@ -81,76 +151,69 @@ export async function runMigrate(settings: Settings): Promise<void> {
 
 /** `exocortex index`: one full pass (catch-up, or every note with --rebuild) with a progress bar, then a summary. */
 export async function runIndex(settings: Settings, opts: { rebuild?: boolean }): Promise<void> {
-  const [Host, createLogger, { default: cliProgress }] = await Promise.all([loadHost(), loadLogger(), import('cli-progress')]);
-  const once: Settings = { ...settings, host: { ...settings.host, index: { ...settings.host.index, watch: false, reconcileSeconds: 0 } } };
-  const host = await Host.start({ settings: once, http: false, log: createLogger('warn') });
+  const [{ default: cliProgress }, { renderIndexSummary }] = await Promise.all([import('cli-progress'), loadOps()]);
+  const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'indexing [{bar}] {value}/{total} notes | {duration}s', hideCursor: true }, cliProgress.Presets.shades_classic);
+  let started = false;
+  const onProgress = (p: Progress) => {
+    if (!started) {
+      bar.start(p.total, p.done);
+      started = true;
+    }
+    bar.setTotal(p.total);
+    bar.update(p.done);
+  };
+  const rebuild = opts.rebuild === true;
+  const remote = (owner: AdminClient) => owner.stream<{ summary: IndexSummary }>('/v1/index', { rebuild }, (e) => e.progress && onProgress(e.progress as Progress)).then((r) => r.summary);
+  const local = async () => {
+    const [Host, createLogger, { indexOp }] = await Promise.all([loadHost(), loadLogger(), loadOps()]);
+    const once: Settings = { ...settings, host: { ...settings.host, index: { ...settings.host.index, watch: false, reconcileSeconds: 0 } } };
+    const host = await Host.start({ settings: once, http: false, log: createLogger('warn'), command: 'exocortex index' });
+    try {
+      return await indexOp(host.operations, { rebuild }, onProgress);
+    } finally {
+      await host.close();
+    }
+  };
   try {
-    const index = host.index!;
-    const start = { ...index.state.counters };
-    const t0 = Date.now();
-    const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'indexing [{bar}] {value}/{total} notes | {duration}s', hideCursor: true }, cliProgress.Presets.shades_classic);
-    bar.start(1, 0);
-    const tick = () => {
-      const done = index.state.counters.processed - start.processed;
-      const st = index.status();
-      bar.setTotal(Math.max(1, done + st.pending, opts.rebuild ? st.scanned : 0));
-      bar.update(done);
-    };
-    const timer = setInterval(tick, 100);
-    await index.whenReady(host.vaultHandle.id, 24 * 3600_000);
-    if (opts.rebuild) await index.runPass({ force: true });
-    while (Object.values(index.status().backlog).some((n) => n > 0)) await new Promise((r) => setTimeout(r, 200));
-    clearInterval(timer);
-    tick();
-    bar.stop();
-    const c = index.state.counters;
-    const st = index.status();
-    const secs = (Date.now() - t0) / 1000;
-    const done = c.processed - start.processed;
-    const lines = [
-      `scanned ${st.scanned} notes in ${secs.toFixed(1)} s (${Math.round(done / Math.max(secs, 0.001))} notes/s)`,
-      `indexed ${st.indexed}: ${c.upserted - start.upserted} written, ${c.renamed - start.renamed} renamed, ${c.removed - start.removed} removed, ${c.unchanged - start.unchanged} unchanged`,
-      `quarantined ${st.quarantined}${st.failures ? `, ${st.failures} failures (last: ${st.lastError})` : ''}`,
-      ...[...index.state.quarantine].slice(0, 20).map(([p, q]) => `  ${p}: ${q.reason}`),
-    ];
-    if (st.quarantined > 20) lines.push(`  … and ${st.quarantined - 20} more`);
-    process.stderr.write(lines.join('\n') + '\n');
+    const summary = await reachOwner(settings, remote, local);
+    if (started) bar.stop();
+    process.stderr.write(renderIndexSummary(summary) + '\n');
   } finally {
-    await host.close();
+    if (started) bar.stop();
   }
 }
 
 export async function keysCreate(settings: Settings, opts: { name: string; scope: Scope; expires?: string }): Promise<void> {
-  const { createApiKey, parseExpiry } = await loadKeys();
-  const expiresAt = opts.expires ? parseExpiry(opts.expires) : null;
-  await withDatabase(settings, async (database, vaultId) => {
-    const { raw, record } = await createApiKey(database.db, { name: opts.name, scope: opts.scope, vaultId, expiresAt });
-    process.stdout.write(`${raw}\n`);
-    process.stderr.write(`created key ${record.name} (${record.scope}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''}), id ${record.id}\n`);
-  });
+  const { keysCreateOp } = await loadOps();
+  const input = { name: opts.name, scope: opts.scope, expires: opts.expires };
+  const { raw, key } = await reachOwner(
+    settings,
+    (owner) => owner.post<{ raw: string; key: KeyRow }>('/v1/keys', input),
+    () => withKeys(settings, (t) => keysCreateOp(t, input)),
+  );
+  process.stdout.write(`${raw}\n`);
+  process.stderr.write(`created key ${key.name} (${key.scope}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}), id ${key.id}\n`);
 }
 
 export async function keysList(settings: Settings): Promise<void> {
-  const { listApiKeys } = await loadKeys();
-  await withDatabase(settings, async (database) => {
-    const rows = await listApiKeys(database.db);
-    const lines = rows.map((k) => {
-      const state = k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= Date.now() ? 'expired' : 'active';
-      return [k.id, k.name, k.prefix + '…', k.scope, state, k.expiresAt?.toISOString() ?? '-', k.lastUsedAt?.toISOString() ?? 'never'].join('\t');
-    });
-    process.stdout.write(['id\tname\tprefix\tscope\tstate\texpires\tlast used', ...lines].join('\n') + '\n');
-  });
+  const { keysListOp } = await loadOps();
+  const keys = await reachOwner(
+    settings,
+    (owner) => owner.get<{ keys: KeyRow[] }>('/v1/keys').then((r) => r.keys),
+    () => withKeys(settings, (t) => keysListOp(t)),
+  );
+  const lines = keys.map((k) => [k.id, k.name, k.prefix + '…', k.scope, k.state, k.expiresAt ?? '-', k.lastUsedAt ?? 'never'].join('\t'));
+  process.stdout.write(['id\tname\tprefix\tscope\tstate\texpires\tlast used', ...lines].join('\n') + '\n');
 }
 
 export async function keysRevoke(settings: Settings, which: string): Promise<void> {
-  const { revokeApiKey } = await loadKeys();
-  await withDatabase(settings, async (database) => {
-    const n = await revokeApiKey(database.db, which);
-    if (n === 0) {
-      process.stderr.write(`no active key matches "${which}" (id, name or prefix); see exocortex keys list\n`);
-      process.exitCode = 1;
-    } else process.stderr.write(`revoked ${n} key${n > 1 ? 's' : ''}\n`);
-  });
+  const { keysRevokeOp } = await loadOps();
+  const { revoked } = await reachOwner(
+    settings,
+    (owner) => owner.post<{ revoked: number }>('/v1/keys/revoke', { which }),
+    () => withKeys(settings, (t) => keysRevokeOp(t, which)),
+  );
+  process.stderr.write(`revoked ${revoked} key${revoked > 1 ? 's' : ''}\n`);
 }
 
 function installShutdown(host: Host): void {

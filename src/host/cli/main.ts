@@ -2,6 +2,7 @@
 // scripts (a new key) goes to stdout alone; everything else goes to stderr.
 import { Command, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
+import { OperationError } from '../admin/errors.js';
 import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio } from './commands.js';
 
 const program = new Command();
@@ -66,6 +67,12 @@ try {
   if (e instanceof SettingsError) {
     process.stderr.write(`exocortex: ${e.message}\n`);
     process.exit(2);
+  }
+  // Expected refusals (a locked database, an unsafe socket, a refused admin command): one line, no stack.
+  const code = (e as { code?: unknown }).code;
+  if (code === 'database_locked' || code === 'unsafe_admin_socket' || e instanceof OperationError) {
+    process.stderr.write(`exocortex: ${(e as Error).message}\n`);
+    process.exit(e instanceof OperationError ? e.exitCode : 2);
   }
   process.stderr.write(`exocortex: ${(e as Error).stack ?? e}\n`);
   process.exit(1);

@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationP
 import type { FamilyMigration } from '../../sdk/types.js';
 import { hostMigrations } from '../../../migrations/index.js';
 import { openPglite } from './engines/pglite.js';
+import { acquireOwnerLock, type OwnerLock } from './owner-lock.js';
 import { openPostgres } from './engines/postgres.js';
 import type { DatabaseEngine } from './engines/types.js';
 
@@ -25,10 +26,20 @@ export interface OpenDatabaseOptions {
   readonly pgliteThread?: boolean;
 }
 
+/**
+ * Open the engine. An embedded directory is locked first (DatabaseLockedError when another process owns
+ * it), so no path through this module can open one PGlite directory from two processes.
+ */
 export async function openDatabase(url: string, options: OpenDatabaseOptions): Promise<DatabaseService> {
-  const engine = url.startsWith('pglite:')
-    ? await openPglite(pgliteDir(url, options.baseDir), { thread: options.pgliteThread ?? true })
-    : await openPostgres(url, options.poolSize ?? 10);
+  const dir = embeddedDir(url, options.baseDir);
+  const lock: OwnerLock | undefined = dir ? await acquireOwnerLock(dir) : undefined;
+  let engine: DatabaseEngine;
+  try {
+    engine = url.startsWith('pglite:') ? await openPglite(pgliteDir(url, options.baseDir), { thread: options.pgliteThread ?? true }) : await openPostgres(url, options.poolSize ?? 10);
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: engine.pool }) });
   return {
     db,
@@ -44,8 +55,16 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     async close() {
       await db.destroy().catch(() => undefined);
       await engine.close().catch(() => undefined);
+      lock?.release();
     },
   };
+}
+
+/** The on-disk PGlite directory a URL names, or undefined (in-memory PGlite, a server). */
+export function embeddedDir(url: string, baseDir: string): string | undefined {
+  if (!url.startsWith('pglite:')) return undefined;
+  const dir = pgliteDir(url, baseDir);
+  return dir.startsWith('memory://') ? undefined : dir;
 }
 
 export function pgliteDir(url: string, baseDir: string): string {

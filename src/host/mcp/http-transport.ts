@@ -14,7 +14,8 @@ import type { SessionHub } from './sessions.js';
 export interface HttpTransportOptions {
   readonly mode: 'stateful' | 'stateless';
   readonly maxSessions: number;
-  readonly verifier: ApiKeyVerifier;
+  /** Turns the request's bearer credential into a principal (the admin channel's always answers the operator). */
+  readonly verifier: Pick<ApiKeyVerifier, 'verify'>;
   readonly hub: SessionHub;
   readonly deps: ServerDeps;
   readonly log: Logger;

@@ -45,6 +45,12 @@ export const hostSettingsSchema = z
       })
       .strict()
       .prefault({}),
+    admin: z
+      .object({
+        socketPath: z.string().min(1).nullable().default(null),
+      })
+      .strict()
+      .prefault({}),
     auth: z
       .object({
         mintAdminKeyOnFirstStart: z.boolean().default(true),

@@ -1,0 +1,121 @@
+// The CLI's side of the admin channel: finds the process that owns the database, checks that its socket
+// is the operator's own (owner uid, mode 0600) before sending a byte, and calls its routes.
+import { lstatSync } from 'node:fs';
+import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici';
+import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
+import { OperationError } from './errors.js';
+
+const BASE = 'http://exocortex.admin';
+
+/** The socket exists but must not be trusted (someone else's, or open to others). Changes nothing. */
+export class UnsafeSocketError extends Error {
+  readonly code = 'unsafe_admin_socket';
+}
+
+export class AdminClient {
+  private constructor(
+    readonly socketPath: string,
+    readonly hello: Hello,
+    private readonly agent: Agent,
+  ) {}
+
+  /** The live owner behind socketPath, or undefined when nothing answers there. */
+  static async connect(socketPath: string): Promise<AdminClient | undefined> {
+    let st;
+    try {
+      st = lstatSync(socketPath);
+    } catch {
+      return undefined;
+    }
+    if (!st.isSocket()) throw new UnsafeSocketError(`${socketPath} is not a socket; refusing to use it as the admin channel (remove it)`);
+    const uid = process.getuid?.();
+    if (uid !== undefined && st.uid !== uid) throw new UnsafeSocketError(`the admin socket ${socketPath} belongs to uid ${st.uid}, not to you (uid ${uid}); refusing to use it`);
+    if ((st.mode & 0o077) !== 0) throw new UnsafeSocketError(`the admin socket ${socketPath} is open to other users (mode ${(st.mode & 0o777).toString(8)}); refusing to use it: restart the server, which recreates it as 0600`);
+    const agent = new Agent({ connect: { socketPath }, headersTimeout: 0, bodyTimeout: 0 });
+    let hello: Hello;
+    try {
+      const res = await request(`${BASE}/v1/hello`, { dispatcher: agent });
+      hello = (await res.body.json()) as Hello;
+    } catch {
+      await agent.close().catch(() => undefined);
+      return undefined; // a dead owner's socket file: nobody to talk to
+    }
+    if (hello.protocol !== ADMIN_PROTOCOL) {
+      await agent.close().catch(() => undefined);
+      throw new OperationError(
+        'protocol_mismatch',
+        `the running server (PID ${hello.pid}, exocortex ${hello.version}) speaks admin protocol ${hello.protocol}, this CLI speaks ${ADMIN_PROTOCOL}: run the CLI of the same installation as the server`,
+        2,
+      );
+    }
+    return new AdminClient(socketPath, hello, agent);
+  }
+
+  /** A fetch that reaches the owner over the socket (for the stdio bridge's MCP client transport). */
+  get fetch(): typeof globalThis.fetch {
+    const dispatcher = this.agent;
+    return ((input: string | URL, init?: RequestInit) => undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof globalThis.fetch;
+  }
+
+  get mcpUrl(): URL {
+    return new URL(`${BASE}/mcp`);
+  }
+
+  async get<T>(path: string): Promise<T> {
+    return this.call<T>('GET', path);
+  }
+
+  async post<T>(path: string, body: unknown): Promise<T> {
+    return this.call<T>('POST', path, body);
+  }
+
+  /** A streamed command: each progress event to onEvent, then the final result. */
+  async stream<T>(path: string, body: unknown, onEvent: (event: Record<string, unknown>) => void): Promise<T> {
+    const res = await request(`${BASE}${path}`, { method: 'POST', dispatcher: this.agent, headers: this.headers(true), body: JSON.stringify(body) });
+    if (res.statusCode !== 200) return failed(res);
+    let buffered = '';
+    let result: T | undefined;
+    let error: { code: string; message: string; exitCode?: number } | undefined;
+    for await (const chunk of res.body) {
+      buffered += chunk.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (!line) continue;
+        const event = JSON.parse(line) as Record<string, unknown>;
+        if ('done' in event) result = event.done as T;
+        else if ('error' in event) error = event.error as typeof error;
+        else onEvent(event);
+      }
+    }
+    if (error) throw new OperationError(error.code, error.message, error.exitCode ?? 1);
+    if (result === undefined) throw new OperationError('internal', 'the server closed the admin stream before the command finished');
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close().catch(() => undefined);
+  }
+
+  private headers(json: boolean): Record<string, string> {
+    return { 'x-exocortex-admin-protocol': String(ADMIN_PROTOCOL), ...(json ? { 'content-type': 'application/json' } : {}) };
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const res = await request(`${BASE}${path}`, { method, dispatcher: this.agent, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+    if (res.statusCode >= 400) return failed(res);
+    return (await res.body.json()) as T;
+  }
+}
+
+async function failed(res: Dispatcher.ResponseData): Promise<never> {
+  const text = await res.body.text();
+  let err: { code?: string; message?: string; exitCode?: number } = {};
+  try {
+    err = (JSON.parse(text) as { error?: typeof err }).error ?? {};
+  } catch {
+    // not JSON: keep the status
+  }
+  throw new OperationError(err.code ?? 'internal', err.message ?? `admin channel answered HTTP ${res.statusCode}`, err.exitCode ?? 1);
+}

@@ -1,0 +1,141 @@
+// The admin channel: a Unix domain socket (mode 0600, in the database's own directory) on which the
+// process that owns the database carries out operator commands for the CLI and serves MCP to the stdio
+// bridge as the local operator. Reachable only through the filesystem by the owner's user; never on TCP.
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { Logger, Principal, Scope } from '../../sdk/types.js';
+import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
+import type { ServerDeps } from '../mcp/server-factory.js';
+import type { SessionHub } from '../mcp/sessions.js';
+import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
+import { familyCommandOp, indexOp, keysCreateOp, keysListOp, keysRevokeOp, OperationError, type OperationTarget } from './operations.js';
+
+export interface AdminChannelOptions {
+  readonly socketPath: string;
+  /** Read per command, so a reloaded configuration applies to the next one. */
+  readonly target: () => OperationTarget;
+  readonly hub: SessionHub;
+  readonly deps: ServerDeps;
+  readonly operator: Principal;
+  readonly log: Logger;
+  readonly maxSessions: number;
+  readonly command: string;
+  readonly health: () => Promise<Record<string, unknown>>;
+}
+
+export interface AdminChannel {
+  readonly socketPath: string;
+  close(): Promise<void>;
+}
+
+/** Bind the socket. The caller holds the database lock, so a socket file left here is a dead owner's. */
+export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminChannel> {
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const startedAt = new Date().toISOString();
+  const hello: Hello = { protocol: ADMIN_PROTOCOL, version: '0.1.0', pid: process.pid, command: o.command, startedAt, vault: o.target().vault.name };
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    if (error instanceof OperationError) return reply.code(error.code === 'not_found' ? 404 : 400).send({ error: { code: error.code, message: error.message, exitCode: error.exitCode } });
+    o.log.error({ err: error.stack ?? error.message }, 'admin command failed');
+    return reply.code(error.statusCode ?? 500).send({ error: { code: 'internal', message: error.message, exitCode: 1 } });
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/mcp') || request.url === '/v1/hello') return;
+    const asked = Number(request.headers['x-exocortex-admin-protocol']);
+    if (asked !== ADMIN_PROTOCOL) {
+      return reply.code(426).send({ error: { code: 'protocol_mismatch', message: `this server speaks admin protocol ${ADMIN_PROTOCOL} (exocortex ${hello.version}); the CLI spoke ${request.headers['x-exocortex-admin-protocol'] ?? 'none'}: run the CLI of the same installation as the server`, exitCode: 2 } });
+    }
+  });
+
+  app.get('/v1/hello', async () => hello);
+  app.get('/v1/health', async () => o.health());
+  app.get('/v1/keys', async () => ({ keys: await keysListOp(o.target()) }));
+  app.post<{ Body: { name: string; scope: Scope; expires?: string } }>('/v1/keys', async (request) => keysCreateOp(o.target(), request.body ?? ({} as never)));
+  app.post<{ Body: { which: string } }>('/v1/keys/revoke', async (request) => keysRevokeOp(o.target(), String(request.body?.which ?? '')));
+  app.post<{ Body: { rebuild?: boolean } }>('/v1/index', async (request, reply) =>
+    stream(reply, async (send) => ({ summary: await indexOp(o.target(), { rebuild: request.body?.rebuild === true }, (p) => send({ progress: p })) })),
+  );
+  app.post<{ Body: { family: string; command?: string; args?: string[] } }>('/v1/family', async (request, reply) =>
+    stream(reply, async (send) => {
+      const b = request.body ?? ({} as { family: string });
+      const exitCode = await familyCommandOp(o.target(), String(b.family), b.command, (b.args ?? []).map(String), (line) => send({ line }));
+      return { exitCode };
+    }),
+  );
+
+  // MCP for `exocortex stdio` bridges: always stateful, so list_changed reaches them, always the operator.
+  registerMcpRoutes(app, {
+    mode: 'stateful',
+    maxSessions: o.maxSessions,
+    verifier: { verify: async () => o.operator },
+    hub: o.hub,
+    deps: o.deps,
+    log: o.log,
+    isAllowedHost: () => true,
+    isAllowedOrigin: (origin) => origin === undefined,
+  });
+  app.setNotFoundHandler((_request, reply) => jsonRpcError(reply, 404, -32601, 'no such admin route'));
+
+  await removeStaleSocket(o.socketPath);
+  await app.ready();
+  const previous = process.umask(0o177); // the socket is born 0600: no window in which others may connect
+  try {
+    await app.listen({ path: o.socketPath });
+  } finally {
+    process.umask(previous);
+  }
+  chmodSync(o.socketPath, 0o600);
+  return {
+    socketPath: o.socketPath,
+    async close() {
+      await app.close().catch(() => undefined);
+      try {
+        unlinkSync(o.socketPath);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** A socket file nobody answers on is a dead owner's and goes; one that answers belongs to a live process. */
+async function removeStaleSocket(socketPath: string): Promise<void> {
+  let st;
+  try {
+    st = lstatSync(socketPath);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) throw new Error(`${socketPath} exists and is not a socket; remove it (the admin channel needs that path)`);
+  const alive = await new Promise<boolean>((resolve) => {
+    const probe = connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (alive) throw new Error(`another process answers on the admin socket ${socketPath}; stop it or set admin.socketPath to another path`);
+  unlinkSync(socketPath);
+}
+
+/** Newline-delimited JSON: progress objects while the command runs, then {done: result} or {error}. */
+async function stream(reply: FastifyReply, run: (send: (event: object) => void) => Promise<object>): Promise<FastifyReply> {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+  const send = (event: object) => {
+    if (!res.writableEnded) res.write(JSON.stringify(event) + '\n');
+  };
+  try {
+    send({ done: await run(send) });
+  } catch (e) {
+    const err = e instanceof OperationError ? { code: e.code, message: e.message, exitCode: e.exitCode } : { code: 'internal', message: (e as Error).message, exitCode: 1 };
+    send({ error: err });
+  }
+  res.end();
+  return reply;
+}
+
+export type { FastifyInstance };

@@ -1,0 +1,159 @@
+// Operator commands as functions over whatever owns the database: the running server (through the admin
+// channel) or the CLI process itself when no server runs. Both paths call these, so they cannot drift.
+// Nothing here writes to the terminal; callers render the results.
+import type { Kysely } from 'kysely';
+import type { Logger, Scope, VaultHandle } from '../../sdk/types.js';
+import { createApiKey, listApiKeys, parseExpiry, revokeApiKey, type ApiKeyRecord } from '../auth/api-keys.js';
+import { migrate } from '../db/index.js';
+import type { FamilyManager } from '../families/manager.js';
+import type { IndexPipeline } from '../index/index.js';
+import type { Settings } from '../settings/load.js';
+import { OperationError } from './errors.js';
+
+/** What an operation needs from its owner. `forgetKeys` drops every cached verification at once. */
+export interface OperationTarget {
+  readonly db: Kysely<any>;
+  readonly vault: VaultHandle;
+  readonly settings: Settings;
+  readonly log: Logger;
+  readonly manager: FamilyManager;
+  readonly index: IndexPipeline | undefined;
+  forgetKeys(): void;
+}
+
+export { OperationError };
+
+/** The part of a target the key commands use (the CLI builds it from a bare database). */
+export type KeyTarget = Pick<OperationTarget, 'db' | 'forgetKeys'> & { readonly vault: { readonly id: number } };
+
+export interface KeyRow {
+  readonly id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scope: Scope;
+  readonly state: 'active' | 'revoked' | 'expired';
+  readonly expiresAt: string | null;
+  readonly lastUsedAt: string | null;
+}
+
+export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: Scope; expires?: string }): Promise<{ raw: string; key: KeyRow }> {
+  if (!input.name || input.name.length > 80 || /[\p{Cc}]/u.test(input.name)) throw new OperationError('invalid_arguments', 'a key name is 1 to 80 characters without control characters');
+  if (input.scope !== 'read' && input.scope !== 'readwrite') throw new OperationError('invalid_arguments', `scope "${input.scope}" is neither read nor readwrite`);
+  let expiresAt: Date | null = null;
+  try {
+    expiresAt = input.expires ? parseExpiry(input.expires) : null;
+  } catch (e) {
+    throw new OperationError('invalid_arguments', (e as Error).message);
+  }
+  const { raw, record } = await createApiKey(t.db, { name: input.name, scope: input.scope, vaultId: t.vault.id, expiresAt });
+  t.forgetKeys(); // a miss cached for this key's hash must not outlive its creation
+  return { raw, key: keyRow(record) };
+}
+
+export async function keysListOp(t: KeyTarget): Promise<KeyRow[]> {
+  return (await listApiKeys(t.db)).map(keyRow);
+}
+
+export async function keysRevokeOp(t: KeyTarget, which: string): Promise<{ revoked: number }> {
+  const revoked = await revokeApiKey(t.db, which);
+  t.forgetKeys();
+  if (revoked === 0) throw new OperationError('not_found', `no active key matches "${which}" (id, name or prefix); see exocortex keys list`);
+  return { revoked };
+}
+
+function keyRow(k: ApiKeyRecord): KeyRow {
+  const state = k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= Date.now() ? 'expired' : 'active';
+  return { id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, state, expiresAt: k.expiresAt?.toISOString() ?? null, lastUsedAt: k.lastUsedAt?.toISOString() ?? null };
+}
+
+export interface Progress {
+  readonly done: number;
+  readonly total: number;
+}
+
+export interface IndexSummary {
+  readonly seconds: number;
+  readonly scanned: number;
+  readonly indexed: number;
+  readonly written: number;
+  readonly renamed: number;
+  readonly removed: number;
+  readonly unchanged: number;
+  readonly quarantined: number;
+  readonly failures: number;
+  readonly lastError: string | null;
+  readonly quarantine: ReadonlyArray<{ path: string; reason: string }>;
+}
+
+/** One full pass (catch-up, or every note with rebuild), reporting progress until the backlog is empty. */
+export async function indexOp(t: OperationTarget, opts: { rebuild: boolean }, onProgress: (p: Progress) => void): Promise<IndexSummary> {
+  const index = t.index;
+  if (!index) throw new OperationError('unavailable', 'the index is not running in this process');
+  const start = { ...index.state.counters };
+  const t0 = Date.now();
+  const progress = (): Progress => {
+    const done = index.state.counters.processed - start.processed;
+    const st = index.status();
+    const known = st.ready || opts.rebuild ? st.scanned : Infinity;
+    // pending counts a batch still in flight that `processed` may already include: never past the vault.
+    return { done, total: Math.max(1, done, Math.min(done + st.pending, known)) };
+  };
+  const timer = setInterval(() => onProgress(progress()), 200);
+  try {
+    await index.whenReady(index.vaultId, 24 * 3600_000);
+    await index.runPass({ force: opts.rebuild });
+    while (Object.values(index.status().backlog).some((n) => n > 0)) await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    clearInterval(timer);
+  }
+  const last = progress();
+  onProgress({ done: last.done, total: Math.max(last.done, 1) });
+  const c = index.state.counters;
+  const st = index.status();
+  const written = c.upserted - start.upserted;
+  const renamed = c.renamed - start.renamed;
+  const removed = c.removed - start.removed;
+  // A catch-up pass skips notes whose size and mtime match without counting them: they are the rest.
+  const unchanged = Math.max(0, st.indexed - written - renamed, c.unchanged - start.unchanged);
+  return {
+    seconds: (Date.now() - t0) / 1000,
+    scanned: st.scanned,
+    indexed: st.indexed,
+    written,
+    renamed,
+    removed,
+    unchanged: opts.rebuild ? c.unchanged - start.unchanged : unchanged,
+    quarantined: st.quarantined,
+    failures: st.failures,
+    lastError: st.lastError ?? null,
+    quarantine: [...index.state.quarantine].slice(0, 20).map(([path, q]) => ({ path, reason: q.reason })),
+  };
+}
+
+export function renderIndexSummary(s: IndexSummary): string {
+  const done = s.written + s.renamed + s.removed + s.unchanged;
+  const lines = [
+    `scanned ${s.scanned} notes in ${s.seconds.toFixed(1)} s (${Math.round(done / Math.max(s.seconds, 0.001))} notes/s)`,
+    `indexed ${s.indexed}: ${s.written} written, ${s.renamed} renamed, ${s.removed} removed, ${s.unchanged} unchanged`,
+    `quarantined ${s.quarantined}${s.failures ? `, ${s.failures} failures (last: ${s.lastError})` : ''}`,
+    ...s.quarantine.map((q) => `  ${q.path}: ${q.reason}`),
+  ];
+  if (s.quarantined > s.quarantine.length) lines.push(`  … and ${s.quarantined - s.quarantine.length} more`);
+  return lines.join('\n');
+}
+
+/** `exocortex <family> <command>`: the family's command, with its settings and migrations, on this owner. */
+export async function familyCommandOp(t: OperationTarget, familyName: string, commandName: string | undefined, args: readonly string[], print: (line: string) => void): Promise<number> {
+  const resolved = await t.manager.resolveFamily(t.settings, familyName);
+  if (!resolved) throw new OperationError('not_found', `"${familyName}" is neither a command nor an installed family; see exocortex --help`, 2);
+  const commands = resolved.family.commands ?? {};
+  const command = commandName ? commands[commandName] : undefined;
+  if (!command) {
+    const list = Object.entries(commands).map(([n, c]) => `  exocortex ${familyName} ${n}  ${c.description}`);
+    print(list.length ? `commands of the ${familyName} family:\n${list.join('\n')}` : `the ${familyName} family has no commands`);
+    return commandName ? 2 : 0;
+  }
+  if (resolved.family.migrations) await migrate(t.db, `family_${familyName}`, resolved.family.migrations);
+  await command.run({ db: t.db, log: t.log, settings: resolved.settings, vault: t.vault, args, print });
+  return 0;
+}

@@ -1,0 +1,29 @@
+// The admin channel's wire contract, shared by the server and the CLI: its version, the hello answer,
+// and where the socket lives for a given configuration.
+import path from 'node:path';
+import { embeddedDir } from '../db/index.js';
+import { ADMIN_SOCKET_FILE } from '../db/owner-lock.js';
+import { resolvePath, type Settings } from '../settings/load.js';
+
+/** Bumped when a route or a body changes shape; a CLI and a server that differ refuse each other by name. */
+export const ADMIN_PROTOCOL = 1;
+
+export interface Hello {
+  readonly protocol: number;
+  readonly version: string;
+  readonly pid: number;
+  readonly command: string;
+  readonly startedAt: string;
+  readonly vault: string;
+}
+
+/**
+ * The socket's path: admin.socketPath when set, else inside the embedded database's directory (next to
+ * its lock), else none (a server database without a socket path has no admin channel).
+ */
+export function adminSocketPath(settings: Settings): string | undefined {
+  const configured = settings.host.admin.socketPath;
+  if (configured) return resolvePath(settings, configured);
+  const dir = embeddedDir(settings.host.database.url, settings.baseDir);
+  return dir ? path.join(dir, ADMIN_SOCKET_FILE) : undefined;
+}

@@ -1,0 +1,83 @@
+// `exocortex stdio` beside a running server: relays every JSON-RPC message between the local client on
+// stdin/stdout and the server's MCP endpoint on its admin socket, where it runs as the local operator.
+// Never opens the database; frames nothing by hand (both ends are the SDK's transports).
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { AdminClient } from '../admin/channel-client.js';
+
+/** How often an idle bridge pings the server, so its session is never reaped as abandoned. */
+const KEEPALIVE_MS = 5 * 60_000;
+/** How long a bridge whose client closed stdin waits for answers still owed to it. */
+const DRAIN_MS = 30_000;
+const PING_PREFIX = 'exocortex-bridge-ping-';
+
+export async function runStdioBridge(owner: AdminClient): Promise<void> {
+  const upstream = new StreamableHTTPClientTransport(owner.mcpUrl, { fetch: owner.fetch });
+  const local = new StdioServerTransport();
+  const initializeIds = new Set<string | number>();
+  /** Requests relayed and not yet answered: a client that closes stdin still gets their answers. */
+  const inFlight = new Set<string | number>();
+  let closing = false;
+  // Until initialize is answered there is no session id to send with: everything else waits for it.
+  let handshake: Promise<void> = Promise.resolve();
+  let handshakeDone = () => {};
+
+  const shutdown = async (code: number, why?: string) => {
+    if (closing) return;
+    closing = true;
+    if (why) process.stderr.write(`exocortex: ${why}\n`);
+    await upstream.terminateSession().catch(() => undefined);
+    await upstream.close().catch(() => undefined);
+    await owner.close();
+    process.exit(code);
+  };
+
+  local.onmessage = (message: JSONRPCMessage) => {
+    const isInitialize = isJSONRPCRequest(message) && message.method === 'initialize';
+    if (isJSONRPCRequest(message)) {
+      inFlight.add(message.id);
+      if (isInitialize) initializeIds.add(message.id);
+    }
+    const ready = isInitialize ? Promise.resolve() : handshake;
+    if (isInitialize) handshake = new Promise((resolve) => (handshakeDone = resolve));
+    ready.then(() => upstream.send(message)).catch((e: Error) => {
+      if (isInitialize) handshakeDone();
+      if (isJSONRPCRequest(message)) inFlight.delete(message.id);
+      if (isJSONRPCRequest(message)) {
+        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `the Exocortex server did not answer: ${e.message}` } });
+      }
+      if (/ECONNREFUSED|ENOENT|other side closed|fetch failed/i.test(String(e.message) + String((e as { cause?: unknown }).cause))) {
+        void shutdown(1, `the server behind ${owner.socketPath} went away; restart the client to reconnect`);
+      }
+    });
+  };
+  upstream.onmessage = (message: JSONRPCMessage) => {
+    const id = 'id' in message ? message.id : undefined;
+    if (typeof id === 'string' && id.startsWith(PING_PREFIX)) return; // our keepalive, not the client's
+    if (id !== undefined) inFlight.delete(id);
+    if (id !== undefined && initializeIds.delete(id)) {
+      const version = 'result' in message ? (message.result as { protocolVersion?: string }).protocolVersion : undefined;
+      if (version) upstream.setProtocolVersion(version);
+      handshakeDone();
+    }
+    void local.send(message);
+  };
+  upstream.onerror = (e) => process.stderr.write(`exocortex: bridge: ${e.message}\n`);
+  local.onclose = () => void shutdown(0);
+  process.stdin.on('end', () => {
+    const deadline = Date.now() + DRAIN_MS;
+    const wait = () => (inFlight.size === 0 || Date.now() > deadline ? void shutdown(0) : setTimeout(wait, 20));
+    wait();
+  });
+
+  let pings = 0;
+  const keepalive = setInterval(() => {
+    if (upstream.sessionId) void upstream.send({ jsonrpc: '2.0', id: `${PING_PREFIX}${++pings}`, method: 'ping' }).catch(() => undefined);
+  }, KEEPALIVE_MS);
+  keepalive.unref();
+
+  await upstream.start();
+  await local.start();
+  process.stderr.write(`exocortex: bridging stdio to the running server (PID ${owner.hello.pid}) as the local operator\n`);
+}
