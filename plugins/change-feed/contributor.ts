@@ -166,7 +166,10 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
       await emit(trx, note.vaultId, [{ kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin }]);
       await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
     },
-    async passEnd(db, { vaultId }) {
+    async passEnd(db, { vaultId, caughtUp }) {
+      // The build from empty is over once a whole pass has caught up: from then on (and after any
+      // restart) a note never seen before is `created`, never a silent first sighting.
+      if (caughtUp) await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${vaultId} AND building`.execute(db);
       const count = skipped.get(vaultId) ?? 0;
       itemised.delete(vaultId);
       skipped.delete(vaultId);

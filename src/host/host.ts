@@ -106,7 +106,7 @@ export class Host {
     const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize, pgliteThread: h.database.pgliteThread });
     try {
       await migrateHost(database.db);
-      const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot);
+      const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot, { adoptRoot: { log } });
       const vaultHandle: VaultHandle = { id: vaultId, name: h.vault.name, obsidianName: h.vault.obsidianName, fs };
       const workers = new PiscinaPool(h.workers);
       const services: HostServices = {

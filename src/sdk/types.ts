@@ -268,7 +268,16 @@ export interface IndexContributor<Model = unknown> {
    * pass, e.g. the change feed's `gap` event for changes it did not itemise. Open a transaction yourself
    * if you write more than one statement; most passes need none, so the index opens none.
    */
-  passEnd?(db: Database, pass: { vaultId: number }): Promise<void>;
+  passEnd?(db: Database, pass: PassEnd): Promise<void>;
+}
+
+export interface PassEnd {
+  readonly vaultId: number;
+  /**
+   * True once a full pass over the vault has finished and nothing it found is still queued: the index
+   * has caught up with the vault (the first time after a build from empty, and after every later pass).
+   */
+  readonly caughtUp: boolean;
 }
 
 export interface ContributorFactoryContext {

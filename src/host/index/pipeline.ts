@@ -197,6 +197,7 @@ export class IndexPipeline implements IndexService {
       this.kick();
       await this.idle();
       if (this.closed) return;
+      await this.lock(() => this.endPass(true));
       this.lastPassAt = this.now().toISOString();
       if (!this.ready) {
         this.ready = true;
@@ -334,12 +335,12 @@ export class IndexPipeline implements IndexService {
   }
 
   /** Tell contributors that want it that a pass ended. The caller holds the writer lock. */
-  private async endPass(): Promise<void> {
+  private async endPass(caughtUp = false): Promise<void> {
     const ending = this.deps.contributors().filter((c) => c.contributor.passEnd);
     if (ending.length === 0) return;
     for (const c of ending) {
       try {
-        await c.contributor.passEnd!(this.deps.db, { vaultId: this.vaultId });
+        await c.contributor.passEnd!(this.deps.db, { vaultId: this.vaultId, caughtUp });
       } catch (e) {
         this.fail(`contributor ${c.contributor.name} failed at the end of a pass`, e);
       }
