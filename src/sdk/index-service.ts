@@ -39,3 +39,31 @@ export interface IndexService {
   /** Resolves when the initial scan is done (or the timeout passes); for tests and CLI. */
   whenReady(vaultId: number, timeoutMs?: number): Promise<boolean>;
 }
+
+/** How far the index is behind the vault, for answers that may be incomplete because of it. */
+export interface IndexLag {
+  /** Notes known or likely to be missing from the index (queued, or not reached by the first scan). */
+  readonly pending: number;
+  readonly indexed: number;
+  /** Notes the scan has seen so far; null while the first scan has not counted the vault yet. */
+  readonly scanned: number | null;
+  /** One sentence for the tool's text: what is missing and that the answer may be incomplete. */
+  readonly notice: string;
+}
+
+/**
+ * The lag behind an answer, or undefined when the index has caught up. Every tool that answers from the
+ * index says it the same way (text and structuredContent.index_pending), so agents can learn one signal.
+ */
+export function indexLag(status: IndexStatus): IndexLag | undefined {
+  if (status.ready && status.pending === 0) return undefined;
+  const firstScan = !status.ready;
+  const counted = firstScan && status.scanned > status.indexed ? status.scanned : null;
+  const pending = firstScan ? Math.max(status.pending, (counted ?? status.indexed) - status.indexed) : status.pending;
+  const notice = firstScan
+    ? counted === null
+      ? `The index is still being built (${status.indexed} notes indexed so far, the first scan of the vault is running): this answer may be incomplete.`
+      : `The index is still being built (${status.indexed} of ${counted} notes seen so far are indexed): this answer may be incomplete.`
+    : `The index is catching up (${status.pending} changed notes waiting): recent changes may be missing from this answer.`;
+  return { pending, indexed: status.indexed, scanned: firstScan ? counted : status.scanned, notice };
+}

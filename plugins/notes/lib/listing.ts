@@ -1,6 +1,7 @@
 // Note listings with keyset paging: from the index's notes table when the index service is present,
 // else from a filesystem walk (titles are file stems then). Read-only; cursors are opaque base64url JSON.
 import { sql } from 'kysely';
+import { indexLag } from '../../../src/sdk/index-service.js';
 import type { NotesCtx } from '../settings.js';
 import { deepLink } from './note-io.js';
 import { indexService } from './write-safety.js';
@@ -58,7 +59,7 @@ export async function listNotes(ctx: NotesCtx, q: ListQuery): Promise<ListResult
   if (idx) {
     source = 'index';
     const st = idx.status(ctx.principal.vaultId);
-    if (!st.ready || st.pending > 0) notice = `The index is still catching up (${st.indexed} of ${st.scanned} notes indexed); recent changes may be missing.`;
+    notice = indexLag(st)?.notice;
     const col = order === 'path' ? sql.ref('path') : order === 'content_changed' ? sql.ref('content_changed_at') : sql.ref('mtime');
     const timeCol = order === 'content_changed' ? sql.ref('content_changed_at') : sql.ref('mtime');
     const like = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';

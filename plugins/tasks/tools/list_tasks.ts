@@ -1,7 +1,7 @@
 // list_tasks: checkbox tasks from the index, filtered, ordered by due date (undated last), keyset-paged.
 // Read-only; never reads notes, and its header always says how much of the vault is not indexed yet.
 import { sql, type RawBuilder } from 'kysely';
-import type { IndexService } from '../../../src/sdk/index-service.js';
+import { indexLag, type IndexService } from '../../../src/sdk/index-service.js';
 import type { ToolContext, ToolModule } from '../../../src/sdk/types.js';
 import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
 
@@ -85,7 +85,7 @@ export const listTasks: ToolModule<Input, Output> = {
     let index_pending: number | null = null;
     if (ctx.hasService('index')) {
       const st = ctx.service<IndexService>('index').status(ctx.vault.id);
-      index_pending = st.ready ? st.pending : Math.max(st.pending, st.scanned - st.indexed);
+      index_pending = indexLag(st)?.pending ?? 0;
     }
     return { total: Number(counts.total), shown: tasks.length, not_scanned: Number(counts.not_scanned), not_indexable: Number(counts.not_indexable), index_pending, tasks, next_cursor };
   },
@@ -96,7 +96,7 @@ export const listTasks: ToolModule<Input, Output> = {
     for (const t of o.tasks) {
       const bits = [t.due && `📅 ${t.due}`, t.scheduled && `⏳ ${t.scheduled}`, t.start && `🛫 ${t.start}`, t.done && `✅ ${t.done}`, t.cancelled && `❌ ${t.cancelled}`, t.priority && `priority ${t.priority}`, t.recurrence && `🔁 ${t.recurrence}`]
         .filter(Boolean).join(' ');
-      out.push(`- [${t.status}] ${t.text}${bits ? ` — ${bits}` : ''}${t.tags.length ? ` #${t.tags.join(' #')}` : ''} — \`${t.path}\`:${t.line}${t.heading_path ? ` § ${t.heading_path}` : ''}${t.status_type === 'other' ? ' (status: other)' : ''}`);
+      out.push(`- [${t.status}] ${t.text}${bits ? ` — ${bits}` : ''}${tagsNotInText(t.text, t.tags)} — \`${t.path}\`:${t.line}${t.heading_path ? ` § ${t.heading_path}` : ''}${t.status_type === 'other' ? ' (status: other)' : ''}`);
     }
     if (o.next_cursor) out.push(`more: cursor=${o.next_cursor}`);
     return out.join('\n');
@@ -105,4 +105,11 @@ export const listTasks: ToolModule<Input, Output> = {
 
 function arr(values: readonly string[]): RawBuilder<unknown> {
   return sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+}
+
+/** The task's tags its text does not already show (inline `#tags` stay in the text, where they were written). */
+function tagsNotInText(text: string, tags: readonly string[]): string {
+  const shown = new Set((text.match(/#[^\s#]+/gu) ?? []).map((x) => x.slice(1).toLowerCase()));
+  const rest = tags.filter((tag) => !shown.has(tag.toLowerCase()));
+  return rest.length ? ` #${rest.join(' #')}` : '';
 }
