@@ -3,7 +3,7 @@
 // atomically, then closes the old generations once their in-flight calls finish.
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseRequirement, type DefinedFamily } from '../../sdk/define-family.js';
-import type { Settings } from '../settings/load.js';
+import { envName, parseEnvValue, setPath, type Settings } from '../settings/load.js';
 import { migrate } from '../db/index.js';
 import { builtinSources, importFamily, pluginSource, type FamilySource } from './discover.js';
 import { FamilyGeneration } from './generation.js';
@@ -204,6 +204,7 @@ export class FamilyManager {
     const problems: string[] = [];
     const claimed = new Map<string, string>();
     const out = new Map<string, Record<string, unknown>>();
+    const envLeft = new Map(Object.entries(settings.familyEnv ?? {}));
     for (const c of candidates) {
       const mine: Record<string, unknown> = {};
       for (const [section, schema] of Object.entries(c.family.settings ?? {})) {
@@ -213,7 +214,14 @@ export class FamilyManager {
           continue;
         }
         claimed.set(section, c.family.name);
-        const value = structuredClone(settings.sections[section] ?? {});
+        const value = structuredClone(settings.sections[section] ?? {}) as Record<string, unknown>;
+        for (const leaf of schemaLeaves(schema, [section])) {
+          const name = `EXO_${envName(leaf)}`;
+          const raw = envLeft.get(name);
+          if (raw === undefined) continue;
+          envLeft.delete(name);
+          setPath(value, leaf.slice(1), parseEnvValue(raw));
+        }
         const validate = this.ajv.compile({ additionalProperties: false, ...schema });
         if (!validate(value)) {
           for (const err of (validate.errors ?? []).slice(0, 5)) {
@@ -226,6 +234,7 @@ export class FamilyManager {
       }
       out.set(c.family.name, mine);
     }
+    for (const name of envLeft.keys()) problems.push(`environment variable ${name} matches no setting of the host or of any installed family: unset it or check its spelling (see docs/configuration.md)`);
     for (const section of Object.keys(settings.sections)) {
       if (!claimed.has(section)) problems.push(`unknown key ${section}: no host setting or installed family uses it; remove it or check its spelling (see README.md)`);
     }
@@ -257,6 +266,20 @@ function orderByProvides(list: Candidate[]): Candidate[] {
       return !pending.some((o) => o !== c && needs.some((n) => n in (o.family.provides ?? {})));
     });
     out.push(...pending.splice(i >= 0 ? i : 0, 1));
+  }
+  return out;
+}
+
+/** Every settable leaf path of a settings section's JSON Schema (objects with properties are walked into). */
+function schemaLeaves(schema: unknown, prefix: string[]): string[][] {
+  const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (!props || typeof props !== 'object') return prefix.length > 1 ? [prefix] : [];
+  const out: string[][] = [];
+  for (const [key, sub] of Object.entries(props)) {
+    const p = [...prefix, key];
+    const nested = (sub as { properties?: unknown } | undefined)?.properties;
+    if (nested && typeof nested === 'object') out.push(...schemaLeaves(sub, p));
+    else out.push(p);
   }
   return out;
 }

@@ -17,6 +17,11 @@ export interface Settings {
   readonly file: string | undefined;
   /** Directory relative paths in the settings are resolved against. */
   readonly baseDir: string;
+  /**
+   * EXO_ variables that name no host setting, left for the family loader: it knows each family's settings
+   * schema, applies those that name one, and refuses the rest by name.
+   */
+  readonly familyEnv: Readonly<Record<string, string>>;
 }
 
 export class SettingsError extends Error {
@@ -46,8 +51,8 @@ export function loadSettings(options: LoadOptions = {}): Settings {
   const file = options.file ?? env.EXO_CONFIG ?? DEFAULT_CONFIG_FILE;
   const raw = readConfigFile(file);
   const merged = deepMerge(raw, options.overrides ?? {});
-  applyEnvOverrides(merged, env);
-  return parseSettings(merged, { file, baseDir: options.cwd ?? process.cwd() });
+  const familyEnv = applyEnvOverrides(merged, env);
+  return { ...parseSettings(merged, { file, baseDir: options.cwd ?? process.cwd() }), familyEnv };
 }
 
 export function readConfigFile(file: string): Record<string, unknown> {
@@ -80,7 +85,7 @@ export function parseSettings(raw: Record<string, unknown>, where: { file: strin
   const host = parsed.data;
   const problems = crossChecks(host);
   if (problems.length) throw new SettingsError(problems);
-  return { host, sections, file: where.file, baseDir: where.baseDir };
+  return { host, sections, file: where.file, baseDir: where.baseDir, familyEnv: {} };
 }
 
 function crossChecks(s: HostSettings): string[] {
@@ -112,8 +117,11 @@ export function envName(pathParts: readonly string[]): string {
   return pathParts.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toUpperCase()).join('_');
 }
 
-/** Apply EXO_<PATH_IN_UPPER_SNAKE> variables onto the raw settings. Unknown names are refused. */
-export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+/**
+ * Apply EXO_<PATH_IN_UPPER_SNAKE> variables onto the raw settings. A name under a host section that names
+ * no host setting is refused here; any other unknown name is returned for the family loader to place.
+ */
+export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, string> {
   const known = new Map<string, string[]>();
   collectLeafPaths(hostDefaults(), [], known);
   const familyNames = new Set<string>(Object.keys((target.families as object) ?? {}));
@@ -129,20 +137,21 @@ export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.P
   for (const [section, value] of Object.entries(target)) {
     if (!HOST_KEYS.has(section) && value && typeof value === 'object') collectLeafPaths(value as Record<string, unknown>, [section], known);
   }
+  const hostSections = new Set([...HOST_KEYS].map((k) => envName([k])));
   const problems: string[] = [];
+  const leftover: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith('EXO_') || name === 'EXO_CONFIG' || value === undefined) continue;
     const p = known.get(name.slice(4));
-    if (!p) {
-      problems.push(`environment variable ${name} matches no setting: unset it or check its spelling (see README.md)`);
-      continue;
-    }
-    setPath(target, p, parseEnvValue(value));
+    if (p) setPath(target, p, parseEnvValue(value));
+    else if ([...hostSections].some((h) => name.slice(4).startsWith(`${h}_`))) problems.push(`environment variable ${name} matches no setting: unset it or check its spelling (see docs/configuration.md)`);
+    else leftover[name] = value;
   }
   if (problems.length) throw new SettingsError(problems);
+  return leftover;
 }
 
-function parseEnvValue(value: string): unknown {
+export function parseEnvValue(value: string): unknown {
   const trimmed = value.trim();
   if (trimmed === '') return '';
   if (/^(true|false|null|-?\d+(\.\d+)?)$/.test(trimmed) || trimmed.startsWith('[') || trimmed.startsWith('{')) {
@@ -163,7 +172,7 @@ function collectLeafPaths(obj: Record<string, unknown>, prefix: string[], out: M
   }
 }
 
-function setPath(target: Record<string, unknown>, p: readonly string[], value: unknown): void {
+export function setPath(target: Record<string, unknown>, p: readonly string[], value: unknown): void {
   let cur = target;
   for (const part of p.slice(0, -1)) {
     if (!cur[part] || typeof cur[part] !== 'object') cur[part] = {};

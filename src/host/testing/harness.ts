@@ -28,6 +28,8 @@ export interface TestServerOptions {
   /** Built-in families folder; null = none (test only the families listed in plugins). */
   readonly builtinDir?: string | null;
   readonly logLevel?: string;
+  /** Environment the settings are loaded with (EXO_ overrides); none by default. */
+  readonly env?: Record<string, string>;
 }
 
 export interface TestServer {
@@ -91,7 +93,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const configFile = path.join(dir, 'config.yaml');
   let raw: Record<string, unknown> = deepMerge(base, options.config ?? {});
   writeFileSync(configFile, YAML.stringify(raw));
-  const settings = loadSettings({ file: configFile, env: {}, cwd: dir });
+  const settings = loadSettings({ file: configFile, env: options.env ?? {}, cwd: dir });
   const builtinDir = options.builtinDir === null ? path.join(dir, 'no-builtins') : options.builtinDir;
   const host = await Host.start({ settings, http: options.http ?? true, builtinDir, log: createLogger(options.logLevel ?? 'silent') });
   const db = host.database.db;

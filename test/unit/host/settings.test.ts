@@ -49,7 +49,8 @@ t.test('unknown keys, wrong types and impossible combinations are refused by nam
   t.match(problemsOf(() => loadSettings({ file: file('b.yaml', 'server:\n  port: "high"\n'), env: {} })), [/server\.port: .*number.*EXO_SERVER_PORT/]);
   t.match(problemsOf(() => loadSettings({ file: file('c.yaml', 'server:\n  host: 0.0.0.0\n'), env: {} })), [/server\.publicUrl/]);
   t.match(problemsOf(() => loadSettings({ file: file('d.yaml', 'database:\n  url: mysql://x\n'), env: {} })), [/database\.url/]);
-  t.match(problemsOf(() => loadSettings({ file: DEFAULT_CONFIG_FILE, env: { EXO_SERVR_PORT: '1' } })), [/EXO_SERVR_PORT matches no setting/]);
+  t.match(problemsOf(() => loadSettings({ file: DEFAULT_CONFIG_FILE, env: { EXO_SERVER_PRT: '1' } })), [/EXO_SERVER_PRT matches no setting/]);
+  t.same(loadSettings({ file: DEFAULT_CONFIG_FILE, env: { EXO_SERVR_PORT: '1' } }).familyEnv, { EXO_SERVR_PORT: '1' }, 'a name outside the host sections is left for the family loader');
   t.match(problemsOf(() => loadSettings({ file: file('e.yaml', 'a: &a [1]\nb: [*a, *a]\nvault: [\n'), env: {} })), [/YAML error/]);
   t.match(problemsOf(() => loadSettings({ file: path.join(dir, 'missing.yaml'), env: {} })), [/cannot be read/]);
   t.match(problemsOf(() => loadSettings({ file: file('f.yaml', 'families:\n  Notes: {}\n'), env: {} })), [/families\.Notes/]);
