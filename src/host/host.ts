@@ -10,7 +10,7 @@ import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { OperationTarget } from './admin/operations.js';
 import { adminSocketPath } from './admin/protocol.js';
 import { Admission, type WriteCallGauge } from './admission/index.js';
-import { ApiKeyVerifier } from './auth/api-keys.js';
+import { ApiKeyVerifier, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
 import { ensureVault } from './auth/vaults.js';
 import { AuditWriter } from './audit/batch-writer.js';
 import { migrateHost, openDatabase, type DatabaseService } from './db/index.js';
@@ -64,6 +64,8 @@ export class Host {
   /** The admin channel's socket, when this process opened one. */
   admin: AdminChannel | undefined;
   private watcher: FSWatcher | undefined;
+  /** Stops listening for revocations made by other processes sharing a server database. */
+  private stopKeyListener: (() => Promise<void>) | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
   private reaper: NodeJS.Timeout | undefined;
   private readonly onSighup = () => void this.reload();
@@ -142,6 +144,7 @@ export class Host {
         await host.close();
         throw new SettingsError(first.errors);
       }
+      host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => host.verifier.forget());
       index.start(); // the initial scan runs in the background: startup never waits for the index
       if (options.http) await host.listen();
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
@@ -335,6 +338,7 @@ export class Host {
     clearInterval(this.reaper);
     this.watcher?.close();
     await this.admin?.close();
+    await this.stopKeyListener?.();
     await this.hub.closeAll();
     if (this.app) await this.app.close().catch(() => undefined);
     await this.index?.close();

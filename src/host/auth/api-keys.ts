@@ -1,7 +1,7 @@
 // API keys: minting (raw key shown once), SHA-256 storage, listing, revocation, and verification
 // into a Principal with a short cache. Never logs or stores a raw key.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Refusal } from '../../sdk/refusals.js';
 import type { Principal, Scope } from '../../sdk/types.js';
 
@@ -57,15 +57,23 @@ export async function countActiveKeys(db: Kysely<any>): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** The NOTIFY channel on which a revocation tells every process sharing the database to drop its cache. */
+export const KEYS_CHANGED_CHANNEL = 'exo_api_keys_changed';
+
 /** Revoke by id, name or key prefix. Returns how many keys were revoked. */
 export async function revokeApiKey(db: Kysely<any>, which: string): Promise<number> {
-  const res = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: new Date() })
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)]))
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+  return db.transaction().execute(async (trx) => {
+    const res = await trx
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date() })
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)]))
+      .executeTakeFirst();
+    const n = Number(res.numUpdatedRows);
+    // Delivered at commit to every listening replica (src/host/host.ts), so none serves the key from its cache.
+    if (n > 0) await sql`SELECT pg_notify(${KEYS_CHANGED_CHANNEL}, '')`.execute(trx);
+    return n;
+  });
 }
 
 function toRecord(row: any): ApiKeyRecord {

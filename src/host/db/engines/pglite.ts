@@ -56,6 +56,10 @@ function engine(pool: pg.Pool, description: string, closeDatabase: () => Promise
     pool,
     hasVector: true,
     description,
+    // One process owns the directory (its lock), so no other process can NOTIFY it.
+    async listen() {
+      return async () => undefined;
+    },
     async close() {
       if (!(pool as unknown as { ended: boolean }).ended) await pool.end().catch(() => undefined);
       await closeDatabase();

@@ -32,6 +32,15 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     pool,
     hasVector,
     description: `postgres ${u.hostname}:${u.port || 5432}${u.pathname}`,
+    async listen(channel, onNotify) {
+      // A connection of its own: LISTEN holds its session, which a pooled client would hand back.
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', () => undefined);
+      client.on('notification', (n) => n.channel === channel && onNotify());
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return () => client.end().catch(() => undefined);
+    },
     async close() {
       if (!(pool as unknown as { ended: boolean }).ended) await pool.end().catch(() => undefined);
     },

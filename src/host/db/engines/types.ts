@@ -9,5 +9,10 @@ export interface DatabaseEngine {
   readonly hasVector: boolean;
   /** A one-line, secret-free description for logs and /health. */
   readonly description: string;
+  /**
+   * Call onNotify for each NOTIFY on channel sent by any process sharing this database, until the
+   * returned stop is called. Embedded PGlite has no other process, so there it never fires.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
