@@ -6,3 +6,4 @@ export type * from './vault.js';
 export * from './testkit.js';
 export * from './obsidian-link.js';
 export type * from './index-service.js';
+export * from './link-moves.js';
