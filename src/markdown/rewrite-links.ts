@@ -1,7 +1,7 @@
 // Link rewriting after a file moves (note or attachment), as Obsidian does with "automatically update
 // internal links" on and "shortest path when possible": only the target text of each link that resolved
 // to the moved file changes. Pure: texts and LinkIndexes in, new texts out; never rewrites a link it cannot prove.
-import { dirname, resolveLink, type LinkIndex, type LinkResolution } from './resolve-link.js';
+import { dirname, orderCandidates, resolveLink, type LinkIndex, type LinkResolution } from './resolve-link.js';
 import type { Link, NoteModel } from './types.js';
 
 export interface SourceNote { path: string; text: string; model: NoteModel }
@@ -192,7 +192,7 @@ export function planLinkRewrites(from: string, to: string, sources: readonly Sou
         leftAlone.push({ path: srcNew, line: link.line, raw: link.raw.slice(0, RAW_MAX), reason, ...(candidates ? { candidates } : {}) });
       };
       if (r.ambiguous) {
-        if (r.candidates.includes(from)) note('ambiguous', r.candidates.map((c) => (c === from ? to : c)));
+        if (r.candidates.includes(from)) note('ambiguous', orderCandidates(r.candidates.map((c) => (c === from ? to : c)), dirname(srcNew)));
         continue;
       }
       if (r.resolved === null) {
