@@ -10,6 +10,8 @@ export interface FilesSettings {
   readonly textWindowChars: number;
   /** Upper bound on list_files' limit. */
   readonly maxListEntries: number;
+  /** move_file's link rewrite: notes larger than maxNoteBytes are skipped, a note needing more rewrites aborts the move. */
+  readonly move: { readonly maxNoteBytes: number; readonly maxRewritesPerNote: number; readonly diffContext: number };
 }
 
 export type FilesCtxSettings = { files: FilesSettings };
@@ -21,5 +23,15 @@ export const filesSettingsSchema = {
     maxWriteBytes: { type: 'integer', minimum: 1, default: 25 * 1024 * 1024 },
     textWindowChars: { type: 'integer', minimum: 100, default: 100_000 },
     maxListEntries: { type: 'integer', minimum: 1, default: 1000 },
+    move: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxNoteBytes: { type: 'integer', minimum: 1024, default: 10 * 1024 * 1024, description: 'Notes larger than this are not read for links to a moved file (they are listed as skipped).' },
+        maxRewritesPerNote: { type: 'integer', minimum: 1, default: 10_000, description: 'A move that would rewrite more links than this in one note is aborted.' },
+        diffContext: { type: 'integer', minimum: 0, maximum: 100, default: 3, description: 'Lines of context in dry-run diffs.' },
+      },
+    },
   },
 } as const;

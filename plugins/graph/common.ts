@@ -56,16 +56,14 @@ function stripMd(s: string): string {
   return s.endsWith('.md') ? s.slice(0, -3) : s;
 }
 
-const ATTACHMENT_EXT = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'heic', 'tif', 'tiff', 'ico',
-  'mp3', 'wav', 'm4a', 'ogg', 'flac', '3gp', 'aac', 'mp4', 'webm', 'ogv', 'mov', 'mkv', 'avi',
-  'pdf', 'canvas', 'base', 'excalidraw', 'csv', 'json', 'txt', 'zip', 'docx', 'xlsx', 'pptx', 'html', 'epub',
-]);
-
-/** A target naming a non-note file by its extension (`img.png`, `doc.pdf`). */
+/**
+ * A target naming a file by an extension other than `.md` (`img.png`, `Books.base`, `v1.2`): when no note
+ * answers it, the tools look it up among the vault's files (vault-files.ts) to tell attachment from dangling.
+ */
 export function isAttachmentTarget(target: string): boolean {
-  const m = /\.([A-Za-z0-9]{1,10})$/.exec(target.trim());
-  return m !== null && ATTACHMENT_EXT.has(m[1].toLowerCase());
+  const t = target.trim();
+  const name = t.slice(t.lastIndexOf('/') + 1);
+  return /\.[^.\s]{1,16}$/.test(name) && !/\.md$/i.test(name);
 }
 
 /** A JSON value as a jsonb SQL parameter (portable across PGlite and node-postgres). */
@@ -120,6 +118,17 @@ export function clamp(n: number | undefined, fallback: number, cap: number): num
 }
 
 export type Executor = Database | DatabaseTransaction;
+
+/**
+ * SQL: note `n` (joined to its graph node `g`) has no link in or out. Resolved links count, self-links do not;
+ * an ambiguous link counts for its source and for every candidate, so no note a link may mean is called an orphan.
+ */
+export function isOrphan(): RawBuilder<unknown> {
+  return sql`NOT EXISTS (SELECT 1 FROM graph_links o WHERE o.source_id = n.id AND ((o.target_id IS NOT NULL AND o.target_id <> n.id) OR o.ambiguous))
+    AND NOT EXISTS (SELECT 1 FROM graph_links i WHERE i.target_id = n.id AND i.source_id <> n.id)
+    AND NOT EXISTS (SELECT 1 FROM graph_links a WHERE a.vault_id = n.vault_id AND a.name_key = g.name_key AND a.ambiguous
+      AND a.source_id <> n.id AND a.candidates @> jsonb_build_array(n.path))`;
+}
 
 /** How many notes of the vault the graph contributor has not seen yet (so empty answers are never silent). */
 export async function pendingNotes(db: Executor, vaultId: number): Promise<number> {

@@ -1,4 +1,5 @@
-// The graph index contributor: keeps graph_nodes/graph_aliases/graph_links in step with the note model,
+// The graph index contributor: keeps graph_nodes/graph_aliases/graph_links in step with the note model
+// through the one resolver (src/markdown/resolve-link.ts),
 // re-attaching dangling links when a note appears and detaching them when it goes (no full rescan).
 // Runs only inside the pipeline's transaction; never reads vault bytes and never commits by itself.
 import { sql } from 'kysely';
@@ -20,27 +21,20 @@ interface Resolved {
   attachment: boolean;
 }
 
-/** Notes that could answer links with these name keys or alias keys, as an in-memory LinkIndex. */
-async function loadIndex(trx: Executor, vaultId: number, nameKeys: string[], targetKeys: string[]) {
+/** Notes that could answer links with these name keys (every path match shares its name), as an in-memory LinkIndex. */
+async function loadIndex(trx: Executor, vaultId: number, nameKeys: string[]) {
   const names = [...new Set(nameKeys.filter(Boolean))];
-  const keys = [...new Set(targetKeys.filter(Boolean))];
-  const { rows } = await sql<{ note_id: string; path: string; alias: string | null }>`
-    SELECT g.note_id, g.path, NULL AS alias FROM graph_nodes g
-      WHERE g.vault_id = ${vaultId} AND g.name_key = ANY(${textArray(names)})
-    UNION ALL
-    SELECT g.note_id, g.path, a.key AS alias FROM graph_aliases a JOIN graph_nodes g ON g.note_id = a.note_id
-      WHERE a.vault_id = ${vaultId} AND a.key = ANY(${textArray(keys)})`.execute(trx);
-  const ids = new Map<string, number>();
-  const aliasMap = new Map<string, string[]>();
-  const paths: string[] = [];
-  for (const r of rows) {
-    ids.set(r.path, Number(r.note_id));
-    if (r.alias === null) paths.push(r.path);
-    else aliasMap.set(r.path, [...(aliasMap.get(r.path) ?? []), r.alias]);
-  }
-  return { index: buildLinkIndex(paths, aliasMap), ids };
+  const { rows } = await sql<{ note_id: string; path: string }>`
+    SELECT g.note_id, g.path FROM graph_nodes g WHERE g.vault_id = ${vaultId} AND g.name_key = ANY(${textArray(names)})`.execute(trx);
+  const ids = new Map<string, number>(rows.map((r) => [r.path, Number(r.note_id)]));
+  return { index: buildLinkIndex(ids.keys()), ids };
 }
 
+/**
+ * One link through the shared resolver. An ambiguous link belongs to no note (its candidates are kept); a
+ * target naming another kind of file (`x.png`, `Books.base`) that no note answers is marked `attachment`,
+ * for the tools to look up among the vault's files (the index holds notes only).
+ */
 function resolveOne(target: string, fromPath: string, selfId: number, env: Awaited<ReturnType<typeof loadIndex>>): Resolved {
   const r = resolveLink(target, fromPath, env.index);
   const id = r.resolved === null ? null : r.resolved === fromPath ? selfId : (env.ids.get(r.resolved) ?? null);
@@ -67,7 +61,7 @@ async function loadNode(trx: Executor, noteId: number): Promise<NodeRow | undefi
 async function insertLinks(trx: DatabaseTransaction, vaultId: number, sources: ReadonlyArray<{ note: IndexedNote; links: Link[] }>): Promise<void> {
   const all = sources.flatMap((s) => s.links);
   if (all.length === 0) return;
-  const env = await loadIndex(trx, vaultId, all.map((l) => nameKeyOfTarget(l.target)), all.map((l) => targetKeyOf(l.target)));
+  const env = await loadIndex(trx, vaultId, all.map((l) => nameKeyOfTarget(l.target)));
   const rows = sources.flatMap(({ note, links }) =>
     links.map((l, i) => ({
       source_id: note.id, ord: i, kind: l.kind, embed: l.embed, raw: l.raw, target: l.target, name_key: nameKeyOfTarget(l.target), target_key: targetKeyOf(l.target),
@@ -90,7 +84,6 @@ async function insertLinks(trx: DatabaseTransaction, vaultId: number, sources: R
 
 interface Reach {
   nameKeys: string[];
-  targetKeys: string[];
   targetIds?: readonly number[];
   /** Re-resolve these sources' links too (a renamed note's own relative links). */
   sourceId?: number;
@@ -101,16 +94,15 @@ interface Reach {
 /** Re-resolve every link that a change to these names, aliases or this note could affect; update only changed rows. */
 export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach: Reach): Promise<number> {
   const names = [...new Set(reach.nameKeys.filter(Boolean))];
-  const keys = [...new Set(reach.targetKeys.filter(Boolean))];
   const { rows } = await sql<{ id: string; source_id: string; source_path: string; target: string; target_id: string | null; ambiguous: boolean; candidates: string[]; attachment: boolean }>`
     SELECT l.id, l.source_id, s.path AS source_path, l.target, l.target_id, l.ambiguous, l.candidates, l.attachment
     FROM graph_links l JOIN graph_nodes s ON s.note_id = l.source_id
     WHERE l.vault_id = ${vaultId}
-      AND (l.name_key = ANY(${textArray(names)}) OR l.target_key = ANY(${textArray(keys)})
+      AND (l.name_key = ANY(${textArray(names)})
            OR l.target_id = ANY(${bigintArray(reach.targetIds ?? [])}) OR l.source_id = ${reach.sourceId ?? -1})
       AND NOT (l.source_id = ANY(${bigintArray(reach.excludeSources ?? [])}))`.execute(trx);
   if (rows.length === 0) return 0;
-  const env = await loadIndex(trx, vaultId, rows.map((r) => nameKeyOfTarget(r.target)), rows.map((r) => targetKeyOf(r.target)));
+  const env = await loadIndex(trx, vaultId, rows.map((r) => nameKeyOfTarget(r.target)));
   const changed: Array<Resolved & { id: number }> = [];
   for (const r of rows) {
     const next = resolveOne(r.target, r.source_path, Number(r.source_id), env);
@@ -171,12 +163,11 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
     await setAliases(trx, vaultId, aliasChanged.map((n) => ({ id: n.note.id, keys: n.aliases })));
     await sql`DELETE FROM graph_links WHERE source_id = ANY(${bigintArray(ids)})`.execute(trx);
     await insertLinks(trx, vaultId, nodes.map((n) => ({ note: n.note, links: n.links })));
-    // New, moved or re-aliased notes can answer (or stop answering) other notes' links.
-    const reach = nodes.filter((n) => !n.before || n.before.path !== n.note.path || !sameSet(n.before.aliases, n.aliases));
+    // New or moved notes can answer (or stop answering) other notes' links; aliases never resolve links.
+    const reach = nodes.filter((n) => !n.before || n.before.path !== n.note.path);
     if (reach.length > 0) {
       await reresolve(trx, vaultId, {
         nameKeys: reach.flatMap((n) => [n.nameKey, n.before?.name_key ?? '']),
-        targetKeys: reach.flatMap((n) => [...n.aliases, ...(n.before?.aliases ?? [])]),
         targetIds: reach.map((n) => n.note.id),
         excludeSources: ids,
       });
@@ -184,7 +175,8 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
   };
   return {
     name: 'graph-links',
-    version: 1,
+    // 2: Obsidian's rules (docs/links.md): no alias resolution, ambiguous links belong to no note.
+    version: 2,
     write(trx, note, model) {
       return writeMany(trx, [{ note, model }]);
     },
@@ -198,7 +190,7 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       if (!old) return; // never seen: the pipeline's write will follow
       const nameKey = nameKeyOfPath(note.path);
       await sql`UPDATE graph_nodes SET path = ${note.path}, name_key = ${nameKey} WHERE note_id = ${note.id}`.execute(trx);
-      await reresolve(trx, note.vaultId, { nameKeys: [nameKey, old.name_key, nameKeyOfPath(fromPath)], targetKeys: old.aliases, targetIds: [note.id], sourceId: note.id });
+      await reresolve(trx, note.vaultId, { nameKeys: [nameKey, old.name_key, nameKeyOfPath(fromPath)], targetIds: [note.id], sourceId: note.id });
     },
     async remove(trx, note) {
       const old = await loadNode(trx, note.id);
@@ -207,7 +199,6 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       await sql`DELETE FROM graph_nodes WHERE note_id = ${note.id}`.execute(trx);
       await reresolve(trx, note.vaultId, {
         nameKeys: [nameKeyOfPath(note.path), old?.name_key ?? ''],
-        targetKeys: old?.aliases ?? [],
         targetIds: [note.id],
         excludeSources: [note.id],
       });

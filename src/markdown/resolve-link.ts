@@ -1,102 +1,95 @@
-// Obsidian-compatible link resolution over a caller-supplied LinkIndex (in-memory maps or a database).
-// Pure: it never touches the filesystem, and when several notes match it says so instead of hiding it.
+// Obsidian link resolution (docs/links.md) over a caller-supplied LinkIndex of vault file paths: the one
+// resolver every tool uses. Pure: never touches the filesystem, and never picks one of several matches.
 
 /** What resolveLink needs to know about the vault. Every method is synchronous. */
 export interface LinkIndex {
-  /** True when a file exists at exactly this vault-relative path. */
-  byPath(path: string): boolean;
-  /** Paths whose basename (extension included), lower-cased, equals `nameLower`. */
-  byBasenameLower(nameLower: string): string[];
-  /** Note paths with a frontmatter alias that, lower-cased, equals `aliasLower`. */
-  byAliasLower(aliasLower: string): string[];
+  /** Paths that equal `pathLower` when lower-cased (several only on a case-sensitive filesystem). */
+  byPathLower(pathLower: string): readonly string[];
+  /** Paths whose file name (extension included), lower-cased, equals `nameLower`. */
+  byNameLower(nameLower: string): readonly string[];
 }
+
+/** Which rule matched: same note, vault path, path relative to the linking note, path suffix, file name. */
+export type ResolvedVia = 'self' | 'path' | 'relative' | 'suffix' | 'name';
 
 export interface LinkResolution {
-  /** The chosen path (after the tie-break when ambiguous), or null for a dangling link. */
+  /** The one matching path, or null when the link is dangling or ambiguous. */
   resolved: string | null;
+  /** Two or more files match; none is chosen. */
   ambiguous: boolean;
-  /** Every matching path, in tie-break order. Empty when dangling. */
+  /** Every matching path (same folder first, then fewest segments, then code-point order). Empty when dangling. */
   candidates: string[];
+  /** The rule that produced the candidates (absent when dangling). */
+  via?: ResolvedVia;
 }
 
+const DANGLING: LinkResolution = Object.freeze({ resolved: null, ambiguous: false, candidates: [] }) as LinkResolution;
+
 /**
- * Resolve a link target (no `#anchor`, no `|alias`) written in `fromPath`. Order: for a target with folders,
- * exact path (with or without `.md`, from the vault root, then relative to the source folder); then basename,
- * case-insensitive (a target with folders must match the end of the path); then a frontmatter alias. An
- * empty target is the source note itself. Several matches are ambiguous: the tie-break prefers a name of the
- * same case, then the source's folder, then the fewest path segments, then the alphabetically first path.
- * An ambiguous alias resolves to nothing.
+ * Resolve a link target (the text before `|` and `#`) written in the note at `fromPath`, case-insensitively:
+ * - '' is the linking note itself;
+ * - a target without `/` matches by file name (`x` → `x.md`, else a file named exactly `x`, e.g. `a.png`);
+ * - a target with `/` matches the vault path (with or without `.md`), else the path relative to the linking
+ *   note's folder, else files whose path ends with `/` + target; never the bare file name. A leading `/`
+ *   means the vault root only; a leading `./` or `../` means the linking note's folder only.
+ * Several matches at the first rule that has any are ambiguous. Frontmatter aliases never resolve a link.
  */
 export function resolveLink(target: string, fromPath: string, index: LinkIndex): LinkResolution {
   const t = target.trim().replace(/\\/g, '/');
-  if (t === '') return { resolved: fromPath, ambiguous: false, candidates: [fromPath] };
+  if (t === '') return { resolved: fromPath, ambiguous: false, candidates: [fromPath], via: 'self' };
   const folder = dirname(fromPath);
-  const rooted = normalize(t.replace(/^\/+/, ''));
-  const relative = normalize(folder === '' ? t : `${folder}/${t}`);
-  // A bare name goes straight to basename matching, so that several same-named notes are reported.
-  for (const p of t.includes('/') ? [rooted, relative] : []) {
-    if (p === null) continue;
-    for (const candidate of [p, `${p}.md`]) if (index.byPath(candidate)) return single(candidate);
+  if (!t.includes('/')) return settle(withMd(t, (n) => index.byNameLower(n)), folder, 'name');
+
+  const steps: Array<[ResolvedVia, string | null]> = [];
+  if (t.startsWith('/')) steps.push(['path', normalize(t)]);
+  else if (t.startsWith('./') || t.startsWith('../')) steps.push(['relative', normalize(join(folder, t))]);
+  else steps.push(['path', normalize(t)], ['relative', folder === '' ? null : normalize(join(folder, t))]);
+  for (const [via, p] of steps) {
+    if (p === null || p === '') continue;
+    const hits = withMd(p, (q) => index.byPathLower(q));
+    if (hits.length > 0) return settle(hits, folder, via);
   }
+  if (t.startsWith('/') || t.startsWith('./') || t.startsWith('../')) return DANGLING;
+  const suffix = normalize(t);
+  if (suffix === null || suffix === '') return DANGLING;
+  // Every path ending in `/suffix` has the suffix's last segment as its file name.
+  const hits = withMd(suffix, (s) => index.byNameLower(s.slice(s.lastIndexOf('/') + 1)).filter((p) => p.toLowerCase().endsWith(`/${s}`)));
+  return hits.length > 0 ? settle(hits, folder, 'suffix') : DANGLING;
+}
 
-  const name = t.slice(t.lastIndexOf('/') + 1);
-  const suffix = t.includes('/') ? normalize(t.replace(/^\/+/, '').replace(/^(\.\.?\/)+/, '')) : null;
-  let matches: string[] = [];
-  for (const base of [`${name}.md`, name]) {
-    const hits = index.byBasenameLower(base.toLowerCase());
-    const filtered = suffix === null ? hits : hits.filter((h) => endsWithPath(h, `${suffix}${base === name ? '' : '.md'}`));
-    if (filtered.length > 0) {
-      matches = filtered;
-      break;
-    }
+/** Look `key.md` up first (unless the key already ends in `.md`), then `key` as written; keys are lower-cased. */
+function withMd(key: string, lookup: (lower: string) => readonly string[]): string[] {
+  const lower = key.toLowerCase();
+  if (!lower.endsWith('.md')) {
+    const md = lookup(`${lower}.md`);
+    if (md.length > 0) return [...new Set(md)];
   }
-  if (matches.length === 1) return single(matches[0]);
-  if (matches.length > 1) {
-    const ordered = tieBreak(unique(matches), folder, name);
-    return { resolved: ordered[0], ambiguous: ordered.length > 1, candidates: ordered };
-  }
-
-  const aliases = unique(index.byAliasLower(t.toLowerCase()));
-  if (aliases.length === 1) return single(aliases[0]);
-  if (aliases.length > 1) return { resolved: null, ambiguous: true, candidates: tieBreak(aliases, folder) };
-  return { resolved: null, ambiguous: false, candidates: [] };
+  return [...new Set(lookup(lower))];
 }
 
-function single(path: string): LinkResolution {
-  return { resolved: path, ambiguous: false, candidates: [path] };
+function settle(hits: string[], folder: string, via: ResolvedVia): LinkResolution {
+  if (hits.length === 0) return DANGLING;
+  if (hits.length === 1) return { resolved: hits[0], ambiguous: false, candidates: hits, via };
+  return { resolved: null, ambiguous: true, candidates: orderCandidates(hits, folder), via };
 }
 
-/** Same-case name first (when given), then the source's folder, then fewest path segments, then code-point order. */
-export function tieBreak(paths: string[], sourceFolder: string, name?: string): string[] {
-  const sameCase = (p: string): number => {
-    if (name === undefined) return 0;
-    const base = p.slice(p.lastIndexOf('/') + 1);
-    return base === name || base === `${name}.md` ? 0 : 1;
-  };
-  return [...paths].sort((a, b) => {
-    if (sameCase(a) !== sameCase(b)) return sameCase(a) - sameCase(b);
-    const sa = dirname(a) === sourceFolder ? 0 : 1;
-    const sb = dirname(b) === sourceFolder ? 0 : 1;
-    if (sa !== sb) return sa - sb;
-    const da = a.split('/').length;
-    const db = b.split('/').length;
-    if (da !== db) return da - db;
-    return a < b ? -1 : a > b ? 1 : 0;
-  });
+/** Display order for candidates: the linking note's folder first, then fewest path segments, then code-point order. */
+export function orderCandidates(paths: readonly string[], sourceFolder: string): string[] {
+  const near = (p: string): number => (dirname(p) === sourceFolder ? 0 : 1);
+  return [...paths].sort((a, b) => near(a) - near(b) || a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function endsWithPath(path: string, suffix: string): boolean {
-  const p = path.toLowerCase();
-  const s = suffix.toLowerCase();
-  return p === s || p.endsWith(`/${s}`);
-}
-
-function dirname(path: string): string {
+/** The folder of a vault path ('' at the root). */
+export function dirname(path: string): string {
   const i = path.lastIndexOf('/');
   return i < 0 ? '' : path.slice(0, i);
 }
 
-/** Collapse `.` and `..` segments; null when the path climbs above the vault root. */
+function join(folder: string, rel: string): string {
+  return folder === '' ? rel : `${folder}/${rel}`;
+}
+
+/** Collapse `.` and `..` segments and leading `/`; null when the path climbs above the vault root. */
 function normalize(path: string): string | null {
   const out: string[] = [];
   for (const seg of path.split('/')) {
@@ -109,32 +102,22 @@ function normalize(path: string): string | null {
   return out.join('/');
 }
 
-function unique(items: string[]): string[] {
-  return [...new Set(items)];
-}
-
-/** An in-memory LinkIndex over vault-relative paths and each note's frontmatter aliases. */
-export function buildLinkIndex(paths: string[], aliases: Map<string, string[]>): LinkIndex {
-  const all = new Set(paths);
-  const byBase = new Map<string, string[]>();
+/** An in-memory LinkIndex over vault-relative file paths (notes and attachments alike). */
+export function buildLinkIndex(paths: Iterable<string>): LinkIndex {
+  const byPath = new Map<string, string[]>();
+  const byName = new Map<string, string[]>();
+  const add = (map: Map<string, string[]>, key: string, p: string): void => {
+    const list = map.get(key);
+    if (!list) map.set(key, [p]);
+    else if (!list.includes(p)) list.push(p);
+  };
   for (const p of paths) {
-    const key = p.slice(p.lastIndexOf('/') + 1).toLowerCase();
-    const list = byBase.get(key);
-    if (list) list.push(p);
-    else byBase.set(key, [p]);
-  }
-  const byAlias = new Map<string, string[]>();
-  for (const [p, list] of aliases) {
-    for (const a of list) {
-      const key = a.trim().toLowerCase();
-      if (key === '') continue;
-      const hits = byAlias.get(key);
-      if (hits) { if (!hits.includes(p)) hits.push(p); } else byAlias.set(key, [p]);
-    }
+    const lower = p.toLowerCase();
+    add(byPath, lower, p);
+    add(byName, lower.slice(lower.lastIndexOf('/') + 1), p);
   }
   return {
-    byPath: (p) => all.has(p),
-    byBasenameLower: (n) => byBase.get(n) ?? [],
-    byAliasLower: (a) => byAlias.get(a) ?? [],
+    byPathLower: (p) => byPath.get(p) ?? [],
+    byNameLower: (n) => byName.get(n) ?? [],
   };
 }

@@ -7,3 +7,4 @@ export * from './testkit.js';
 export * from './obsidian-link.js';
 export type * from './index-service.js';
 export { indexLag } from './index-service.js';
+export * from './link-moves.js';

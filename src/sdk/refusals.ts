@@ -57,6 +57,7 @@ export const REFUSALS = {
   regex_timeout: { sentence: 'The regular expression ran past its budget of {timeoutMs} ms and was stopped; nothing was written. Simplify it (avoid nested quantifiers).', retryable: false, details: ['timeoutMs'] },
   move_aborted: { sentence: 'Move aborted: {reason}. Nothing was moved, rewritten or reindexed.', retryable: false, details: ['reason'] },
   // files and transfer families
+  not_a_note: { sentence: '"{path}" is not a markdown note; use {instead} for it.', retryable: false, details: ['path', 'instead'] },
   markdown_not_allowed: { sentence: '"{path}" is a markdown note; the file tools leave notes alone, use {instead} for it.', retryable: false, details: ['path', 'instead'] },
   no_public_origin: { sentence: 'No link was minted: the server has no public origin configured ({setting}), and a localhost link would not work for the person you hand it to.', retryable: false, details: ['setting'] },
   credential_expiring: { sentence: 'No link was minted: the calling credential expires in {secondsLeft} s, under the {minSeconds} s a link needs.', retryable: false, details: ['secondsLeft', 'minSeconds'] },

@@ -1,8 +1,10 @@
 // audit_notes: vault hygiene report from the index — orphans, dangling links by missing target, untagged
-// notes, duplicate titles/basenames, ambiguous links, frontmatter errors. Read-only; never reads notes.
+// notes, duplicate titles/basenames, ambiguous links, frontmatter errors. Read-only; never reads notes
+// (links naming attachments are checked against a listing of the vault's files).
 import { sql } from 'kysely';
 import type { ToolModule } from '../../../src/sdk/types.js';
-import { clamp, folderPrefix, pendingNotes, underFolder, type GraphCtx } from '../common.js';
+import { clamp, folderPrefix, isOrphan, pendingNotes, underFolder, type GraphCtx } from '../common.js';
+import { VaultFiles } from '../vault-files.js';
 
 export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors'] as const;
 type AuditClass = (typeof AUDIT_CLASSES)[number];
@@ -21,14 +23,27 @@ export const auditNotes: ToolModule<Input, Output> = {
     const v = ctx.vault.id;
     const inScope = underFolder(sql`n.path`, folder);
     const sections: Section[] = [];
+    const files = new VaultFiles(ctx);
+    let attachments: Array<{ target: string; source: string; status: 'attachment' | 'ambiguous' | 'dangling'; detail: string | null }> | undefined;
+    const attachmentLinks = async () => {
+      if (attachments) return attachments;
+      const { rows } = await sql<{ target: string; source: string }>`
+        SELECT l.target, n.path AS source FROM graph_links l JOIN notes n ON n.id = l.source_id
+        WHERE l.vault_id = ${v} AND l.attachment AND ${inScope} ORDER BY n.path, l.ord`.execute(ctx.db);
+      attachments = [];
+      for (const r of rows) {
+        const f = await files.resolve(r.target, r.source);
+        attachments.push({ ...r, status: f.ambiguous ? 'ambiguous' : f.resolved ? 'attachment' : 'dangling', detail: f.ambiguous ? JSON.stringify(f.candidates) : null });
+      }
+      return attachments;
+    };
     for (const cls of classes) {
       let q;
       switch (cls) {
         case 'orphans':
           q = sql`SELECT n.path AS key, 1 AS count, jsonb_build_array(n.path) AS paths, NULL AS detail FROM notes n JOIN graph_nodes g ON g.note_id = n.id
             WHERE n.vault_id = ${v} AND ${inScope}
-              AND NOT EXISTS (SELECT 1 FROM graph_links o WHERE o.source_id = n.id AND o.target_id IS NOT NULL AND o.target_id <> n.id)
-              AND NOT EXISTS (SELECT 1 FROM graph_links i WHERE i.target_id = n.id AND i.source_id <> n.id)
+              AND ${isOrphan()}
             ORDER BY n.path`;
           break;
         case 'dangling_links':
@@ -60,6 +75,28 @@ export const auditNotes: ToolModule<Input, Output> = {
             FROM graph_nodes g JOIN notes n ON n.id = g.note_id
             WHERE g.vault_id = ${v} AND g.fm_error IS NOT NULL AND ${inScope} ORDER BY n.path`;
           break;
+      }
+      if (cls === 'dangling_links' || cls === 'ambiguous_links') {
+        // Links naming other kinds of files are settled against the vault's files, then merged in.
+        const { rows } = await sql<{ key: string; count: string | number; paths: string[]; detail: string | null }>`${q}`.execute(ctx.db);
+        const merged = new Map(rows.map((r) => [r.key, { key: r.key, count: Number(r.count), paths: new Set(r.paths ?? []), detail: r.detail }]));
+        for (const a of await attachmentLinks()) {
+          if (cls === 'dangling_links' ? a.status !== 'dangling' : a.status !== 'ambiguous') continue;
+          const m = merged.get(a.target) ?? { key: a.target, count: 0, paths: new Set<string>(), detail: a.detail };
+          m.count++;
+          m.paths.add(a.source);
+          merged.set(a.target, m);
+        }
+        const all = [...merged.values()].sort((x, y) => y.count - x.count || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+        sections.push({
+          class: cls,
+          total: all.length,
+          items: all.slice(0, limit).map((r) => {
+            const paths = [...r.paths].sort();
+            return { key: r.key, count: r.count, paths: paths.slice(0, SAMPLE), paths_total: paths.length, ...(r.detail ? { detail: r.detail } : {}) };
+          }),
+        });
+        continue;
       }
       const { rows } = await sql<{ key: string; count: string | number; paths: string[]; detail: string | null; total: string }>`
         SELECT x.*, count(*) OVER () AS total FROM (${q}) x LIMIT ${limit}`.execute(ctx.db);

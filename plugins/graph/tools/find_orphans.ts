@@ -1,8 +1,8 @@
-// find_orphans: notes with no resolved link in or out (self-links do not count), newest first.
+// find_orphans: notes with no link in or out (self-links do not count; ambiguous ones do, see isOrphan), newest first.
 // Read-only over notes + graph tables; reports how many notes the graph has not seen yet.
 import { sql } from 'kysely';
 import type { ToolModule } from '../../../src/sdk/types.js';
-import { clamp, folderPrefix, pendingNotes, underFolder, type GraphCtx } from '../common.js';
+import { clamp, folderPrefix, isOrphan, pendingNotes, underFolder, type GraphCtx } from '../common.js';
 import { tagList } from './get_neighborhood.js';
 
 interface Input { folder?: string; limit?: number }
@@ -15,12 +15,11 @@ export const findOrphans: ToolModule<Input, Output> = {
     const limit = clamp(input.limit, 50, ctx.settings.graph.orphansCap);
     const { rows } = await sql<{ path: string; title: string; tags: unknown; mtime: Date | string; dangling: string; total: string }>`
       SELECT n.path, n.title, n.tags, n.mtime,
-        (SELECT count(*) FROM graph_links d WHERE d.source_id = n.id AND d.target_id IS NULL) AS dangling,
+        (SELECT count(*) FROM graph_links d WHERE d.source_id = n.id AND d.target_id IS NULL AND NOT d.ambiguous AND NOT d.attachment) AS dangling,
         count(*) OVER () AS total
       FROM notes n JOIN graph_nodes g ON g.note_id = n.id
       WHERE n.vault_id = ${ctx.vault.id} AND ${underFolder(sql`n.path`, folder)}
-        AND NOT EXISTS (SELECT 1 FROM graph_links o WHERE o.source_id = n.id AND o.target_id IS NOT NULL AND o.target_id <> n.id)
-        AND NOT EXISTS (SELECT 1 FROM graph_links i WHERE i.target_id = n.id AND i.source_id <> n.id)
+        AND ${isOrphan()}
       ORDER BY n.mtime DESC, n.path
       LIMIT ${limit}`.execute(ctx.db);
     const orphans = rows.map((r) => ({ path: r.path, title: r.title, tags: tagList(r.tags), modified: new Date(r.mtime).toISOString(), dangling_links: Number(r.dangling) }));

@@ -36,9 +36,9 @@ type Result = { isError?: boolean; content?: unknown; structuredContent?: unknow
 const call = async (name: string, args: Record<string, unknown>, c = client) => (await c.callTool({ name, arguments: args })) as Result;
 const v = (p: string) => path.join(server.vaultDir, p);
 
-t.test('the four tools are listed with explicit hints; read-only keys see only the readers', async (t) => {
+t.test('the five tools are listed with explicit hints; read-only keys see only the readers', async (t) => {
   const names = (await client.listTools()).tools.map((x) => x.name).sort();
-  t.same(names, ['delete_file', 'list_files', 'read_file', 'write_file']);
+  t.same(names, ['delete_file', 'list_files', 'move_file', 'read_file', 'write_file']);
   const ro = (await readOnly.listTools()).tools.map((x) => x.name).sort();
   t.same(ro, ['list_files', 'read_file']);
 });

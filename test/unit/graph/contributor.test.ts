@@ -67,7 +67,7 @@ t.test('links resolve, dangle, and re-attach when the target appears', async (t)
 t.test('ambiguity appears with a second same-named note and goes with it', async (t) => {
   await put('Other/B.md', 'twin');
   let rows = await links('A.md');
-  t.equal(rows[0].to, 'B.md', 'tie-break keeps the same-folder note');
+  t.equal(rows[0].to, null, 'an ambiguous link belongs to no note, not even the same-folder one');
   t.equal(rows[0].ambiguous, true);
   t.same(rows[0].candidates, ['B.md', 'Other/B.md']);
   await del('Other/B.md');
@@ -94,13 +94,12 @@ t.test('rename: links by the old name dangle, links by the new name attach, own 
   t.equal((await links('A.md'))[3].to, null, 'path-qualified [md](Sub/C.md) dangles after the move');
 });
 
-t.test('aliases resolve, and alias changes re-resolve', async (t) => {
-  await put('E.md', 'see [[Nick]]');
-  t.equal((await links('E.md'))[0].to, null);
+t.test('aliases never resolve a link (Obsidian uses them for search and autocomplete only)', async (t) => {
+  await put('E.md', 'see [[Nick]] and [[Person|Nick]]');
   await put('Person.md', '---\naliases: [Nick]\n---\nhello');
-  t.equal((await links('E.md'))[0].to, 'Person.md');
+  t.same((await links('E.md')).map((r) => r.to), [null, 'Person.md'], 'a bare alias dangles; the display-text form resolves by name');
   await put('Person.md', '---\naliases: [Other]\n---\nhello');
-  t.equal((await links('E.md'))[0].to, null);
+  t.same((await links('E.md')).map((r) => r.to), [null, 'Person.md']);
 });
 
 t.test('the per-note cap stores the first links and marks the note truncated', async (t) => {
@@ -136,6 +135,7 @@ t.test('one batch (writeMany) leaves the same links as the same notes written on
   });
   await apply(batch);
   t.same(await snapshot(), oneByOne);
-  t.equal((await links('Loose.md'))[1].to, 'Batch/Q.md', 'a note outside the batch re-attaches to an alias the batch brought');
-  t.equal((await links('Batch/R.md'))[0].to, 'Batch/Q.md', 'links inside the batch resolve to each other');
+  t.equal((await links('Loose.md'))[0].to, 'Batch/Rr.md', 'a note outside the batch re-attaches to a note the batch brought');
+  t.equal((await links('Loose.md'))[1].to, null, 'an alias the batch brought does not resolve');
+  t.equal((await links('Batch/R.md'))[1].to, 'Batch/P.md', 'links inside the batch resolve to each other');
 });

@@ -6,7 +6,7 @@ import { buildLinkIndex, parseNote, resolveLink } from '../../../src/markdown/in
 import { replaceSection, sectionBody, unclosedIndentedFence } from '../../../plugins/notes/edits/sections.js';
 import { editFrontmatter } from '../../../plugins/notes/edits/frontmatter.js';
 import { renameTagInNote } from '../../../plugins/notes/edits/tags.js';
-import { planLinkRewrites, relativePath } from '../../../plugins/notes/edits/move-links.js';
+import { planLinkRewrites, relativePath } from '../../../src/markdown/rewrite-links.js';
 import { regexReplace } from '../../../plugins/notes/edits/regex-worker.js';
 
 const note = (path: string, text: string) => ({ path, text, model: parseNote(text, { path }) });
@@ -68,8 +68,8 @@ t.test('move rewrites change only links that resolved to the moved note, and tho
       const from = 'dir/Moved.md';
       const srcText = parts.map(([l, w]) => `${w} ${l}`).join('\n') + '\n';
       const files = [from, 'src/Linker.md', 'dir/Other.md', 'x/Same.md', 'y/Same.md'];
-      const pre = buildLinkIndex(files, new Map());
-      const post = buildLinkIndex([...files.filter((f) => f !== from), to], new Map());
+      const pre = buildLinkIndex(files);
+      const post = buildLinkIndex([...files.filter((f) => f !== from), to]);
       const src = note('src/Linker.md', srcText);
       const { plans } = planLinkRewrites(from, to, [src], pre, post, 1000);
       const out = plans[0]?.text ?? srcText;

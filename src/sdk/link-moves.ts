@@ -1,0 +1,160 @@
+// The one move-with-link-rewrite path for every family (move_note, move_file): scan the vault, plan the
+// rewrites with the pure planner, then a no-replace rename and checked replaces with index write-through.
+// Everything is planned before anything is written; after the rename, failures are partial success.
+import { buildLinkIndex, parseNote, type NoteModel } from '../markdown/index.js';
+import { linkNameKey, planLinkRewrites, type LeftAlone, type RewritePlan, type SourceNote } from '../markdown/rewrite-links.js';
+import { originOf } from './define-family.js';
+import type { IndexService } from './index-service.js';
+import { Refusal, isRefusal } from './refusals.js';
+import type { ToolContext } from './types.js';
+
+export interface MoveWithLinksOptions {
+  from: string;
+  to: string;
+  rewriteLinks: boolean;
+  dryRun: boolean;
+  /** Notes larger than this are neither read for links nor rewritten. */
+  maxNoteBytes: number;
+  maxRewritesPerNote: number;
+  /** Lines of context in dry-run diffs. */
+  diffContext: number;
+  /** Characters of dry-run diff returned. */
+  maxDiffChars: number;
+  /** The moved note as read under the caller's precondition (notes only). */
+  moved?: { text: string; model: NoteModel };
+}
+
+export interface MoveWithLinksResult {
+  moved: boolean;
+  rewritten_links: number;
+  rewritten_notes: Array<{ path: string; links: number }>;
+  /** Links that could mean the moved file and were left alone (ambiguous, dangling, in code, ...). */
+  left_alone: LeftAlone[];
+  failures: Array<{ path: string; code: string; message: string }>;
+  partial: boolean;
+  /** Notes skipped by the scan (unreadable or over the size limit): their links were not looked at. */
+  skipped: string[];
+  diff?: string;
+  /** content_hash of the moved note after its own links were rewritten, when they were. */
+  moved_hash?: string;
+}
+
+const isNote = (p: string): boolean => /\.md$/i.test(p);
+
+async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+function indexOf(ctx: ToolContext<any>): IndexService | undefined {
+  return ctx.hasService('index') ? ctx.service<IndexService>('index') : undefined;
+}
+
+async function writeThrough(ctx: ToolContext<any>, what: string, run: (s: IndexService) => Promise<void>): Promise<void> {
+  const s = indexOf(ctx);
+  if (!s) return;
+  try {
+    await run(s);
+  } catch (e) {
+    // The bytes are published; a failed write-through only delays the index, the next pass catches up.
+    ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, `index write-through failed after ${what}`);
+  }
+}
+
+/** Every vault file path and the notes whose text could hold a link to `from` or to `to`'s name. */
+async function scan(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<{ files: string[]; sources: SourceNote[]; originals: Map<string, string>; skipped: string[] }> {
+  const files: string[] = [];
+  const notes: string[] = [];
+  for await (const e of ctx.vault.fs.walk()) {
+    if (ctx.signal.aborted) break;
+    if (e.kind !== 'file') continue;
+    files.push(e.path);
+    if (isNote(e.path) && e.path !== opts.from) notes.push(e.path);
+  }
+  const needles = [...new Set([linkNameKey(opts.from), linkNameKey(opts.to)].flatMap((k) => [k, encodeURIComponent(k).toLowerCase()]))];
+  const sources: SourceNote[] = [];
+  const originals = new Map<string, string>();
+  const skipped: string[] = [];
+  if (opts.moved) {
+    sources.push({ path: opts.from, text: opts.moved.text, model: opts.moved.model });
+    originals.set(opts.from, opts.moved.text);
+  }
+  await mapLimit(notes, 16, async (p) => {
+    let text: string;
+    try {
+      text = await ctx.vault.fs.readText(p, { maxBytes: opts.maxNoteBytes });
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      skipped.push(p);
+      return;
+    }
+    const lower = text.toLowerCase();
+    if (!needles.some((k) => lower.includes(k))) return;
+    sources.push({ path: p, text, model: parseNote(text, { path: p }) });
+    originals.set(p, text);
+  });
+  sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, sources, originals, skipped: skipped.sort() };
+}
+
+/**
+ * Move `from` to `to` (the caller has checked both paths and the precondition) and, when asked, rewrite
+ * every link that resolved to it. Refuses `already_exists` before anything changes, and `move_aborted`
+ * when a rewrite would break a limit.
+ */
+export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<MoveWithLinksResult> {
+  const { from, to } = opts;
+  if (await ctx.vault.fs.exists(to)) throw new Refusal('already_exists', { path: to });
+  const out: MoveWithLinksResult = { moved: false, rewritten_links: 0, rewritten_notes: [], left_alone: [], failures: [], partial: false, skipped: [] };
+  let plans: RewritePlan[] = [];
+  let originals = new Map<string, string>();
+  if (opts.rewriteLinks) {
+    const s = await scan(ctx, opts);
+    originals = s.originals;
+    out.skipped = s.skipped;
+    const pre = buildLinkIndex(s.files);
+    const post = buildLinkIndex([...s.files.filter((f) => f !== from), to]);
+    const r = planLinkRewrites(from, to, s.sources, pre, post, opts.maxRewritesPerNote);
+    if (r.problem) throw new Refusal('move_aborted', { reason: r.problem });
+    for (const p of r.plans) {
+      if (Buffer.byteLength(p.text) > opts.maxNoteBytes) throw new Refusal('move_aborted', { reason: `rewriting ${p.path} would push it over the note size limit (${opts.maxNoteBytes} bytes)` });
+    }
+    plans = r.plans;
+    out.left_alone = r.leftAlone;
+    out.rewritten_links = r.total;
+    out.rewritten_notes = r.plans.map((p) => ({ path: p.path === from ? to : p.path, links: p.count }));
+  }
+  if (opts.dryRun) {
+    const diffs: string[] = [];
+    for (const p of plans.slice(0, 20)) {
+      diffs.push(await ctx.workers.run<string>('unified-diff', { path: p.path, before: originals.get(p.path) ?? '', after: p.text, context: opts.diffContext }, { signal: ctx.signal }));
+    }
+    out.diff = diffs.join('\n').slice(0, opts.maxDiffChars);
+    return out;
+  }
+  await ctx.vault.fs.move(from, to);
+  if (isNote(from)) await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
+  out.moved = true;
+  await mapLimit(plans, 8, async (p) => {
+    const target = p.path === from ? to : p.path;
+    try {
+      const before = Buffer.from(originals.get(p.path) ?? '', 'utf8');
+      const w = await ctx.vault.fs.replace(target, Buffer.from(p.text, 'utf8'), { expectedHash: ctx.vault.fs.contentHash(before) });
+      if (target === to) out.moved_hash = w.contentHash;
+      await writeThrough(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, target, originOf(ctx.principal)));
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      out.failures.push({ path: target, code: e.code === 'stale_precondition' ? 'concurrent_write' : e.code, message: e.message });
+    }
+  });
+  out.partial = out.failures.length > 0;
+  if (out.partial) {
+    const failed = new Set(out.failures.map((f) => f.path));
+    out.rewritten_notes = out.rewritten_notes.filter((n) => !failed.has(n.path));
+    out.rewritten_links = out.rewritten_notes.reduce((a, n) => a + n.links, 0);
+  }
+  return out;
+}
