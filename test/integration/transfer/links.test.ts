@@ -260,6 +260,20 @@ t.test('download links: multi-use, bound to the bytes at mint, Bearer only', asy
   t.equal(refusalOf(await call('request_download', { path: 'docs/none.pdf' }))!.code, 'not_found');
 });
 
+t.test('a read-only credential may mint a download link (it changes nothing) but not an upload link', async (t) => {
+  const reader = await server.connect({ key: server.readKey, name: 'reader' });
+  t.teardown(() => reader.close());
+  const names = (await reader.listTools()).tools.map((x) => x.name);
+  t.ok(names.includes('request_download'), 'listed for read-only keys');
+  t.notOk(names.includes('request_upload'), 'uploads stay write-only');
+  writeFileSync(v('docs/for-reader.txt'), 'shared with a reader');
+  const r = await call('request_download', { path: 'docs/for-reader.txt' }, reader);
+  t.notOk(r.isError, textOf(r));
+  const got = await req('GET', '/transfer/download/file', { headers: bearer(tokenOf(out(r).url as string)) });
+  t.equal(got.status, 200);
+  t.equal(got.body.toString(), 'shared with a reader');
+});
+
 t.test('tokens never reach the usage log', async (t) => {
   await new Promise((r) => setTimeout(r, 700));
   const rows = await db.selectFrom('usage_logs').select(['tool', 'params']).execute();
@@ -296,3 +310,4 @@ t.test('without transfer.publicUrl the host server.publicUrl is the link origin'
   t.notOk(r.isError, textOf(r));
   t.match(JSON.stringify(r.structuredContent), /https:\/\/notes\.example\.net\/transfer\/upload#/);
 });
+
