@@ -8,8 +8,9 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
+import { benchCorpora } from '../test/fixtures/corpus.js';
 
-const root = process.argv[2] ?? new URL('../../shared/corpora/vaults-public-v1', import.meta.url).pathname;
+const root = process.argv[2] ?? benchCorpora().root;
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const plugins = ['graph', 'tasks', 'change-feed'].map((f) => new URL(`../plugins/${f}`, import.meta.url).pathname);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
-import { corpus } from '../test/fixtures/corpus.js';
+import { benchCorpus } from '../test/fixtures/corpus.js';
 import { machine, median, percentile } from './lib/setup.js';
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
@@ -70,7 +70,7 @@ async function round(staging: string, thread: boolean): Promise<Round> {
 
 console.log(`# ${machine()}; oldwinter-knowledge-garden x${COPIES}; in-process server, every built-in family but files and transfer`);
 const staging = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-busy-'));
-for (let i = 0; i < COPIES; i++) cpSync(corpus('oldwinter-knowledge-garden'), path.join(staging, `copy${i}`), { recursive: true });
+for (let i = 0; i < COPIES; i++) cpSync(benchCorpus('oldwinter-knowledge-garden'), path.join(staging, `copy${i}`), { recursive: true });
 const results: Record<'thread' | 'inline', Round[]> = { thread: [], inline: [] };
 try {
   for (let r = 0; r < RUNS; r++) {

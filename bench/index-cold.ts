@@ -14,8 +14,9 @@ import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { openVault } from '../src/host/vault/index.js';
 import { PiscinaPool } from '../src/host/workers/pool.js';
 import type { Logger } from '../src/sdk/types.js';
+import { benchCorpora } from '../test/fixtures/corpus.js';
 
-const root = process.argv[2] ?? new URL('../../shared/corpora/vaults-public-v1', import.meta.url).pathname;
+const root = process.argv[2] ?? benchCorpora().root;
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const settings: IndexSettings = {
   watch: false,

@@ -12,8 +12,9 @@ import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { openVault } from '../src/host/vault/index.js';
 import { PiscinaPool } from '../src/host/workers/pool.js';
 import type { Logger } from '../src/sdk/types.js';
+import { benchCorpus } from '../test/fixtures/corpus.js';
 
-const source = process.argv[2] ?? new URL('../../shared/corpora/vaults-public-v1/obsidian-tasks-demo', import.meta.url).pathname;
+const source = process.argv[2] ?? benchCorpus('obsidian-tasks-demo');
 const EDITS = Number(process.env.BENCH_EDITS ?? 100);
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 

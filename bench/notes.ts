@@ -14,8 +14,9 @@ import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
 import { refusalOf } from '../src/sdk/testkit.js';
 import { writerProcess } from './lib/writers.js';
+import { benchCorpus } from '../test/fixtures/corpus.js';
 
-const CORPUS = new URL('../../shared/corpora/vaults-public-v1/oldwinter-knowledge-garden', import.meta.url).pathname;
+const CORPUS = benchCorpus('oldwinter-knowledge-garden');
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const READS = Number(process.env.BENCH_READS ?? 200);

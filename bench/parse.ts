@@ -4,8 +4,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseNote } from '../src/markdown/index.js';
+import { benchCorpora } from '../test/fixtures/corpus.js';
 
-const root = process.argv[2] ?? new URL('../../shared/corpora/vaults-public-v1', import.meta.url).pathname;
+const root = process.argv[2] ?? benchCorpora().root;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 function notesUnder(dir: string): string[] {

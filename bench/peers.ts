@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import YAML from 'yaml';
-import { corpus, notesOnDisk } from '../test/fixtures/corpus.js';
+import { benchCorpus, notesOnDisk } from '../test/fixtures/corpus.js';
 import { benchEnvironment, machine, median, ROOT } from './lib/setup.js';
 
 const copies = Number(process.argv[2] ?? 4);
@@ -128,7 +128,7 @@ const vault = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-peers-vault-'));
 let env: { dir: string; configFile: string } | undefined;
 const clients: Client[] = [];
 try {
-  const source = corpus('oldwinter-knowledge-garden');
+  const source = benchCorpus('oldwinter-knowledge-garden');
   for (let i = 0; i < copies; i++) cpSync(source, path.join(vault, `copy${i}`), { recursive: true });
   // obsidian-mcp refuses a vault without one; our indexer and server-filesystem's *.md counts skip dot folders.
   mkdirSync(path.join(vault, '.obsidian'), { recursive: true });

@@ -8,9 +8,9 @@ import { keywordSearch } from '../plugins/search/keyword/search.js';
 import { searchSettingsSchema } from '../plugins/search/settings.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
-import { corpus } from '../test/fixtures/corpus.js';
+import { benchCorpus } from '../test/fixtures/corpus.js';
 
-const CORPUS = corpus('oldwinter-knowledge-garden');
+const CORPUS = benchCorpus('oldwinter-knowledge-garden');
 const copies = Number(process.argv[2] ?? 4);
 const rounds = Number(process.argv[3] ?? 30);
 const candidates = Number(process.argv[4] ?? searchSettingsSchema.properties.keywordCandidates.default);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { countTokens, EXACT_TOKEN_CHARS } from '../src/markdown/index.js';
-import { corpus, notesOnDisk } from '../test/fixtures/corpus.js';
+import { benchCorpus, notesOnDisk } from '../test/fixtures/corpus.js';
 import { machine, median, percentile } from './lib/setup.js';
 
 const VAULTS = ['oldwinter-knowledge-garden', 'obsidian-tasks-docs', 'obsidian-tasks-demo', 'obsidian-tasks-contributing'];
@@ -17,7 +17,7 @@ const ours: number[] = [];
 const whole: number[] = [];
 const texts: string[] = [];
 for (const vault of VAULTS) {
-  const root = corpus(vault);
+  const root = benchCorpus(vault);
   for (const rel of notesOnDisk(root)) {
     const text = readFileSync(path.join(root, rel), 'utf8');
     if (text.length <= EXACT_TOKEN_CHARS) continue;

@@ -17,7 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { postgresAvailable, startPostgres } from '../src/host/testing/postgres-server.js';
-import { corpus } from '../test/fixtures/corpus.js';
+import { benchCorpus } from '../test/fixtures/corpus.js';
 import { machine, median, percentile, ROOT } from './lib/setup.js';
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
@@ -113,7 +113,7 @@ async function runEngine(engine: string): Promise<void> {
   let server: { child: ChildProcess; url: string } | undefined;
   try {
     const vault = path.join(dir, 'vault');
-    for (let i = 0; i < COPIES; i++) cpSync(corpus('oldwinter-knowledge-garden'), path.join(vault, `copy${i}`), { recursive: true });
+    for (let i = 0; i < COPIES; i++) cpSync(benchCorpus('oldwinter-knowledge-garden'), path.join(vault, `copy${i}`), { recursive: true });
     let url: string;
     if (engine === 'postgres') {
       pg = await startPostgres();

@@ -12,7 +12,7 @@ import type { EmbeddingsService } from '../plugins/search/embeddings/types.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
 import { startEmbeddingServer, type FakeEmbeddingServer } from '../test/integration/search/embedding-server.js';
-import { CORPORA } from '../test/fixtures/corpus.js';
+import { benchCorpora } from '../test/fixtures/corpus.js';
 
 interface Judgment {
   kind: string;
@@ -27,7 +27,7 @@ const DEPTH = 50;
 const { values: args } = parseArgs({
   options: {
     judgments: { type: 'string' },
-    corpora: { type: 'string', default: CORPORA },
+    corpora: { type: 'string', default: benchCorpora().root },
     extra: { type: 'string', default: 'obsidian-tasks-demo' },
     fts: { type: 'string', default: 'english' },
     dims: { type: 'string', default: '256' },

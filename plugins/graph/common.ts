@@ -21,14 +21,14 @@ export const GRAPH_SETTINGS_SCHEMA = {
   type: 'object',
   properties: {
     maxLinksPerNote: { type: 'integer', minimum: 1, default: 5000, description: 'Links stored per note; the rest are dropped and the note is marked truncated.' },
-    backlinksCap: { type: 'integer', minimum: 1, default: 500 },
-    linksCap: { type: 'integer', minimum: 1, default: 500 },
-    neighborhoodMaxDepth: { type: 'integer', minimum: 1, maximum: 10, default: 5 },
-    neighborhoodCap: { type: 'integer', minimum: 1, default: 200 },
-    orphansCap: { type: 'integer', minimum: 1, default: 500 },
-    relatedCap: { type: 'integer', minimum: 1, default: 50 },
-    auditCapPerClass: { type: 'integer', minimum: 1, default: 200 },
-    linkTextChars: { type: 'integer', minimum: 20, default: 120 },
+    backlinksCap: { type: 'integer', minimum: 1, default: 500, description: 'Most rows get_backlinks returns (a larger limit is lowered to this).' },
+    linksCap: { type: 'integer', minimum: 1, default: 500, description: 'Most rows get_links returns.' },
+    neighborhoodMaxDepth: { type: 'integer', minimum: 1, maximum: 10, default: 5, description: 'Deepest walk get_neighborhood makes.' },
+    neighborhoodCap: { type: 'integer', minimum: 1, default: 200, description: 'Most notes get_neighborhood returns.' },
+    orphansCap: { type: 'integer', minimum: 1, default: 500, description: 'Most rows find_orphans returns.' },
+    relatedCap: { type: 'integer', minimum: 1, default: 50, description: 'Most rows find_related returns.' },
+    auditCapPerClass: { type: 'integer', minimum: 1, default: 200, description: 'Most items per audit_notes class.' },
+    linkTextChars: { type: 'integer', minimum: 20, default: 120, description: 'Link text in results is clipped to this many characters.' },
   },
 } as const;
 

@@ -7,8 +7,8 @@ const port = z.number().int().min(0).max(65535);
 
 export const familyToggleSchema = z
   .object({
-    enabled: z.boolean().default(true),
-    readOnly: z.boolean().default(false),
+    enabled: z.boolean().default(true).describe('Serve this family (false: its tools, prompts, resources and routes disappear).'),
+    readOnly: z.boolean().default(false).describe('Hide and refuse this family\'s write tools.'),
   })
   .strict();
 
@@ -16,119 +16,132 @@ export const hostSettingsSchema = z
   .object({
     vault: z
       .object({
-        path: z.string().min(1).default('./vault'),
-        name: z.string().min(1).max(80).default('vault'),
-        obsidianName: z.string().min(1).max(200).nullable().default(null),
-        allowNamedStaging: z.boolean().default(false),
+        path: z.string().min(1).default('./vault').describe('The vault root folder (created, with a welcome note, when missing or empty). Relative paths resolve against the directory the server starts in; `~/` is the home directory.'),
+        name: z.string().min(1).max(80).default('vault').describe('The vault\'s name in the database and in the server\'s instructions to clients.'),
+        obsidianName: z.string().min(1).max(200).nullable().default(null).describe('The vault\'s name as Obsidian knows it; when set, results that name a note carry an `obsidian://open?vault=…&file=…` deep link. null: no deep links.'),
+        allowNamedStaging: z.boolean().default(false).describe('Start on a filesystem without O_TMPFILE by staging writes under named dot-files instead (less safe against a crash mid-write).'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('The vault this server serves.'),
     server: z
       .object({
-        host: z.string().min(1).default('127.0.0.1'),
-        port: port.default(3737),
-        publicUrl: z.url().nullable().default(null),
-        mode: z.enum(['stateful', 'stateless']).default('stateful'),
-        bodyLimitBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
-        allowedHosts: z.array(z.string().min(1)).default([]),
-        allowedOrigins: z.array(z.string().min(1)).default([]),
-        maxSessions: z.number().int().min(1).default(1000),
-        sessionIdleMinutes: z.number().int().min(1).default(60),
+        host: z.string().min(1).default('127.0.0.1').describe('Interface to bind. A non-loopback host requires server.publicUrl.'),
+        port: port.default(3737).describe('TCP port to listen on (0 = any free port).'),
+        publicUrl: z.url().nullable().default(null).describe('The https:// address clients reach this server at (behind a reverse proxy, say); its host and origin are allowed, and families and the CLI name it in links. null: loopback only.'),
+        mode: z.enum(['stateful', 'stateless']).default('stateful').describe('`stateful`: MCP sessions (list_changed notifications, subscriptions); `stateless`: a fresh server per POST, no session state.'),
+        bodyLimitBytes: z.number().int().min(1024).default(4 * 1024 * 1024).describe('Largest HTTP request body accepted; bigger ones get a JSON-RPC 413. Raised automatically to what an enabled family needs (e.g. files.maxWriteBytes as base64).'),
+        allowedHosts: z.array(z.string().min(1)).default([]).describe('Extra `Host` header values accepted (DNS-rebinding protection allows loopback names and publicUrl\'s host by default).'),
+        allowedOrigins: z.array(z.string().min(1)).default([]).describe('Extra browser `Origin` values accepted (loopback origins and publicUrl are allowed by default).'),
+        maxSessions: z.number().int().min(1).default(1000).describe('Most stateful MCP sessions open at once; a new session beyond it is answered 503.'),
+        sessionIdleMinutes: z.number().int().min(1).default(60).describe('A stateful session idle for this long is closed.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('The HTTP listener and MCP transport.'),
     database: z
       .object({
-        url: z.string().regex(/^(pglite:|postgres:\/\/|postgresql:\/\/)/, 'must start with pglite:, postgres:// or postgresql://').default('pglite:./data/db'),
-        poolSize: z.number().int().min(1).max(100).default(10),
-        pgliteThread: z.boolean().default(true),
+        url: z.string().regex(/^(pglite:|postgres:\/\/|postgresql:\/\/)/, 'must start with pglite:, postgres:// or postgresql://').default('pglite:./data/db').describe('`pglite:<dir>` for the embedded database (`pglite:memory://` for a throwaway one), or `postgres://…` / `postgresql://…` for a PostgreSQL server.'),
+        poolSize: z.number().int().min(1).max(100).default(10).describe('Connections to a PostgreSQL server (embedded PGlite always uses one).'),
+        pgliteThread: z.boolean().default(true).describe('Run embedded PGlite on its own worker thread so SQL never blocks the event loop; false runs it on the main thread (about 100 MiB less memory, slower answers while the index works).'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Where the index, credentials, OAuth state and usage logs are stored.'),
     admin: z
       .object({
-        socketPath: z.string().min(1).nullable().default(null),
+        socketPath: z.string().min(1).nullable().default(null).describe('Path of the local admin socket the CLI and `exocortex stdio` use to reach the running server. null: inside the embedded database directory; a PostgreSQL deployment without a path has no admin channel.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('The local admin channel.'),
     auth: z
       .object({
-        mintAdminKeyOnFirstStart: z.boolean().default(true),
-        keyCacheSeconds: z.number().min(0).max(300).default(2),
+        mintAdminKeyOnFirstStart: z.boolean().default(true).describe('Mint and print an admin API key at start when no active key exists.'),
+        keyCacheSeconds: z.number().min(0).max(300).default(2).describe('How long a verified API key is cached; also the longest a revoked key keeps working on another process.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('API keys.'),
     admission: z
       .object({
-        callsPerMinute: z.number().int().min(1).default(1200),
-        writesPerMinute: z.number().int().min(1).default(120),
+        callsPerMinute: z.number().int().min(1).default(1200).describe('Rate bucket per credential over all tool calls; beyond it calls are refused as rate_limited.'),
+        writesPerMinute: z.number().int().min(1).default(120).describe('Rate bucket per credential over write-class tool calls.'),
         concurrency: z
           .object({
-            read: z.number().int().min(1).default(32),
-            write: z.number().int().min(1).default(4),
-            expensive: z.number().int().min(1).default(2),
+            read: z.number().int().min(1).default(32).describe('Concurrent calls of read-class tools.'),
+            write: z.number().int().min(1).default(4).describe('Concurrent calls of write-class tools.'),
+            expensive: z.number().int().min(1).default(2).describe('Concurrent calls of expensive-class tools (regex scans, semantic and hybrid search, audits, imports).'),
           })
           .strict()
-          .prefault({}),
-        queueTimeoutMs: z.number().int().min(0).default(2000),
-        dailyQuota: z.number().int().min(0).default(0),
+          .prefault({})
+          .describe('Concurrency slots per admission class; a call waits up to admission.queueTimeoutMs for one.'),
+        queueTimeoutMs: z.number().int().min(0).default(2000).describe('How long a call waits for a concurrency slot before it is refused as busy.'),
+        dailyQuota: z.number().int().min(0).default(0).describe('Tool calls per credential per day (0 = unlimited); beyond it calls are refused as quota_exceeded.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Limits applied to every tool call before any work, per credential.'),
     tools: z
       .object({
-        callTimeoutMs: z.number().int().min(100).default(30000),
+        callTimeoutMs: z.number().int().min(100).default(30000).describe('Deadline of one tool call; past it the call is abandoned and refused as timeout.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Tool calls.'),
     audit: z
       .object({
-        enabled: z.boolean().default(true),
-        paramsMaxChars: z.number().int().min(0).default(200),
-        batchSize: z.number().int().min(1).default(200),
-        flushIntervalMs: z.number().int().min(10).default(500),
-        maxQueue: z.number().int().min(1).default(10000),
+        enabled: z.boolean().default(true).describe('Record one usage_logs row per tool call (tool, principal, truncated arguments, duration, size, outcome).'),
+        paramsMaxChars: z.number().int().min(0).default(200).describe('Arguments are stored truncated to this many characters.'),
+        batchSize: z.number().int().min(1).default(200).describe('Usage rows written per insert.'),
+        flushIntervalMs: z.number().int().min(10).default(500).describe('Longest a partial batch of usage rows waits before it is written.'),
+        maxQueue: z.number().int().min(1).default(10000).describe('Most usage rows buffered; beyond it the oldest are dropped and counted.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('The usage log: one row per tool call, written in batches.'),
     workers: z
       .object({
-        threads: z.number().int().min(0).max(64).default(0),
-        idleTimeoutMs: z.number().int().min(0).default(60000),
+        threads: z.number().int().min(0).max(64).default(0).describe('Worker threads for parsing, diffs, regex and token counts (0 = CPU cores − 1, at least 1, at most 4).'),
+        idleTimeoutMs: z.number().int().min(0).default(60000).describe('An idle worker thread exits after this long.'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('The worker-thread pool for CPU-heavy tasks.'),
     index: z
       .object({
-        watch: z.boolean().default(true),
-        debounceMs: z.number().int().min(0).max(10000).default(100),
-        reconcileSeconds: z.number().min(0).default(300),
-        maxNoteBytes: z.number().int().min(1).default(5 * 1024 * 1024),
-        batchSize: z.number().int().min(1).max(1000).default(50),
-        parseTaskSize: z.number().int().min(1).max(1000).default(25),
-        prefetchBatches: z.number().int().min(1).max(8).default(2),
-        readConcurrency: z.number().int().min(1).max(256).default(16),
-        inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024),
-        groupCommitWaitMs: z.number().int().min(0).max(1000).default(10),
-        deferredWrites: z.boolean().default(true),
-        deferredDelayMs: z.number().int().min(0).max(10_000).default(200),
+        watch: z.boolean().default(true).describe('Watch the vault for outside changes (false: only reconcile passes and write-through from our own tools).'),
+        debounceMs: z.number().int().min(0).max(10000).default(100).describe('Quiet time after a burst of filesystem events before they are indexed.'),
+        reconcileSeconds: z.number().min(0).default(300).describe('Seconds between reconcile passes that catch anything the watcher missed (0 = only the initial pass).'),
+        maxNoteBytes: z.number().int().min(1).default(5 * 1024 * 1024).describe('Larger notes are quarantined (listed, not indexed) without being read.'),
+        batchSize: z.number().int().min(1).max(1000).default(50).describe('Notes committed per database transaction.'),
+        parseTaskSize: z.number().int().min(1).max(1000).default(25).describe('Notes per worker-pool parse task.'),
+        prefetchBatches: z.number().int().min(1).max(8).default(2).describe('Batches read and parsed ahead of the one being written.'),
+        readConcurrency: z.number().int().min(1).max(256).default(16).describe('Concurrent file reads within a batch.'),
+        inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024).describe('Write-through notes up to this size are parsed on the calling thread instead of the worker pool.'),
+        groupCommitWaitMs: z.number().int().min(0).max(1000).default(10).describe('How long a write-through batch may wait for the vault\'s other write calls in flight, so they share one transaction (it never waits for a lone writer; 0 = never wait).'),
+        deferredWrites: z.boolean().default(true).describe('Write-through in two transactions: the note\'s row and most contributors\' rows first, then the tool answers, then the deferred rows (the keyword index); searches wait for them. false: one transaction, answered after all of it.'),
+        deferredDelayMs: z.number().int().min(0).max(10_000).default(200).describe('Longest the deferred rows of a write-through wait before their transaction; a note written again meanwhile is derived once (0 = right after each batch).'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('The live index pipeline (initial scan, watcher, reconcile passes, write-through). Takes effect on restart.'),
     log: z
       .object({
-        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info').describe('Log level of the JSON lines written to stderr (`silent`: none).'),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('Logging.'),
     reload: z
       .object({
-        watchConfig: z.boolean().default(true),
+        watchConfig: z.boolean().default(true).describe('Watch the config file and hot-reload families when it changes (SIGHUP reloads too).'),
       })
       .strict()
-      .prefault({}),
-    families: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a family name: lowercase letters, digits and -'), familyToggleSchema).default({}),
-    plugins: z.array(z.string().min(1)).default([]),
+      .prefault({})
+      .describe('Hot reload of families.'),
+    families: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a family name: lowercase letters, digits and -'), familyToggleSchema).default({}).describe('Per family (by name): `enabled` switches it off or on, `readOnly` hides and refuses its write tools. First-party families are on unless switched off here.'),
+    plugins: z.array(z.string().min(1)).default([]).describe('Third-party families: npm package names or paths to a family module or folder.'),
   })
   .strict();
 
