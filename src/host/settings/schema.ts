@@ -58,7 +58,7 @@ export const hostSettingsSchema = z
     auth: z
       .object({
         mintAdminKeyOnFirstStart: z.boolean().default(true).describe('Mint and print an admin API key at start when no active key exists.'),
-        keyCacheSeconds: z.number().min(0).max(300).default(2).describe('How long a verified API key is cached; also the longest a revoked key keeps working on another process.'),
+        keyCacheSeconds: z.number().min(0).max(300).default(2).describe('How long a verified API key is cached. Creating or revoking a key clears the cache at once (through the admin socket, or a NOTIFY on a shared PostgreSQL).'),
       })
       .strict()
       .prefault({})
