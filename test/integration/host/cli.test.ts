@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { pgliteTemplate } from '../../../src/host/testing/harness.js';
 
+t.setTimeout(300_000); // every CLI call is a real process start
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-cli-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,6 +49,15 @@ t.test('doctor checks platform, configuration, database and families', async (t)
   t.match(out.stdout, /ok {3}platform: openat2/);
   t.match(out.stdout, /ok {3}database: pglite/);
   t.equal(out.code, /FAIL/.test(out.stdout) ? 1 : 0);
+});
+
+t.test('doctor fails the config check on an unknown family key instead of calling the file valid', async (t) => {
+  const bad = path.join(dir, 'family-typo.yaml');
+  writeFileSync(bad, YAML.stringify({ vault: { path: path.join(dir, 'vault') }, database: { url: `pglite:${path.join(dir, 'db')}` }, log: { level: 'silent' }, search: { rrfKay: 3 } }));
+  const out = await cli('doctor', '--config', bad);
+  t.equal(out.code, 1);
+  t.match(out.stdout, /FAIL config: .*unknown key search\.rrfKay/);
+  t.notMatch(out.stdout, /ok {3}config/);
 });
 
 t.test('an invalid config refuses to start, naming the key', async (t) => {
