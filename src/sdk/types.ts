@@ -44,6 +44,12 @@ export interface ToolSchemaDocument {
    * work: while one is absent the tool is left out of tools/list and refused as service_unavailable.
    */
   readonly requiresServices?: readonly string[];
+  /**
+   * The tool answers from the index. While the index lags the vault, the host adds `index_pending` (notes
+   * likely missing) and `index_notice` (one sentence) to its structuredContent and puts the sentence first
+   * in its text, so every such tool warns the same way; the compiler adds both to the outputSchema.
+   */
+  readonly answersFromIndex?: boolean;
 }
 
 export type JsonSchema = { readonly [key: string]: unknown };

@@ -2,6 +2,7 @@
 // admit, validate arguments, run the handler under a deadline, check the output, render, audit.
 // Expected failures become refusal results; thrown bugs become `internal` refusals with a reference.
 import { randomUUID } from 'node:crypto';
+import { indexLag, type IndexLag, type IndexService } from '../../sdk/index-service.js';
 import { Refusal, isRefusal, renderRefusal } from '../../sdk/refusals.js';
 import type { ContentBlock, Principal, ToolContext } from '../../sdk/types.js';
 import type { Admission } from '../admission/index.js';
@@ -85,13 +86,22 @@ export class ToolDispatcher {
       const output = await raceAbort(Promise.resolve().then(() => tool.module.handler(input, ctx)), signal, this.callTimeoutMs);
       const problem = tool.checkOutput(output);
       if (problem) throw new Error(`tool ${tool.name} returned output that does not match its outputSchema: ${problem}`);
-      const text = tool.module.render ? tool.module.render(output) : JSON.stringify(output, null, 2);
+      const rendered = tool.module.render ? tool.module.render(output) : JSON.stringify(output, null, 2);
+      const lag = tool.schema.answersFromIndex ? this.indexLagFor(principal) : undefined;
+      const structured = lag ? { ...(output as Record<string, unknown>), index_pending: lag.pending, index_notice: lag.notice } : (output as Record<string, unknown>);
+      const text = lag ? withLagNotice(rendered, lag) : rendered;
       const content: ContentBlock[] = [{ type: 'text', text }, ...(tool.module.content?.(output) ?? [])];
-      return { content, structuredContent: output as Record<string, unknown> };
+      return { content, structuredContent: structured };
     } finally {
       generation.leave();
       release();
     }
+  }
+
+  /** How far the caller's vault index lags, when an index runs and it lags. */
+  private indexLagFor(principal: Principal): IndexLag | undefined {
+    if (!this.hasService('index')) return undefined;
+    return indexLag((this.lookupService('index') as IndexService).status(principal.vaultId));
   }
 
   /** The ctx handed to a family's handler, prompt or resource reader. */
@@ -157,4 +167,20 @@ function auditedParams(entry: ToolEntry | undefined, args: unknown): unknown {
   } catch {
     return '[redacted]';
   }
+}
+
+/**
+ * The caveat in a tool's text: the first line of prose, or two more fields of a text that is one JSON
+ * object (search and fetch answer connectors that parse their text as JSON).
+ */
+function withLagNotice(text: string, lag: IndexLag): string {
+  if (text.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      return JSON.stringify({ ...parsed, index_pending: lag.pending, index_notice: lag.notice });
+    } catch {
+      // not JSON after all: prose it is
+    }
+  }
+  return `${lag.notice}\n${text}`;
 }

@@ -7,7 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Refusal } from '../../sdk/refusals.js';
 import type { DefinedFamily } from '../../sdk/define-family.js';
-import type { AdmissionClass, ToolModule, ToolSchemaDocument } from '../../sdk/types.js';
+import type { AdmissionClass, JsonSchema, ToolModule, ToolSchemaDocument } from '../../sdk/types.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -65,12 +65,13 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
   if ((doc.inputSchema as { type?: unknown })?.type !== 'object') throw new Error(`${where}: inputSchema must be an object schema`);
   const inputSchema = { additionalProperties: false, ...doc.inputSchema };
   const validate = ajv.compile(inputSchema);
-  const validateOut: ValidateFunction | undefined = doc.outputSchema ? ajv.compile(doc.outputSchema) : undefined;
+  const outputSchema = doc.outputSchema && doc.answersFromIndex ? withIndexLag(doc.outputSchema) : doc.outputSchema;
+  const validateOut: ValidateFunction | undefined = outputSchema ? ajv.compile(outputSchema) : undefined;
   const accepted = Object.keys((inputSchema as { properties?: object }).properties ?? {});
   return {
     name,
     family,
-    schema: { ...doc, inputSchema },
+    schema: { ...doc, inputSchema, ...(outputSchema ? { outputSchema } : {}) },
     module,
     writes: doc.admission === 'write' || doc.annotations.readOnlyHint === false,
     acceptedArguments: accepted,
@@ -111,4 +112,17 @@ export function describeErrors(errors: ErrorObject[]): string {
     if (seen.size >= 5) break;
   }
   return [...seen].join('; ');
+}
+
+/** The two fields the host adds to an index-backed tool's result while the index lags (see answersFromIndex). */
+function withIndexLag(schema: JsonSchema): JsonSchema {
+  const props = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  return {
+    ...schema,
+    properties: {
+      ...props,
+      index_pending: { type: 'integer', minimum: 0, description: 'Present while the index lags the vault: notes likely missing from this answer.' },
+      index_notice: { type: 'string', description: 'Present while the index lags the vault: what is missing, in one sentence.' },
+    },
+  };
 }
