@@ -182,6 +182,7 @@ export class Host {
       maxSessions: this.settings.host.server.maxSessions,
       command,
       health: () => this.health(),
+      bodyLimitBytes: this.requestBodyLimit(),
     });
   }
 

@@ -22,6 +22,8 @@ export interface AdminChannelOptions {
   readonly maxSessions: number;
   readonly command: string;
   readonly health: () => Promise<Record<string, unknown>>;
+  /** The same body limit as the HTTP server's, so a bridged client can send what a remote one can. */
+  readonly bodyLimitBytes: number;
 }
 
 export interface AdminChannel {
@@ -31,7 +33,7 @@ export interface AdminChannel {
 
 /** Bind the socket. The caller holds the database lock, so a socket file left here is a dead owner's. */
 export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminChannel> {
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: o.bodyLimitBytes });
   const startedAt = new Date().toISOString();
   const hello: Hello = { protocol: ADMIN_PROTOCOL, version: '0.1.0', pid: process.pid, command: o.command, startedAt, vault: o.target().vault.name };
 
