@@ -92,7 +92,7 @@ export class Host {
     const h = settings.host;
     const log = options.log ?? createLogger(h.log.level);
     const vaultRoot = resolvePath(settings, h.vault.path);
-    const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging });
+    const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging, openWriterWaitMs: h.vault.openWriterWaitMs, log });
     await seedWelcomeNote(fs, log);
     const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize, pgliteThread: h.database.pgliteThread });
     try {

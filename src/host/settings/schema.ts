@@ -20,6 +20,13 @@ export const hostSettingsSchema = z
         name: z.string().min(1).max(80).default('vault'),
         obsidianName: z.string().min(1).max(200).nullable().default(null),
         allowNamedStaging: z.boolean().default(false),
+        openWriterWaitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(10_000)
+          .default(100)
+          .describe('How long a replace waits for another program (an editor writing in place, an appender) to close a note it holds open for writing before refusing with concurrent_write.'),
       })
       .strict()
       .prefault({}),

@@ -4,6 +4,7 @@
 
 import { constants as fsConstants } from 'node:fs';
 import { Refusal } from '../../sdk/refusals.js';
+import type { Logger } from '../../sdk/types.js';
 import type { VaultCapabilities, VaultEntry, VaultStat } from '../../sdk/vault.js';
 import { closeFd, fsyncFd } from './fd-io.js';
 import { errCode, type NativeAddon, type NativeStat } from './native.js';
@@ -38,6 +39,14 @@ export class KeyedMutex {
   }
 }
 
+/** Operator choices the core enforces (vault.* settings). */
+export interface VaultPolicy {
+  /** How long a replace waits for another program to close a note it holds open for writing (vault.openWriterWaitMs). */
+  readonly openWriterWaitMs: number;
+}
+
+export const DEFAULT_VAULT_POLICY: VaultPolicy = { openWriterWaitMs: 100 };
+
 export class VaultCore {
   readonly res: number;
   readonly dirFlags: number;
@@ -52,6 +61,8 @@ export class VaultCore {
     readonly rootFd: number,
     readonly rootAbs: string,
     readonly capabilities: VaultCapabilities,
+    readonly policy: VaultPolicy = DEFAULT_VAULT_POLICY,
+    readonly log?: Logger,
   ) {
     const c = n.constants;
     this.res = c.RESOLVE_BENEATH | c.RESOLVE_NO_SYMLINKS | c.RESOLVE_NO_MAGICLINKS;
