@@ -5,4 +5,5 @@ export type * from './types.js';
 export type * from './vault.js';
 export * from './testkit.js';
 export * from './obsidian-link.js';
+export * from './printable.js';
 export type * from './index-service.js';

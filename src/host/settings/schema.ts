@@ -20,6 +20,10 @@ export const hostSettingsSchema = z
         name: z.string().min(1).max(80).default('vault'),
         obsidianName: z.string().min(1).max(200).nullable().default(null),
         allowNamedStaging: z.boolean().default(false),
+        allowHardLinks: z
+          .boolean()
+          .default(false)
+          .describe('Serve, index and write files whose link count is above 1. Off by default: a hard link can make a file outside the vault readable and writable through it.'),
         openWriterWaitMs: z
           .number()
           .int()
@@ -41,6 +45,28 @@ export const hostSettingsSchema = z
         allowedOrigins: z.array(z.string().min(1)).default([]),
         maxSessions: z.number().int().min(1).default(1000),
         sessionIdleMinutes: z.number().int().min(1).default(60),
+        maxSessionsPerCredential: z
+          .number()
+          .int()
+          .min(1)
+          .default(50)
+          .describe("Open stateful sessions one credential may hold. At the cap (or at server.maxSessions) that credential's least recently used session with no request in flight is closed to make room; 503 when none is idle."),
+        maxSubscriptionsPerSession: z.number().int().min(0).default(100).describe('Distinct resource URIs one session may subscribe to; more are refused as too_many_subscriptions.'),
+        unauthenticatedBodyLimitBytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(16 * 1024)
+          .describe('Body bytes read from a request that carries no valid credential (MCP requests are refused from their headers, before any body byte is read).'),
+        requestTimeoutMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(60_000)
+          .describe('Time a client has to send a whole request (headers and body, uploads included); slower requests get 408 and the connection is closed.'),
+        headersTimeoutMs: z.number().int().min(1000).default(10_000).describe('Time a client has to send the request headers.'),
+        keepAliveTimeoutMs: z.number().int().min(0).default(5_000).describe('How long an idle keep-alive connection stays open between requests.'),
+        maxConnections: z.number().int().min(1).default(1024).describe('Open TCP connections at most; further connections are closed at once.'),
       })
       .strict()
       .prefault({}),
@@ -73,6 +99,13 @@ export const hostSettingsSchema = z
           .prefault({}),
         queueTimeoutMs: z.number().int().min(0).default(2000),
         dailyQuota: z.number().int().min(0).default(0),
+        maxArgumentDepth: z
+          .number()
+          .int()
+          .min(4)
+          .max(1000)
+          .default(64)
+          .describe('Deepest nesting of objects and arrays accepted in tool arguments; deeper calls are refused as invalid_arguments before validation.'),
       })
       .strict()
       .prefault({}),

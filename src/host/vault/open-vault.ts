@@ -19,6 +19,8 @@ export interface OpenVaultOptions {
   readonly allowNamedStaging?: boolean;
   /** Testing only: stage under named dot-files even where O_TMPFILE works (exercises the waiver path). */
   readonly forceNamedStaging?: boolean;
+  /** Serve and write files with a link count above 1 (vault.allowHardLinks); refused by default. */
+  readonly allowHardLinks?: boolean;
   /** vault.openWriterWaitMs: how long a replace waits for an outside writer holding the note open. */
   readonly openWriterWaitMs?: number;
   /** Where the write path reports outside versions it kept aside. */
@@ -57,6 +59,7 @@ export async function openVault(root: string, options: OpenVaultOptions = {}): P
     throw e;
   }
   const core = new VaultCore(n, rootFd, abs, capabilities, {
+    allowHardLinks: options.allowHardLinks ?? DEFAULT_VAULT_POLICY.allowHardLinks,
     openWriterWaitMs: options.openWriterWaitMs ?? DEFAULT_VAULT_POLICY.openWriterWaitMs,
   }, options.log);
   const vault: VaultFs = {

@@ -10,7 +10,7 @@ import type { ReplaceOptions, TrashResult, WriteResult } from '../../sdk/vault.j
 import { VaultCore, STAGE_PREFIX, type DirHandle } from './core.js';
 import { closeFd, fstatFd, fsyncFd, readAll, writeAll } from './fd-io.js';
 import { errCode, type ExchangeOutcome, type NativeStat } from './native.js';
-import { HASH_RE, MAX_NAME_BYTES, checkVaultPath, contentHash, splitPath } from './path-guard.js';
+import { HASH_RE, MAX_NAME_BYTES, checkNewPath, checkVaultPath, contentHash, splitPath } from './path-guard.js';
 
 interface Staged {
   readonly fd: number;
@@ -27,6 +27,18 @@ export const writeHooks: { beforePublish?: (path: string) => Promise<void> | voi
 
 function stageName(): string {
   return STAGE_PREFIX + randomBytes(8).toString('hex');
+}
+
+/**
+ * An errno meaning the folder we hold open was removed or swapped out from under us (for a symlink, say):
+ * creating in a deleted folder gives ENOENT, or EPERM for O_TMPFILE. A typed refusal, not a bug.
+ */
+export function folderRaced(e: unknown, p: string): unknown {
+  const code = errCode(e);
+  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ESTALE' || (code === 'EPERM' && (e as { syscall?: string }).syscall === 'openat2')) {
+    return new Refusal('concurrent_write', { path: p, currentHash: null }, `The folder of "${p}" was removed or replaced while this write was in progress; nothing was written.`);
+  }
+  return e;
 }
 
 /** Write `bytes` into an unnamed inode (or a named dot-file when O_TMPFILE is waived) and fsync it. */
@@ -73,16 +85,18 @@ function linkText(st: NativeStat): string {
 }
 
 export async function create(core: VaultCore, p: string, bytes: Uint8Array): Promise<WriteResult> {
-  checkVaultPath(p);
+  checkNewPath(p);
   core.assertOpen();
   const { dir, name } = splitPath(p);
   const d = await core.openWriteDir(dir, true, p);
   try {
-    const staged = await stage(core, d, bytes);
+    const staged = await stage(core, d, bytes).catch((e: unknown) => {
+      throw folderRaced(e, p);
+    });
     try {
       await core.n.linkat(staged.name ? d.fd : staged.fd, staged.name ?? '', d.fd, name);
     } catch (e) {
-      if (errCode(e) !== 'EEXIST') throw e;
+      if (errCode(e) !== 'EEXIST') throw folderRaced(e, p);
       const st = await peek(core, d, name);
       if (st?.kind === 'symlink') throw new Refusal('is_symlink', { path: p, target: linkText(st) });
       throw new Refusal('already_exists', { path: p });
@@ -114,6 +128,10 @@ async function openIncumbent(core: VaultCore, d: DirHandle, name: string, p: str
   if (!st.isFile()) {
     await closeFd(fd);
     throw st.isDirectory() ? new Refusal('is_directory', { path: p }) : new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
+  }
+  if (st.nlink > 1 && !core.policy.allowHardLinks) {
+    await closeFd(fd);
+    throw new Refusal('hard_link', { path: p, links: st.nlink });
   }
   return fd;
 }
@@ -210,7 +228,9 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
     if (expected !== undefined && before.hash !== expected) {
       throw new Refusal('stale_precondition', { path: p, expectedHash: expected, currentHash: before.hash });
     }
-    const staged = await stage(core, d, bytes);
+    const staged = await stage(core, d, bytes).catch((e: unknown) => {
+      throw folderRaced(e, p);
+    });
     if (writeHooks.beforePublish) await writeHooks.beforePublish(p);
     const pubName = staged.name ?? stageName();
     core.inFlight.add(pubName);
@@ -240,7 +260,9 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
       }
       if (writerOpen) throw new Refusal('concurrent_write', { path: p, currentHash: now.hash });
       if (now.hash !== before.hash || now.ino !== before.ino) throw new Refusal('concurrent_write', { path: p, currentHash: now.hash });
-      if (!staged.name) await core.n.linkat(staged.fd, '', d.fd, pubName);
+      if (!staged.name) await core.n.linkat(staged.fd, '', d.fd, pubName).catch((e: unknown) => {
+        throw folderRaced(e, p);
+      });
       const ours = (await fstatFd(staged.fd)).ino;
       if (writeHooks.beforeSwap) await writeHooks.beforeSwap(p);
       // Swap rather than rename over: an outside rename or append that lands after the compare above is
@@ -319,7 +341,7 @@ function renameRefusal(e: unknown, from: string, to: string): unknown {
 
 export async function move(core: VaultCore, from: string, to: string): Promise<void> {
   checkVaultPath(from);
-  checkVaultPath(to);
+  checkNewPath(to);
   core.assertOpen();
   const a = splitPath(from);
   const b = splitPath(to);
@@ -431,7 +453,7 @@ export async function unlink(core: VaultCore, p: string): Promise<void> {
 }
 
 export async function mkdirp(core: VaultCore, p: string): Promise<void> {
-  checkVaultPath(p);
+  checkNewPath(p);
   core.assertOpen();
   const d = await core.openWriteDir(p, true, p);
   await d.close();
