@@ -13,9 +13,15 @@ import { parseRefusalLine } from '../../src/sdk/refusals.js';
 type Result = { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: Record<string, unknown> };
 const refusal = (r: Result) => parseRefusalLine(r.content?.map((c) => c.text ?? '').join('\n') ?? '');
 
+// Servers start slowly on a loaded machine: one serves every case here.
+t.setTimeout(360_000);
+const s = await startTestServer({
+  files: { 'n.md': 'one\n', 'held.md': 'held\n' },
+  config: { index: { watch: false }, vault: { openWriterWaitMs: 50 }, admission: { callsPerMinute: 1_000_000, writesPerMinute: 1_000_000 } },
+});
+t.teardown(() => s.close());
+
 t.test('outside writes landing in the last instant before publish are kept', async (t) => {
-  const s = await startTestServer({ files: { 'n.md': 'one\n' }, config: { index: { watch: false } } });
-  t.teardown(() => s.close());
   const c = await s.connect();
   const file = path.join(s.vaultDir, 'n.md');
   t.teardown(() => void (writeHooks.beforeSwap = undefined));
@@ -48,8 +54,6 @@ t.test('outside writes landing in the last instant before publish are kept', asy
 });
 
 t.test('a note another program holds open for writing is not replaced', async (t) => {
-  const s = await startTestServer({ files: { 'held.md': 'held\n' }, config: { index: { watch: false }, vault: { openWriterWaitMs: 50 } } });
-  t.teardown(() => s.close());
   const c = await s.connect();
   const file = path.join(s.vaultDir, 'held.md');
   // An appender in its own process: opens the note for appending, writes after the server would have published.
@@ -68,12 +72,12 @@ t.test('a note another program holds open for writing is not replaced', async (t
 
 t.test('the external-writer race: 0 lost outside writes, and agent writes succeed without one', async (t) => {
   for (const mode of ['rename', 'append'] as const) {
-    const r = await runExternalWriterRace({ mode, seconds: 3 });
+    const r = await runExternalWriterRace({ mode, seconds: 3, server: s });
     t.equal(r.lostExternalWrites, 0, `${mode}: 0 of ${r.externalWrites} outside writes lost (agents: ${r.agentWritesOk} ok, ${r.agentStale} stale, ${r.agentConcurrent} concurrent)`);
     t.equal(r.keptAsideWrites, 0, `${mode}: none only in a conflict copy`);
     t.same(r.agentOtherErrors, [], `${mode}: agents met no other refusal`);
   }
-  const quiet = await runExternalWriterRace({ mode: 'none', seconds: 2 });
+  const quiet = await runExternalWriterRace({ mode: 'none', seconds: 2, server: s });
   t.ok(quiet.agentWritesOk > 0, `${quiet.agentWritesOk} agent writes with no outside writer`);
   t.equal(quiet.lostAgentWrites, 0, 'every acknowledged agent write is in the note');
   t.same(quiet.agentOtherErrors, []);

@@ -14,6 +14,14 @@ const textOf = (r: Result) => r.content?.map((c) => c.text ?? '').join('\n') ?? 
 const codeOf = (r: Result) => (r.isError ? parseRefusalLine(textOf(r))?.code : 'ok');
 const FAST = { admission: { callsPerMinute: 1_000_000, writesPerMinute: 1_000_000 } };
 
+// Servers start slowly on a loaded machine: one serves every case but the opt-in one.
+t.setTimeout(360_000);
+const s = await startTestServer({
+  files: { 'a.md': '# A\n', 'A/n.md': 'x\n', 'ok.md': '# ok\n', 'Old/evil\n- forged.md — Forged (1 B)\u001b[31m.md': '# evil\n', 'plain.md': '# plain\n' },
+  config: FAST,
+});
+t.teardown(() => s.close());
+
 async function session(s: TestServer): Promise<Record<string, string>> {
   const r = await fetch(`${s.url}/mcp`, {
     method: 'POST',
@@ -25,8 +33,6 @@ async function session(s: TestServer): Promise<Record<string, string>> {
 }
 
 t.test('NUL, lone surrogates and 50,000-deep arguments are invalid_arguments', async (t) => {
-  const s = await startTestServer({ files: { 'a.md': '# A\n' }, config: FAST });
-  t.teardown(() => s.close());
   const c = await s.connect();
   const cases: Array<[string, Record<string, unknown>]> = [
     ['list_notes', { folder: 'a\u0000b' }],
@@ -49,8 +55,6 @@ t.test('NUL, lone surrogates and 50,000-deep arguments are invalid_arguments', a
 });
 
 t.test('writes into a folder being swapped for a symlink never answer internal', async (t) => {
-  const s = await startTestServer({ files: { 'A/n.md': 'x\n' }, config: FAST });
-  t.teardown(() => s.close());
   const c = await s.connect();
   const child = spawn('/bin/sh', ['-c', 'end=$(($(date +%s)+5)); while [ $(date +%s) -lt $end ]; do rm -rf A; ln -s /tmp A; rm A; mkdir A; done'], { cwd: s.vaultDir });
   t.teardown(() => void child.kill());
@@ -70,8 +74,6 @@ t.test('writes into a folder being swapped for a symlink never answer internal',
 });
 
 t.test('control characters: refused in new names, escaped when listing existing ones', async (t) => {
-  const s = await startTestServer({ files: { 'ok.md': '# ok\n', 'Old/evil\n- forged.md — Forged (1 B)\u001b[31m.md': '# evil\n' }, config: FAST });
-  t.teardown(() => s.close());
   const c = await s.connect();
   for (const p of ['bad\nname.md', 'esc\u001b[2J.md', 'bell\u0007.md', 'c1\u0085.md', 'Dir\tTab/x.md']) {
     const r = (await c.callTool({ name: 'create_note', arguments: { path: p, content: 'x' } })) as Result;
@@ -95,8 +97,6 @@ t.test('control characters: refused in new names, escaped when listing existing 
 });
 
 t.test('hard links are not served, indexed or written', async (t) => {
-  const s = await startTestServer({ files: { 'plain.md': '# plain\n' }, config: FAST });
-  t.teardown(() => s.close());
   const outside = path.join(s.dir, 'outside-secret.md');
   fs.writeFileSync(outside, '# secret outside the vault\n');
   fs.linkSync(outside, path.join(s.vaultDir, 'linked.md'));
@@ -117,8 +117,6 @@ t.test('hard links are not served, indexed or written', async (t) => {
 });
 
 t.test('HTTP edges: text/plain is 415, an empty batch is 400, /health checks Host and Origin', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.close());
   const headers = await session(s);
   const plain = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
   t.equal(plain.status, 415, 'text/plain: 415');

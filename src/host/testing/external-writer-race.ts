@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startTestServer } from './harness.js';
+import { startTestServer, type TestServer } from './harness.js';
 
 /** 'none': no outside writer (the baseline: agent writes must then never meet concurrent_write). */
 export type OutsideWriterMode = 'rename' | 'append' | 'none';
@@ -17,6 +17,8 @@ export interface RaceOptions {
   readonly agents?: number;
   /** Pause between outside writes (ms). */
   readonly pauseMs?: number;
+  /** Run on this server (a fresh note per run) instead of starting one; it is left running. */
+  readonly server?: TestServer;
 }
 
 export interface RaceResult {
@@ -78,15 +80,18 @@ function refusalCode(r: { isError?: boolean; content?: unknown }): string | unde
 
 export async function runExternalWriterRace(o: RaceOptions): Promise<RaceResult> {
   const agents = o.agents ?? 4;
-  const note = 'Race/shared.md';
-  const server = await startTestServer({
-    files: { [note]: '# Shared\n' },
-    // the race is about the write path, not admission: let every agent call through
-    config: { admission: { callsPerMinute: 1_000_000, writesPerMinute: 1_000_000 }, index: { watch: false } },
-  });
+  const note = `Race/shared-${o.mode}-${Date.now()}.md`;
+  const server =
+    o.server ??
+    (await startTestServer({
+      // the race is about the write path, not admission: let every agent call through
+      config: { admission: { callsPerMinute: 1_000_000, writesPerMinute: 1_000_000 }, index: { watch: false } },
+    }));
   try {
     const clients: Client[] = [];
     for (let i = 0; i < agents; i++) clients.push(await server.connect({ name: `agent-${i}` }));
+    const made = (await clients[0].callTool({ name: 'create_note', arguments: { path: note, content: '# Shared\n' } })) as { isError?: boolean };
+    if (made.isError) throw new Error(`could not create ${note}`);
     const file = path.join(server.vaultDir, note);
     let stop = false;
     let ok = 0;
@@ -132,6 +137,6 @@ export async function runExternalWriterRace(o: RaceOptions): Promise<RaceResult>
     }
     return { mode: o.mode, externalWrites, lostExternalWrites: lost, keptAsideWrites: keptAside, agentWritesOk: ok, lostAgentWrites: acked.filter((l) => !present.has(l)).length, agentStale: stale, agentConcurrent: concurrent, agentOtherErrors: other };
   } finally {
-    await server.close();
+    if (!o.server) await server.close();
   }
 }
