@@ -233,6 +233,103 @@ class FlockOp : public Call {
   int fd_, op_;
 };
 
+
+// leaseProbe(fd) -> true when no open file description has the inode open for writing (a shared writable
+// mmap included: it keeps its file open), false when one does. `fd` must be read-only. It takes a read lease
+// (F_SETLEASE F_RDLCK, granted only while nobody has the inode open for writing) and drops it at once. The
+// lease-break signal is pointed at SIGURG (ignored by default) so a writer opening in the microsecond the
+// lease is held cannot raise SIGIO in Node. Fails (EACCES when the caller neither owns the file nor has
+// CAP_LEASE, EINVAL where the filesystem has no leases) when the kernel cannot say.
+class LeaseProbeOp : public Call {
+ public:
+  explicit LeaseProbeOp(int fd) : Call("fcntl"), fd_(fd) {}
+  void Execute() override {
+    if (fcntl(fd_, F_SETSIG, SIGURG) != 0) return Fail(errno, "fcntl");
+    if (fcntl(fd_, F_SETLEASE, F_RDLCK) == 0) {
+      fcntl(fd_, F_SETLEASE, F_UNLCK);
+      free_ = true;
+      return;
+    }
+    int e = errno;
+    if (e == EAGAIN || e == EBUSY) { free_ = false; return; }
+    Fail(e, "fcntl");
+  }
+  Napi::Value Result(Napi::Env env) override { return Napi::Boolean::New(env, free_); }
+
+ private:
+  int fd_;
+  bool free_ = false;
+};
+
+// exchangeChecked(dirfd, tmp, name, expectIno, expected, oursIno) -> { status, reason?, leases }
+// The checked replace's publish, in one call on one thread so that the instant it spans stays in
+// microseconds: renameat2(tmp, name, RENAME_EXCHANGE) swaps the staged inode in; the inode swapped out (now
+// at tmp) must be inode `expectIno` with exactly the bytes `expected` and nobody holding it open for writing
+// (a read lease probe); otherwise the swap is undone and what came back out is checked to be `oursIno`.
+// status: "ok" (tmp holds the checked incumbent), "restored" (swapped back; tmp holds ours), "kept" (swapped
+// back, but tmp holds neither: an outside rename replaced ours in between), "gone" (the note vanished before
+// the swap back; tmp holds the outside version). reason: replaced | changed | open_writer. leases: false
+// when the kernel could not say whether a writer had the inode open.
+class ExchangeCheckedOp : public Call {
+ public:
+  ExchangeCheckedOp(int dirfd, std::string tmp, std::string name, double ino, std::string expected, double ours)
+      : Call("renameat2"), dirfd_(dirfd), tmp_(std::move(tmp)), ino_(static_cast<uint64_t>(ino)), expected_(std::move(expected)),
+        ours_(static_cast<uint64_t>(ours)) { path_ = std::move(name); }
+  void Execute() override {
+    if (renameat2(dirfd_, tmp_.c_str(), dirfd_, path_.c_str(), RENAME_EXCHANGE) != 0) return Fail(errno, "renameat2");
+    reason_ = Check();
+    if (!reason_) { status_ = "ok"; return; }
+    if (renameat2(dirfd_, tmp_.c_str(), dirfd_, path_.c_str(), RENAME_EXCHANGE) != 0) {
+      if (errno == ENOENT) { status_ = "gone"; return; }
+      return Fail(errno, "renameat2");
+    }
+    struct stat st;
+    status_ = fstatat(dirfd_, tmp_.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_ino == ours_ ? "restored" : "kept";
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("status", status_);
+    if (reason_) o.Set("reason", reason_);
+    o.Set("leases", leases_);
+    return o;
+  }
+
+ private:
+  const char* Check() {
+    int fd = openat(dirfd_, tmp_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return "replaced";
+    const char* why = Compare(fd);
+    close(fd);
+    return why;
+  }
+  const char* Compare(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != ino_) return "replaced";
+    if (fcntl(fd, F_SETSIG, SIGURG) == 0 && fcntl(fd, F_SETLEASE, F_RDLCK) == 0) fcntl(fd, F_SETLEASE, F_UNLCK);
+    else if (errno == EAGAIN || errno == EBUSY) return "open_writer";
+    else leases_ = false;
+    if (static_cast<uint64_t>(st.st_size) != expected_.size()) return "changed";
+    std::vector<char> buf(expected_.size() + 1);
+    size_t got = 0;
+    while (got < buf.size()) {
+      ssize_t n = pread(fd, buf.data() + got, buf.size() - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got != expected_.size() || memcmp(buf.data(), expected_.data(), got) != 0) return "changed";
+    return nullptr;
+  }
+  int dirfd_;
+  std::string tmp_;
+  uint64_t ino_;
+  std::string expected_;
+  uint64_t ours_;
+  const char* status_ = "";
+  const char* reason_ = nullptr;
+  bool leases_ = true;
+};
+
 Napi::Value Openat2(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nsnnn")) return info.Env().Undefined();
   return Dispatch(info, sync, new Openat2Op(ArgInt(info, 0), ArgStr(info, 1), ArgInt(info, 2), ArgInt(info, 3), ArgInt(info, 4)));
@@ -269,6 +366,19 @@ Napi::Value Readlinkat(const Napi::CallbackInfo& info, bool sync) {
 Napi::Value Readdir(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "n")) return info.Env().Undefined();
   return Dispatch(info, sync, new ReaddirOp(ArgInt(info, 0)));
+}
+Napi::Value ExchangeChecked(const Napi::CallbackInfo& info, bool sync) {
+  if (!CheckArgs(info, "nssn") || !info[4].IsBuffer() || !info[5].IsNumber()) {
+    if (!info.Env().IsExceptionPending()) Napi::TypeError::New(info.Env(), "bad argument types").ThrowAsJavaScriptException();
+    return info.Env().Undefined();
+  }
+  Napi::Buffer<char> expected = info[4].As<Napi::Buffer<char>>();
+  return Dispatch(info, sync, new ExchangeCheckedOp(ArgInt(info, 0), ArgStr(info, 1), ArgStr(info, 2),
+                       info[3].As<Napi::Number>().DoubleValue(), std::string(expected.Data(), expected.Length()), info[5].As<Napi::Number>().DoubleValue()));
+}
+Napi::Value LeaseProbe(const Napi::CallbackInfo& info, bool sync) {
+  if (!CheckArgs(info, "n")) return info.Env().Undefined();
+  return Dispatch(info, sync, new LeaseProbeOp(ArgInt(info, 0)));
 }
 Napi::Value Flock(const Napi::CallbackInfo& info, bool sync) {
   if (!CheckArgs(info, "nn")) return info.Env().Undefined();
@@ -327,6 +437,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("readdirSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Readdir(i, true); }));
   exports.Set("flock", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Flock(i, false); }));
   exports.Set("flockSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return Flock(i, true); }));
+  exports.Set("exchangeChecked", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return ExchangeChecked(i, false); }));
+  exports.Set("leaseProbeSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return LeaseProbe(i, true); }));
   exports.Set("preadNowait", Napi::Function::New(env, PreadNowait));
   Napi::Object c = Napi::Object::New(env);
   c.Set("O_RDONLY", Napi::Number::New(env, static_cast<double>(O_RDONLY)));
@@ -344,6 +456,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   c.Set("RESOLVE_NO_MAGICLINKS", Napi::Number::New(env, static_cast<double>(RESOLVE_NO_MAGICLINKS)));
   c.Set("RESOLVE_NO_XDEV", Napi::Number::New(env, static_cast<double>(RESOLVE_NO_XDEV)));
   c.Set("RENAME_NOREPLACE", Napi::Number::New(env, static_cast<double>(RENAME_NOREPLACE)));
+  c.Set("RENAME_EXCHANGE", Napi::Number::New(env, static_cast<double>(RENAME_EXCHANGE)));
   c.Set("AT_EMPTY_PATH", Napi::Number::New(env, static_cast<double>(AT_EMPTY_PATH)));
   c.Set("AT_SYMLINK_NOFOLLOW", Napi::Number::New(env, static_cast<double>(AT_SYMLINK_NOFOLLOW)));
   c.Set("AT_REMOVEDIR", Napi::Number::New(env, static_cast<double>(AT_REMOVEDIR)));

@@ -85,7 +85,7 @@ export class Host {
     const h = settings.host;
     this.workers = services.workers as PiscinaPool;
     this.hub = new SessionHub(log);
-    this.subscriptions = new ResourceSubscriptions(log);
+    this.subscriptions = new ResourceSubscriptions(log, h.server.maxSubscriptionsPerSession);
     services.named.set('resource-events', this.subscriptions);
     this.manager = new FamilyManager(services, builtinDir);
     this.audit = new AuditWriter(database.db, h.audit, log);
@@ -103,7 +103,7 @@ export class Host {
     const h = settings.host;
     const log = options.log ?? createLogger(h.log.level);
     const vaultRoot = resolvePath(settings, h.vault.path);
-    const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging });
+    const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging, allowHardLinks: h.vault.allowHardLinks, openWriterWaitMs: h.vault.openWriterWaitMs, log });
     await seedWelcomeNote(fs, log);
     const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize, pgliteThread: h.database.pgliteThread });
     try {
@@ -199,6 +199,8 @@ export class Host {
     this.app = await buildHttpApp({
       mode: s.mode,
       maxSessions: s.maxSessions,
+      maxSessionsPerCredential: s.maxSessionsPerCredential,
+      connection: s,
       verifier: this.verifier,
       hub: this.hub,
       deps: this.serverDeps,

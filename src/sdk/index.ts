@@ -5,6 +5,7 @@ export type * from './types.js';
 export type * from './vault.js';
 export * from './testkit.js';
 export * from './obsidian-link.js';
+export * from './printable.js';
 export type * from './index-service.js';
 export { indexLag } from './index-service.js';
 export * from './link-moves.js';

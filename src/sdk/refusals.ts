@@ -25,6 +25,7 @@ export const REFUSALS = {
   rate_limited: { sentence: 'Too many calls; try again in {retryAfterMs} ms.', retryable: true, details: ['retryAfterMs', 'bucket'] },
   busy: { sentence: 'All {limit} slots for {admission} tools are busy; try again shortly.', retryable: true, details: ['admission', 'limit'] },
   quota_exceeded: { sentence: 'The daily quota of {limit} calls is used up; it resets at {resetsAt}.', retryable: true, details: ['limit', 'resetsAt'] },
+  too_many_subscriptions: { sentence: 'This session already holds {limit} resource subscriptions (server.maxSubscriptionsPerSession); unsubscribe from one first.', retryable: false, details: ['limit'] },
   timeout: { sentence: 'The call ran past its deadline of {timeoutMs} ms and was abandoned.', retryable: true, details: ['timeoutMs'] },
   family_unavailable: { sentence: 'The "{family}" family is not serving: {reason}.', retryable: true, details: ['family', 'reason'] },
   service_unavailable: { sentence: 'The "{service}" service is unavailable: {reason}.', retryable: true, details: ['service', 'reason'] },
@@ -41,6 +42,7 @@ export const REFUSALS = {
   malformed_precondition: { sentence: 'expected_hash "{expectedHash}" is not of the form sha256:<64 lowercase hex>.', retryable: false, details: ['expectedHash'] },
   too_large: { sentence: '"{path}" is {size} bytes, over the limit of {limit} bytes.', retryable: false, details: ['path', 'size', 'limit'] },
   not_utf8: { sentence: '"{path}" is not valid UTF-8 (first bad byte at offset {offset}).', retryable: false, details: ['path', 'offset'] },
+  hard_link: { sentence: '"{path}" has {links} names (hard links), so its bytes may also belong to a file outside the vault; it is not served, indexed or written. The operator can allow hard-linked files with vault.allowHardLinks.', retryable: false, details: ['path', 'links'] },
   unsupported_filesystem: { sentence: 'The vault filesystem lacks a guarantee this server needs: {reason}.', retryable: false, details: ['reason'] },
   // index and content
   index_not_ready: { sentence: 'The index is still catching up ({indexed} of {scanned} notes); try again shortly.', retryable: true, details: ['indexed', 'scanned'] },

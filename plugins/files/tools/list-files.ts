@@ -1,6 +1,7 @@
 // list_files: an ls-style listing of one vault folder (optionally recursive), glob-filtered and capped.
 // Hidden entries are never listed and symlinks are reported, not followed (the vault service enforces both).
 import type { ToolContext, ToolModule, VaultEntry } from '../../../src/sdk/index.js';
+import { printable } from '../../../src/sdk/index.js';
 import { formatBytes } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 
@@ -53,7 +54,7 @@ function render(o: ListFilesOutput): string {
   const lines = o.entries.map((e) => {
     const when = e.mtime.slice(0, 16).replace('T', ' ');
     const size = e.kind === 'directory' ? '-' : formatBytes(e.size);
-    const name = e.kind === 'directory' ? `${e.path}/` : e.kind === 'symlink' ? `${e.path} -> ${e.target ?? '?'}` : e.path;
+    const name = printable(e.kind === 'directory' ? `${e.path}/` : e.kind === 'symlink' ? `${e.path} -> ${e.target ?? '?'}` : e.path);
     return `${when}  ${size.padStart(9)}  ${name}`;
   });
   const tail = o.truncated ? `\n… more entries exist: listing stopped at limit=${o.limit}` : '';

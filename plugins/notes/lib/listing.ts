@@ -2,6 +2,7 @@
 // else from a filesystem walk (titles are file stems then). Read-only; cursors are opaque base64url JSON.
 import { sql } from 'kysely';
 import { indexLag } from '../../../src/sdk/index-service.js';
+import { printable } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 import { deepLink } from './note-io.js';
 import { indexService } from './write-safety.js';
@@ -103,7 +104,7 @@ export async function listNotes(ctx: NotesCtx, q: ListQuery): Promise<ListResult
 
 export function renderList(title: string, o: ListResult): string {
   const lines = [`${title} (${o.notes.length}${o.next_cursor ? '+' : ''}, by ${o.order_by}, from the ${o.source}):`];
-  for (const n of o.notes) lines.push(`- ${n.path} — ${n.title}${n.tags.length ? ` [${n.tags.join(', ')}]` : ''} (${n.size} B, modified ${n.modified.slice(0, 16).replace('T', ' ')})`);
+  for (const n of o.notes) lines.push(`- ${printable(n.path)} — ${printable(n.title)}${n.tags.length ? ` [${printable(n.tags.join(', '))}]` : ''} (${n.size} B, modified ${n.modified.slice(0, 16).replace('T', ' ')})`);
   if (o.notes.length === 0) lines.push('(none)');
   if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
   if (o.notice) lines.push(o.notice);

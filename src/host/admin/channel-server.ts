@@ -70,6 +70,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   registerMcpRoutes(app, {
     mode: 'stateful',
     maxSessions: o.maxSessions,
+    maxSessionsPerCredential: o.maxSessions,
     verifier: { verify: async () => o.operator },
     hub: o.hub,
     deps: o.deps,

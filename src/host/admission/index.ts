@@ -3,6 +3,7 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Refusal } from '../../sdk/refusals.js';
 import type { AdmissionClass, Principal } from '../../sdk/types.js';
+import { screenArguments } from './argument-screen.js';
 
 export interface AdmissionSettings {
   readonly callsPerMinute: number;
@@ -10,6 +11,8 @@ export interface AdmissionSettings {
   readonly concurrency: Readonly<Record<AdmissionClass, number>>;
   readonly queueTimeoutMs: number;
   readonly dailyQuota: number;
+  /** Deepest nesting of tool arguments accepted (admission.maxArgumentDepth). */
+  readonly maxArgumentDepth?: number;
 }
 
 /** A counting semaphore whose waiters give up after a timeout. */
@@ -87,6 +90,12 @@ export class Admission {
   private readonly writes: RateLimiterMemory;
   private readonly quota: RateLimiterMemory | undefined;
   private readonly slots: Record<AdmissionClass, Slots>;
+
+  /** Throws invalid_arguments for arguments no validator should walk (too deep, NUL, lone surrogates). */
+  screen(args: unknown): void {
+    const refusal = screenArguments(args, this.settings.maxArgumentDepth ?? 64);
+    if (refusal) throw refusal;
+  }
 
   constructor(private readonly settings: AdmissionSettings) {
     this.calls = new RateLimiterMemory({ points: settings.callsPerMinute, duration: 60 });

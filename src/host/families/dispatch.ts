@@ -73,6 +73,7 @@ export class ToolDispatcher {
 
   private async run(entry: ToolEntry, principal: Principal, args: unknown, options: DispatchOptions): Promise<CallResult> {
     const { tool, generation } = entry;
+    this.admission.screen(args);
     const release = await this.admission.admit(principal, tool.schema.admission);
     if (!generation.enter()) {
       release();

@@ -1,13 +1,26 @@
 // The HTTP server: Fastify with helmet, the MCP routes, /health, and dispatch of family route
-// prefixes (e.g. /transfer) to the serving generation's own Fastify instance, so routes hot-swap.
+// prefixes (e.g. /transfer) to the serving generation's own Fastify instance, so routes hot-swap. It also
+// owns the connection limits: request/header/keep-alive timeouts, a connection cap, and a small body cap
+// for requests that carry no valid credential.
 import http from 'node:http';
+import { Transform } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import type { FamilyRegistry } from '../families/registry.js';
-import { jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
+import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
+
+/** server.* connection limits (see the settings schema for what each one means). */
+export interface ConnectionLimits {
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly unauthenticatedBodyLimitBytes: number;
+}
 
 export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHost' | 'isAllowedOrigin'> {
   readonly bodyLimitBytes: number;
+  readonly connection: ConnectionLimits;
   readonly registry: FamilyRegistry;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
@@ -42,25 +55,39 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     }
   };
 
+  const limits = o.connection;
   const app = Fastify({
     logger: false,
     bodyLimit: o.bodyLimitBytes,
-    serverFactory: (handler) =>
-      http.createServer((req, res) => {
-        const gen = o.registry.routeFor(req.url ?? '/');
-        if (gen?.routeApp && gen.enter()) {
-          res.on('close', () => gen.leave());
-          gen.routeApp.routing(req, res);
-          return;
-        }
-        handler(req, res);
-      }),
+    serverFactory: (handler) => {
+      const server = http.createServer(
+        {
+          requestTimeout: limits.requestTimeoutMs,
+          headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          // how often Node looks for requests past those timeouts (its default, 30 s, would let them overstay)
+          connectionsCheckingInterval: Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4),
+        },
+        (req, res) => {
+          const gen = o.registry.routeFor(req.url ?? '/');
+          if (gen?.routeApp && gen.enter()) {
+            res.on('close', () => gen.leave());
+            gen.routeApp.routing(req, res);
+            return;
+          }
+          handler(req, res);
+        },
+      );
+      server.maxConnections = limits.maxConnections;
+      return server;
+    },
   });
   await app.register(helmet, { contentSecurityPolicy: false, crossOriginResourcePolicy: false });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) o.log.error({ err: error.stack ?? error.message, url: request.url }, 'http error');
+    if (error.code === 'EXO_UNAUTH_BODY_TOO_LARGE') return jsonRpcError(reply, 413, -32600, error.message);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return jsonRpcError(reply, 413, -32600, `Request body over the limit of ${o.bodyLimitBytes} bytes (server.bodyLimitBytes)`);
     }
@@ -69,7 +96,26 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     return jsonRpcError(reply, status, status >= 500 ? -32603 : -32600, status >= 500 ? 'Internal error' : error.message);
   });
 
-  app.get('/health', async (_request, reply) => {
+  // Requests no route authenticated (MCP routes do it from the headers, before this) get a small body cap.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (isAuthenticated(request)) return payload;
+    const cap = limits.unauthenticatedBodyLimitBytes;
+    const tooLarge = () => Object.assign(new Error(`Request body over the limit of ${cap} bytes for unauthenticated requests (server.unauthenticatedBodyLimitBytes)`), { statusCode: 413, code: 'EXO_UNAUTH_BODY_TOO_LARGE' });
+    if (Number(request.headers['content-length'] ?? 0) > cap) throw tooLarge();
+    let seen = 0;
+    return payload.pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          seen += chunk.length;
+          done(seen > cap ? tooLarge() : null, chunk);
+        },
+      }),
+    );
+  });
+
+  app.get('/health', async (request, reply) => {
+    if (!isAllowedHost(request.headers.host)) return jsonRpcError(reply, 403, -32000, 'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts');
+    if (!isAllowedOrigin(request.headers.origin)) return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
     const body = await o.health();
     return reply.code(body.status === 'down' ? 503 : 200).send(body);
   });

@@ -33,6 +33,7 @@ export type Prepared =
 type FileRead =
   | { kind: 'gone' }
   | { kind: 'too_large'; size: number; mtimeMs: number }
+  | { kind: 'refused'; reason: string; size: number; mtimeMs: number }
   | { kind: 'bytes'; bytes: Buffer; size: number; mtimeMs: number; hash: string };
 
 const GONE_CODES = new Set(['not_found', 'invalid_path', 'not_a_directory', 'is_directory', 'is_symlink']);
@@ -48,6 +49,7 @@ export async function readNote(fs: VaultFs, path: string, maxBytes: number): Pro
     return { kind: 'bytes', bytes, size: bytes.length, mtimeMs, hash: fs.contentHash(bytes) };
   } catch (e) {
     if (isRefusal(e) && GONE_CODES.has(e.code)) return { kind: 'gone' };
+    if (isRefusal(e) && e.code === 'hard_link') return { kind: 'refused', reason: `hard_link: ${e.message}`, size: -1, mtimeMs: Date.now() };
     if (isRefusal(e) && e.code === 'too_large') return { kind: 'too_large', size: Number(e.details.size ?? maxBytes + 1), mtimeMs: Date.now() };
     throw e;
   }
@@ -66,6 +68,7 @@ export async function prepareOne(fs: VaultFs, path: string, maxBytes: number, ba
   if (read.kind === 'too_large') {
     return { kind: 'quarantine', path, reason: `too_large: ${read.size} bytes, over index.maxNoteBytes (${maxBytes})`, hash: null, size: read.size, mtimeMs: read.mtimeMs, baseHash };
   }
+  if (read.kind === 'refused') return { kind: 'quarantine', path, reason: read.reason, hash: null, size: read.size, mtimeMs: read.mtimeMs, baseHash };
   const refused = screenBytes(read.bytes);
   if (refused) return { kind: 'quarantine', path, reason: refused, hash: read.hash, size: read.size, mtimeMs: read.mtimeMs, baseHash };
   const item: Prepared = { kind: 'content', path, hash: read.hash, size: read.size, mtimeMs: read.mtimeMs, baseHash };

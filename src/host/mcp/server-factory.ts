@@ -149,7 +149,11 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string): S
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const { deps } = await ready;
     if (!matchResource(deps.registry.listResources(), request.params.uri)) throw mcpError(new Refusal('unknown_resource', { uri: request.params.uri }));
-    deps.subscriptions.subscribe(server, request.params.uri);
+    try {
+      deps.subscriptions.subscribe(server, request.params.uri);
+    } catch (e) {
+      throw mcpError(e);
+    }
     return {};
   });
 

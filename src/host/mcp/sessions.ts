@@ -8,6 +8,8 @@ export interface LiveSession {
   readonly server: Server;
   readonly credentialId: string;
   lastSeen: number;
+  /** Requests being answered on this session now (a session with one is never evicted). */
+  inFlight?: number;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,39 @@ export class SessionHub {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Sessions opened by one credential. */
+  countFor(credentialId: string): number {
+    let n = 0;
+    for (const s of this.sessions.values()) if (s.credentialId === credentialId) n++;
+    return n;
+  }
+
+  /**
+   * Make room for one more session: close the least recently used session with no request in flight,
+   * among `credentialId`'s own (or, when undefined, among those of the credential holding the most).
+   * False when every candidate is busy.
+   */
+  async evictIdle(credentialId?: string): Promise<boolean> {
+    let owner = credentialId;
+    if (owner === undefined) {
+      const counts = new Map<string, number>();
+      for (const s of this.sessions.values()) counts.set(s.credentialId, (counts.get(s.credentialId) ?? 0) + 1);
+      let most = 0;
+      for (const [id, n] of counts) if (n > most) [owner, most] = [id, n];
+    }
+    let victim: [string, LiveSession] | undefined;
+    for (const entry of this.sessions) {
+      const s = entry[1];
+      if (s.credentialId !== owner || (s.inFlight ?? 0) > 0) continue;
+      if (!victim || s.lastSeen < victim[1].lastSeen) victim = entry;
+    }
+    if (!victim) return false;
+    this.sessions.delete(victim[0]);
+    this.log.info({ session: victim[0], credential: victim[1].credentialId }, 'idle session closed to make room');
+    await victim[1].close().catch(() => undefined);
+    return true;
   }
 
   broadcast(change: RegistryChange): void {

@@ -1,22 +1,37 @@
 // Resource subscriptions: which sessions asked to hear about which resource URI, and the
-// 'resource-events' service families call to tell them (notifications/resources/updated).
+// 'resource-events' service families call to tell them (notifications/resources/updated). Each session
+// holds at most server.maxSubscriptionsPerSession URIs, so one client cannot grow this map without bound.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Refusal } from '../../sdk/refusals.js';
 import type { Logger, ResourceEvents } from '../../sdk/types.js';
 
 export class ResourceSubscriptions implements ResourceEvents {
   private readonly byUri = new Map<string, Set<Server>>();
-  constructor(private readonly log: Logger) {}
+  private readonly perSession = new Map<Server, number>();
+  /** @param maxPerSession server.maxSubscriptionsPerSession: distinct URIs one session may hold. */
+  constructor(
+    private readonly log: Logger,
+    private readonly maxPerSession = 100,
+  ) {}
 
+  /** Refuses too_many_subscriptions past the per-session cap; re-subscribing to a held URI is free. */
   subscribe(server: Server, uri: string): void {
     let set = this.byUri.get(uri);
+    if (set?.has(server)) return;
+    const held = this.perSession.get(server) ?? 0;
+    if (held >= this.maxPerSession) throw new Refusal('too_many_subscriptions', { limit: this.maxPerSession });
     if (!set) this.byUri.set(uri, (set = new Set()));
     set.add(server);
+    this.perSession.set(server, held + 1);
   }
 
   unsubscribe(server: Server, uri: string): void {
     const set = this.byUri.get(uri);
-    set?.delete(server);
-    if (set && set.size === 0) this.byUri.delete(uri);
+    if (!set?.delete(server)) return;
+    if (set.size === 0) this.byUri.delete(uri);
+    const held = (this.perSession.get(server) ?? 1) - 1;
+    if (held > 0) this.perSession.set(server, held);
+    else this.perSession.delete(server);
   }
 
   /** Forget a closed session everywhere. */

@@ -20,6 +20,17 @@ export const hostSettingsSchema = z
         name: z.string().min(1).max(80).default('vault').describe('The vault\'s name in the database and in the server\'s instructions to clients.'),
         obsidianName: z.string().min(1).max(200).nullable().default(null).describe('The vault\'s name as Obsidian knows it; when set, results that name a note carry an `obsidian://open?vault=…&file=…` deep link. null: no deep links.'),
         allowNamedStaging: z.boolean().default(false).describe('Start on a filesystem without O_TMPFILE by staging writes under named dot-files instead (less safe against a crash mid-write).'),
+        allowHardLinks: z
+          .boolean()
+          .default(false)
+          .describe('Serve, index and write files whose link count is above 1. Off by default: a hard link can make a file outside the vault readable and writable through it.'),
+        openWriterWaitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(10_000)
+          .default(100)
+          .describe('How long a replace waits for another program (an editor writing in place, an appender) to close a note it holds open for writing before refusing with concurrent_write.'),
       })
       .strict()
       .prefault({})
@@ -35,6 +46,28 @@ export const hostSettingsSchema = z
         allowedOrigins: z.array(z.string().min(1)).default([]).describe('Extra browser `Origin` values accepted (loopback origins and publicUrl are allowed by default).'),
         maxSessions: z.number().int().min(1).default(1000).describe('Most stateful MCP sessions open at once; a new session beyond it is answered 503.'),
         sessionIdleMinutes: z.number().int().min(1).default(60).describe('A stateful session idle for this long is closed.'),
+        maxSessionsPerCredential: z
+          .number()
+          .int()
+          .min(1)
+          .default(50)
+          .describe("Open stateful sessions one credential may hold. At the cap (or at server.maxSessions) that credential's least recently used session with no request in flight is closed to make room; 503 when none is idle."),
+        maxSubscriptionsPerSession: z.number().int().min(0).default(100).describe('Distinct resource URIs one session may subscribe to; more are refused as too_many_subscriptions.'),
+        unauthenticatedBodyLimitBytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(16 * 1024)
+          .describe('Body bytes read from a request that carries no valid credential (MCP requests are refused from their headers, before any body byte is read).'),
+        requestTimeoutMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(60_000)
+          .describe('Time a client has to send a whole request (headers and body, uploads included); slower requests get 408 and the connection is closed.'),
+        headersTimeoutMs: z.number().int().min(1000).default(10_000).describe('Time a client has to send the request headers.'),
+        keepAliveTimeoutMs: z.number().int().min(0).default(5_000).describe('How long an idle keep-alive connection stays open between requests.'),
+        maxConnections: z.number().int().min(1).default(1024).describe('Open TCP connections at most; further connections are closed at once.'),
       })
       .strict()
       .prefault({})
@@ -78,6 +111,13 @@ export const hostSettingsSchema = z
           .describe('Concurrency slots per admission class; a call waits up to admission.queueTimeoutMs for one.'),
         queueTimeoutMs: z.number().int().min(0).default(2000).describe('How long a call waits for a concurrency slot before it is refused as busy.'),
         dailyQuota: z.number().int().min(0).default(0).describe('Tool calls per credential per day (0 = unlimited); beyond it calls are refused as quota_exceeded.'),
+        maxArgumentDepth: z
+          .number()
+          .int()
+          .min(4)
+          .max(1000)
+          .default(64)
+          .describe('Deepest nesting of objects and arrays accepted in tool arguments; deeper calls are refused as invalid_arguments before validation.'),
       })
       .strict()
       .prefault({})

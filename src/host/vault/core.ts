@@ -4,6 +4,7 @@
 
 import { constants as fsConstants } from 'node:fs';
 import { Refusal } from '../../sdk/refusals.js';
+import type { Logger } from '../../sdk/types.js';
 import type { VaultCapabilities, VaultEntry, VaultStat } from '../../sdk/vault.js';
 import { closeFd, fsyncFd } from './fd-io.js';
 import { errCode, type NativeAddon, type NativeStat } from './native.js';
@@ -19,6 +20,11 @@ export interface DirHandle {
   /** Vault-relative path of the folder ('' = root). */
   readonly rel: string;
   close(): Promise<void>;
+}
+
+/** A folder removed or swapped while a write was creating inside it. */
+function folderGone(dir: string): Refusal {
+  return new Refusal('concurrent_write', { path: dir, currentHash: null }, `The folder "${dir}" was removed or replaced while this write was creating it; nothing was written.`);
 }
 
 /** Serialises async critical sections per key (in-process; flock covers other processes). */
@@ -38,6 +44,16 @@ export class KeyedMutex {
   }
 }
 
+/** Operator choices the core enforces (vault.* settings). */
+export interface VaultPolicy {
+  /** Serve, index and write files whose inode has more than one name (vault.allowHardLinks). */
+  readonly allowHardLinks: boolean;
+  /** How long a replace waits for another program to close a note it holds open for writing (vault.openWriterWaitMs). */
+  readonly openWriterWaitMs: number;
+}
+
+export const DEFAULT_VAULT_POLICY: VaultPolicy = { allowHardLinks: false, openWriterWaitMs: 100 };
+
 export class VaultCore {
   readonly res: number;
   readonly dirFlags: number;
@@ -52,6 +68,8 @@ export class VaultCore {
     readonly rootFd: number,
     readonly rootAbs: string,
     readonly capabilities: VaultCapabilities,
+    readonly policy: VaultPolicy = DEFAULT_VAULT_POLICY,
+    readonly log?: Logger,
   ) {
     const c = n.constants;
     this.res = c.RESOLVE_BENEATH | c.RESOLVE_NO_SYMLINKS | c.RESOLVE_NO_MAGICLINKS;
@@ -151,12 +169,15 @@ export class VaultCore {
             const code = errCode(e);
             if (code === 'ELOOP') throw await this.symlinkRefusal(rel, rel);
             if (code === 'ENOTDIR') throw new Refusal('not_a_directory', { path: rel });
-            if (code !== 'ENOENT' || attempt > 3) throw e;
+            if (code !== 'ENOENT') throw e;
+            if (attempt > 3) throw folderGone(dir);
             try {
               await this.n.mkdirat(cur.fd, name, 0o755);
               await fsyncFd(cur.fd);
             } catch (m) {
-              if (errCode(m) !== 'EEXIST') throw m;
+              const mc = errCode(m);
+              if (mc === 'ENOENT' || mc === 'ENOTDIR') throw folderGone(dir); // a parent was removed meanwhile
+              if (mc !== 'EEXIST') throw m;
             }
           }
         }

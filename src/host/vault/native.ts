@@ -25,6 +25,13 @@ export interface NativeStat {
   readonly link?: Buffer;
 }
 
+export interface ExchangeOutcome {
+  readonly status: 'ok' | 'restored' | 'kept' | 'gone';
+  readonly reason?: 'replaced' | 'changed' | 'open_writer';
+  /** False where the kernel could not say whether an outside writer held the note open. */
+  readonly leases: boolean;
+}
+
 export interface NativeDirEntry extends NativeStat {
   readonly name: Buffer;
 }
@@ -34,7 +41,7 @@ export interface NativeConstants {
   readonly O_EXCL: number; readonly O_DIRECTORY: number; readonly O_NOFOLLOW: number; readonly O_PATH: number;
   readonly O_TMPFILE: number; readonly O_CLOEXEC: number;
   readonly RESOLVE_BENEATH: number; readonly RESOLVE_NO_SYMLINKS: number; readonly RESOLVE_NO_MAGICLINKS: number;
-  readonly RESOLVE_NO_XDEV: number; readonly RENAME_NOREPLACE: number;
+  readonly RESOLVE_NO_XDEV: number; readonly RENAME_NOREPLACE: number; readonly RENAME_EXCHANGE: number;
   readonly AT_EMPTY_PATH: number; readonly AT_SYMLINK_NOFOLLOW: number; readonly AT_REMOVEDIR: number;
   readonly STATX_BASIC_STATS: number; readonly STATX_MNT_ID: number; readonly STATX_MNT_ID_UNIQUE: number;
   readonly LOCK_EX: number; readonly LOCK_NB: number; readonly LOCK_UN: number;
@@ -44,7 +51,7 @@ export interface NativeAddon {
   openat2(dirfd: number, path: string, flags: number, mode: number, resolve: number): Promise<number>;
   /** oldPath '' publishes an O_TMPFILE fd (AT_EMPTY_PATH, else /proc/self/fd); EEXIST, never replaces. */
   linkat(fd: number, oldPath: string, newDirFd: number, newPath: string): Promise<'empty_path' | 'proc' | undefined>;
-  /** flags 0 = plain renameat (replaces); RENAME_NOREPLACE gives EEXIST. */
+  /** flags 0 = plain renameat (replaces); RENAME_NOREPLACE gives EEXIST; RENAME_EXCHANGE swaps two names. */
   renameat2(oldDirFd: number, oldPath: string, newDirFd: number, newPath: string, flags: number): Promise<void>;
   statx(dirfd: number, path: string, flags: number, mask: number): Promise<NativeStat>;
   /** openat2(O_PATH|O_NOFOLLOW, resolve) + statx + readlink: what is at `path`, final symlink not followed. */
@@ -54,6 +61,17 @@ export interface NativeAddon {
   readlinkat(dirfd: number, name: string): Promise<Buffer>;
   readdir(dirfd: number): Promise<NativeDirEntry[]>;
   flock(fd: number, op: number): Promise<void>;
+  /**
+   * True when nobody else has the inode of read-only `fd` open for writing (a read lease taken and dropped
+   * at once); rejects (EACCES, EINVAL) where the kernel cannot tell. Writers in this process are not seen.
+   */
+  leaseProbe(fd: number): Promise<boolean>;
+  /**
+   * The checked replace's publish in one pool call: swap `tmp` and `name` (RENAME_EXCHANGE), verify that the
+   * inode swapped out is `expectIno` with exactly `expected` bytes and no outside writer holding it open,
+   * else swap back and say whether what came out is `oursIno` (see native/vault_native.cc).
+   */
+  exchangeChecked(dirfd: number, tmp: string, name: string, expectIno: number, expected: Buffer, oursIno: number): Promise<ExchangeOutcome>;
   /**
    * pread on the calling thread that never waits on a disk (preadv2 RWF_NOWAIT): bytes read (possibly fewer
    * than asked, before the end of the file), or -1 when the data is not cached and the pool must read it.
@@ -74,6 +92,7 @@ interface RawAddon extends NativeAddon {
   unlinkatSync(dirfd: number, name: string, flags: number): void;
   readlinkatSync(dirfd: number, name: string): Buffer;
   flockSync(fd: number, op: number): void;
+  leaseProbeSync(fd: number): boolean;
 }
 
 /**
@@ -109,6 +128,8 @@ function onCallingThread(raw: RawAddon): NativeAddon {
     unlinkat: raw.unlinkat,
     readlinkat: inline(raw.readlinkatSync),
     readdir: (dirfd) => raw.readdir(dirfd),
+    leaseProbe: inline(raw.leaseProbeSync),
+    exchangeChecked: raw.exchangeChecked,
     preadNowait: raw.preadNowait,
     flock: (fd, op) => {
       if (op & c.LOCK_UN || op & c.LOCK_NB) return inline(raw.flockSync)(fd, op);
@@ -154,7 +175,7 @@ export function loadNative(): NativeAddon | undefined {
     const raw = createRequire(import.meta.url)(file) as RawAddon;
     // EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool (a vault on a network filesystem, where a lookup
     // is a round trip to the server).
-    cached = process.env.EXOCORTEX_NATIVE_POOL === '1' ? { ...raw, preadNowait: undefined } : onCallingThread(raw);
+    cached = process.env.EXOCORTEX_NATIVE_POOL === '1' ? { ...raw, preadNowait: undefined, leaseProbe: (fd) => Promise.resolve().then(() => raw.leaseProbeSync(fd)) } : onCallingThread(raw);
   } catch (e) {
     loadError = `native addon failed to load: ${(e as Error).message}`;
   }

@@ -4,9 +4,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Refusal } from '../../sdk/refusals.js';
+import type { Logger } from '../../sdk/types.js';
 import type { VaultCapabilities, VaultFs } from '../../sdk/vault.js';
 import { probe } from './capabilities.js';
-import { VaultCore } from './core.js';
+import { DEFAULT_VAULT_POLICY, VaultCore } from './core.js';
 import { closeFd } from './fd-io.js';
 import { loadNative, nativeLoadError } from './native.js';
 import { checkVaultPath, contentHash } from './path-guard.js';
@@ -18,6 +19,12 @@ export interface OpenVaultOptions {
   readonly allowNamedStaging?: boolean;
   /** Testing only: stage under named dot-files even where O_TMPFILE works (exercises the waiver path). */
   readonly forceNamedStaging?: boolean;
+  /** Serve and write files with a link count above 1 (vault.allowHardLinks); refused by default. */
+  readonly allowHardLinks?: boolean;
+  /** vault.openWriterWaitMs: how long a replace waits for an outside writer holding the note open. */
+  readonly openWriterWaitMs?: number;
+  /** Where the write path reports outside versions it kept aside. */
+  readonly log?: Logger;
 }
 
 const AT_FDCWD = -100;
@@ -51,7 +58,10 @@ export async function openVault(root: string, options: OpenVaultOptions = {}): P
     await closeFd(rootFd);
     throw e;
   }
-  const core = new VaultCore(n, rootFd, abs, capabilities);
+  const core = new VaultCore(n, rootFd, abs, capabilities, {
+    allowHardLinks: options.allowHardLinks ?? DEFAULT_VAULT_POLICY.allowHardLinks,
+    openWriterWaitMs: options.openWriterWaitMs ?? DEFAULT_VAULT_POLICY.openWriterWaitMs,
+  }, options.log);
   const vault: VaultFs = {
     root: abs,
     capabilities,

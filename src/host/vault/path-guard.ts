@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
+import { CONTROL_CHAR_RE, printable } from '../../sdk/printable.js';
 import { Refusal } from '../../sdk/refusals.js';
 
 export const MAX_PATH_BYTES = 4000;
@@ -30,6 +31,17 @@ export function checkVaultPath(p: string): string {
     if (part === '..' || part === '.') bad('relative components are not allowed');
     if (part.startsWith('.')) bad('hidden components (starting with ".") are out of reach');
     if (Buffer.byteLength(part) > MAX_NAME_BYTES) bad(`a name is longer than ${MAX_NAME_BYTES} bytes`);
+  }
+  return p;
+}
+
+/** A path about to be created (a new note, file or folder, a move's target): also no control characters. */
+export function checkNewPath(p: string): string {
+  checkVaultPath(p);
+  const m = CONTROL_CHAR_RE.exec(p);
+  if (m) {
+    const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    throw new Refusal('invalid_path', { path: printable(p), reason: `new names may not contain control characters (U+${code} at offset ${m.index})` });
   }
   return p;
 }

@@ -54,6 +54,7 @@ async function readOpened(core: VaultCore, p: string, o: ReadOptions): Promise<{
     const st = await fstatFd(fd);
     if (st.isDirectory()) throw new Refusal('is_directory', { path: p });
     if (!st.isFile()) throw new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
+    if (st.nlink > 1 && !core.policy.allowHardLinks) throw new Refusal('hard_link', { path: p, links: st.nlink });
     const limit = o.maxBytes;
     if (limit !== undefined && st.size > limit) throw new Refusal('too_large', { path: p, size: st.size, limit });
     const bytes = await readAll(fd, st.size, limit);

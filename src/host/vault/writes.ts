@@ -1,14 +1,16 @@
 // Write side of the vault: no-clobber create (O_TMPFILE stage + fsync + linkat), checked replace (hash
-// compare, stage, re-compare under lock, rename over), non-replacing move and trash, unlink, mkdirp.
-// Every published change is followed by an fsync of the folder(s) it touched.
+// compare, stage, re-compare under lock, swap in with RENAME_EXCHANGE, verify what was swapped out, swap
+// back when an outside writer got there first), non-replacing move and trash, unlink, mkdirp. Every
+// published change is followed by an fsync of the folder(s) it touched. Nothing here ever discards bytes
+// it has not compared: an outside version is either the checked one or is put back (or kept aside).
 
 import { randomBytes } from 'node:crypto';
 import { Refusal } from '../../sdk/refusals.js';
 import type { ReplaceOptions, TrashResult, WriteResult } from '../../sdk/vault.js';
 import { VaultCore, STAGE_PREFIX, type DirHandle } from './core.js';
 import { closeFd, fstatFd, fsyncFd, readAll, writeAll } from './fd-io.js';
-import { errCode, type NativeStat } from './native.js';
-import { HASH_RE, MAX_NAME_BYTES, checkVaultPath, contentHash, splitPath } from './path-guard.js';
+import { errCode, type ExchangeOutcome, type NativeStat } from './native.js';
+import { HASH_RE, MAX_NAME_BYTES, checkNewPath, checkVaultPath, contentHash, splitPath } from './path-guard.js';
 
 interface Staged {
   readonly fd: number;
@@ -16,11 +18,27 @@ interface Staged {
   readonly name?: string;
 }
 
-/** Test seam: runs after staging, just before the re-compare (lets tests land a concurrent write). */
-export const writeHooks: { beforePublish?: (path: string) => Promise<void> | void } = {};
+/**
+ * Test seams that let tests land an outside write: `beforePublish` runs after staging, before the lock and
+ * re-compare; `beforeSwap` runs under the lock after the re-compare, in the instant an outside editor can
+ * still slip into before the new bytes are published.
+ */
+export const writeHooks: { beforePublish?: (path: string) => Promise<void> | void; beforeSwap?: (path: string) => Promise<void> | void } = {};
 
 function stageName(): string {
   return STAGE_PREFIX + randomBytes(8).toString('hex');
+}
+
+/**
+ * An errno meaning the folder we hold open was removed or swapped out from under us (for a symlink, say):
+ * creating in a deleted folder gives ENOENT, or EPERM for O_TMPFILE. A typed refusal, not a bug.
+ */
+export function folderRaced(e: unknown, p: string): unknown {
+  const code = errCode(e);
+  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ESTALE' || (code === 'EPERM' && (e as { syscall?: string }).syscall === 'openat2')) {
+    return new Refusal('concurrent_write', { path: p, currentHash: null }, `The folder of "${p}" was removed or replaced while this write was in progress; nothing was written.`);
+  }
+  return e;
 }
 
 /** Write `bytes` into an unnamed inode (or a named dot-file when O_TMPFILE is waived) and fsync it. */
@@ -67,16 +85,18 @@ function linkText(st: NativeStat): string {
 }
 
 export async function create(core: VaultCore, p: string, bytes: Uint8Array): Promise<WriteResult> {
-  checkVaultPath(p);
+  checkNewPath(p);
   core.assertOpen();
   const { dir, name } = splitPath(p);
   const d = await core.openWriteDir(dir, true, p);
   try {
-    const staged = await stage(core, d, bytes);
+    const staged = await stage(core, d, bytes).catch((e: unknown) => {
+      throw folderRaced(e, p);
+    });
     try {
       await core.n.linkat(staged.name ? d.fd : staged.fd, staged.name ?? '', d.fd, name);
     } catch (e) {
-      if (errCode(e) !== 'EEXIST') throw e;
+      if (errCode(e) !== 'EEXIST') throw folderRaced(e, p);
       const st = await peek(core, d, name);
       if (st?.kind === 'symlink') throw new Refusal('is_symlink', { path: p, target: linkText(st) });
       throw new Refusal('already_exists', { path: p });
@@ -109,12 +129,77 @@ async function openIncumbent(core: VaultCore, d: DirHandle, name: string, p: str
     await closeFd(fd);
     throw st.isDirectory() ? new Refusal('is_directory', { path: p }) : new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
   }
+  if (st.nlink > 1 && !core.policy.allowHardLinks) {
+    await closeFd(fd);
+    throw new Refusal('hard_link', { path: p, links: st.nlink });
+  }
   return fd;
+}
+
+/**
+ * Wait (up to vault.openWriterWaitMs) until no other program holds `fd`'s inode open for writing. True when
+ * none does, false when one still does, undefined where the kernel cannot tell (no lease support, or the
+ * file belongs to another user): then only the byte compare protects the write.
+ */
+async function noOpenWriter(core: VaultCore, fd: number, waitMs: number): Promise<boolean | undefined> {
+  const deadline = Date.now() + waitMs;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 16)) {
+    let free: boolean;
+    try {
+      free = await core.n.leaseProbe(fd);
+    } catch {
+      return undefined;
+    }
+    if (free || Date.now() >= deadline) return free;
+    await new Promise((r) => setTimeout(r, pause));
+  }
+}
+
+/** Rename `from` to a fresh hidden name beside it, never replacing anything; returns that name. */
+async function keepAside(core: VaultCore, d: DirHandle, from: string): Promise<string> {
+  for (;;) {
+    const aside = `${CONFLICT_PREFIX}${randomBytes(8).toString('hex')}`;
+    try {
+      await core.n.renameat2(d.fd, from, d.fd, aside, core.c.RENAME_NOREPLACE);
+      return aside;
+    } catch (e) {
+      if (errCode(e) !== 'EEXIST') throw e;
+    }
+  }
 }
 
 async function hashOf(fd: number): Promise<{ hash: string; ino: number }> {
   const st = await fstatFd(fd);
   return { hash: contentHash(await readAll(fd, st.size)), ino: st.ino };
+}
+
+const CONFLICT_PREFIX = '.exo-conflict-';
+
+/**
+ * After a swap that was undone: remove our staged bytes, or, where outside writes raced the undo itself,
+ * keep every outside version (the newest at the note's name, the one it displaced aside), never delete one.
+ */
+async function settleRefused(core: VaultCore, d: DirHandle, name: string, pubName: string, o: ExchangeOutcome, p: string): Promise<void> {
+  const where = (n: string) => (d.rel ? `${d.rel}/${n}` : n);
+  if (o.status === 'restored') {
+    await core.n.unlinkat(d.fd, pubName, 0);
+    return;
+  }
+  if (o.status === 'gone') {
+    // The note (our bytes) was removed before the undo: put the outside version back, never over anything.
+    try {
+      await core.n.renameat2(d.fd, pubName, d.fd, name, core.c.RENAME_NOREPLACE);
+      return;
+    } catch (e) {
+      if (errCode(e) !== 'EEXIST') throw e;
+    }
+  } else {
+    // 'kept': an outside rename replaced our bytes between the swap and the undo, so the undo brought that
+    // newer version out. Swap it back in (it is the latest outside intent); the one it displaced goes aside.
+    await core.n.renameat2(d.fd, pubName, d.fd, name, core.c.RENAME_EXCHANGE);
+  }
+  const aside = await keepAside(core, d, pubName);
+  core.log?.warn({ path: p, keptAs: where(aside), reason: o.reason }, 'outside writes raced a replace and its undo; the displaced outside version was kept aside');
 }
 
 export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: ReplaceOptions = {}): Promise<WriteResult> {
@@ -143,11 +228,15 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
     if (expected !== undefined && before.hash !== expected) {
       throw new Refusal('stale_precondition', { path: p, expectedHash: expected, currentHash: before.hash });
     }
-    const staged = await stage(core, d, bytes);
+    const staged = await stage(core, d, bytes).catch((e: unknown) => {
+      throw folderRaced(e, p);
+    });
     if (writeHooks.beforePublish) await writeHooks.beforePublish(p);
     const pubName = staged.name ?? stageName();
     core.inFlight.add(pubName);
     let locked = false;
+    // True while pubName names an outside version (between the swap and its verification or undo).
+    let holdsOutside = false;
     try {
       // One flock waiter per folder per process: a blocked flock holds a libuv thread.
       unlock = await core.mutex.lock(`dir:${dir}`);
@@ -158,26 +247,62 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
         if (e instanceof Refusal && e.code === 'not_found') throw new Refusal('concurrent_write', { path: p, currentHash: null });
         throw e;
       });
-      let now: { hash: string; ino: number };
+      let now: { hash: string; ino: number; bytes: Buffer };
+      let writerOpen: boolean;
       try {
-        now = await hashOf(again);
+        // An editor writing in place (or an appender) may hold the note open: let it finish first.
+        writerOpen = (await noOpenWriter(core, again, core.policy.openWriterWaitMs)) === false;
+        const st = await fstatFd(again);
+        const bytesNow = await readAll(again, st.size);
+        now = { hash: contentHash(bytesNow), ino: st.ino, bytes: bytesNow };
       } finally {
         await closeFd(again);
       }
+      if (writerOpen) throw new Refusal('concurrent_write', { path: p, currentHash: now.hash });
       if (now.hash !== before.hash || now.ino !== before.ino) throw new Refusal('concurrent_write', { path: p, currentHash: now.hash });
-      if (!staged.name) await core.n.linkat(staged.fd, '', d.fd, pubName);
+      if (!staged.name) await core.n.linkat(staged.fd, '', d.fd, pubName).catch((e: unknown) => {
+        throw folderRaced(e, p);
+      });
+      const ours = (await fstatFd(staged.fd)).ino;
+      if (writeHooks.beforeSwap) await writeHooks.beforeSwap(p);
+      // Swap rather than rename over: an outside rename or append that lands after the compare above is
+      // then in the inode swapped out, where it is seen and put back instead of silently replaced.
+      let outcome: ExchangeOutcome;
       try {
-        await core.n.renameat2(d.fd, pubName, d.fd, name, 0);
+        outcome = await core.n.exchangeChecked(d.fd, pubName, name, now.ino, now.bytes, ours);
       } catch (e) {
-        await core.n.unlinkat(d.fd, pubName, 0).catch(() => undefined);
+        if (errCode(e) === 'ENOENT' && (await peek(core, d, pubName))?.ino === ours) {
+          await core.n.unlinkat(d.fd, pubName, 0).catch(() => undefined);
+          throw new Refusal('concurrent_write', { path: p, currentHash: null });
+        }
+        holdsOutside = (await peek(core, d, pubName))?.ino !== ours;
         throw e;
       }
+      if (outcome.status !== 'ok') {
+        holdsOutside = outcome.status !== 'restored';
+        await settleRefused(core, d, name, pubName, outcome, p);
+        holdsOutside = false;
+        await fsyncFd(d.fd);
+        throw new Refusal('concurrent_write', { path: p, currentHash: null });
+      }
+      holdsOutside = true;
+      await core.n.unlinkat(d.fd, pubName, 0);
+      holdsOutside = false;
     } finally {
+      if (holdsOutside) {
+        // Something failed mid-swap: never delete an outside version, keep it beside the note.
+        const aside = await keepAside(core, d, pubName).catch(() => pubName);
+        core.log?.warn({ path: p, keptAs: d.rel ? `${d.rel}/${aside}` : aside }, 'replace failed after swapping; the outside version was kept aside');
+        core.inFlight.delete(pubName);
+        await closeFd(staged.fd);
+      }
       if (locked) await core.n.flock(d.fd, core.c.LOCK_UN).catch(() => undefined);
       unlock?.();
       unlock = undefined;
-      core.inFlight.delete(pubName);
-      await discard(core, d, staged);
+      if (!holdsOutside) {
+        core.inFlight.delete(pubName);
+        await discard(core, d, staged);
+      }
     }
     await fsyncFd(d.fd);
     return { path: p, contentHash: contentHash(bytes), size: bytes.byteLength, previousHash: before.hash };
@@ -216,7 +341,7 @@ function renameRefusal(e: unknown, from: string, to: string): unknown {
 
 export async function move(core: VaultCore, from: string, to: string): Promise<void> {
   checkVaultPath(from);
-  checkVaultPath(to);
+  checkNewPath(to);
   core.assertOpen();
   const a = splitPath(from);
   const b = splitPath(to);
@@ -328,7 +453,7 @@ export async function unlink(core: VaultCore, p: string): Promise<void> {
 }
 
 export async function mkdirp(core: VaultCore, p: string): Promise<void> {
-  checkVaultPath(p);
+  checkNewPath(p);
   core.assertOpen();
   const d = await core.openWriteDir(p, true, p);
   await d.close();
