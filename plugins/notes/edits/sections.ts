@@ -67,7 +67,8 @@ export function assertFrontmatterSound(note: EditableNote): void {
   if (err) throw new Refusal('malformed_frontmatter', { path: note.path, reason: err.message.slice(0, 200), line: err.line });
 }
 
-const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
+// `[^]*`, not `(.*)$`: a U+2028 in the line made the failed `$` retry every shorter fence run (quadratic).
+const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})([^]*)/;
 
 /** Line (1-based) of an indented (1–3 spaces) fence opener that is never closed, or null. */
 export function unclosedIndentedFence(text: string, fromByte = 0): number | null {
