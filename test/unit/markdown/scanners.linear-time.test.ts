@@ -24,7 +24,7 @@ function ms(fn: () => unknown, runs = 2): number {
 const BOUND_MS = 3_000;
 const N = 200_000;
 
-const cases: Array<[string, string]> = [
+const cases: Array<[string, string, number?]> = [
   ['a long run of letters (URL scheme scan in tag extraction)', 'a'.repeat(N)],
   ['letters after frontmatter', `---\na: 1\n---\n${'a'.repeat(N)}`],
   ['a line of escaped dollars (inline math)', '$a \\'.repeat(N / 4)],
@@ -33,12 +33,16 @@ const cases: Array<[string, string]> = [
   ['a tag of slashes (trailing / trim)', `#a${'/'.repeat(N)}b`],
   ['a run of backticks ending in U+2028 (fence opener)', `x\n\n${'`'.repeat(N)}\u2028`],
   ['a frontmatter tag of slashes', `---\ntags: a${'/'.repeat(N)}b\n---\n`],
+  // micromark's emphasis matching is quadratic in the delimiters of one paragraph (64 KiB took 19 s); the
+  // backticks keep the note off the plain fast path, so micromark sees it.
+  // micromark is slower per KiB than the scanners: this one gets a wider bound (it took 44 s before).
+  ['emphasis delimiters beside backticks (micromark emphasis)', '*`'.repeat(32_768), 8_000],
 ];
 
-for (const [name, text] of cases) {
+for (const [name, text, bound = BOUND_MS] of cases) {
   t.test(`parseNote is linear on ${name}`, async (t) => {
     const took = ms(() => parseNote(text, { path: 'adversarial.md' }));
-    t.ok(took < BOUND_MS, `${(text.length / 1024).toFixed(0)} KiB parsed in ${took.toFixed(0)} ms (bound ${BOUND_MS} ms)`);
+    t.ok(took < bound, `${(text.length / 1024).toFixed(0)} KiB parsed in ${took.toFixed(0)} ms (bound ${bound} ms)`);
   });
 }
 
