@@ -88,7 +88,9 @@ export const hostSettingsSchema = z
     workers: z
       .object({
         threads: z.number().int().min(0).max(64).default(0),
+        interactiveThreads: z.number().int().min(1).max(64).default(1).describe('Threads of the interactive worker lane (tasks a tool call waits on); the bulk lane (indexing) has `threads`.'),
         idleTimeoutMs: z.number().int().min(0).default(60000),
+        taskTimeoutMs: z.number().int().min(0).default(15000).describe('Longest one worker task may run; past it the task is aborted, its thread replaced, and the caller refused as timeout (a note whose parse runs past it is quarantined). 0 = no budget.'),
       })
       .strict()
       .prefault({}),
@@ -102,7 +104,7 @@ export const hostSettingsSchema = z
         parseTaskSize: z.number().int().min(1).max(1000).default(25),
         prefetchBatches: z.number().int().min(1).max(8).default(2),
         readConcurrency: z.number().int().min(1).max(256).default(16),
-        inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024),
+        inlineParseMaxBytes: z.number().int().min(0).default(16 * 1024).describe('Write-through notes up to this many bytes are parsed on the event loop, larger ones in the worker pool. Parsing is linear, at most a few ms per KiB on adversarial text (docs/performance.md), so this bounds the event-loop time of one parse.'),
         groupCommitWaitMs: z.number().int().min(0).max(1000).default(10),
         deferredWrites: z.boolean().default(true),
         deferredDelayMs: z.number().int().min(0).max(10_000).default(200),
