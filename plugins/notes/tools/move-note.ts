@@ -1,9 +1,9 @@
 // move_note: a no-replace rename plus, optionally, rewriting every link that resolved to the moved note.
 // Everything is planned and checked before the rename; after it, failures are reported as partial success.
-import { buildLinkIndex, parseNote } from '../../../src/markdown/index.js';
+import { buildLinkIndex } from '../../../src/markdown/index.js';
 import { isRefusal, Refusal, type ToolModule } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
-import { notePath } from '../lib/note-io.js';
+import { notePath, parseNoteBounded } from '../lib/note-io.js';
 import { checkHashSyntax, indexMoved, indexWritten, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
 import { planLinkRewrites, type AmbiguousLink, type SourceNote } from '../edits/move-links.js';
 import { mapLimit, readAllNotes } from '../lib/vault-scan.js';
@@ -45,7 +45,7 @@ export const moveNoteTool: ToolModule = {
       const sources: SourceNote[] = [];
       for (const n of all.notes) {
         if (n.path !== from && !needles.some((k) => n.lower.includes(k))) continue;
-        sources.push({ path: n.path, text: n.text, model: n.path === from ? note.model : parseNote(n.text, { path: n.path }) });
+        sources.push({ path: n.path, text: n.text, model: n.path === from ? note.model : await parseNoteBounded(ctx, n.path, n.text) });
         originals.set(n.path, n.text);
       }
       const r = planLinkRewrites(from, to, sources, pre, post, ctx.settings.notes.move.maxRewritesPerNote);
