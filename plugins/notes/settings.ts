@@ -10,6 +10,10 @@ export interface PeriodicDefault {
 }
 
 export interface NotesSettings {
+  /** Frontmatter blocks larger than this (UTF-8 bytes of the YAML) are never parsed: reads serve them raw, writes are refused. */
+  maxFrontmatterBytes: number;
+  /** Notes up to this size are parsed on the event loop; larger ones in the worker pool. */
+  inlineParseMaxBytes: number;
   read: { maxChars: number; maxBatch: number; headChars: number; maxLineCount: number; maxNoteBytes: number };
   write: { maxNoteBytes: number; preconditionRequired: boolean };
   list: { defaultLimit: number; maxLimit: number };
@@ -40,6 +44,16 @@ export const notesSettingsSchema: JsonSchema = {
   type: 'object',
   default: {},
   properties: {
+    maxFrontmatterBytes: {
+      ...int(64 * 1024, 1024, 16 * 1024 * 1024),
+      description:
+        'Largest frontmatter block (UTF-8 bytes of the YAML between the --- fences) that is parsed. A larger block is served by read_note as raw text with frontmatter_error {code: "too_large"}, and a write whose result carries one is refused as frontmatter_too_large.',
+    },
+    inlineParseMaxBytes: {
+      ...int(16 * 1024, 0, 1024 * 1024 * 1024),
+      description:
+        'Notes up to this many bytes are parsed on the event loop when a tool needs their structure; larger ones are parsed in the worker pool. Parsing is linear, at most a few ms per KiB on adversarial text (see docs/performance.md), so this bounds the event-loop time one parse can take.',
+    },
     read: {
       type: 'object', additionalProperties: false, default: {}, description: 'Reads.',
       properties: {

@@ -1,11 +1,17 @@
 // Frontmatter: finds the `---` block on line 1, parses it with `yaml` (aliases bounded) into a JSON view.
 // Never throws and never drops the body: every defect becomes a typed FrontmatterError.
-import { parseDocument } from 'yaml';
+import { isScalar, parseDocument, visit, type Document } from 'yaml';
 import type { FrontmatterError, JsonValue } from './types.js';
 import type { SourceText } from './source-text.js';
 
 /** Most alias dereferences one frontmatter block may make before it is refused (billion-laughs guard). */
 export const FRONTMATTER_MAX_ALIAS_COUNT = 100;
+/**
+ * Largest frontmatter block parsed by default (UTF-8 bytes of its YAML). Parsing is linear, about 1 ms per
+ * KiB on a busy two-core machine, so this bounds one block at tens of milliseconds; a larger block is kept
+ * as raw text with a `too_large` error, never parsed.
+ */
+export const DEFAULT_MAX_FRONTMATTER_BYTES = 64 * 1024;
 
 export interface FrontmatterScan {
   present: boolean;
@@ -21,7 +27,7 @@ export interface FrontmatterScan {
 
 const FENCE = /^---[ \t]*$/;
 
-export function scanFrontmatter(src: SourceText): FrontmatterScan {
+export function scanFrontmatter(src: SourceText, maxBytes = DEFAULT_MAX_FRONTMATTER_BYTES): FrontmatterScan {
   const text = src.text;
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const absent: FrontmatterScan = { present: false, text: '', data: null, bodyStartIndex: bom, yamlStart: bom, yamlEnd: bom };
@@ -32,12 +38,53 @@ export function scanFrontmatter(src: SourceText): FrontmatterScan {
     const yamlEnd = src.lineStarts[i];
     const bodyStartIndex = i + 1 < src.lineCount ? src.lineStarts[i + 1] : text.length;
     const yaml = text.slice(yamlStart, yamlEnd);
+    const bytes = src.byte(yamlEnd) - src.byte(yamlStart);
+    if (bytes > maxBytes) {
+      const error: FrontmatterError = { code: 'too_large', message: `frontmatter block is ${bytes} bytes, over the ${maxBytes}-byte limit; it is kept as raw text and not parsed`, line: 1, bytes, limit: maxBytes };
+      return { present: true, text: yaml, data: null, error, bodyStartIndex, yamlStart, yamlEnd };
+    }
     return { present: true, text: yaml, bodyStartIndex, yamlStart, yamlEnd, ...parseYamlMapping(yaml, 2) };
   }
   return {
     ...absent,
     error: { code: 'unclosed_fence', message: 'frontmatter opened with --- on line 1 is never closed; the whole file is treated as body', line: 1 },
   };
+}
+
+/**
+ * UTF-8 bytes of the YAML in a note's closed line-1 frontmatter block (0 when there is none): the size the
+ * write path compares with its limit, without parsing anything. Finds the block as scanFrontmatter does.
+ */
+export function frontmatterBlockBytes(text: string): number {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const lineEnd = (from: number): number => {
+    let i = from;
+    while (i < text.length && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13) i++;
+    return i;
+  };
+  const nextLine = (end: number): number => (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1);
+  const firstEnd = lineEnd(bom);
+  if (firstEnd >= text.length || !FENCE.test(text.slice(bom, firstEnd))) return 0;
+  const yamlStart = nextLine(firstEnd);
+  for (let start = yamlStart; start <= text.length; ) {
+    const end = lineEnd(start);
+    if (FENCE.test(text.slice(start, end))) return utf8Length(text, yamlStart, start);
+    if (end >= text.length) return 0;
+    start = nextLine(end);
+  }
+  return 0;
+}
+
+function utf8Length(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+    else n += 3;
+  }
+  return n;
 }
 
 type YamlResult = { data: { [key: string]: JsonValue } | null; error?: FrontmatterError };
@@ -68,9 +115,15 @@ export function parseYamlMapping(yaml: string, firstLine: number): YamlResult {
 function parseYamlUncached(yaml: string, firstLine: number): YamlResult {
   let doc;
   try {
-    doc = parseDocument(yaml, { prettyErrors: false });
+    // uniqueKeys off: yaml compares each new key with every earlier one (quadratic: 20,000 keys took 9 s);
+    // duplicates are found below with one Set per mapping instead.
+    doc = parseDocument(yaml, { prettyErrors: false, uniqueKeys: false });
   } catch (e) {
     return { data: null, error: { code: 'malformed_yaml', message: errorMessage(e) } };
+  }
+  if (doc.errors.length === 0) {
+    const dup = firstDuplicateKey(doc);
+    if (dup !== null) return { data: null, error: { code: 'malformed_yaml', message: 'Map keys must be unique', line: lineAt(yaml, dup) + firstLine - 1 } };
   }
   if (doc.errors.length > 0) {
     const err = doc.errors[0];
@@ -95,6 +148,37 @@ function parseYamlUncached(yaml: string, firstLine: number): YamlResult {
   const json = toJson(value, 0);
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return { data: {} };
   return { data: json };
+}
+
+/**
+ * Offset of the first key that repeats an earlier key of the same mapping, or null. Keys are equal as yaml's
+ * own check has them: scalars with strictly equal values (so `1` and `"1"` differ); other keys never are.
+ */
+function firstDuplicateKey(doc: Document): number | null {
+  let found: number | null = null;
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const k = pair.key;
+        if (!isScalar(k) || (typeof k.value === 'number' && Number.isNaN(k.value))) continue;
+        if (seen.has(k.value)) {
+          found = k.range?.[0] ?? 0;
+          return visit.BREAK;
+        }
+        seen.add(k.value);
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
+/** 1-based line of a UTF-16 offset. */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** The JSON view: Dates become ISO strings, non-finite numbers strings, Maps objects; depth-bounded. */

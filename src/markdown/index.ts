@@ -24,5 +24,5 @@ export { planLinkRewrites, relativePath, linkNameKey, type SourceNote, type Rewr
 export { tagIdentity } from './tags.js';
 export { estimateTokens, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP } from './chunks.js';
 export { countTokens, EXACT_TOKEN_CHARS } from './tokens.js';
-export { FRONTMATTER_MAX_ALIAS_COUNT } from './frontmatter.js';
+export { FRONTMATTER_MAX_ALIAS_COUNT, DEFAULT_MAX_FRONTMATTER_BYTES, frontmatterBlockBytes } from './frontmatter.js';
 export { MAX_MICROMARK_NESTING, MAX_MICROMARK_CHARS } from './structure.js';

@@ -3,7 +3,9 @@
 import type { Range, SourceText } from './source-text.js';
 import type { BodyStructure, RawHeading } from './structure.js';
 
-const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
+// `[^]*`, not `(.*)$`: `.` stops at U+2028/U+2029, and the failed `$` then retried every shorter fence run
+// (quadratic on a long run of backticks); CommonMark ends lines only at CR and LF, which lines never hold.
+const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})([^]*)/;
 const ATX = /^ {0,3}(#{1,6})(?:[ \t](.*))?$/;
 
 /** An ATX heading line's depth and text (closing `#` run removed), or null. */
@@ -12,8 +14,20 @@ export function atxHeading(line: string): { depth: number; text: string } | null
   if (!m) return null;
   let text = (m[2] ?? '').trim();
   if (/^#+$/.test(text)) text = '';
-  else text = text.replace(/[ \t]+#+$/, '').trim();
+  else text = withoutClosingSequence(text).trim();
   return { depth: m[1].length, text };
+}
+
+/**
+ * `text` without a closing `#` run that follows a space or tab (what `/[ \t]+#+$/` removes). A loop: the
+ * pattern retried every run of blanks to its end, quadratic on a heading padded with blanks.
+ */
+function withoutClosingSequence(text: string): string {
+  let i = text.length;
+  while (i > 0 && text.charCodeAt(i - 1) === 35) i--;
+  if (i === text.length || i === 0) return text;
+  const c = text.charCodeAt(i - 1);
+  return c === 32 || c === 9 ? text.slice(0, i) : text;
 }
 
 /** Strip a blockquote prefix so fences inside `>` quotes are still seen. */
@@ -58,24 +72,32 @@ export function scanStructureByLines(src: SourceText, bodyStart: number): BodySt
   return { code, blockCode, html: [], headings, problems: [] };
 }
 
-/** Single-line backtick code spans: a run of n backticks closed by the next run of exactly n. */
+/**
+ * Single-line backtick code spans: a run of n backticks closed by the next run of exactly n. The runs are
+ * listed once and each run's next run of the same length is found right to left, so a line of unclosed
+ * runs of many lengths stays linear (searching the rest of the line from each run was not).
+ */
 function inlineCode(line: string, lineStart: number, out: Range[]): void {
-  let i = line.indexOf('`');
-  while (i !== -1 && i < line.length) {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let i = line.indexOf('`'); i !== -1; i = line.indexOf('`', ends[ends.length - 1])) {
     let j = i;
-    while (line[j] === '`') j++;
-    const len = j - i;
-    let k = j;
-    let closed = -1;
-    while ((k = line.indexOf('`', k)) !== -1) {
-      let e = k;
-      while (line[e] === '`') e++;
-      if (e - k === len) { closed = e; break; }
-      k = e;
-    }
-    if (closed === -1) { i = line.indexOf('`', j); continue; }
-    out.push({ start: lineStart + i, end: lineStart + closed });
-    i = line.indexOf('`', closed);
+    while (line.charCodeAt(j) === 96) j++;
+    starts.push(i);
+    ends.push(j);
+  }
+  const nextSame = new Int32Array(starts.length).fill(-1);
+  const lastOfLength = new Map<number, number>();
+  for (let r = starts.length - 1; r >= 0; r--) {
+    const len = ends[r] - starts[r];
+    nextSame[r] = lastOfLength.get(len) ?? -1;
+    lastOfLength.set(len, r);
+  }
+  for (let r = 0; r < starts.length; r++) {
+    const close = nextSame[r];
+    if (close === -1) continue;
+    out.push({ start: lineStart + starts[r], end: lineStart + ends[close] });
+    r = close;
   }
 }
 

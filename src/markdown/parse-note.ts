@@ -2,7 +2,7 @@
 // Pure and deterministic: no I/O, no clock, and it never throws; whatever it survives goes in `problems`.
 import type { NoteModel, NoteTag, ParseNoteOptions, Task } from './types.js';
 import { decodeNote, maskText, mergeRanges, SourceText } from './source-text.js';
-import { aliasesFrom, scanFrontmatter, titleFrom } from './frontmatter.js';
+import { aliasesFrom, DEFAULT_MAX_FRONTMATTER_BYTES, scanFrontmatter, titleFrom } from './frontmatter.js';
 import { scanStructure } from './structure.js';
 import { scanMasks } from './masks.js';
 import { buildOutline, type OutlineEntry } from './outline.js';
@@ -28,7 +28,7 @@ function parseNoteUnguarded(input: string | Uint8Array, options: ParseNoteOption
   const src = new SourceText(decoded.text);
   const text = src.text;
 
-  const fm = scanFrontmatter(src);
+  const fm = scanFrontmatter(src, positiveOr(options.maxFrontmatterBytes, DEFAULT_MAX_FRONTMATTER_BYTES));
   const bodyStart = fm.bodyStartIndex;
   const structure = scanStructure(src, bodyStart);
   problems.push(...structure.problems);

@@ -9,15 +9,23 @@ export interface ParseNoteOptions {
   chunkTokens?: number;
   /** Tokens of the previous chunk repeated at the start of the next (default 0). */
   chunkOverlap?: number;
+  /**
+   * Largest frontmatter block (UTF-8 bytes of the YAML between the fences) that is parsed; a larger one is
+   * kept as raw text with a `too_large` error (default DEFAULT_MAX_FRONTMATTER_BYTES).
+   */
+  maxFrontmatterBytes?: number;
 }
 
-export type FrontmatterErrorCode = 'malformed_yaml' | 'not_a_mapping' | 'unclosed_fence' | 'alias_limit';
+export type FrontmatterErrorCode = 'malformed_yaml' | 'not_a_mapping' | 'unclosed_fence' | 'alias_limit' | 'too_large';
 
 export interface FrontmatterError {
   code: FrontmatterErrorCode;
   message: string;
   /** 1-based line in the file. */
   line?: number;
+  /** too_large: the block's size in UTF-8 bytes, and the limit it is over. */
+  bytes?: number;
+  limit?: number;
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

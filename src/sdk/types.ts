@@ -61,13 +61,20 @@ export interface Logger {
   error(obj: object | string, msg?: string): void;
 }
 
+/**
+ * Worker lanes: `interactive` for work a tool call waits on (the default), `bulk` for background work
+ * (indexing, embedding chunks), so that a long bulk task never holds up a call.
+ */
+export type WorkerLane = 'interactive' | 'bulk';
+
 export interface WorkerPool {
   /**
    * Run a CPU-heavy task off the event loop. `task` names a built-in task (see the host's
    * worker task table: `unified-diff`, `count-tokens` ({texts} → cl100k counts), `sha256`,
-   * `parse-notes`) or `{ module, fn }` for a family's own module (an absolute file URL).
+   * `parse-notes`) or `{ module, fn }` for a family's own module (an absolute file URL). A task past
+   * the host's per-task budget (workers.taskTimeoutMs) is aborted and rejects with a `timeout` Refusal.
    */
-  run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options?: { signal?: AbortSignal }): Promise<T>;
+  run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options?: { signal?: AbortSignal; lane?: WorkerLane }): Promise<T>;
   /**
    * Start the pool's threads now, in the background, so the first real task does not wait for a thread
    * to boot and load its modules (hundreds of milliseconds). Optional; never throws.

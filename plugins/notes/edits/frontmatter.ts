@@ -3,7 +3,7 @@
 import { Document, isMap, isScalar, isSeq, parseDocument, type Pair } from 'yaml';
 import type { JsonValue } from '../../../src/markdown/index.js';
 import { Refusal } from '../../../src/sdk/index.js';
-import type { EditableNote } from './sections.js';
+import { refuseOversizedFrontmatter, type EditableNote } from './sections.js';
 
 export interface FrontmatterEditResult {
   text: string;
@@ -63,6 +63,7 @@ function pairSpans(yaml: string, items: Pair[]): Span[] | null {
  */
 export function editFrontmatter(note: EditableNote, updates: Record<string, JsonValue>, remove: string[]): FrontmatterEditResult {
   const fm = note.model.frontmatter;
+  refuseOversizedFrontmatter(note);
   if (fm.error) throw new Refusal('malformed_frontmatter', { path: note.path, reason: fm.error.message.slice(0, 200), line: fm.error.line });
   const same: FrontmatterEditResult = { text: note.text, changed: false, set: [], removed: [], blockRemoved: false, blockCreated: false };
   const bytes = Buffer.from(note.text, 'utf8');

@@ -16,7 +16,8 @@ const endsWithTerminator = (b: Buffer): boolean => b.length > 0 && (b[b.length -
 /** Full replace: `content` is the new body; a valid line-1 frontmatter block stays byte-identical. */
 export function replaceBody(note: EditableNote, content: string, replaceFrontmatter = false): string {
   const fm = note.model.frontmatter;
-  if (replaceFrontmatter || !fm.present || fm.error) return content;
+  // A block too large to parse is still kept: the write path then refuses the result as frontmatter_too_large.
+  if (replaceFrontmatter || !fm.present || (fm.error && fm.error.code !== 'too_large')) return content;
   const head = enc(note.text).subarray(0, fm.bodyStart);
   const sep = content.length > 0 && !endsWithTerminator(head) ? '\n' : '';
   return head.toString('utf8') + sep + content;
@@ -64,10 +65,18 @@ export function sectionOrRefuse(note: EditableNote, section: string): Heading {
 /** Section writes refuse on a defective frontmatter block (the block would be re-attached blindly). */
 export function assertFrontmatterSound(note: EditableNote): void {
   const err = note.model.frontmatter.error;
+  refuseOversizedFrontmatter(note);
   if (err) throw new Refusal('malformed_frontmatter', { path: note.path, reason: err.message.slice(0, 200), line: err.line });
 }
 
-const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
+// `[^]*`, not `(.*)$`: a U+2028 in the line made the failed `$` retry every shorter fence run (quadratic).
+/** A block over notes.maxFrontmatterBytes was never parsed, so no edit can be made through it. */
+export function refuseOversizedFrontmatter(note: EditableNote): void {
+  const err = note.model.frontmatter.error;
+  if (err?.code === 'too_large') throw new Refusal('frontmatter_too_large', { path: note.path, size: err.bytes, limit: err.limit });
+}
+
+const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})([^]*)/;
 
 /** Line (1-based) of an indented (1–3 spaces) fence opener that is never closed, or null. */
 export function unclosedIndentedFence(text: string, fromByte = 0): number | null {

@@ -1,6 +1,6 @@
 // Whole-vault scans for tools that must see every note (link rewriting, tag renames, stats without an
 // index): file list plus each note's text, read with bounded concurrency. Never writes.
-import { parseNote } from '../../../src/markdown/index.js';
+import { parseNoteBounded } from './note-io.js';
 import { isRefusal } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 
@@ -34,7 +34,7 @@ export async function readAllNotes(ctx: NotesCtx): Promise<{ files: string[]; no
   const read = await mapLimit(md, 16, async (f) => {
     try {
       const text = await ctx.vault.fs.readText(f.path, { maxBytes: max });
-      const aliases = text.startsWith('---') && /alias/i.test(text.slice(0, 8192)) ? parseNote(text, { path: f.path }).aliases : [];
+      const aliases = text.startsWith('---') && /alias/i.test(text.slice(0, 8192)) ? (await parseNoteBounded(ctx, f.path, text)).aliases : [];
       return { path: f.path, text, lower: text.toLowerCase(), aliases, size: f.size, mtimeMs: f.mtimeMs };
     } catch (e) {
       if (!isRefusal(e)) throw e;

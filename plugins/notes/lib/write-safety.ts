@@ -1,5 +1,6 @@
 // The precondition ladder every note write climbs (digest §4.3) and the one publish path with index
 // write-through. Order: malformed → no_incumbent → precondition_unavailable → required → stale → concurrent.
+import { frontmatterBlockBytes } from '../../../src/markdown/index.js';
 import { Refusal, isRefusal, originOf, type IndexService } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 import { loadNote, type LoadedNote } from './note-io.js';
@@ -37,11 +38,17 @@ export async function readIncumbent(ctx: NotesCtx, path: string, expected: strin
   return note;
 }
 
-/** Refuse a result over the note size cap (checked before dry-run answers). */
+/**
+ * Refuse a result over the note size cap, or whose frontmatter block is over notes.maxFrontmatterBytes
+ * (a block that large could not be parsed on read), checked before dry-run answers.
+ */
 export function checkSize(ctx: NotesCtx, path: string, text: string): Buffer {
   const bytes = Buffer.from(text, 'utf8');
   const limit = ctx.settings.notes.write.maxNoteBytes;
   if (bytes.length > limit) ctx.refuse('too_large', { path, size: bytes.length, limit });
+  const block = frontmatterBlockBytes(text);
+  const blockLimit = ctx.settings.notes.maxFrontmatterBytes;
+  if (block > blockLimit) ctx.refuse('frontmatter_too_large', { path, size: block, limit: blockLimit });
   return bytes;
 }
 

@@ -1,11 +1,10 @@
 // get_periodic_note, get_recent_periodic_notes and get_vault_stats. Periodic notes follow the vault's
 // plugin settings when the vault core lets us read them, else the configured defaults. Creates only on request.
-import { parseNote } from '../../../src/markdown/index.js';
 import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
 import type { Granularity, NotesCtx, PeriodicDefault } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
 import { indexWritten, indexService } from '../lib/write-safety.js';
-import { bodyStartByte, deepLink, loadNote, sliceBytes } from '../lib/note-io.js';
+import { bodyStartByte, deepLink, loadNote, parseNoteBounded, sliceBytes } from '../lib/note-io.js';
 import { mergePeriodicConfig, periodicPath, periodStart } from '../lib/periodic.js';
 import { readAllNotes } from '../lib/vault-scan.js';
 
@@ -106,7 +105,7 @@ export const getVaultStatsTool: ToolModule = {
     const tags = new Set<string>();
     for (const n of all.notes) {
       bytes += n.size;
-      const m = parseNote(n.text, { path: n.path });
+      const m = await parseNoteBounded(ctx, n.path, n.text);
       words += m.wordCount;
       links += m.links.length;
       tasks += m.tasks.length;

@@ -16,6 +16,8 @@ export interface ReadNoteOutput {
   tags?: string[];
   frontmatter_yaml?: string;
   frontmatter?: Record<string, unknown>;
+  /** Why there is no JSON view of a present block (too_large: over notes.maxFrontmatterBytes, never parsed). */
+  frontmatter_error?: { code: string; message: string; line?: number };
   heading?: string;
   content: string;
   truncated: boolean;
@@ -65,6 +67,7 @@ export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<Rea
   if (win.next_offset !== undefined) {
     out.notice = `Showing chars ${win.offset}–${win.next_offset} of ${win.total_chars}. Continue with read_note(path=${JSON.stringify(path)}${input.section !== undefined ? `, section=${JSON.stringify(input.section)}` : ''}, offset=${win.next_offset})${input.section === undefined && m.outline.length > 0 ? ', or read one section by its #N ordinal' : ''}.`;
   }
+  if (m.frontmatter.error) out.frontmatter_error = { ...m.frontmatter.error };
   if (omissions.length > 0) out.metadata_omissions = omissions;
   const link = deepLink(ctx, path);
   if (link) out.deep_link = link;

@@ -1,9 +1,8 @@
 // replace_in_note, manage_tags and rename_tag: pattern and tag edits. Regexes run in the worker pool under
 // a hard time budget; every note is written with its own precondition, so a concurrent edit is never lost.
-import { parseNote } from '../../../src/markdown/index.js';
 import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
-import { notePath } from '../lib/note-io.js';
+import { notePath, parseNoteBounded } from '../lib/note-io.js';
 import { checkHashSyntax, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
 import { addTag, assertTag, removeTag, renameTagInNote } from '../edits/tags.js';
 import type { RegexReplaceResult } from '../edits/regex-worker.js';
@@ -66,7 +65,7 @@ export const renameTagTool: ToolModule = {
     const planned: Array<{ path: string; before: string; after: string; count: number }> = [];
     for (const n of all.notes) {
       if (!n.lower.includes(low)) continue;
-      const model = parseNote(n.text, { path: n.path });
+      const model = await parseNoteBounded(ctx, n.path, n.text);
       if (!model.tags.some((t) => t.tag === low || t.tag.startsWith(`${low}/`))) continue;
       if (model.frontmatter.error && model.tags.some((t) => t.source === 'frontmatter')) continue;
       const r = renameTagInNote({ path: n.path, text: n.text, model }, from, to);

@@ -7,6 +7,7 @@ import { notePath } from '../lib/note-io.js';
 import { checkHashSyntax, checkSize, indexRemoved, indexWritten, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
 import { appendContent, findReplace, replaceBody, replaceSection } from '../edits/sections.js';
 import { editFrontmatter } from '../edits/frontmatter.js';
+import { keepLineEndings } from '../edits/line-endings.js';
 
 export interface WriteOutput {
   path: string;
@@ -80,11 +81,13 @@ function pickMode(input: EditNoteInput, ctx: NotesCtx): Mode {
 export async function finishWrite(
   ctx: NotesCtx,
   note: { path: string; text: string; hash: string } & Parameters<typeof publish>[1],
-  after: string,
+  edited: string,
   dryRun: boolean,
   what: string,
   extra: Partial<WriteOutput> = {},
 ): Promise<WriteOutput> {
+  // Every edit keeps the note's line-ending style (a CRLF note gets no LF lines from the edit).
+  const after = keepLineEndings(note.text, edited);
   const bytes = checkSize(ctx, note.path, after);
   if (after === note.text) return { path: note.path, changed: false, dry_run: dryRun, content_hash: note.hash, ...extra, message: `No changes for ${note.path}`, ...(dryRun ? { diff: '' } : {}) };
   if (dryRun) {

@@ -248,7 +248,7 @@ export class EmbeddingWorker implements EmbeddingsService {
     if (!this.inlineChunking) {
       try {
         const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-        return await this.ctx.workers.run<ChunkTaskOutput>({ module: new URL(`./chunk-task${ext}`, import.meta.url).href, fn: 'chunkNote' }, input);
+        return await this.ctx.workers.run<ChunkTaskOutput>({ module: new URL(`./chunk-task${ext}`, import.meta.url).href, fn: 'chunkNote' }, input, { lane: 'bulk' });
       } catch (e) {
         if ((e as { code?: string })?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e;
         this.inlineChunking = true;

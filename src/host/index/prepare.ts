@@ -103,7 +103,7 @@ export async function parseItems(workers: WorkerPool, items: Prepared[], taskSiz
   for (let i = 0; i < todo.length; i += taskSize) {
     const group = todo.slice(i, i + taskSize);
     tasks.push(
-      workers.run<NoteModel[]>('parse-notes', group.map((g) => ({ path: g.path, bytes: g.bytes }))).then((models) => {
+      workers.run<NoteModel[]>('parse-notes', group.map((g) => ({ path: g.path, bytes: g.bytes })), { lane: 'bulk' }).then((models) => {
         group.forEach((g, k) => {
           g.model = models[k];
           g.bytes = undefined;

@@ -144,6 +144,8 @@ export const hostSettingsSchema = z
       .object({
         threads: z.number().int().min(0).max(64).default(0).describe('Worker threads for parsing, diffs, regex and token counts (0 = CPU cores − 1, at least 1, at most 4).'),
         idleTimeoutMs: z.number().int().min(0).default(60000).describe('An idle worker thread exits after this long.'),
+        interactiveThreads: z.number().int().min(1).max(64).default(1).describe('Threads of the interactive worker lane (tasks a tool call waits on); the bulk lane (indexing) has `threads`.'),
+        taskTimeoutMs: z.number().int().min(0).default(15000).describe('Longest one worker task may run; past it the task is aborted, its thread replaced, and the caller refused as timeout (a note whose parse runs past it is quarantined). 0 = no budget.'),
       })
       .strict()
       .prefault({})
@@ -158,7 +160,7 @@ export const hostSettingsSchema = z
         parseTaskSize: z.number().int().min(1).max(1000).default(25).describe('Notes per worker-pool parse task.'),
         prefetchBatches: z.number().int().min(1).max(8).default(2).describe('Batches read and parsed ahead of the one being written.'),
         readConcurrency: z.number().int().min(1).max(256).default(16).describe('Concurrent file reads within a batch.'),
-        inlineParseMaxBytes: z.number().int().min(0).default(64 * 1024).describe('Write-through notes up to this size are parsed on the calling thread instead of the worker pool.'),
+        inlineParseMaxBytes: z.number().int().min(0).default(16 * 1024).describe('Write-through notes up to this many bytes are parsed on the event loop, larger ones in the worker pool. Parsing is linear, at most a few ms per KiB on adversarial text (docs/performance.md), so this bounds the event-loop time of one parse.'),
         groupCommitWaitMs: z.number().int().min(0).max(1000).default(10).describe('How long a write-through batch may wait for the vault\'s other write calls in flight, so they share one transaction (it never waits for a lone writer; 0 = never wait).'),
         deferredWrites: z.boolean().default(true).describe('Write-through in two transactions: the note\'s row and most contributors\' rows first, then the tool answers, then the deferred rows (the keyword index); searches wait for them. false: one transaction, answered after all of it.'),
         deferredDelayMs: z.number().int().min(0).max(10_000).default(200).describe('Longest the deferred rows of a write-through wait before their transaction; a note written again meanwhile is derived once (0 = right after each batch).'),

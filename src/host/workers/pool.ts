@@ -1,54 +1,83 @@
-// The worker pool service (Piscina): started lazily on first use so startup never waits for it.
-// Picks the compiled worker (.js) in production and the TypeScript one under tsx.
+// The worker pool service (Piscina), in two lanes so bulk work never starves a tool call: `bulk` (the
+// index pipeline's parses, embedding chunks) and `interactive` (everything a call waits on). Every task
+// runs under a time budget and is aborted past it. Started lazily, so startup never waits for it.
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import type { WorkerPool } from '../../sdk/types.js';
+import { Refusal } from '../../sdk/refusals.js';
+import type { WorkerLane, WorkerPool } from '../../sdk/types.js';
 
 export interface WorkerPoolSettings {
+  /** Threads of the bulk lane (0 = auto). */
   readonly threads: number;
+  /** Threads of the interactive lane (default 1). */
+  readonly interactiveThreads?: number;
   readonly idleTimeoutMs: number;
+  /** Longest one task may run before it is aborted (its thread is replaced); 0 or absent = no budget. */
+  readonly taskTimeoutMs?: number;
 }
 
 export class PiscinaPool implements WorkerPool {
-  private pool: Piscina | undefined;
+  private readonly lanes = new Map<WorkerLane, Piscina>();
   constructor(private readonly settings: WorkerPoolSettings) {}
 
   /** Auto: one core stays with the main thread (the event loop) and embedded PGlite's thread;
    * on 2 cores one worker indexed 1,433–1,488 notes/s against 1,321–1,355 with two (bench/index-cold). */
-  private get threads(): number {
+  private threads(lane: WorkerLane): number {
+    if (lane === 'interactive') return Math.max(1, this.settings.interactiveThreads ?? 1);
     return this.settings.threads > 0 ? this.settings.threads : Math.max(1, Math.min(4, os.availableParallelism() - 1));
   }
 
-  private get piscina(): Piscina {
-    if (!this.pool) {
+  private piscina(lane: WorkerLane): Piscina {
+    let pool = this.lanes.get(lane);
+    if (!pool) {
       const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-      this.pool = new Piscina({
+      pool = new Piscina({
         filename: new URL(`./worker${ext}`, import.meta.url).href,
         minThreads: 0,
-        maxThreads: this.threads,
+        maxThreads: this.threads(lane),
         idleTimeout: this.settings.idleTimeoutMs,
       });
+      this.lanes.set(lane, pool);
     }
-    return this.pool;
+    return pool;
   }
 
-  run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options: { signal?: AbortSignal } = {}): Promise<T> {
+  async run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options: { signal?: AbortSignal; lane?: WorkerLane } = {}): Promise<T> {
     const message = typeof task === 'string' ? { task, payload } : { module: task.module, fn: task.fn, payload };
-    return this.piscina.run(message, { signal: options.signal }) as Promise<T>;
+    const budget = this.settings.taskTimeoutMs ?? 0;
+    // The budget starts when the task is queued: a queue that long means the lane is already saturated.
+    const timer = budget > 0 ? AbortSignal.timeout(budget) : undefined;
+    const signal = timer && options.signal ? AbortSignal.any([timer, options.signal]) : (timer ?? options.signal);
+    try {
+      return (await this.piscina(options.lane ?? 'interactive').run(message, { signal })) as T;
+    } catch (e) {
+      if (timer?.aborted && !options.signal?.aborted) {
+        throw new Refusal('timeout', { timeoutMs: budget, setting: 'workers.taskTimeoutMs', task: typeof task === 'string' ? task : task.fn });
+      }
+      throw e;
+    }
   }
 
   warm(): void {
     // One trivial task per thread makes Piscina boot them all; what they load stays loaded until idleTimeout.
-    for (let i = 0; i < this.threads; i++) this.piscina.run({ task: 'echo', payload: null }).catch(() => undefined);
+    for (const lane of ['bulk', 'interactive'] as const) {
+      for (let i = 0; i < this.threads(lane); i++) this.piscina(lane).run({ task: 'echo', payload: null }).catch(() => undefined);
+    }
   }
 
   stats(): { threads: number; queued: number; completed: number } {
-    if (!this.pool) return { threads: 0, queued: 0, completed: 0 };
-    return { threads: this.pool.threads.length, queued: this.pool.queueSize, completed: this.pool.completed };
+    let threads = 0, queued = 0, completed = 0;
+    for (const pool of this.lanes.values()) {
+      threads += pool.threads.length;
+      queued += pool.queueSize;
+      completed += pool.completed;
+    }
+    return { threads, queued, completed };
   }
 
   async close(): Promise<void> {
-    if (this.pool) await this.pool.destroy();
-    this.pool = undefined;
+    const pools = [...this.lanes.values()];
+    this.lanes.clear();
+    await Promise.all(pools.map((p) => p.destroy()));
   }
 }

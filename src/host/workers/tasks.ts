@@ -13,6 +13,8 @@ export const builtinTasks: Record<string, WorkerTask> = {
     createTwoFilesPatch(`a/${payload.path}`, `b/${payload.path}`, payload.before, payload.after, undefined, undefined, { context: payload.context ?? 3 }),
   // cl100k token counts for read results (the encoder loads once per worker thread).
   'count-tokens': (payload: { texts: string[] }) => Promise.all(payload.texts.map((t) => countTokens(t))),
-  // The index pipeline's batch parse: one NoteModel per note, in order (parseNote never throws).
-  'parse-notes': (payload: Array<{ path: string; bytes: Uint8Array }>) => payload.map((n) => parseNote(n.bytes, { path: n.path })),
+  // Batch parse (the index pipeline, and tools reading a note too large to parse on the event loop): one
+  // NoteModel per note, in order (parseNote never throws).
+  'parse-notes': (payload: Array<{ path: string; bytes: Uint8Array; maxFrontmatterBytes?: number }>) =>
+    payload.map((n) => parseNote(n.bytes, { path: n.path, maxFrontmatterBytes: n.maxFrontmatterBytes })),
 };
