@@ -90,6 +90,14 @@ t.test('slow headers and slow bodies are cut off by the named timeouts', async (
   t.ok(slowBody.ms < 5000, `within ${slowBody.ms} ms`);
 });
 
+t.test('subscriptions count against the caller\'s rate bucket', async (t) => {
+  const s = await startTestServer({ files: { 'a.md': 'a' }, config: { admission: { callsPerMinute: 3 } } });
+  t.teardown(() => s.close());
+  const c = await s.connect();
+  for (let i = 0; i < 3; i++) await c.subscribeResource({ uri: `vault://note/r${i}.md` });
+  await t.rejects(c.subscribeResource({ uri: 'vault://note/r3.md' }), /rate_limited|Too many calls/, 'the fourth subscribe in a minute is refused');
+});
+
 t.test('a session subscribes to at most maxSubscriptionsPerSession resources', async (t) => {
   const s = await startTestServer({ files: { 'a.md': 'a' }, config: { server: { maxSubscriptionsPerSession: 3 } } });
   t.teardown(() => s.close());

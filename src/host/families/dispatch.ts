@@ -99,6 +99,14 @@ export class ToolDispatcher {
     }
   }
 
+  /**
+   * Count a protocol request that is not a tool call (a resource subscription) against the caller's
+   * rate buckets, so it cannot be sent without bound; refuses as rate_limited like a tool call would.
+   */
+  async admitRequest(principal: Principal): Promise<void> {
+    (await this.admission.admit(principal, 'read'))();
+  }
+
   /** How far the caller's vault index lags, when an index runs and it lags. */
   private indexLagFor(principal: Principal): IndexLag | undefined {
     if (!this.hasService('index')) return undefined;

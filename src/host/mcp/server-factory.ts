@@ -147,9 +147,10 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string): S
   });
 
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    const { deps } = await ready;
+    const { principal, deps } = await ready;
     if (!matchResource(deps.registry.listResources(), request.params.uri)) throw mcpError(new Refusal('unknown_resource', { uri: request.params.uri }));
     try {
+      await deps.dispatcher.admitRequest(principal);
       deps.subscriptions.subscribe(server, request.params.uri);
     } catch (e) {
       throw mcpError(e);
