@@ -9,6 +9,8 @@ export interface RefusalSpec {
   readonly retryable: boolean;
   /** Names of the details this refusal carries (documentation; extra details are allowed). */
   readonly details: readonly string[];
+  /** Details every refusal of this code carries, derived from the given ones (so no call site forgets them). */
+  readonly derived?: (details: RefusalDetails) => RefusalDetails;
 }
 
 export const REFUSALS = {
@@ -36,7 +38,13 @@ export const REFUSALS = {
   is_symlink: { sentence: '"{path}" is a symbolic link (to "{target}"); it is not followed for this operation.', retryable: false, details: ['path', 'target'] },
   is_directory: { sentence: '"{path}" is a folder, not a file.', retryable: false, details: ['path'] },
   not_a_directory: { sentence: '"{path}" is not a folder.', retryable: false, details: ['path'] },
-  stale_precondition: { sentence: '"{path}" changed since you read it: expected {expectedHash}, it is now {currentHash}. Read it again and retry.', retryable: false, details: ['path', 'expectedHash', 'currentHash'] },
+  stale_precondition: {
+    sentence: '"{path}" changed since you read it: expected {expectedHash}, it is now {currentHash}. Nothing was written. Read it again and retry.',
+    retryable: false,
+    details: ['path', 'expectedHash', 'currentHash', 'current_hash', 'nothing_written'],
+    // The argument names agents pass back (expected_hash) spelled the same way in the refusal.
+    derived: (d) => ({ current_hash: d.currentHash ?? null, nothing_written: true }),
+  },
   concurrent_write: { sentence: '"{path}" was changed by someone else while this write was in progress; nothing was written.', retryable: true, details: ['path', 'currentHash'] },
   no_incumbent: { sentence: 'expected_hash was given but "{path}" does not exist.', retryable: false, details: ['path'] },
   malformed_precondition: { sentence: 'expected_hash "{expectedHash}" is not of the form sha256:<64 lowercase hex>.', retryable: false, details: ['expectedHash'] },
@@ -85,7 +93,7 @@ export class Refusal extends Error {
     super(message ?? fillTemplate(spec.sentence, details));
     this.name = 'Refusal';
     this.code = code;
-    this.details = details;
+    this.details = spec.derived ? { ...details, ...spec.derived(details) } : details;
     this.retryable = spec.retryable;
   }
 }

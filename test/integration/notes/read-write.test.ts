@@ -137,6 +137,8 @@ t.test('the precondition ladder: malformed, stale (before dry run and no-op), th
   const s = refusalOf(await call('edit_note', { path: 'Plain.md', content: 'no frontmatter here\nline two\n', dry_run: true, expected_hash: stale }))!;
   t.equal(s.code, 'stale_precondition');
   t.equal(s.currentHash, cur);
+  t.equal(s.current_hash, cur, 'the current hash under the argument\'s own spelling');
+  t.equal(s.nothing_written, true);
   const same = data(await call('edit_note', { path: 'Plain.md', content: 'no frontmatter here\nline two\n', expected_hash: cur }));
   t.equal(same.changed, false);
   const ok = data(await call('edit_note', { path: 'Plain.md', append: true, content: 'three', expected_hash: cur }));

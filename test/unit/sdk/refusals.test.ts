@@ -7,7 +7,7 @@ t.test('a refusal renders its sentence and ends with the single-line contract', 
   const lines = text.split('\n');
   t.equal(lines.length, 2);
   t.match(lines[0], /a\.md.*sha256:aa.*sha256:bb/);
-  t.same(parseRefusalLine(text), { code: 'stale_precondition', retryable: false, path: 'a.md', expectedHash: 'sha256:aa', currentHash: 'sha256:bb' });
+  t.same(parseRefusalLine(text), { code: 'stale_precondition', retryable: false, path: 'a.md', expectedHash: 'sha256:aa', currentHash: 'sha256:bb', current_hash: 'sha256:bb', nothing_written: true });
 });
 
 t.test('details with newlines stay on one line', async (t) => {
