@@ -1,13 +1,19 @@
-// Search evaluation: recall@10, recall@50 and MRR per query kind for keyword, semantic and hybrid search,
-// through the real host and MCP client on a temp copy of the judged corpora. Semantic uses the
-// deterministic test embedding server on loopback unless a provider is given. Never writes the corpora.
-// Usage: node --import tsx scripts/search-eval.ts --judgments FILE.jsonl [--corpora DIR] [--extra a,b]
-//   [--fts english,simple] [--dims 256] [--provider ollama|openai --base-url URL --model M --dimensions N]
-//   [--json] [--misses]   (API key for a real provider: EXO_EVAL_API_KEY)
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Search evaluation: recall@5, recall@10, recall@50 and MRR@10 per query kind for keyword, semantic and
+// hybrid search through the real host and MCP client on a temp copy of the judged corpora, beside a plain
+// Okapi BM25 baseline computed here over the same files and, with --peer, mcpvault's search_notes over its
+// stdio MCP interface (installed into a temp dir, never a dependency). Semantic uses the deterministic test
+// embedding server on loopback unless a provider is given. Never writes the corpora.
+// Usage: node --import tsx scripts/search-eval.ts [--judgments FILE.jsonl] [--corpora DIR] [--extra a,b]
+//   [--methods keyword,semantic,hybrid] [--peer] [--fts english,simple] [--dims 256]
+//   [--provider ollama|openai --base-url URL --model M --dimensions N] [--json] [--misses]
+//   (API key for a real provider: EXO_EVAL_API_KEY)
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { EmbeddingsService } from '../plugins/search/embeddings/types.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
@@ -20,13 +26,18 @@ interface Judgment {
   relevant: string[];
 }
 
-type Method = 'keyword' | 'semantic' | 'hybrid';
-const METHODS: Method[] = ['keyword', 'semantic', 'hybrid'];
+type ServerMethod = 'keyword' | 'semantic' | 'hybrid';
+type Method = ServerMethod | 'bm25' | 'peer';
 const DEPTH = 50;
+/** The peer's own cap on search_notes' limit. */
+const PEER_LIMIT = 20;
+const PEER = '@bitbonsai/mcpvault@0.16.0';
 
 const { values: args } = parseArgs({
   options: {
-    judgments: { type: 'string' },
+    judgments: { type: 'string', default: path.resolve(import.meta.dirname, '../test/fixtures/search/judgments.jsonl') },
+    methods: { type: 'string', default: 'keyword,semantic,hybrid' },
+    peer: { type: 'boolean', default: false },
     corpora: { type: 'string', default: benchCorpora().root },
     extra: { type: 'string', default: 'obsidian-tasks-demo' },
     fts: { type: 'string', default: 'english' },
@@ -39,10 +50,8 @@ const { values: args } = parseArgs({
     misses: { type: 'boolean', default: false },
   },
 });
-if (!args.judgments) {
-  console.error('usage: search-eval --judgments FILE.jsonl [--corpora DIR] [--extra corpus,…] [--provider …] [--json]');
-  process.exit(2);
-}
+const serverMethods = args.methods.split(',').filter(Boolean) as ServerMethod[];
+const METHODS: Method[] = [...serverMethods, 'bm25', ...(args.peer ? (['peer'] as const) : [])];
 
 const judgments: Judgment[] = readFileSync(args.judgments, 'utf8')
   .split('\n')
@@ -63,10 +72,11 @@ for (const name of corpusNames) {
 }
 for (const j of judgments) for (const p of j.relevant) if (!existsSync(path.join(staging, p))) throw new Error(`judged path not in the corpora: ${p}`);
 
+const needsSemantic = serverMethods.some((m) => m !== 'keyword');
 let fake: FakeEmbeddingServer | undefined;
-let embedding: Record<string, unknown>;
-let semanticSource: string;
-if (args.provider) {
+let embedding: Record<string, unknown> = { provider: 'none' };
+let semanticSource = 'not run';
+if (needsSemantic && args.provider) {
   embedding = {
     provider: args.provider,
     ...(args['base-url'] ? { baseUrl: args['base-url'] } : {}),
@@ -76,11 +86,89 @@ if (args.provider) {
     pollMs: 50,
   };
   semanticSource = `provider ${args.provider}${args.model ? ` model ${args.model}` : ''}`;
-} else {
+} else if (needsSemantic) {
   const dims = Number(args.dims);
   fake = await startEmbeddingServer(dims);
   embedding = { provider: 'openai', baseUrl: `${fake.url}/v1`, model: `hash-${dims}`, dimensions: dims, pollMs: 20, batchSize: 64, notesPerPass: 64, retries: 0 };
   semanticSource = `deterministic hashed bag-of-words test embeddings (${dims} dims, loopback test server) — a lexical stand-in, not a semantic model`;
+}
+
+// ---- The plain BM25 baseline: what a user gets from a 60-line script over the same files. ----
+const BM25_STOP = new Set('a an and are as at be but by do does did for from has have how i in is it its me my of on or our so that the their them then there these they this to was we were what when where which who why will with would you your can could should about'.split(' '));
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+function bm25Tokens(text: string): string[] {
+  const out: string[] = [];
+  for (const run of text.match(CJK_RUN) ?? []) {
+    if (run.length === 1) out.push(run);
+    for (let i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
+  }
+  for (const w of text.replace(CJK_RUN, ' ').toLowerCase().split(/[^\p{L}\p{N}_]+/u)) {
+    if (!w || BM25_STOP.has(w)) continue;
+    out.push(w.length > 4 ? w.replace(/(ing|edly|ed|ies|es|s|ly)$/, '') : w);
+  }
+  return out;
+}
+function bm25Baseline(root: string): (query: string) => string[] {
+  const docs: Array<{ path: string; tf: Map<string, number>; len: number }> = [];
+  const df = new Map<string, number>();
+  const walk = (rel: string) => {
+    for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.md')) {
+        const text = readFileSync(path.join(root, p), 'utf8').replace(/^---\n[\s\S]*?\n---\n/, '');
+        const tokens = bm25Tokens(`${path.basename(p, '.md')}\n${text}`);
+        const tf = new Map<string, number>();
+        for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+        for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+        docs.push({ path: p, tf, len: tokens.length });
+      }
+    }
+  };
+  walk('');
+  const avg = docs.reduce((a, d) => a + d.len, 0) / Math.max(1, docs.length);
+  return (query) => {
+    const terms = [...new Set(bm25Tokens(query))];
+    const scored: Array<{ path: string; s: number }> = [];
+    for (const d of docs) {
+      let s = 0;
+      for (const t of terms) {
+        const f = d.tf.get(t);
+        if (!f) continue;
+        const n = df.get(t) ?? 0;
+        s += Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * ((f * 2.2) / (f + 1.2 * (0.25 + (0.75 * d.len) / avg)));
+      }
+      if (s > 0) scored.push({ path: d.path, s });
+    }
+    return scored.sort((a, b) => b.s - a.s || a.path.localeCompare(b.path)).slice(0, DEPTH).map((x) => x.path);
+  };
+}
+
+// ---- The peer: mcpvault's search_notes through its own stdio MCP server. ----
+async function startPeer(root: string): Promise<{ search(query: string): Promise<string[]>; close(): Promise<void> }> {
+  const dir = path.join(os.tmpdir(), 'exo-eval-peer-mcpvault-0.16.0');
+  if (!existsSync(path.join(dir, '.installed'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', PEER], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
+    writeFileSync(path.join(dir, '.installed'), `${PEER}\n`);
+  }
+  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(dir, 'node_modules/@bitbonsai/mcpvault/dist/server.js'), root, '--read-only'], stderr: 'ignore' });
+  const client = new Client({ name: 'exo-search-eval', version: '0.0.0' });
+  await client.connect(transport);
+  return {
+    async search(query) {
+      const r = (await client.callTool({ name: 'search_notes', arguments: { query, limit: PEER_LIMIT } })) as { content?: Array<{ text?: string }> };
+      const text = (r.content ?? []).map((c) => c.text ?? '').join('');
+      try {
+        const rows = JSON.parse(text) as Array<{ p: string }> | { results?: Array<{ p: string }> };
+        return (Array.isArray(rows) ? rows : rows.results ?? []).map((x) => x.p);
+      } catch {
+        return [];
+      }
+    },
+    close: () => client.close(),
+  };
 }
 
 const t0 = Date.now();
@@ -91,73 +179,90 @@ const server = await startTestServer({
     search: { ftsConfigs: args.fts.split(','), embedding },
   },
 });
+let peer: Awaited<ReturnType<typeof startPeer>> | undefined;
 try {
   const vaultId = server.host.vaultHandle.id;
   const index = server.host.services.named.get('index') as IndexService;
   if (!(await index.whenReady(vaultId, 1_800_000))) throw new Error('the index did not finish its scan');
   const notes = index.status(vaultId).indexed;
-  const svc = server.host.manager.registry.providedService('embeddings') as EmbeddingsService;
-  for (;;) {
-    const c = await svc.counts(vaultId);
-    if (c.queued === 0 && c.embedded > 0) break;
-    if (c.failing > 0 && c.lastError) throw new Error(`embedding failed: ${c.lastError}`);
-    await new Promise((r) => setTimeout(r, 200));
+  if (needsSemantic) {
+    const svc = server.host.manager.registry.providedService('embeddings') as EmbeddingsService;
+    for (;;) {
+      const c = await svc.counts(vaultId);
+      if (c.queued === 0 && c.embedded > 0) break;
+      if (c.failing > 0 && c.lastError) throw new Error(`embedding failed: ${c.lastError}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
   const prepSeconds = (Date.now() - t0) / 1000;
+  const bm25 = bm25Baseline(staging);
+  if (args.peer) peer = await startPeer(staging);
   const client = await server.connect();
   const runs: Array<{ j: Judgment; ranked: Record<Method, string[]>; notes: Record<Method, string> }> = [];
   for (const j of judgments) {
     const ranked = {} as Record<Method, string[]>;
     const notesOf = {} as Record<Method, string>;
-    for (const m of METHODS) {
+    for (const m of serverMethods) {
       const r = (await client.callTool({ name: `${m}_search`, arguments: { query: j.query, limit: DEPTH } })) as { structuredContent?: { rows?: Array<{ path: string }>; semantic?: string; arms?: string } };
       ranked[m] = (r.structuredContent?.rows ?? []).map((x) => x.path);
       notesOf[m] = r.structuredContent?.semantic ?? r.structuredContent?.arms ?? '';
     }
+    ranked.bm25 = bm25(j.query);
+    if (peer) ranked.peer = await peer.search(j.query);
     runs.push({ j, ranked, notes: notesOf });
   }
-  const degraded = runs.filter((r) => r.notes.semantic.startsWith('unavailable') || r.notes.hybrid.startsWith('keyword-only'));
+  const degraded = runs.filter((r) => (r.notes.semantic ?? '').startsWith('unavailable') || (r.notes.hybrid ?? '').startsWith('keyword-only'));
   const kinds = [...new Set(judgments.map((j) => j.kind)), 'all'];
-  const rows: Array<{ method: Method; kind: string; n: number; recall10: number; recall50: number; mrr: number }> = [];
+  const rows: Array<{ method: Method; kind: string; n: number; recall5: number; recall10: number; recall50: number; mrr10: number; top10: number }> = [];
   for (const m of METHODS) {
     for (const kind of kinds) {
       const subset = runs.filter((r) => kind === 'all' || r.j.kind === kind);
+      let r5 = 0;
       let r10 = 0;
       let r50 = 0;
       let rr = 0;
+      let top10 = 0;
       for (const { j, ranked } of subset) {
         const list = ranked[m];
         const rel = new Set(j.relevant);
+        r5 += list.slice(0, 5).filter((p) => rel.has(p)).length / rel.size;
         r10 += list.slice(0, 10).filter((p) => rel.has(p)).length / rel.size;
         r50 += list.slice(0, 50).filter((p) => rel.has(p)).length / rel.size;
         const first = list.findIndex((p) => rel.has(p));
-        rr += first >= 0 ? 1 / (first + 1) : 0;
+        if (first >= 0 && first < 10) {
+          rr += 1 / (first + 1);
+          top10 += 1;
+        }
       }
       const n = subset.length || 1;
-      rows.push({ method: m, kind, n: subset.length, recall10: r10 / n, recall50: r50 / n, mrr: rr / n });
+      rows.push({ method: m, kind, n: subset.length, recall5: r5 / n, recall10: r10 / n, recall50: r50 / n, mrr10: rr / n, top10 });
     }
   }
   if (args.json) {
-    console.log(JSON.stringify({ queries: judgments.length, notes, corpora: corpusNames, semantic: semanticSource, degraded: degraded.length, rows }, null, 2));
+    console.log(JSON.stringify({ queries: judgments.length, notes, corpora: corpusNames, semantic: semanticSource, peer: args.peer ? PEER : null, degraded: degraded.length, rows }, null, 2));
   } else {
     const counts = kinds.filter((k) => k !== 'all').map((k) => `${k} ${judgments.filter((j) => j.kind === k).length}`).join(', ');
     console.log(`search-eval: ${judgments.length} queries (${counts}) · vault ${notes} notes from ${corpusNames.join(', ')} · ftsConfigs ${args.fts} · prepared in ${prepSeconds.toFixed(1)} s`);
-    console.log(`semantic arm: ${semanticSource}`);
+    if (needsSemantic) console.log(`semantic arm: ${semanticSource}`);
+    console.log(`bm25: plain Okapi BM25 over the files (k1 1.2, b 0.75, title + body, crude suffix stemming, CJK bigrams)${args.peer ? ` · peer: ${PEER} search_notes (its limit caps at ${PEER_LIMIT})` : ''}`);
     if (degraded.length) console.log(`WARNING: the semantic arm was unavailable for ${degraded.length} queries (${degraded[0].notes.semantic || degraded[0].notes.hybrid})`);
-    console.log(`${'method'.padEnd(9)}${'kind'.padEnd(12)}${'n'.padStart(4)}${'R@10'.padStart(8)}${'R@50'.padStart(8)}${'MRR'.padStart(8)}`);
+    console.log(`${'method'.padEnd(9)}${'kind'.padEnd(13)}${'n'.padStart(4)}${'top10'.padStart(7)}${'R@5'.padStart(8)}${'R@10'.padStart(8)}${'R@50'.padStart(8)}${'MRR@10'.padStart(8)}`);
     for (const r of rows) {
-      console.log(`${r.method.padEnd(9)}${r.kind.padEnd(12)}${String(r.n).padStart(4)}${r.recall10.toFixed(3).padStart(8)}${r.recall50.toFixed(3).padStart(8)}${r.mrr.toFixed(3).padStart(8)}`);
+      console.log(
+        `${r.method.padEnd(9)}${r.kind.padEnd(13)}${String(r.n).padStart(4)}${String(r.top10).padStart(7)}${r.recall5.toFixed(3).padStart(8)}${r.recall10.toFixed(3).padStart(8)}${r.recall50.toFixed(3).padStart(8)}${r.mrr10.toFixed(3).padStart(8)}`,
+      );
     }
     if (args.misses) {
       for (const { j, ranked } of runs) {
         for (const m of METHODS) {
           const first = ranked[m].findIndex((p) => j.relevant.includes(p));
-          if (first < 0 || first >= 10) console.log(`miss@10 ${m.padEnd(8)} ${j.kind.padEnd(10)} ${JSON.stringify(j.query)} → ${first < 0 ? 'not in top 50' : `rank ${first + 1}`}`);
+          if (first < 0 || first >= 10) console.log(`miss@10 ${m.padEnd(8)} ${j.kind.padEnd(12)} ${JSON.stringify(j.query)} → ${first < 0 ? `not in top ${ranked[m].length}` : `rank ${first + 1}`}`);
         }
       }
     }
   }
 } finally {
+  await peer?.close();
   await server.close();
   await fake?.close();
   rmSync(staging, { recursive: true, force: true });
