@@ -39,6 +39,20 @@ export interface MoveWithLinksResult {
   moved_hash?: string;
 }
 
+/**
+ * The text move_note and move_file answer with: the message, then what was rewritten, left alone (with
+ * candidates) and failed, then the dry-run diff. One renderer, so the two tools report moves alike.
+ */
+export function renderMoveResult(o: { message: string; content_hash?: string | null } & Pick<MoveWithLinksResult, 'rewritten_notes' | 'left_alone' | 'failures' | 'diff'>): string {
+  const lines = [`${o.message}${o.content_hash ? ` — content_hash: ${o.content_hash}` : ''}`];
+  for (const n of o.rewritten_notes.slice(0, 50)) lines.push(`- ${n.path}: ${n.links} link(s)`);
+  for (const a of o.left_alone.slice(0, 30)) lines.push(`- left alone (${a.reason.replace(/_/g, ' ')}): ${a.path} line ${a.line}: ${a.raw}${a.candidates?.length ? ` — candidates: ${a.candidates.join(', ')}` : ''}`);
+  if (o.left_alone.length > 30) lines.push(`- … and ${o.left_alone.length - 30} more left alone`);
+  for (const f of o.failures) lines.push(`- failed: ${f.path} (${f.code})`);
+  if (o.diff) lines.push('', o.diff);
+  return lines.join('\n');
+}
+
 const isNote = (p: string): boolean => /\.md$/i.test(p);
 
 async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -1,6 +1,6 @@
 // move_file: a no-replace rename of one non-note file plus, by default, the rewrite of every embed and
 // link that resolved to it, through the SDK's moveWithLinks (the same path as move_note). Never moves notes.
-import { moveWithLinks, type ToolContext, type ToolModule } from '../../../src/sdk/index.js';
+import { moveWithLinks, renderMoveResult, type ToolContext, type ToolModule } from '../../../src/sdk/index.js';
 import type { LeftAlone } from '../../../src/markdown/index.js';
 import { HASH_RE, isMarkdownPath } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
@@ -46,15 +46,6 @@ async function handler(input: MoveFileInput, ctx: ToolContext<FilesCtxSettings>)
   };
 }
 
-function render(o: MoveFileOutput): string {
-  const lines = [`${o.message}${o.content_hash ? ` — content_hash: ${o.content_hash}` : ''}`];
-  for (const n of o.rewritten_notes.slice(0, 50)) lines.push(`- ${n.path}: ${n.links} link(s)`);
-  for (const a of o.left_alone.slice(0, 30)) lines.push(`- left alone (${a.reason.replace(/_/g, ' ')}): ${a.path} line ${a.line}: ${a.raw}${a.candidates?.length ? ` — candidates: ${a.candidates.join(', ')}` : ''}`);
-  if (o.left_alone.length > 30) lines.push(`- … and ${o.left_alone.length - 30} more left alone`);
-  for (const f of o.failures) lines.push(`- failed: ${f.path} (${f.code})`);
-  if (o.diff) lines.push('', o.diff);
-  return lines.join('\n');
-}
 
-const tool: ToolModule<MoveFileInput, MoveFileOutput> = { handler, render };
+const tool: ToolModule<MoveFileInput, MoveFileOutput> = { handler, render: (o) => renderMoveResult(o) };
 export default tool;

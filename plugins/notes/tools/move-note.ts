@@ -1,6 +1,6 @@
 // move_note: a no-replace rename plus, optionally, rewriting every link that resolved to the moved note.
 // The scan, plan and publish are the SDK's moveWithLinks (shared with move_file); this checks the paths.
-import { moveWithLinks, type MoveWithLinksResult, type ToolModule } from '../../../src/sdk/index.js';
+import { moveWithLinks, renderMoveResult, type MoveWithLinksResult, type ToolModule } from '../../../src/sdk/index.js';
 import type { LeftAlone } from '../../../src/markdown/index.js';
 import type { NotesCtx } from '../settings.js';
 import { notePath } from '../lib/note-io.js';
@@ -48,7 +48,7 @@ export const moveNoteTool: ToolModule = {
     out.message = moveMessage('note', out, input.rewrite_links === true);
     return out;
   },
-  render: (o: MoveOutput) => renderMove(o),
+  render: (o: MoveOutput) => renderMoveResult(o),
 };
 
 /** The one-line summary of a move result (shared wording with move_file). */
@@ -59,12 +59,3 @@ export function moveMessage(what: string, o: Pick<MoveOutput, 'from' | 'to' | 'd
   return `Moved ${o.from} → ${o.to}${rewrite ? ` — rewrote ${o.rewritten_links} link(s) across ${o.rewritten_notes.length} note(s)` : ''}${o.partial ? ` — partial success: links in ${names} were not rewritten (the note changed meanwhile); the move itself stands` : ''}`;
 }
 
-export function renderMove(o: Pick<MoveOutput, 'message' | 'content_hash' | 'rewritten_notes' | 'left_alone' | 'failures' | 'diff'>): string {
-  const lines = [`${o.message} — content_hash: ${o.content_hash}`];
-  for (const n of o.rewritten_notes.slice(0, 50)) lines.push(`- ${n.path}: ${n.links} link(s)`);
-  for (const a of o.left_alone.slice(0, 30)) lines.push(`- left alone (${a.reason.replace(/_/g, ' ')}): ${a.path} line ${a.line}: ${a.raw}${a.candidates?.length ? ` — candidates: ${a.candidates.join(', ')}` : ''}`);
-  if (o.left_alone.length > 30) lines.push(`- … and ${o.left_alone.length - 30} more left alone`);
-  for (const f of o.failures) lines.push(`- failed: ${f.path} (${f.code})`);
-  if (o.diff) lines.push('', o.diff);
-  return lines.join('\n');
-}
