@@ -25,6 +25,7 @@ import { SessionHub } from './mcp/sessions.js';
 import { ResourceSubscriptions } from './mcp/subscriptions.js';
 import { loadSettings, resolvePath, SettingsError, type Settings } from './settings/load.js';
 import { openVault } from './vault/index.js';
+import { readOnlyVault } from './vault/read-only.js';
 import { PiscinaPool } from './workers/pool.js';
 
 export interface HostOptions {
@@ -88,6 +89,7 @@ export class Host {
     this.subscriptions = new ResourceSubscriptions(log, h.server.maxSubscriptionsPerSession);
     services.named.set('resource-events', this.subscriptions);
     this.manager = new FamilyManager(services, builtinDir);
+    this.manager.registry.vaultReadOnly = h.vault.readOnly;
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
     const admission = new Admission(h.admission);
@@ -103,8 +105,9 @@ export class Host {
     const h = settings.host;
     const log = options.log ?? createLogger(h.log.level);
     const vaultRoot = resolvePath(settings, h.vault.path);
-    const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging, allowHardLinks: h.vault.allowHardLinks, openWriterWaitMs: h.vault.openWriterWaitMs, log });
-    await seedWelcomeNote(fs, log);
+    const opened = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging, allowHardLinks: h.vault.allowHardLinks, openWriterWaitMs: h.vault.openWriterWaitMs, log });
+    const fs = h.vault.readOnly ? readOnlyVault(opened) : opened;
+    if (!h.vault.readOnly) await seedWelcomeNote(fs, log);
     const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize, pgliteThread: h.database.pgliteThread });
     try {
       await migrateHost(database.db);

@@ -23,6 +23,7 @@ export const REFUSALS = {
   // auth and admission
   unauthenticated: { sentence: 'A valid API key is required (Authorization: Bearer exo_…).', retryable: false, details: [] },
   forbidden: { sentence: 'This credential may not do that: {reason}.', retryable: false, details: ['reason'] },
+  vault_read_only: { sentence: 'This vault is served read-only (vault.readOnly): {tool} was refused and nothing was written.', retryable: false, details: ['tool'] },
   read_only: { sentence: 'The tool "{tool}" writes, and {who} is read-only.', retryable: false, details: ['tool', 'who'] },
   rate_limited: { sentence: 'Too many calls; try again in {retryAfterMs} ms.', retryable: true, details: ['retryAfterMs', 'bucket'] },
   busy: { sentence: 'All {limit} slots for {admission} tools are busy; try again shortly.', retryable: true, details: ['admission', 'limit'] },

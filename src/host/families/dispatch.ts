@@ -42,6 +42,7 @@ export class ToolDispatcher {
     try {
       entry = this.registry.findTool(name);
       if (!entry) throw new Refusal('unknown_tool', { tool: name });
+      if (entry.tool.writes && this.registry.vaultReadOnly) throw new Refusal('vault_read_only', { tool: name });
       if (entry.tool.writes && entry.generation.readOnly) throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
       if (entry.tool.writes && !canWrite(principal)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}"` });
       if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) throw new Refusal('unauthenticated', {}, 'This credential has expired.');
@@ -125,7 +126,7 @@ export class ToolDispatcher {
       server: this.host.server,
       signal,
       settings: gen.settings,
-      canWrite: !gen.readOnly && canWrite(principal),
+      canWrite: !this.registry.vaultReadOnly && !gen.readOnly && canWrite(principal),
       now: () => new Date(),
       service,
       hasService: (svc) => gen.provided.has(svc) || this.hasService(svc),

@@ -109,9 +109,12 @@ export class FamilyRegistry extends EventEmitter {
     return this.snap.tools.get(name);
   }
 
-  /** Whether this principal may call a tool of this entry (write tools need both sides writable). */
+  /** vault.readOnly: no write tool of any family is listed or runs (set by the host). */
+  vaultReadOnly = false;
+
+  /** Whether this principal may call a tool of this entry (write tools need the vault, family and credential writable). */
   mayCall(entry: ToolEntry, principal: Principal): boolean {
-    return !entry.tool.writes || (!entry.generation.readOnly && canWrite(principal));
+    return !entry.tool.writes || (!this.vaultReadOnly && !entry.generation.readOnly && canWrite(principal));
   }
 
   listTools(principal: Principal): ToolEntry[] {
@@ -119,7 +122,7 @@ export class FamilyRegistry extends EventEmitter {
   }
 
   listPrompts(principal: Principal): PromptEntry[] {
-    return [...this.snap.prompts.values()].filter((e) => !e.prompt.writes || (!e.generation.readOnly && canWrite(principal)));
+    return [...this.snap.prompts.values()].filter((e) => !e.prompt.writes || (!this.vaultReadOnly && !e.generation.readOnly && canWrite(principal)));
   }
 
   findPrompt(name: string): PromptEntry | undefined {

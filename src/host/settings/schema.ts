@@ -20,6 +20,7 @@ export const hostSettingsSchema = z
         name: z.string().min(1).max(80).default('vault').describe('The vault\'s name in the database and in the server\'s instructions to clients.'),
         obsidianName: z.string().min(1).max(200).nullable().default(null).describe('The vault\'s name as Obsidian knows it; when set, results that name a note carry an `obsidian://open?vault=…&file=…` deep link. null: no deep links.'),
         allowNamedStaging: z.boolean().default(false).describe('Start on a filesystem without O_TMPFILE by staging writes under named dot-files instead (less safe against a crash mid-write).'),
+        readOnly: z.boolean().default(false).describe('Serve the vault read-only: no write tool of any family is listed or runs, and every change to vault files (uploads included) is refused as vault_read_only. Family readOnly switches hide only that family\'s own write tools.'),
         allowHardLinks: z
           .boolean()
           .default(false)

