@@ -35,6 +35,7 @@ export const REFUSALS = {
   // vault paths and bytes
   invalid_path: { sentence: 'The path "{path}" is not allowed: {reason}.', retryable: false, details: ['path', 'reason'] },
   not_found: { sentence: 'Nothing exists at "{path}".', retryable: false, details: ['path'] },
+  name_twin: { sentence: '"{path}" differs from the existing "{existing}" only in Unicode normalisation (NFC/NFD); Obsidian on macOS and sync clients treat the two as one file, so nothing was written. Use the existing name.', retryable: false, details: ['path', 'existing'] },
   already_exists: { sentence: '"{path}" already exists; it was left untouched.', retryable: false, details: ['path'] },
   is_symlink: { sentence: '"{path}" is a symbolic link (to "{target}"); it is not followed for this operation.', retryable: false, details: ['path', 'target'] },
   is_directory: { sentence: '"{path}" is a folder, not a file.', retryable: false, details: ['path'] },

@@ -80,6 +80,18 @@ async function peek(core: VaultCore, dir: DirHandle, name: string): Promise<Nati
   }
 }
 
+/**
+ * Refuse a new name whose NFC or NFD spelling already names another entry of the folder: Linux keeps both
+ * (twins), while Obsidian on macOS and sync clients treat them as one file. `except` is a move's source.
+ */
+async function refuseTwin(core: VaultCore, d: DirHandle, dir: string, name: string, p: string, except?: string): Promise<void> {
+  for (const form of ['NFC', 'NFD'] as const) {
+    const other = name.normalize(form);
+    if (other === name || other === except) continue;
+    if (await peek(core, d, other)) throw new Refusal('name_twin', { path: p, existing: dir ? `${dir}/${other}` : other });
+  }
+}
+
 function linkText(st: NativeStat): string {
   return st.link?.toString('utf8') ?? '?';
 }
@@ -90,6 +102,7 @@ export async function create(core: VaultCore, p: string, bytes: Uint8Array): Pro
   const { dir, name } = splitPath(p);
   const d = await core.openWriteDir(dir, true, p);
   try {
+    await refuseTwin(core, d, dir, name, p);
     const staged = await stage(core, d, bytes).catch((e: unknown) => {
       throw folderRaced(e, p);
     });
@@ -350,6 +363,7 @@ export async function move(core: VaultCore, from: string, to: string): Promise<v
     await subject(core, fd, a.name, from);
     const td = await core.openWriteDir(b.dir, true, to);
     try {
+      await refuseTwin(core, td, b.dir, b.name, to, a.dir === b.dir ? a.name : undefined);
       try {
         await core.n.renameat2(fd.fd, a.name, td.fd, b.name, core.c.RENAME_NOREPLACE);
       } catch (e) {

@@ -99,7 +99,7 @@ t.test('replace: preconditions, concurrent detection, previousHash', async (t) =
   const r = await v.replace('r.md', B('two'), { expectedHash: a.contentHash });
   t.same(r, { path: 'r.md', contentHash: v.contentHash(B('two')), size: 3, previousHash: a.contentHash });
   const stale = await refusal(v.replace('r.md', B('three'), { expectedHash: a.contentHash }));
-  t.same([stale.code, stale.details], ['stale_precondition', { path: 'r.md', expectedHash: a.contentHash, currentHash: r.contentHash }]);
+  t.same([stale.code, stale.details], ['stale_precondition', { path: 'r.md', expectedHash: a.contentHash, currentHash: r.contentHash, current_hash: r.contentHash, nothing_written: true }]);
   t.equal(fs.readFileSync(path.join(root, 'r.md'), 'utf8'), 'two');
   const plain = await v.replace('r.md', B('four'));
   t.equal(plain.previousHash, r.contentHash, 'without expectedHash it still reports what it replaced');
@@ -250,10 +250,10 @@ t.test('list and walk skip dot-entries and never follow symlinks', async (t) => 
   await v.close();
 });
 
-t.test('NFC and NFD names are distinct files, preserved as given', async (t) => {
+t.test('NFC and NFD twins made outside the server are distinct files, each read as named', async (t) => {
   const { v, root } = await fresh();
-  await v.create('caf\u00e9.md', B('nfc'));
-  await v.create('cafe\u0301.md', B('nfd'));
+  fs.writeFileSync(path.join(root, 'caf\u00e9.md'), 'nfc');
+  fs.writeFileSync(path.join(root, 'cafe\u0301.md'), 'nfd');
   t.equal(await v.readText('caf\u00e9.md'), 'nfc');
   t.equal(await v.readText('cafe\u0301.md'), 'nfd');
   t.equal(fs.readdirSync(root).length, 2);
@@ -282,4 +282,20 @@ t.test('readAppConfig reads only Obsidian settings files, never through symlinks
     await t.rejects(v.readAppConfig(bad), { code: 'invalid_path' }, bad);
   }
   await t.rejects(v.readText('.obsidian/daily-notes.json'), { code: 'invalid_path' }, 'the ordinary guard still refuses dot paths');
+});
+
+t.test('a name that differs from an existing one only in Unicode normalisation is never created or moved onto', async (t) => {
+  const { v, root } = await fresh();
+  const nfc = 'Caf\u00e9.md';
+  const nfd = 'Cafe\u0301.md';
+  await v.create(`notes/${nfc}`, B('first'));
+  const e = await refusal(v.create(`notes/${nfd}`, B('twin')));
+  t.equal(e.code, 'name_twin');
+  t.same(e.details, { path: `notes/${nfd}`, existing: `notes/${nfc}` });
+  t.same(fs.readdirSync(path.join(root, 'notes')), [nfc], 'no twin on disk');
+  await v.create('notes/other.md', B('o'));
+  t.equal((await refusal(v.move('notes/other.md', `notes/${nfd}`))).code, 'name_twin', 'nor by a move');
+  await v.move(`notes/${nfc}`, `notes/${nfd}`);
+  t.same(fs.readdirSync(path.join(root, 'notes')).sort(), [nfd, 'other.md'].sort(), 'renaming a file to its own other spelling is allowed');
+  await v.create('notes/plain.md', B('ascii names are unaffected'));
 });
