@@ -50,6 +50,12 @@ export interface ToolSchemaDocument {
    * in its text, so every such tool warns the same way; the compiler adds both to the outputSchema.
    */
   readonly answersFromIndex?: boolean;
+  /**
+   * A tool that reads unless one of these boolean arguments is true (get_periodic_note's createIfMissing):
+   * it is listed for read-only families, vaults and credentials, and the host refuses only the calls that
+   * set one of them, as it refuses write tools.
+   */
+  readonly writesOnlyWith?: readonly string[];
 }
 
 export type JsonSchema = { readonly [key: string]: unknown };

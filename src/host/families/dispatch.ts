@@ -42,9 +42,7 @@ export class ToolDispatcher {
     try {
       entry = this.registry.findTool(name);
       if (!entry) throw new Refusal('unknown_tool', { tool: name });
-      if (entry.tool.writes && this.registry.vaultReadOnly) throw new Refusal('vault_read_only', { tool: name });
-      if (entry.tool.writes && entry.generation.readOnly) throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
-      if (entry.tool.writes && !canWrite(principal)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}"` });
+      if (entry.tool.writes) this.refuseWrite(entry, principal);
       if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) throw new Refusal('unauthenticated', {}, 'This credential has expired.');
       const unavailable = this.registry.unavailable(entry);
       if (unavailable) throw new Refusal('service_unavailable', unavailable);
@@ -82,6 +80,7 @@ export class ToolDispatcher {
     }
     try {
       const input = tool.validateInput(args);
+      if (tool.writesWith.some((a) => input[a] === true)) this.refuseWrite(entry, principal);
       const deadline = AbortSignal.timeout(this.callTimeoutMs);
       const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
       const ctx = this.contextFor(entry.generation, principal, signal);
@@ -98,6 +97,14 @@ export class ToolDispatcher {
       generation.leave();
       release();
     }
+  }
+
+  /** Throw why this principal may not write through this tool now (vault, family, credential), if it may not. */
+  private refuseWrite(entry: ToolEntry, principal: Principal): void {
+    const name = entry.tool.name;
+    if (this.registry.vaultReadOnly) throw new Refusal('vault_read_only', { tool: name });
+    if (entry.generation.readOnly) throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
+    if (!canWrite(principal)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}"` });
   }
 
   /**

@@ -18,6 +18,8 @@ export interface CompiledTool {
   readonly module: ToolModule;
   /** Whether the tool changes the vault (hidden and refused for read-only families and principals). */
   readonly writes: boolean;
+  /** Arguments that make a call of a reading tool write (see ToolSchemaDocument.writesOnlyWith). */
+  readonly writesWith: readonly string[];
   readonly acceptedArguments: readonly string[];
   validateInput(args: unknown): Record<string, unknown>;
   checkOutput(output: unknown): string | undefined;
@@ -73,7 +75,8 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
     family,
     schema: { ...doc, inputSchema, ...(outputSchema ? { outputSchema } : {}) },
     module,
-    writes: doc.admission === 'write' || doc.annotations.readOnlyHint === false,
+    writes: (doc.admission === 'write' || doc.annotations.readOnlyHint === false) && !doc.writesOnlyWith?.length,
+    writesWith: doc.writesOnlyWith ?? [],
     acceptedArguments: accepted,
     validateInput(args: unknown): Record<string, unknown> {
       // ajv applies defaults in place: validate a copy so the caller's object is untouched.

@@ -28,3 +28,18 @@ t.test('the vault refuses changes from any code path, not only tool dispatch', a
   await t.rejects(server.host.vaultHandle.fs.mkdirp('folder'), { code: 'vault_read_only' });
   t.equal(await server.host.vaultHandle.fs.exists('Tasks.md'), true, 'reads pass through');
 });
+
+t.test('a family read-only hides only its write tools: get_periodic_note stays, and refuses only createIfMissing', async (t) => {
+  const s = await startTestServer({ config: { families: { notes: { readOnly: true } } } });
+  t.teardown(() => s.close());
+  const c = await s.connect();
+  const names = (await c.listTools()).tools.map((x) => x.name);
+  t.ok(names.includes('get_periodic_note'), 'listed: it reads unless asked to create');
+  t.notOk(names.includes('create_note'), 'the family\'s write tools are hidden');
+  const read = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily' } });
+  t.notOk(read.isError, textOf(read));
+  const create = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily', createIfMissing: true } });
+  t.equal(refusalOf(create)?.code, 'read_only', textOf(create));
+  const reader = await s.connect({ key: s.readKey });
+  t.ok((await reader.listTools()).tools.some((x) => x.name === 'get_periodic_note'), 'listed for a read-only key too');
+});
