@@ -6,7 +6,7 @@ import type { ToolModule } from '../../../src/sdk/types.js';
 import { clamp, folderPrefix, isOrphan, pendingNotes, underFolder, type GraphCtx } from '../common.js';
 import { VaultFiles } from '../vault-files.js';
 
-export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors'] as const;
+export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors', 'normalization_twins'] as const;
 type AuditClass = (typeof AUDIT_CLASSES)[number];
 interface Item { key: string; count: number; paths: string[]; paths_total: number; detail?: string }
 interface Section { class: AuditClass; total: number; items: Item[] }
@@ -75,6 +75,10 @@ export const auditNotes: ToolModule<Input, Output> = {
             FROM graph_nodes g JOIN notes n ON n.id = g.note_id
             WHERE g.vault_id = ${v} AND g.fm_error IS NOT NULL AND ${inScope} ORDER BY n.path`;
           break;
+        case 'normalization_twins':
+          q = sql`SELECT normalize(n.path, NFC) AS key, count(*) AS count, jsonb_agg(n.path ORDER BY n.path) AS paths, NULL AS detail FROM notes n
+            WHERE n.vault_id = ${v} AND ${inScope} GROUP BY normalize(n.path, NFC) HAVING count(*) > 1 ORDER BY 1`;
+          break;
       }
       if (cls === 'dangling_links' || cls === 'ambiguous_links') {
         // Links naming other kinds of files are settled against the vault's files, then merged in.
@@ -115,6 +119,7 @@ export const auditNotes: ToolModule<Input, Output> = {
       for (const i of s.items) {
         if (s.class === 'orphans' || s.class === 'untagged') out.push(`- \`${i.key}\``);
         else if (s.class === 'frontmatter_errors') out.push(`- \`${i.key}\` — ${i.detail}`);
+        else if (s.class === 'normalization_twins') out.push(`- \`${i.key}\` is ${i.count} files: ${i.paths.map((p) => `\`${p}\` (${p === p.normalize('NFC') ? 'NFC' : p === p.normalize('NFD') ? 'NFD' : 'mixed'})`).join(', ')}`);
         else out.push(`- \`${i.key}\` ×${i.count}: ${i.paths.map((p) => `\`${p}\``).join(', ')}${i.paths_total > i.paths.length ? ` … +${i.paths_total - i.paths.length} more notes` : ''}${i.detail ? ` candidates ${i.detail}` : ''}`);
       }
     }
