@@ -8,4 +8,5 @@ export * from './obsidian-link.js';
 export * from './printable.js';
 export type * from './index-service.js';
 export { indexLag } from './index-service.js';
+export { mapLimit } from './map-limit.js';
 export * from './link-moves.js';

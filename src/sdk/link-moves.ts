@@ -5,6 +5,7 @@ import { buildLinkIndex, parseNote, type NoteModel } from '../markdown/index.js'
 import { linkNameKey, planLinkRewrites, type LeftAlone, type RewritePlan, type SourceNote } from '../markdown/rewrite-links.js';
 import { originOf } from './define-family.js';
 import type { IndexService } from './index-service.js';
+import { mapLimit } from './map-limit.js';
 import { Refusal, isRefusal } from './refusals.js';
 import type { ToolContext } from './types.js';
 
@@ -54,14 +55,6 @@ export function renderMoveResult(o: { message: string; content_hash?: string | n
 }
 
 const isNote = (p: string): boolean => /\.md$/i.test(p);
-
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 function indexOf(ctx: ToolContext<any>): IndexService | undefined {
   return ctx.hasService('index') ? ctx.service<IndexService>('index') : undefined;

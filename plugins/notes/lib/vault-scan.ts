@@ -1,23 +1,11 @@
 // Whole-vault scans for tools that must see every note (link rewriting, tag renames, stats without an
 // index): file list plus each note's text, read with bounded concurrency. Never writes.
 import { parseNoteBounded } from './note-io.js';
-import { isRefusal } from '../../../src/sdk/index.js';
+import { isRefusal, mapLimit } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 
 export interface ScannedNote { path: string; text: string; lower: string; aliases: string[]; size: number; mtimeMs: number }
 
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 /** Every file path (for link resolution) and every readable note's text; unreadable notes are skipped. */
 export async function readAllNotes(ctx: NotesCtx): Promise<{ files: string[]; notes: ScannedNote[]; skipped: string[] }> {

@@ -8,7 +8,8 @@ import { addTag, assertTag, removeTag, renameTagInNote } from '../edits/tags.js'
 import type { RegexReplaceResult } from '../edits/regex-worker.js';
 import { runRegexReplace } from '../lib/regex-runner.js';
 import { finishWrite, renderWrite, type WriteOutput } from './write-notes.js';
-import { mapLimit, readAllNotes } from '../lib/vault-scan.js';
+import { mapLimit } from '../../../src/sdk/index.js';
+import { readAllNotes } from '../lib/vault-scan.js';
 
 interface ReplaceInput { path: string; pattern: string; replacement: string; isRegex?: boolean; maxOccurrences?: number; caseSensitive?: boolean; expected_hash?: string; dry_run?: boolean }
 

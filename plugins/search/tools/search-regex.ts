@@ -2,7 +2,7 @@
 // The regex runs on a killable thread under one time budget; output is bounded and says when it cut.
 import { sql } from 'kysely';
 import picomatch from 'picomatch';
-import { Refusal, type ToolContext } from '../../../src/sdk/index.js';
+import { mapLimit, Refusal, type ToolContext } from '../../../src/sdk/index.js';
 import { normaliseFolder } from '../filters.js';
 import { RegexSession } from '../regex/runner.js';
 import type { RegexFileResult } from '../regex/match.js';
@@ -43,19 +43,6 @@ export interface SearchRegexOutput {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-async function mapLimit<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, lane));
-  return out;
 }
 
 export default {

@@ -82,19 +82,6 @@ export function unreadable(path: string, baseHash: string | undefined, e: unknow
   return { kind: 'quarantine', path, reason: `unreadable: ${why}`, hash: null, size: -1, mtimeMs: -1, baseHash };
 }
 
-/** Run `fn` over `items` with at most `limit` in flight, keeping order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
-}
 
 /** Parse every item that carries bytes: in the pool, `taskSize` notes per task; bytes are dropped after. */
 export async function parseItems(workers: WorkerPool, items: Prepared[], taskSize: number): Promise<void> {

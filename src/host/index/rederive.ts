@@ -2,7 +2,8 @@
 // notes it has not derived yet in id order, re-parses them and calls only that contributor. Runs when
 // the change queue is empty; a note that changed meanwhile goes back to the queue instead.
 import type { NoteModel } from '../../markdown/index.js';
-import { mapLimit, parseItems, prepareOne, type Prepared } from './prepare.js';
+import { mapLimit } from '../../sdk/map-limit.js';
+import { parseItems, prepareOne, type Prepared } from './prepare.js';
 import type { IndexPipeline } from './pipeline.js';
 import { contributorKey } from './types.js';
 
