@@ -36,7 +36,7 @@ export const getPeriodicNoteTool: ToolModule = {
     let created = false;
     if (!(await ctx.vault.fs.exists(path))) {
       if (!input.createIfMissing) return { ...base, exists: false, created: false };
-      if (!ctx.canWrite) ctx.refuse('read_only', { tool: 'get_periodic_note', who: 'this credential' });
+      // A call that asks to create was admitted as a write by the host (writesOnlyWith: createIfMissing).
       try {
         await ctx.vault.fs.create(path, Buffer.alloc(0));
         created = true;
