@@ -86,7 +86,7 @@ export class Host {
     const h = settings.host;
     this.workers = services.workers as PiscinaPool;
     this.hub = new SessionHub(log);
-    this.subscriptions = new ResourceSubscriptions(log, h.server.maxSubscriptionsPerSession);
+    this.subscriptions = new ResourceSubscriptions(log, h.server.maxSubscriptionsPerSession, this.hub.listenBuses);
     services.named.set('resource-events', this.subscriptions);
     this.manager = new FamilyManager(services, builtinDir);
     this.manager.registry.vaultReadOnly = h.vault.readOnly;
@@ -203,6 +203,7 @@ export class Host {
       mode: s.mode,
       maxSessions: s.maxSessions,
       maxSessionsPerCredential: s.maxSessionsPerCredential,
+      maxListenStreams: s.maxListenStreams,
       connection: s,
       verifier: this.verifier,
       hub: this.hub,

@@ -9,4 +9,5 @@ export * from './printable.js';
 export type * from './index-service.js';
 export { indexLag } from './index-service.js';
 export { mapLimit } from './map-limit.js';
+export * from './client-channel.js';
 export * from './link-moves.js';

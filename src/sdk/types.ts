@@ -4,6 +4,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { RefusalCode, RefusalDetails } from './refusals.js';
 import type { VaultFs } from './vault.js';
+import type { ClientChannel, InputNeeded } from './client-channel.js';
 
 export type Scope = 'read' | 'readwrite';
 
@@ -126,6 +127,8 @@ export interface ToolContext<Settings = Record<string, unknown>> {
   hasService(name: string): boolean;
   /** Throw a typed refusal; never returns. */
   refuse(code: RefusalCode, details?: RefusalDetails, message?: string): never;
+  /** Progress, log messages and input answers of this call's client (silent outside an MCP request). */
+  readonly client: ClientChannel;
 }
 
 export interface ServiceLookup {
@@ -160,6 +163,7 @@ export interface ToolModule<I = any, O = any> {
 export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
   | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
 
 // --- prompts and resources -------------------------------------------------------------------
@@ -168,11 +172,19 @@ export interface PromptArgument {
   readonly name: string;
   readonly description?: string;
   readonly required?: boolean;
+  /** Values for `completion/complete` that start with (or contain) what the user typed, best first. */
+  readonly complete?: CompleteValues;
 }
+
+/**
+ * Completion candidates for one argument: `value` is what the user typed so far, `context` the other
+ * arguments already filled in. Return the best matches first; the host sends at most 100.
+ */
+export type CompleteValues = (value: string, context: Readonly<Record<string, string>>, ctx: ToolContext<any>) => Promise<readonly string[]>;
 
 export interface PromptMessage {
   readonly role: 'user' | 'assistant';
-  readonly content: { type: 'text'; text: string };
+  readonly content: ContentBlock;
 }
 
 export interface PromptDefinition {
@@ -181,7 +193,8 @@ export interface PromptDefinition {
   readonly arguments?: readonly PromptArgument[];
   /** Prompts that write (none today) are hidden from read-only principals. */
   readonly writes?: boolean;
-  get(args: Record<string, string>, ctx: ToolContext<any>): Promise<{ description?: string; messages: PromptMessage[] }>;
+  /** The prompt's messages, or `inputNeeded(…)` to ask the client for input first. */
+  get(args: Record<string, string>, ctx: ToolContext<any>): Promise<{ description?: string; messages: PromptMessage[] } | InputNeeded>;
 }
 
 export interface ResourceContents {
@@ -200,7 +213,10 @@ export interface ResourceDefinition {
   readonly title?: string;
   readonly description?: string;
   readonly mimeType?: string;
-  read(uri: string, params: Record<string, string>, ctx: ToolContext<any>): Promise<ResourceContents[]>;
+  /** The resource's contents, or `inputNeeded(…)` to ask the client for input first. */
+  read(uri: string, params: Record<string, string>, ctx: ToolContext<any>): Promise<ResourceContents[] | InputNeeded>;
+  /** For templates: completion candidates per template variable (`completion/complete`). */
+  readonly complete?: Readonly<Record<string, CompleteValues>>;
   /** For templates: concrete resources to show in resources/list (optional, capped by the host). */
   list?(ctx: ToolContext<any>): Promise<Array<{ uri: string; name: string; mimeType?: string; description?: string }>>;
 }

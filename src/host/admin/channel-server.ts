@@ -66,11 +66,14 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
     }),
   );
 
-  // MCP for `exocortex stdio` bridges: always stateful, so list_changed reaches them, always the operator.
+  // MCP for `exocortex stdio` bridges, always the operator: 2025 clients get sessions (so list_changed
+  // reaches them), 2026-07-28 ones subscriptions/listen.
   registerMcpRoutes(app, {
     mode: 'stateful',
     maxSessions: o.maxSessions,
     maxSessionsPerCredential: o.maxSessions,
+    maxListenStreams: o.maxSessions,
+    bodyLimitBytes: o.bodyLimitBytes,
     verifier: { verify: async () => o.operator },
     hub: o.hub,
     deps: o.deps,

@@ -112,13 +112,17 @@ export async function runStdio(settings: Settings): Promise<void> {
     if (Date.now() > deadline) break; // serving directly now fails with the owner named
     await new Promise((r) => setTimeout(r, 250));
   }
-  const [{ createLazyMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/server-factory.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([import('../mcp/server-factory.js'), import('@modelcontextprotocol/server/stdio')]);
   const hostReady = loadHost().then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
   const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
   source.catch(() => undefined);
-  const server = createLazyMcpServer(source, settings.host.vault.name);
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
+  // The SDK decides the era from the client's first message (server/discover or initialize) and pins one
+  // instance for the connection; the newest instance is the one serving, so it is the one told of changes.
+  serveStdio(() => {
+    const server = createLazyMcpServer(source, settings.host.vault.name, { notifications: true });
+    void hostReady.then((host) => host.hub.add('stdio', { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() }), () => undefined);
+    return server;
+  });
   let host: Host;
   try {
     host = await hostReady;
@@ -126,8 +130,6 @@ export async function runStdio(settings: Settings): Promise<void> {
     process.stderr.write(`exocortex: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  host.hub.add('stdio', { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() });
-  transport.onclose = () => host.hub.delete('stdio');
   process.stdin.on('end', () => void host.close().then(() => process.exit(0)));
   installShutdown(host);
 }

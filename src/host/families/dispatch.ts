@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { indexLag, type IndexLag, type IndexService } from '../../sdk/index-service.js';
 import { Refusal, isRefusal, renderRefusal } from '../../sdk/refusals.js';
 import type { ContentBlock, Principal, ToolContext } from '../../sdk/types.js';
+import { isInputNeeded, silentChannel, type ClientChannel, type InputNeeded } from '../../sdk/client-channel.js';
 import type { Admission } from '../admission/index.js';
 import type { AuditWriter } from '../audit/batch-writer.js';
 import type { HostServices } from './host-services.js';
@@ -20,6 +21,8 @@ export interface CallResult {
 
 export interface DispatchOptions {
   readonly signal?: AbortSignal;
+  /** The calling client's progress, log and input channel (silent when absent). */
+  readonly client?: ClientChannel;
 }
 
 export class ToolDispatcher {
@@ -33,10 +36,11 @@ export class ToolDispatcher {
     private readonly hasService: (name: string) => boolean,
   ) {}
 
-  async call(principal: Principal, name: string, args: unknown, options: DispatchOptions = {}): Promise<CallResult> {
+  /** A tool's result, or the input it needs from the client first (see `inputNeeded` in the SDK). */
+  async call(principal: Principal, name: string, args: unknown, options: DispatchOptions = {}): Promise<CallResult | InputNeeded> {
     const started = performance.now();
     let entry: ToolEntry | undefined;
-    let result: CallResult;
+    let result: CallResult | InputNeeded;
     let outcome: 'ok' | 'refused' | 'error' = 'ok';
     let refusalCode: string | null = null;
     try {
@@ -52,8 +56,9 @@ export class ToolDispatcher {
       outcome = refusal.code === 'internal' ? 'error' : 'refused';
       refusalCode = refusal.code;
       result = { content: [{ type: 'text', text: renderRefusal(refusal) }], isError: true };
+      options.client?.log(refusal.code === 'internal' ? 'error' : 'warning', { tool: name, refusal: refusal.code, message: refusal.message });
     }
-    const responseBytes = result.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : c.type === 'image' ? c.data.length : 0), 0);
+    const responseBytes = isInputNeeded(result) ? 0 : result.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : c.type === 'image' ? c.data.length : 0), 0);
     this.audit.record({
       at: new Date(),
       vaultId: principal.vaultId,
@@ -70,7 +75,7 @@ export class ToolDispatcher {
     return result;
   }
 
-  private async run(entry: ToolEntry, principal: Principal, args: unknown, options: DispatchOptions): Promise<CallResult> {
+  private async run(entry: ToolEntry, principal: Principal, args: unknown, options: DispatchOptions): Promise<CallResult | InputNeeded> {
     const { tool, generation } = entry;
     this.admission.screen(args);
     const release = await this.admission.admit(principal, tool.schema.admission);
@@ -83,8 +88,9 @@ export class ToolDispatcher {
       if (tool.writesWith.some((a) => input[a] === true)) this.refuseWrite(entry, principal);
       const deadline = AbortSignal.timeout(this.callTimeoutMs);
       const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-      const ctx = this.contextFor(entry.generation, principal, signal);
+      const ctx = this.contextFor(entry.generation, principal, signal, options.client);
       const output = await raceAbort(Promise.resolve().then(() => tool.module.handler(input, ctx)), signal, this.callTimeoutMs);
+      if (isInputNeeded(output)) return output;
       const problem = tool.checkOutput(output);
       if (problem) throw new Error(`tool ${tool.name} returned output that does not match its outputSchema: ${problem}`);
       const rendered = tool.module.render ? tool.module.render(output) : JSON.stringify(output, null, 2);
@@ -122,7 +128,7 @@ export class ToolDispatcher {
   }
 
   /** The ctx handed to a family's handler, prompt or resource reader. */
-  contextFor(gen: FamilyGeneration, principal: Principal, signal: AbortSignal): ToolContext {
+  contextFor(gen: FamilyGeneration, principal: Principal, signal: AbortSignal, client: ClientChannel = silentChannel): ToolContext {
     const service = <T>(svc: string): T => (gen.provided.has(svc) ? (gen.provided.get(svc) as T) : (this.lookupService(svc) as T));
     return {
       principal,
@@ -140,6 +146,7 @@ export class ToolDispatcher {
       refuse(code, details, message): never {
         throw new Refusal(code, details, message);
       },
+      client,
     };
   }
 

@@ -53,6 +53,8 @@ export class FamilyRegistry extends EventEmitter {
   private snap: Snapshot = { generations: new Map(), tools: new Map(), prompts: new Map(), resources: [], status: new Map() };
   /** Increments on every swap; lets clients and tests observe reloads. */
   version = 0;
+  /** When the serving set last changed after the first load (ms since the epoch; 0 before any reload). */
+  changedAt = 0;
   /** Whether a service is available now, and the service itself (set by the loader). */
   serviceAvailable: (name: string) => boolean = () => true;
   serviceLookup: (name: string) => unknown = () => undefined;
@@ -96,6 +98,7 @@ export class FamilyRegistry extends EventEmitter {
     }
     this.snap = { generations, tools, prompts, resources, status };
     this.version++;
+    if (before.generations.size > 0) this.changedAt = Date.now();
     const change: RegistryChange = {
       tools: surfaceKey(before.tools, (e) => `${e.tool.name}:${e.generation.number}`) !== surfaceKey(tools, (e) => `${e.tool.name}:${e.generation.number}`),
       prompts: surfaceKey(before.prompts, (e) => `${e.name}:${e.generation.number}`) !== surfaceKey(prompts, (e) => `${e.name}:${e.generation.number}`),

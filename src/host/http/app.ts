@@ -19,7 +19,6 @@ export interface ConnectionLimits {
 }
 
 export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHost' | 'isAllowedOrigin'> {
-  readonly bodyLimitBytes: number;
   readonly connection: ConnectionLimits;
   readonly registry: FamilyRegistry;
   readonly allowedHosts: readonly string[];
@@ -83,6 +82,13 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     },
   });
   await app.register(helmet, { contentSecurityPolicy: false, crossOriginResourcePolicy: false });
+  // A GET or DELETE may say application/json and send no body (the Python SDK closes its session so).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && request.method !== 'POST') return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;

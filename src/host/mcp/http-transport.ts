@@ -1,10 +1,16 @@
-// MCP over Streamable HTTP: POST/GET/DELETE /mcp (and POST /), stateful sessions bound to the
-// credential that opened them, or stateless (a fresh server per request). Host, Origin, the credential
-// and the content type are checked from the headers in onRequest, before a byte of the body is read.
+// MCP over Streamable HTTP on /mcp and /, both protocol eras on one endpoint (SDK v2):
+// - 2026-07-28 requests (a `_meta` protocol-version envelope) go to the SDK's per-request handler, which
+//   answers server/discover, checks the Mcp-Method/Mcp-Name headers against the body and serves
+//   subscriptions/listen streams; list changes and resource updates reach those streams through its bus.
+// - 2025-era requests: an initialize opens a session bound to the credential (in `stateful` mode), a
+//   request carrying a known session id is served by it, and a request without one is served on its own
+//   by a fresh instance — clients that never echo Mcp-Session-Id (claude.ai's backend) keep working.
+// Host, Origin, the credential and the content type are checked from the headers in onRequest, before a
+// byte of the body is read.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo, type McpRequestContext } from '@modelcontextprotocol/server';
 import { isRefusal, type Refusal } from '../../sdk/refusals.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { ApiKeyVerifier } from '../auth/api-keys.js';
@@ -12,9 +18,13 @@ import { createMcpServer, type ServerDeps } from './server-factory.js';
 import type { LiveSession, SessionHub } from './sessions.js';
 
 export interface HttpTransportOptions {
+  /** `stateful`: a 2025 initialize opens a session; `stateless`: never (every request stands alone). */
   readonly mode: 'stateful' | 'stateless';
   readonly maxSessions: number;
   readonly maxSessionsPerCredential: number;
+  /** Open subscriptions/listen streams the server holds at most (2026-07-28 clients). */
+  readonly maxListenStreams: number;
+  readonly bodyLimitBytes: number;
   /** Turns the request's bearer credential into a principal (the admin channel's always answers the operator). */
   readonly verifier: Pick<ApiKeyVerifier, 'verify'>;
   readonly hub: SessionHub;
@@ -24,8 +34,9 @@ export interface HttpTransportOptions {
   readonly isAllowedOrigin: (origin: string | undefined) => boolean;
 }
 
-export function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string, data?: unknown): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null });
+/** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
+export function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string, data?: unknown, id: string | number | null = null): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
 }
 
 /** The principal authenticated in onRequest, for the handler of the same request. */
@@ -39,7 +50,34 @@ function isJson(contentType: string | undefined): boolean {
   return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType ?? '');
 }
 
+/** The id of a single JSON-RPC request body, for error answers (null for batches and unparsed bodies). */
+function idOf(body: unknown): string | number | null {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** The principal travels to the SDK's factory as pass-through auth info. */
+function authInfoFor(principal: Principal): AuthInfo {
+  return { token: '', clientId: principal.id, scopes: [...principal.scopes], extra: { principal } };
+}
+
+function principalOf(ctx: McpRequestContext): Principal {
+  const principal = ctx.authInfo?.extra?.principal as Principal | undefined;
+  if (!principal) throw new Error('an MCP request reached the server factory without a principal');
+  return principal;
+}
+
 export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions): void {
+  const modern = createMcpHandler((ctx) => createMcpServer(principalOf(ctx), o.deps, { notifications: true }), {
+    legacy: 'reject',
+    maxSubscriptions: o.maxListenStreams,
+    maxRequestBodySize: o.bodyLimitBytes,
+    onerror: (e) => o.log.debug({ err: e.message }, 'mcp request refused'),
+  });
+  o.hub.addListenBus(modern.notify);
+  const serveModern = toNodeHandler(modern, { maxRequestBodySize: o.bodyLimitBytes });
+
   // Runs before Fastify reads the body: a request without a valid credential never has its body buffered.
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!o.isAllowedHost(request.headers.host)) return jsonRpcError(reply, 403, -32000, 'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts');
@@ -62,11 +100,32 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
     if (request.method === 'POST' && Array.isArray(request.body) && request.body.length === 0) {
       return jsonRpcError(reply, 400, -32600, 'Invalid Request: an empty batch');
     }
-    if (o.mode === 'stateless') return stateless(request, reply, principal, o);
-    return stateful(request, reply, principal, o);
+    if (request.method === 'POST' && !(await isLegacyRequest(headersOnly(request), request.body ?? null))) {
+      (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfoFor(principal);
+      reply.hijack();
+      await serveModern(request.raw, reply.raw, request.body);
+      return reply;
+    }
+    return legacy(request, reply, principal, o);
   };
-  app.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', onRequest, handler });
-  app.route({ method: 'POST', url: '/', onRequest, handler });
+  for (const url of ['/mcp', '/']) app.route({ method: ['POST', 'GET', 'DELETE'], url, onRequest, handler });
+}
+
+/** The request's method, URL and headers as a web Request, for classification (the body is passed parsed). */
+function headersOnly(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers });
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const h = request.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : undefined;
 }
 
 /** Run `serve` counting it as in flight on `session`, so eviction passes over busy sessions. */
@@ -88,54 +147,51 @@ async function tracked(session: LiveSession, reply: FastifyReply, serve: () => P
   }
 }
 
-function bearer(request: FastifyRequest): string | undefined {
-  const h = request.headers.authorization;
-  if (!h) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : undefined;
-}
-
-async function stateful(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
+/** 2025-era traffic: sessions for clients that keep them, one-request instances for the rest. */
+async function legacy(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
   const sid = request.headers['mcp-session-id'];
   if (typeof sid === 'string') {
     const session = o.hub.get(sid);
-    if (!session || session.credentialId !== principal.id) return jsonRpcError(reply, 404, -32001, 'Session not found; initialize a new one');
+    if (!session || session.credentialId !== principal.id || !session.transport) return jsonRpcError(reply, 404, -32001, 'Session not found; initialize a new one', undefined, idOf(request.body));
     session.lastSeen = Date.now();
-    const transport = (session as unknown as { transport: StreamableHTTPServerTransport }).transport;
+    const transport = session.transport as NodeStreamableHTTPServerTransport;
     reply.hijack();
     await tracked(session, reply, () => transport.handleRequest(request.raw, reply.raw, request.body));
     return reply;
   }
-  if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
-    return jsonRpcError(reply, 400, -32000, 'Bad Request: send initialize first, or include the Mcp-Session-Id header');
+  if (request.method !== 'POST') {
+    return jsonRpcError(reply.header('allow', 'POST'), 405, -32000, `Method not allowed: ${request.method} needs the Mcp-Session-Id of a session (2025 clients), or use subscriptions/listen (2026-07-28)`);
   }
+  if (o.mode === 'stateful' && isInitializeRequest(request.body)) return openSession(request, reply, principal, o);
+  return serveAlone(request, reply, principal, o);
+}
+
+async function openSession(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
+  const id = idOf(request.body);
   // One credential may not take every session: at its own cap it gives up its least recently used idle
   // session; at the global cap the credential holding the most does.
   if (o.hub.countFor(principal.id) >= o.maxSessionsPerCredential && !(await o.hub.evictIdle(principal.id))) {
-    return jsonRpcError(reply, 503, -32000, `This credential has ${o.maxSessionsPerCredential} sessions open, all busy (server.maxSessionsPerCredential); close one or retry later`);
+    return jsonRpcError(reply, 503, -32000, `This credential has ${o.maxSessionsPerCredential} sessions open, all busy (server.maxSessionsPerCredential); close one or retry later`, undefined, id);
   }
-  if (o.hub.size >= o.maxSessions && !(await o.hub.evictIdle())) return jsonRpcError(reply, 503, -32000, 'Too many open sessions; close one or retry later');
-  const server = createMcpServer(principal, o.deps);
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+  if (o.hub.size >= o.maxSessions && !(await o.hub.evictIdle())) return jsonRpcError(reply, 503, -32000, 'Too many open sessions; close one or retry later', undefined, id);
+  const server = createMcpServer(principal, o.deps, { notifications: true });
+  // Answers stream as SSE, so a tool can ask the client for input (elicitation, sampling) mid-call and
+  // progress reaches it; list_changed and resources/updated flow over the session's GET stream.
+  const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    // Plain JSON answers to POSTs (cheaper than an SSE stream per call); server-initiated
-    // notifications such as list_changed still flow over the session's GET stream.
-    enableJsonResponse: true,
-    onsessioninitialized: (id) => {
-      o.hub.add(id, Object.assign(
-        {
-          server,
-          credentialId: principal.id,
-          lastSeen: Date.now(),
-          async close() {
-            await transport.close();
-            await server.close();
-          },
+    onsessioninitialized: (sessionId) => {
+      o.hub.add(sessionId, {
+        server,
+        transport,
+        credentialId: principal.id,
+        lastSeen: Date.now(),
+        async close() {
+          await transport.close();
+          await server.close();
         },
-        { transport },
-      ));
+      });
     },
-    onsessionclosed: (id) => o.hub.delete(id),
+    onsessionclosed: (sessionId) => o.hub.delete(sessionId),
   });
   transport.onclose = () => {
     if (transport.sessionId) o.hub.delete(transport.sessionId);
@@ -146,10 +202,13 @@ async function stateful(request: FastifyRequest, reply: FastifyReply, principal:
   return reply;
 }
 
-async function stateless(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
-  if (request.method !== 'POST') return jsonRpcError(reply.header('allow', 'POST'), 405, -32000, 'Method not allowed: this server is stateless (POST only)');
-  const server = createMcpServer(principal, o.deps);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+/**
+ * One request on its own instance. It has nowhere to send notifications after the answer, so it does
+ * not advertise list_changed or subscriptions (a session-less initialize learns that).
+ */
+async function serveAlone(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
+  const server = createMcpServer(principal, o.deps, { notifications: false });
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   reply.raw.on('close', () => {
     void transport.close();
     void server.close();

@@ -1,20 +1,8 @@
-// Builds one low-level MCP `Server` bound to a principal, answering from the live family registry.
-// Knows nothing about transports; the HTTP and stdio modules connect what this returns.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  McpError,
-  ErrorCode,
-} from '@modelcontextprotocol/sdk/types.js';
+// Builds one low-level MCP `Server` (SDK v2) bound to a principal, answering from the live family
+// registry, for either protocol era. Knows nothing about transports: the HTTP and stdio modules serve
+// what this returns, per request (2026-07-28 and session-less 2025 requests) or per session.
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, ProtocolError, ProtocolErrorCode, Server, type CacheHint, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { isInputNeeded, type ClientChannel, type ClientLogLevel, type InputNeeded } from '../../sdk/client-channel.js';
 import { Refusal, isRefusal } from '../../sdk/refusals.js';
 import type { Principal } from '../../sdk/types.js';
 import type { ToolDispatcher } from '../families/dispatch.js';
@@ -44,27 +32,60 @@ export interface ServerDeps {
 /** A session's principal and registry; a promise while the host is still starting (stdio). */
 export type SessionSource = { principal: Principal; deps: ServerDeps } | Promise<{ principal: Principal; deps: ServerDeps }>;
 
-export function createMcpServer(principal: Principal, deps: ServerDeps): Server {
-  return createLazyMcpServer({ principal, deps }, deps.vaultName);
+/**
+ * What the connection serving this instance can deliver after the answer: list_changed and
+ * resources/updated need somewhere to send them (a 2025 session or stdio, or a 2026-07-28
+ * subscriptions/listen stream). A one-request 2025 instance has nowhere, so it does not advertise them.
+ */
+export interface Delivery {
+  readonly notifications: boolean;
 }
 
-/** Initialize is answered at once; every other handler waits for the source to be ready. */
-export function createLazyMcpServer(source: SessionSource, vaultName: string): Server {
+/** Within this long of a registry change (a hot reload), list results carry a short TTL. */
+const RECENT_CHANGE_MS = 5 * 60_000;
+
+/**
+ * Cache hints for 2026-07-28 results. Lists depend on the credential (scopes, read-only), so they are
+ * private; they stay fresh for a minute, or five seconds while families were just reloaded. Reads of
+ * notes change whenever the note does: not cacheable.
+ */
+export function cacheHints(registry: FamilyRegistry, now = Date.now()): Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> {
+  const recent = now - registry.changedAt < RECENT_CHANGE_MS;
+  const list: CacheHint = { ttlMs: recent ? 5_000 : 60_000, cacheScope: 'private' };
+  return {
+    'server/discover': list,
+    'tools/list': list,
+    'prompts/list': list,
+    'resources/templates/list': list,
+    'resources/list': { ttlMs: recent ? 5_000 : 10_000, cacheScope: 'private' },
+    'resources/read': { ttlMs: 0, cacheScope: 'private' },
+  };
+}
+
+export function createMcpServer(principal: Principal, deps: ServerDeps, delivery: Delivery): Server {
+  return createLazyMcpServer({ principal, deps }, deps.vaultName, delivery, deps.registry);
+}
+
+/** Initialize and discover are answered at once; every other handler waits for the source to be ready. */
+export function createLazyMcpServer(source: SessionSource, vaultName: string, delivery: Delivery, registry?: FamilyRegistry): Server {
+  const listChanged = delivery.notifications;
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Exocortex vault memory' },
     {
       capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: { listChanged: true, subscribe: true },
+        tools: { listChanged },
+        prompts: { listChanged },
+        resources: { listChanged, subscribe: listChanged },
+        completions: {},
         logging: {},
       },
       instructions: serverInstructions(vaultName),
+      ...(registry ? { cacheHints: cacheHints(registry) } : {}),
     },
   );
   const ready = Promise.resolve(source);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler('tools/list', async () => {
     const { principal, deps } = await ready;
     return {
       tools: deps.registry.listTools(principal).map(({ tool }) => ({
@@ -78,52 +99,54 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string): S
     };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const { principal, deps } = await ready;
-    return deps.dispatcher.call(principal, request.params.name, request.params.arguments ?? {}, { signal: extra.signal });
+    const out = await deps.dispatcher.call(principal, request.params.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, client: channelFor(server, ctx) });
+    return (isInputNeeded(out) ? toInputRequired(out) : out) as never;
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+  server.setRequestHandler('prompts/list', async () => {
     const { principal, deps } = await ready;
     return {
       prompts: deps.registry.listPrompts(principal).map(({ name, prompt }) => ({
         name,
         title: prompt.title,
         description: prompt.description,
-        arguments: prompt.arguments ? [...prompt.arguments] : undefined,
+        arguments: prompt.arguments ? prompt.arguments.map(({ name: n, description, required }) => ({ name: n, description, required })) : undefined,
       })),
     };
   });
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { principal, deps } = await ready;
     const entry = deps.registry.findPrompt(request.params.name);
-    if (!entry || !deps.registry.listPrompts(principal).includes(entry)) throw mcpError(new Refusal('unknown_prompt', { prompt: request.params.name }));
+    if (!entry || !deps.registry.listPrompts(principal).includes(entry)) throw protocolError(new Refusal('unknown_prompt', { prompt: request.params.name }));
     try {
-      const ctx = deps.dispatcher.contextFor(entry.generation, principal, extra.signal);
-      const out = await entry.prompt.get(request.params.arguments ?? {}, ctx);
-      return { description: out.description, messages: out.messages };
+      const pctx = deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal, channelFor(server, ctx));
+      const out = await entry.prompt.get(request.params.arguments ?? {}, pctx);
+      if (isInputNeeded(out)) return toInputRequired(out) as never;
+      return { description: out.description, messages: out.messages as never };
     } catch (e) {
-      throw mcpError(e);
+      throw protocolError(e);
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+  server.setRequestHandler('resources/list', async (_request, ctx) => {
     const { principal, deps } = await ready;
-    const resources: Array<Record<string, unknown>> = [];
+    const resources: Array<{ uri: string; name: string; title?: string; description?: string; mimeType?: string }> = [];
     const cap = deps.resourceListCap ?? 200;
     for (const entry of deps.registry.listResources()) {
       const r = entry.resource;
       if (r.uri) resources.push({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType });
       else if (r.list && resources.length < cap) {
-        const ctx = deps.dispatcher.contextFor(entry.generation, principal, extra.signal);
-        for (const item of await r.list(ctx)) if (resources.length < cap) resources.push(item);
+        const rctx = deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal);
+        for (const item of await r.list(rctx)) if (resources.length < cap) resources.push(item);
       }
     }
-    return { resources } as { resources: Array<{ uri: string; name: string }> };
+    return { resources };
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+  server.setRequestHandler('resources/templates/list', async () => {
     const { deps } = await ready;
     return {
       resourceTemplates: deps.registry
@@ -133,32 +156,59 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string): S
     };
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const { principal, deps } = await ready;
     const uri = request.params.uri;
     const match = matchResource(deps.registry.listResources(), uri);
-    if (!match) throw mcpError(new Refusal('unknown_resource', { uri }));
+    if (!match) throw protocolError(new Refusal('unknown_resource', { uri }));
     try {
-      const ctx = deps.dispatcher.contextFor(match.entry.generation, principal, extra.signal);
-      return { contents: await match.entry.resource.read(uri, match.params, ctx) } as { contents: Array<{ uri: string; text: string }> };
+      const rctx = deps.dispatcher.contextFor(match.entry.generation, principal, ctx.mcpReq.signal, channelFor(server, ctx));
+      const out = await match.entry.resource.read(uri, match.params, rctx);
+      if (isInputNeeded(out)) return toInputRequired(out) as never;
+      return { contents: out as never };
     } catch (e) {
-      throw mcpError(e);
+      throw protocolError(e);
     }
   });
 
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { principal, deps } = await ready;
-    if (!matchResource(deps.registry.listResources(), request.params.uri)) throw mcpError(new Refusal('unknown_resource', { uri: request.params.uri }));
+    const { ref, argument } = request.params;
+    const context = request.params.context?.arguments ?? {};
+    let values: readonly string[] = [];
+    try {
+      if (ref.type === 'ref/prompt') {
+        const entry = deps.registry.findPrompt(ref.name);
+        const arg = entry?.prompt.arguments?.find((a) => a.name === argument.name);
+        if (entry && arg?.complete && deps.registry.listPrompts(principal).includes(entry)) {
+          values = await arg.complete(argument.value, context, deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal));
+        }
+      } else {
+        const entry = deps.registry.listResources().find((e) => e.resource.uriTemplate === ref.uri);
+        const complete = entry?.resource.complete?.[argument.name];
+        if (entry && complete) values = await complete(argument.value, context, deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal));
+      }
+    } catch (e) {
+      throw protocolError(e);
+    }
+    // The spec caps one answer at 100 values; say how many there were so the client can narrow.
+    return { completion: { values: values.slice(0, COMPLETION_CAP), total: values.length, hasMore: values.length > COMPLETION_CAP } };
+  });
+
+  // 2025-era per-resource subscriptions (on 2026-07-28 they ride subscriptions/listen, which the SDK answers).
+  server.setRequestHandler('resources/subscribe', async (request) => {
+    const { principal, deps } = await ready;
+    if (!matchResource(deps.registry.listResources(), request.params.uri)) throw protocolError(new Refusal('unknown_resource', { uri: request.params.uri }));
     try {
       await deps.dispatcher.admitRequest(principal);
       deps.subscriptions.subscribe(server, request.params.uri);
     } catch (e) {
-      throw mcpError(e);
+      throw protocolError(e);
     }
     return {};
   });
 
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
     const { deps } = await ready;
     deps.subscriptions.unsubscribe(server, request.params.uri);
     return {};
@@ -169,9 +219,38 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string): S
     closed?.();
     void ready.then(({ deps }) => deps.subscriptions.drop(server), () => undefined);
   };
-
-  server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
   return server;
+}
+
+/** The most values one completion answer lists (the spec's cap). */
+const COMPLETION_CAP = 100;
+
+/** The client channel of one request: progress when it sent a token, log messages at its level, input answers. */
+function channelFor(server: Server, ctx: ServerContext): ClientChannel {
+  const token = ctx.mcpReq._meta?.progressToken;
+  const caps: ClientCapabilities = server.getClientCapabilities() ?? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {};
+  let last = -Infinity;
+  const state = ctx.mcpReq.requestState();
+  return {
+    progress(progress, total, message) {
+      if (token === undefined || !(progress > last)) return;
+      last = progress;
+      void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } }).catch(() => undefined);
+    },
+    log(level: ClientLogLevel, data: unknown) {
+      void ctx.mcpReq.log(level, data, SERVER_NAME).catch(() => undefined);
+    },
+    can: { elicitation: caps.elicitation !== undefined, sampling: caps.sampling !== undefined, roots: caps.roots !== undefined },
+    ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+    ...(typeof state === 'string' ? { requestState: state } : {}),
+  };
+}
+
+function toInputRequired(out: InputNeeded) {
+  return inputRequired({
+    ...(out.inputRequests ? { inputRequests: out.inputRequests as never } : {}),
+    ...(out.requestState !== undefined ? { requestState: out.requestState } : {}),
+  });
 }
 
 /** Match a URI against fixed resources, then RFC 6570 level-1 templates (`{name}`, `{+path}`). */
@@ -206,11 +285,12 @@ export function matchResource(entries: readonly ResourceEntry[], uri: string): {
   return undefined;
 }
 
-function mcpError(e: unknown): McpError {
+function protocolError(e: unknown): ProtocolError {
   if (isRefusal(e)) {
     const r = e as Refusal;
-    const code = r.code === 'unknown_resource' ? -32002 : r.code === 'unknown_prompt' || r.code === 'invalid_arguments' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-    return new McpError(code, r.message, { refusal: { code: r.code, ...r.details } });
+    // A resource that does not exist is invalid params on every revision (the 2026-07-28 spec's MUST).
+    const code = r.code === 'unknown_resource' || r.code === 'unknown_prompt' || r.code === 'invalid_arguments' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
+    return new ProtocolError(code, r.message, { refusal: { code: r.code, ...r.details }, ...(r.code === 'unknown_resource' ? { uri: r.details.uri } : {}) });
   }
-  return new McpError(ErrorCode.InternalError, 'internal error');
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error');
 }

@@ -1,11 +1,14 @@
-// Connected MCP sessions (stateful HTTP and stdio): kept so registry changes reach every client as
-// list_changed notifications, and so idle HTTP sessions can be reaped.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+// Connected MCP sessions (2025-era HTTP sessions and stdio) and the 2026-07-28 handler's listen bus:
+// kept so registry changes reach every client as list_changed notifications, in both eras, and so idle
+// HTTP sessions can be reaped.
+import type { Server, ServerNotifier } from '@modelcontextprotocol/server';
 import type { RegistryChange } from '../families/registry.js';
 import type { Logger } from '../../sdk/types.js';
 
 export interface LiveSession {
   readonly server: Server;
+  /** The session's HTTP transport (absent for stdio). */
+  readonly transport?: unknown;
   readonly credentialId: string;
   lastSeen: number;
   /** Requests being answered on this session now (a session with one is never evicted). */
@@ -15,7 +18,13 @@ export interface LiveSession {
 
 export class SessionHub {
   private readonly sessions = new Map<string, LiveSession>();
+  /** Publishers onto open subscriptions/listen streams (one per 2026-07-28 HTTP handler). */
+  readonly listenBuses = new Set<ServerNotifier>();
   constructor(private readonly log: Logger) {}
+
+  addListenBus(bus: ServerNotifier): void {
+    this.listenBuses.add(bus);
+  }
 
   add(id: string, session: LiveSession): void {
     this.sessions.set(id, session);
@@ -67,6 +76,11 @@ export class SessionHub {
   }
 
   broadcast(change: RegistryChange): void {
+    for (const bus of this.listenBuses) {
+      if (change.tools) bus.toolsChanged();
+      if (change.prompts) bus.promptsChanged();
+      if (change.resources) bus.resourcesChanged();
+    }
     for (const [id, s] of this.sessions) {
       const sends: Array<Promise<void>> = [];
       if (change.tools) sends.push(s.server.sendToolListChanged());

@@ -1,9 +1,10 @@
 // `exocortex stdio` beside a running server: relays every JSON-RPC message between the local client on
 // stdin/stdout and the server's MCP endpoint on its admin socket, where it runs as the local operator.
-// Never opens the database; frames nothing by hand (both ends are the SDK's transports).
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+// Never opens the database; frames nothing by hand (both ends are the SDK's transports, and the client
+// transport derives the 2026-07-28 Mcp-Method/Mcp-Name headers from each message it relays).
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { AdminClient } from '../admin/channel-client.js';
 
 /** How often an idle bridge pings the server, so its session is never reaped as abandoned. */

@@ -1,7 +1,8 @@
 // Resource subscriptions: which sessions asked to hear about which resource URI, and the
-// 'resource-events' service families call to tell them (notifications/resources/updated). Each session
+// 'resource-events' service families call to tell them (notifications/resources/updated) — 2025-era
+// sessions subscribed here, 2026-07-28 clients on their subscriptions/listen streams. Each session
 // holds at most server.maxSubscriptionsPerSession URIs, so one client cannot grow this map without bound.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server, ServerNotifier } from '@modelcontextprotocol/server';
 import { Refusal } from '../../sdk/refusals.js';
 import type { Logger, ResourceEvents } from '../../sdk/types.js';
 
@@ -12,6 +13,8 @@ export class ResourceSubscriptions implements ResourceEvents {
   constructor(
     private readonly log: Logger,
     private readonly maxPerSession = 100,
+    /** 2026-07-28 listen streams, which keep their own per-URI filters. */
+    private readonly listenBuses: ReadonlySet<ServerNotifier> = new Set(),
   ) {}
 
   /** Refuses too_many_subscriptions past the per-session cap; re-subscribing to a held URI is free. */
@@ -46,6 +49,7 @@ export class ResourceSubscriptions implements ResourceEvents {
   }
 
   updated(uri: string): void {
+    for (const bus of this.listenBuses) bus.resourceUpdated(uri);
     for (const server of this.byUri.get(uri) ?? []) {
       server.sendResourceUpdated({ uri }).catch((e) => this.log.debug({ uri, err: String(e) }, 'resources/updated not delivered'));
     }

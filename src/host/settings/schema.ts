@@ -41,7 +41,12 @@ export const hostSettingsSchema = z
         host: z.string().min(1).default('127.0.0.1').describe('Interface to bind. A non-loopback host requires server.publicUrl.'),
         port: port.default(3737).describe('TCP port to listen on (0 = any free port).'),
         publicUrl: z.url().nullable().default(null).describe('The https:// address clients reach this server at (behind a reverse proxy, say); its host and origin are allowed, and families and the CLI name it in links. null: loopback only.'),
-        mode: z.enum(['stateful', 'stateless']).default('stateful').describe('`stateful`: MCP sessions (list_changed notifications, subscriptions); `stateless`: a fresh server per POST, no session state.'),
+        mode: z
+          .enum(['stateful', 'stateless'])
+          .default('stateful')
+          .describe(
+            'For 2025-era clients. `stateful`: an initialize opens an MCP session (list_changed notifications, subscriptions, mid-call input requests), and a request without the session header is still served on its own; `stateless`: no sessions, every request stands alone. 2026-07-28 clients are session-free either way (subscriptions/listen).',
+          ),
         bodyLimitBytes: z.number().int().min(1024).default(4 * 1024 * 1024).describe('Largest HTTP request body accepted; bigger ones get a JSON-RPC 413. Raised automatically to what an enabled family needs (e.g. files.maxWriteBytes as base64).'),
         allowedHosts: z.array(z.string().min(1)).default([]).describe('Extra `Host` header values accepted (DNS-rebinding protection allows loopback names and publicUrl\'s host by default).'),
         allowedOrigins: z.array(z.string().min(1)).default([]).describe('Extra browser `Origin` values accepted (loopback origins and publicUrl are allowed by default).'),
@@ -54,6 +59,7 @@ export const hostSettingsSchema = z
           .default(50)
           .describe("Open stateful sessions one credential may hold. At the cap (or at server.maxSessions) that credential's least recently used session with no request in flight is closed to make room; 503 when none is idle."),
         maxSubscriptionsPerSession: z.number().int().min(0).default(100).describe('Distinct resource URIs one session may subscribe to; more are refused as too_many_subscriptions.'),
+        maxListenStreams: z.number().int().min(1).default(1024).describe('Open subscriptions/listen streams (2026-07-28 clients) the server holds at once; a new one beyond it is refused.'),
         unauthenticatedBodyLimitBytes: z
           .number()
           .int()
