@@ -12,6 +12,7 @@ import { getPeriodicNoteTool, getRecentPeriodicNotesTool, getVaultStatsTool } fr
 import { manageTagsTool, renameTagTool, replaceInNoteTool } from './tools/tag-replace.js';
 import { loadGuide, renderGuide, type GuideOutput } from './lib/guide.js';
 import { notesPrompts } from './prompts.js';
+import { completeNotePath, noteResourceEvents } from './lib/note-resource.js';
 
 export default defineFamily({
   name: 'notes',
@@ -53,10 +54,12 @@ export default defineFamily({
       uriTemplate: 'vault://note/{+path}',
       name: 'note',
       title: 'Note',
-      description: 'A read-only view of one note (same as read_note without a section).',
+      description: 'A read-only view of one note (same as read_note without a section). Subscribers hear when it changes.',
       mimeType: 'text/markdown',
+      complete: { path: completeNotePath },
       read: async (uri, params, ctx) => [{ uri, mimeType: 'text/markdown', text: renderReadNote(await readNote({ path: decodeURIComponent(params.path) }, ctx as NotesCtx)) }],
     },
   ],
   prompts: notesPrompts,
+  indexers: (ctx) => [noteResourceEvents(ctx)],
 });

@@ -1,6 +1,7 @@
 // MCP prompts of the notes family: short task scripts that name the tools to call, in order.
 // Text only; a prompt never calls a tool itself.
 import type { PromptDefinition } from '../../src/sdk/index.js';
+import { completeNotePath } from './lib/note-resource.js';
 
 const user = (text: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] });
 
@@ -35,7 +36,7 @@ export const notesPrompts: Record<string, PromptDefinition> = {
   summarize_note: {
     title: 'Summarize a note',
     description: 'Summarise one note, reading it in sections when it is long.',
-    arguments: [{ name: 'path', description: 'The note to summarise', required: true }],
+    arguments: [{ name: 'path', description: 'The note to summarise', required: true, complete: completeNotePath }],
     async get(args) {
       const path = JSON.stringify(args.path ?? '');
       return user(

@@ -291,6 +291,11 @@ export interface IndexContributor<Model = unknown> {
    * process stopped in between, or their transaction failed) is re-derived by the next pass.
    */
   readonly deferred?: boolean;
+  /**
+   * Optional: this contributor keeps no rows, it only watches changes go by (to notify someone at
+   * passEnd, say). The index never re-derives the vault for it when it appears or its version changes.
+   */
+  readonly observer?: boolean;
   remove(trx: DatabaseTransaction, note: RemovedNote): Promise<void>;
   /**
    * The note kept its id and moved from `fromPath`. When its content also changed in the same

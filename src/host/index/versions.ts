@@ -46,6 +46,7 @@ export class ContributorVersions {
     this.states.clear();
     this.entries.clear();
     for (const entry of entries) {
+      if (entry.contributor.observer) continue; // keeps no rows: nothing to re-derive
       const key = contributorKey(entry);
       const version = entry.contributor.version;
       let state = stored.get(key);
