@@ -1,17 +1,38 @@
-// bench/roundtrip: tool calls per second for a trivial read tool (the fixture family's `echo`),
-// over stateful Streamable HTTP with 1 and 16 concurrent clients, and over stdio with 1 client.
-// The server runs in its own process (tsx loader, same code as the build), the clients in this one.
+// bench/roundtrip: tool calls per second for a trivial read tool (the fixture family's `echo`), per
+// protocol era (2025-11-25 with a session, 2026-07-28) and transport (Streamable HTTP with 1 and 16
+// concurrent clients, stdio with 1), each as a ratio to the MCP SDK's bare server serving the same echo
+// tool in the same run (bench/lib/bare-mcp-server.ts: no auth, admission, audit or families).
+// Servers run in their own processes (tsx loader, same code as the build), the clients in this one.
+// Usage: tsx bench/roundtrip.ts
+// Env: SECONDS (default 5) seconds per figure, after 1 s of warm-up; ROUNDS (default 3) figures per
+// cell, of which the median is printed (rounds alternate between the two servers).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { benchEnvironment, ECHO_FAMILY, machine, ROOT } from './lib/setup.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT } from './lib/setup.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 5);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CLI = path.join(ROOT, 'src/host/cli/main.ts');
+const BARE = path.join(ROOT, 'bench/lib/bare-mcp-server.ts');
 
-async function startHttpServer(configFile: string): Promise<{ child: ChildProcess; url: string; key: string }> {
+type Era = 'legacy' | 'modern';
+interface Caller {
+  callTool(req: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+interface Target {
+  readonly name: 'exocortex' | 'bare';
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly stdioArgs: string[];
+}
+
+async function exocortex(configFile: string): Promise<{ child: ChildProcess; target: Target }> {
   const key = await new Promise<string>((resolve, reject) => {
     const c = spawn(process.execPath, ['--import', 'tsx', CLI, 'keys', 'create', '--name', 'bench', '--scope', 'read', '--config', configFile], { cwd: ROOT });
     let out = '';
@@ -23,20 +44,49 @@ async function startHttpServer(configFile: string): Promise<{ child: ChildProces
     let err = '';
     child.stderr!.on('data', (d) => {
       err += d;
-      const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
+      const m = /"url":"(http:\/\/[^"]+\/mcp)"/.exec(err);
       if (m) resolve(m[1]);
     });
   });
-  return { child, url, key };
+  return { child, target: { name: 'exocortex', url, headers: { Authorization: `Bearer ${key}` }, stdioArgs: ['--import', 'tsx', CLI, 'stdio', '--config', configFile] } };
 }
 
-async function drive(clients: Client[], seconds: number): Promise<number> {
+async function bare(): Promise<{ child: ChildProcess; target: Target }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', BARE, 'http'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d).trim())));
+  return { child, target: { name: 'bare', url, headers: {}, stdioArgs: ['--import', 'tsx', BARE, 'stdio'] } };
+}
+
+async function httpClient(target: Target, era: Era): Promise<Caller> {
+  if (era === 'legacy') {
+    const c = new ClientV1({ name: 'bench', version: '1' });
+    await c.connect(new HttpV1(new URL(target.url), { requestInit: { headers: target.headers } }));
+    return c;
+  }
+  const c = new ClientV2({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await c.connect(new HttpV2(new URL(target.url), { requestInit: { headers: target.headers } }));
+  return c;
+}
+
+async function stdioClient(target: Target, era: Era, configEnv: NodeJS.ProcessEnv): Promise<Caller> {
+  const params = { command: process.execPath, args: target.stdioArgs, cwd: ROOT, stderr: 'ignore' as const, env: configEnv as Record<string, string> };
+  if (era === 'legacy') {
+    const c = new ClientV1({ name: 'bench', version: '1' });
+    await c.connect(new StdioV1(params));
+    return c;
+  }
+  const c = new ClientV2({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await c.connect(new StdioV2(params));
+  return c;
+}
+
+async function drive(clients: Caller[], seconds: number): Promise<number> {
   const end = performance.now() + seconds * 1000;
   let calls = 0;
   await Promise.all(
     clients.map(async (c) => {
       while (performance.now() < end) {
-        const r = await c.callTool({ name: 'echo', arguments: { text: 'ping' } });
+        const r = (await c.callTool({ name: 'echo', arguments: { text: 'ping' } })) as { isError?: boolean; content: unknown };
         if (r.isError) throw new Error(JSON.stringify(r.content));
         calls++;
       }
@@ -45,28 +95,45 @@ async function drive(clients: Client[], seconds: number): Promise<number> {
   return calls / seconds;
 }
 
-console.log(`# machine: ${machine()}; server and clients share the 2 cores; ${SECONDS} s per figure after 1 s warm-up`);
-const { configFile } = await benchEnvironment({ plugins: [ECHO_FAMILY], log: { level: 'info' } });
-const server = await startHttpServer(configFile);
-try {
-  for (const n of [1, 16]) {
-    const clients = await Promise.all(
-      Array.from({ length: n }, async () => {
-        const c = new Client({ name: 'bench', version: '1' });
-        await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${server.key}` } } }));
-        return c;
-      }),
-    );
+async function measure(open: () => Promise<Caller[]>): Promise<number> {
+  const clients = await open();
+  try {
     await drive(clients, 1);
-    console.log(`roundtrip_http_${n}_clients: ${(await drive(clients, SECONDS)).toFixed(0)} calls/s`);
+    return await drive(clients, SECONDS);
+  } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
-} finally {
-  server.child.kill('SIGTERM');
 }
 
-const stdio = new Client({ name: 'bench', version: '1' });
-await stdio.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'stdio', '--config', configFile], cwd: ROOT, stderr: 'ignore' }));
-await drive([stdio], 1);
-console.log(`roundtrip_stdio_1_client: ${(await drive([stdio], SECONDS)).toFixed(0)} calls/s`);
-await stdio.close();
+console.log(`# machine: ${machine()}; servers and clients share the cores; ${SECONDS} s per figure after 1 s warm-up, median of ${ROUNDS}`);
+const { configFile } = await benchEnvironment({ plugins: [ECHO_FAMILY], log: { level: 'info' } });
+const servers = [await exocortex(configFile), await bare()];
+const cells: Array<{ label: string; run: (t: Target) => Promise<number> }> = [];
+for (const era of ['legacy', 'modern'] as const) {
+  for (const n of [1, 16]) cells.push({ label: `roundtrip_${era}_http_${n}_clients`, run: (t) => measure(() => Promise.all(Array.from({ length: n }, () => httpClient(t, era)))) });
+}
+try {
+  for (const cell of cells) {
+    const figures: Record<string, number[]> = { exocortex: [], bare: [] };
+    for (let r = 0; r < ROUNDS; r++) for (const s of r % 2 ? [...servers].reverse() : servers) figures[s.target.name].push(await cell.run(s.target));
+    report(cell.label, figures);
+  }
+} finally {
+  // Exocortex's stdio below opens the database itself once this owner has let go of it.
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.child.once('exit', resolve).kill('SIGTERM'))));
+}
+// stdio: the server is the client's child, started per figure (Exocortex's stdio opens the vault itself).
+for (const era of ['legacy', 'modern'] as const) {
+  const figures: Record<string, number[]> = { exocortex: [], bare: [] };
+  const targets = servers.map((s) => s.target);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const t of r % 2 ? [...targets].reverse() : targets) figures[t.name].push(await measure(async () => [await stdioClient(t, era, process.env)]));
+  }
+  report(`roundtrip_${era}_stdio_1_client`, figures);
+}
+
+function report(label: string, figures: Record<string, number[]>): void {
+  const ours = median(figures.exocortex);
+  const base = median(figures.bare);
+  console.log(`${label}: ${ours.toFixed(0)} calls/s, bare SDK ${base.toFixed(0)} calls/s, ratio ${(ours / base).toFixed(2)} (runs: ${figures.exocortex.map((x) => x.toFixed(0)).join(' ')} | ${figures.bare.map((x) => x.toFixed(0)).join(' ')})`);
+}

@@ -25,7 +25,7 @@ function modernClient(url = `${server.url}/mcp`): Promise<ClientV2> {
   return client.connect(new HttpV2(new URL(url), { requestInit: { headers: auth } })).then(() => client);
 }
 
-async function readAndWrite(t: Tap.Test, client: { callTool: ClientV1['callTool']; listTools: ClientV1['listTools'] }, file: string) {
+async function readAndWrite(t: Pick<typeof import("tap").default, "ok" | "notOk" | "match" | "equal">, client: { callTool: ClientV1['callTool']; listTools: ClientV1['listTools'] }, file: string) {
   const tools = await client.listTools();
   t.ok(tools.tools.some((x) => x.name === 'read_note'), 'tools listed');
   const read = (await client.callTool({ name: 'read_note', arguments: { path: 'Welcome.md' } })) as { isError?: boolean; content: Array<{ text: string }> };
