@@ -121,6 +121,12 @@ function headersOnly(request: FastifyRequest): Request {
   return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers });
 }
 
+/** Whether a request (or any request of a batch) carries a progress token. */
+function asksForProgress(body: unknown): boolean {
+  const one = (m: unknown) => typeof m === 'object' && m !== null && (m as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !== undefined;
+  return Array.isArray(body) ? body.some(one) : one(body);
+}
+
 function bearer(request: FastifyRequest): string | undefined {
   const h = request.headers.authorization;
   if (!h) return undefined;
@@ -204,11 +210,13 @@ async function openSession(request: FastifyRequest, reply: FastifyReply, princip
 
 /**
  * One request on its own instance. It has nowhere to send notifications after the answer, so it does
- * not advertise list_changed or subscriptions (a session-less initialize learns that).
+ * not advertise list_changed or subscriptions (a session-less initialize learns that). A request that
+ * asked for progress gets its answer as a stream, so the progress reaches it before the result; the
+ * rest get plain JSON.
  */
 async function serveAlone(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
   const server = createMcpServer(principal, o.deps, { notifications: false });
-  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(request.body) });
   reply.raw.on('close', () => {
     void transport.close();
     void server.close();

@@ -174,9 +174,11 @@ t.test('malformed JSON, oversized bodies, bad Host and Origin get clear HTTP ans
   t.equal(await statusWithHost(`${server.url}/mcp`, 'evil.example:80', headers), 403);
   t.equal(await statusWithHost(`${server.url}/mcp`, `localhost:${new URL(server.url).port}`, headers), 400, 'a local Host passes the check');
   res = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
-  t.equal(res.status, 400, 'no session and not initialize');
-  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: '{}' });
-  t.equal(res.status, 404);
+  t.equal(res.status, 200, 'a 2025 request without a session is served on its own');
+  t.ok(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length > 0);
+  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }) });
+  t.equal(res.status, 404, 'an unknown session is not found');
+  t.equal(((await res.json()) as { id: unknown }).id, 7, 'the error carries the request id');
 });
 
 /** fetch cannot set Host; node:http can. */
