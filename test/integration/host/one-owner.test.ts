@@ -152,6 +152,19 @@ t.test('stdio bridges to the running server as the local operator', async (t) =>
   t.equal(lock.pid, server.pid, 'the bridge never took the database');
 });
 
+t.test('a 2026-07-28 stdio client through the bridge: discover, list, write', async (t) => {
+  const { Client: ModernClient } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport: ModernStdio } = await import('@modelcontextprotocol/client/stdio');
+  const local = new ModernClient({ name: 'modern-desktop', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await local.connect(new ModernStdio({ command: process.execPath, args: ['--import', 'tsx', main, 'stdio', '--config', configFile], cwd: root, stderr: 'pipe', env: { ...process.env, EXO_CONFIG: '' } as Record<string, string> }));
+  t.teardown(() => local.close());
+  t.equal(local.getProtocolEra(), 'modern');
+  t.ok((await local.listTools()).tools.some((x) => x.name === 'create_note'));
+  const made = (await local.callTool({ name: 'create_note', arguments: { path: 'From Modern.md', content: '# From a 2026 client\n' } })) as { isError?: boolean };
+  t.notOk(made.isError, 'the write went through the owner');
+  t.ok(existsSync(path.join(dir, 'vault', 'From Modern.md')), 'the note is in the vault');
+});
+
 t.test('an admin socket open to others, or a CLI of another protocol, is refused and changes nothing', async (t) => {
   const agent = new Agent({ connect: { socketPath: socket } });
   t.teardown(() => agent.close());
