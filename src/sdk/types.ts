@@ -51,7 +51,7 @@ export interface ToolSchemaDocument {
    */
   readonly answersFromIndex?: boolean;
   /**
-   * A tool that reads unless one of these boolean arguments is true (get_periodic_note's createIfMissing):
+   * A tool that reads unless one of these boolean arguments is true (get_periodic_note's create_if_missing):
    * it is listed for read-only families, vaults and credentials, and the host refuses only the calls that
    * set one of them, as it refuses write tools.
    */

@@ -26,10 +26,10 @@ async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => Pr
 export interface MultiEntry { path: string; content_hash: string; title: string; tags: string[]; content?: string; head?: string; truncated: boolean; total_chars: number; token_estimate: number; deep_link?: string }
 
 export const readMultipleNotesTool: ToolModule = {
-  async handler(input: { paths: string[]; summary?: boolean; headChars?: number }, ctx: NotesCtx) {
+  async handler(input: { paths: string[]; summary?: boolean; head_chars?: number }, ctx: NotesCtx) {
     const s = ctx.settings.notes.read;
     const perNote = Math.max(200, Math.floor(s.maxChars / Math.max(1, Math.min(input.paths.length, s.maxBatch))));
-    const headChars = Math.min(input.headChars ?? s.headChars, perNote);
+    const headChars = Math.min(input.head_chars ?? s.headChars, perNote);
     const r = await each(ctx, input.paths, async (n): Promise<MultiEntry> => {
       const body = sliceBytes(n.bytes, bodyStartByte(n));
       const limit = input.summary ? headChars : perNote;
