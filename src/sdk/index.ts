@@ -10,3 +10,4 @@ export type * from './index-service.js';
 export { indexLag } from './index-service.js';
 export { mapLimit } from './map-limit.js';
 export * from './link-moves.js';
+export type { ResultPaging, BudgetCut } from './result-budget.js';

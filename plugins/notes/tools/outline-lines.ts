@@ -52,4 +52,10 @@ export const readNoteLinesTool: ToolModule = {
     const more = o.end_line < o.total_lines ? `\n… continue with read_note_lines(path=${JSON.stringify(o.path)}, start_line=${o.end_line + 1})` : '';
     return `${o.path} lines ${o.start_line}–${o.end_line} of ${o.total_lines} (content_hash ${o.content_hash})\n${body}${more}`;
   },
+  // Over the result budget fewer lines come back; start_line after the last one continues.
+  paging: {
+    limit: 'line_count',
+    size: (o: LinesOut) => Math.max(0, o.end_line - o.start_line + 1),
+    next: (input: { path: string }, o: LinesOut) => (o.end_line < o.total_lines ? { ...input, start_line: o.end_line + 1 } : undefined),
+  },
 };

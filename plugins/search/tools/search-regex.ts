@@ -147,4 +147,6 @@ export default {
     }
     return lines.join('\n');
   },
+  // Over the result budget fewer files are shown (path order: narrow with folder for the rest).
+  paging: { limit: 'limit', size: (o: SearchRegexOutput) => o.results.length, next: () => undefined },
 };
