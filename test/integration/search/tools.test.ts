@@ -128,7 +128,11 @@ t.test('fetch: full text, metadata, cut long notes, refusals', async (t) => {
   const long = await call('fetch', { id: 'Zeta/Long.md' });
   t.equal(long.out.metadata.truncated, true);
   t.ok(long.out.text.length < 2300);
-  t.match(long.out.text, /\[… cut at 2000 of \d+ characters/);
+  t.match(long.out.text, /\[… cut at character 2000 of \d+; continue with fetch\(id="Zeta\/Long\.md", offset=2000\)/);
+  t.equal(long.out.metadata.next_offset, 2000);
+  const rest = await call('fetch', { id: 'Zeta/Long.md', offset: 2000 });
+  t.equal(rest.out.metadata.offset, 2000, 'offset continues a cut fetch');
+  t.ok(rest.out.text.length > 0);
   const missing = (await client.callTool({ name: 'fetch', arguments: { id: 'Nope/None.md' } })) as ToolResult;
   t.equal(refusalOf(missing)?.code, 'not_found');
   const escape = (await client.callTool({ name: 'fetch', arguments: { id: '../outside.md' } })) as ToolResult;
