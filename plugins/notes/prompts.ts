@@ -20,7 +20,7 @@ export const notesPrompts: Record<string, PromptDefinition> = {
     description: "Review the week's daily notes and changes and draft a weekly summary.",
     async get() {
       return user(
-        "Help me with a weekly review.\n1. Call get_recent_periodic_notes(granularity=\"daily\", count=7) and read the ones that matter with read_multiple_notes.\n2. Call get_recent(limit=50) for other notes touched this week.\n3. Draft a summary: accomplishments, open threads, decisions, and three priorities for next week.\n4. Offer to save it with get_periodic_note(granularity=\"weekly\", createIfMissing=true) and edit_note(section=…); only write after I agree.",
+        "Help me with a weekly review.\n1. Call get_recent_periodic_notes(granularity=\"daily\", count=7) and read the ones that matter with read_multiple_notes.\n2. Call get_recent(limit=50) for other notes touched this week.\n3. Draft a summary: accomplishments, open threads, decisions, and three priorities for next week.\n4. Offer to save it with get_periodic_note(granularity=\"weekly\", create_if_missing=true) and edit_note(section=…); only write after I agree.",
       );
     },
   },

@@ -60,7 +60,7 @@ export const notesSettingsSchema: JsonSchema = {
         maxChars: d('Characters one read returns at most (content, outline or metadata); a longer result is cut and says how to continue.', int(40_000, 1_000)),
         maxBatch: d('Paths per read_multiple_notes / get_notes_info call; also caps get_recent_periodic_notes counts.', int(10, 1, 100)),
         headChars: d('Length of the opening text in summaries.', int(200, 1, 10_000)),
-        maxLineCount: d("Upper bound on read_note_lines' lineCount.", int(2_000, 1, 100_000)),
+        maxLineCount: d("Upper bound on read_note_lines' line_count.", int(2_000, 1, 100_000)),
         maxNoteBytes: d('Largest note a read loads, in bytes.', int(10 * 1024 * 1024, 1024)),
       },
     },

@@ -96,7 +96,7 @@ export class Host {
     this.writeCalls = admission.writeCalls;
     const lookup = (name: string) => (services.named.has(name) ? services.named.get(name) : this.manager.registry.providedService(name));
     const has = (name: string) => services.named.has(name) || this.manager.registry.providedService(name) !== undefined;
-    this.dispatcher = new ToolDispatcher(this.manager.registry, admission, this.audit, services, h.tools.callTimeoutMs, lookup, has);
+    this.dispatcher = new ToolDispatcher(this.manager.registry, admission, this.audit, services, h.tools, lookup, has);
     this.manager.registry.on('changed', (change) => this.hub.broadcast(change));
   }
 

@@ -23,6 +23,6 @@ export { resolveLink, buildLinkIndex, orderCandidates, type LinkIndex, type Link
 export { planLinkRewrites, relativePath, linkNameKey, type SourceNote, type RewritePlan, type LeftAlone, type MovePlan } from './rewrite-links.js';
 export { tagIdentity } from './tags.js';
 export { estimateTokens, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP } from './chunks.js';
-export { countTokens, EXACT_TOKEN_CHARS } from './tokens.js';
+export { countTokens, countTokensBound, EXACT_TOKEN_CHARS } from './tokens.js';
 export { FRONTMATTER_MAX_ALIAS_COUNT, DEFAULT_MAX_FRONTMATTER_BYTES, frontmatterBlockBytes } from './frontmatter.js';
 export { MAX_MICROMARK_NESTING, MAX_MICROMARK_CHARS } from './structure.js';

@@ -11,3 +11,4 @@ export { indexLag } from './index-service.js';
 export { mapLimit } from './map-limit.js';
 export * from './client-channel.js';
 export * from './link-moves.js';
+export type { ResultPaging, BudgetCut } from './result-budget.js';

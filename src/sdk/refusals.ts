@@ -20,6 +20,7 @@ export const REFUSALS = {
   unknown_tool: { sentence: 'There is no tool named "{tool}" on this server.', retryable: false, details: ['tool'] },
   unknown_prompt: { sentence: 'There is no prompt named "{prompt}".', retryable: false, details: ['prompt'] },
   unknown_resource: { sentence: 'No resource matches "{uri}".', retryable: false, details: ['uri'] },
+  result_too_large: { sentence: 'The result would be about {tokens} tokens, over the result budget of {budget} tokens ({setting}), and {tool} cannot cut it smaller: {hint}.', retryable: false, details: ['tool', 'tokens', 'budget', 'setting', 'hint'] },
   // auth and admission
   unauthenticated: { sentence: 'A valid API key is required (Authorization: Bearer exo_…).', retryable: false, details: [] },
   forbidden: { sentence: 'This credential may not do that: {reason}.', retryable: false, details: ['reason'] },

@@ -3,6 +3,7 @@
 
 import type { Kysely, Transaction } from 'kysely';
 import type { RefusalCode, RefusalDetails } from './refusals.js';
+import type { ResultPaging } from './result-budget.js';
 import type { VaultFs } from './vault.js';
 import type { ClientChannel, InputNeeded } from './client-channel.js';
 
@@ -52,7 +53,7 @@ export interface ToolSchemaDocument {
    */
   readonly answersFromIndex?: boolean;
   /**
-   * A tool that reads unless one of these boolean arguments is true (get_periodic_note's createIfMissing):
+   * A tool that reads unless one of these boolean arguments is true (get_periodic_note's create_if_missing):
    * it is listed for read-only families, vaults and credentials, and the host refuses only the calls that
    * set one of them, as it refuses write tools.
    */
@@ -158,6 +159,11 @@ export interface ToolModule<I = any, O = any> {
   available?(services: ServiceLookup): true | string;
   /** Extra MCP content blocks sent after the text (e.g. an image the tool read). */
   content?(output: O): ContentBlock[];
+  /**
+   * How the answer shrinks to the result budget (tools.maxResultTokens), for a tool whose answer can
+   * grow past it. A result over the budget from a tool without paging is refused as result_too_large.
+   */
+  paging?: ResultPaging<I, O>;
 }
 
 export type ContentBlock =

@@ -67,6 +67,8 @@ export async function readChanges(ctx: ToolContext<any>, input: Input, cap: numb
 export const getChanges: ToolModule<Input, Output> = {
   handler: (input, ctx: Ctx) => readChanges(ctx, input, ctx.settings.changeFeed.pageCap),
   render: renderChanges,
+  // Over the result budget a page holds fewer events; next_since continues after the last one shown.
+  paging: { limit: 'limit', size: (o) => o.events.length, next: (input, o) => (o.more ? { ...input, since: o.next_since } : undefined) },
 };
 
 export function renderChanges(o: Output): string {

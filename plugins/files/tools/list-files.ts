@@ -10,6 +10,7 @@ export interface ListFilesInput {
   pattern?: string;
   recursive?: boolean;
   limit?: number;
+  offset?: number;
 }
 
 interface Entry {
@@ -26,6 +27,8 @@ export interface ListFilesOutput {
   count: number;
   truncated: boolean;
   limit: number;
+  offset: number;
+  next_offset?: number;
 }
 
 /** A name-only pattern matches at any depth; one with a slash is matched against the relative path. */
@@ -39,27 +42,34 @@ async function handler(input: ListFilesInput, ctx: ToolContext<FilesCtxSettings>
   if (folder !== '.') ctx.vault.fs.checkPath(folder);
   const limit = Math.min(input.limit ?? 200, ctx.settings.files.maxListEntries);
   const pattern = effectivePattern(input.pattern ?? '*');
-  const raw: VaultEntry[] = await ctx.vault.fs.list(folder, { recursive: input.recursive ?? false, pattern, limit: limit + 1 });
+  const offset = input.offset ?? 0;
+  // The listing's order is stable (names sorted per folder, depth first), so an offset continues it.
+  const raw: VaultEntry[] = (await ctx.vault.fs.list(folder, { recursive: input.recursive ?? false, pattern, limit: offset + limit + 1 })).slice(offset);
   const truncated = raw.length > limit;
   const entries = raw.slice(0, limit).map((e): Entry => {
     const out: Entry = { path: e.path, kind: e.kind, size: e.kind === 'directory' ? 0 : e.size, mtime: new Date(e.mtimeMs).toISOString() };
     if (e.kind === 'symlink' && e.linkTarget !== undefined) out.target = e.linkInside ? e.linkTarget : '(outside the vault)';
     return out;
   });
-  return { folder, entries, count: entries.length, truncated, limit };
+  return { folder, entries, count: entries.length, truncated, limit, offset, ...(truncated ? { next_offset: offset + entries.length } : {}) };
 }
 
 function render(o: ListFilesOutput): string {
-  if (o.entries.length === 0) return `${o.folder}: no entries`;
+  if (o.entries.length === 0) return `${o.folder}: no entries${o.offset ? ` after offset ${o.offset}` : ''}`;
   const lines = o.entries.map((e) => {
     const when = e.mtime.slice(0, 16).replace('T', ' ');
     const size = e.kind === 'directory' ? '-' : formatBytes(e.size);
     const name = printable(e.kind === 'directory' ? `${e.path}/` : e.kind === 'symlink' ? `${e.path} -> ${e.target ?? '?'}` : e.path);
     return `${when}  ${size.padStart(9)}  ${name}`;
   });
-  const tail = o.truncated ? `\n… more entries exist: listing stopped at limit=${o.limit}` : '';
-  return `${o.folder}: ${o.count} entries\n${lines.join('\n')}${tail}`;
+  const tail = o.truncated ? `\n… more entries exist: listing stopped at limit=${o.limit}; continue with offset=${o.next_offset}` : '';
+  return `${o.folder}: ${o.count} entries${o.offset ? ` from offset ${o.offset}` : ''}\n${lines.join('\n')}${tail}`;
 }
 
-const tool: ToolModule<ListFilesInput, ListFilesOutput> = { handler, render };
+const tool: ToolModule<ListFilesInput, ListFilesOutput> = {
+  handler,
+  render,
+  // Over the result budget a page holds fewer entries; next_offset continues after the last one shown.
+  paging: { limit: 'limit', size: (o) => o.count, next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }) },
+};
 export default tool;

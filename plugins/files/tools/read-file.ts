@@ -117,5 +117,15 @@ function content(o: ReadFileOutput): ContentBlock[] {
   return data ? [{ type: 'image', data, mimeType: o.mime }] : [];
 }
 
-const tool: ToolModule<ReadFileInput, ReadFileOutput> = { handler, render, content };
+const tool: ToolModule<ReadFileInput, ReadFileOutput> = {
+  handler,
+  render,
+  content,
+  // Over the result budget the window narrows (characters of text, bytes of base64); next_offset continues.
+  paging: {
+    limit: 'limit',
+    size: (o) => o.returned ?? 0,
+    next: (input, o) => (o.truncated && typeof o.next_offset === 'number' ? { ...input, offset: o.next_offset } : undefined),
+  },
+};
 export default tool;

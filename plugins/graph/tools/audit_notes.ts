@@ -10,8 +10,8 @@ export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicat
 type AuditClass = (typeof AUDIT_CLASSES)[number];
 interface Item { key: string; count: number; paths: string[]; paths_total: number; detail?: string }
 interface Section { class: AuditClass; total: number; items: Item[] }
-interface Input { classes?: AuditClass[]; folder?: string; limit?: number }
-interface Output { folder: string; limit: number; not_indexed: number; sections: Section[] }
+interface Input { classes?: AuditClass[]; folder?: string; limit?: number; offset?: number }
+interface Output { folder: string; limit: number; offset: number; next_offset?: number; not_indexed: number; sections: Section[] }
 
 const SAMPLE = 5;
 
@@ -19,6 +19,7 @@ export const auditNotes: ToolModule<Input, Output> = {
   async handler(input, ctx: GraphCtx) {
     const folder = folderPrefix(input.folder);
     const limit = clamp(input.limit, 20, ctx.settings.graph.auditCapPerClass);
+    const offset = input.offset ?? 0;
     const classes = input.classes && input.classes.length ? [...new Set(input.classes)] : [...AUDIT_CLASSES];
     const v = ctx.vault.id;
     const inScope = underFolder(sql`n.path`, folder);
@@ -95,7 +96,7 @@ export const auditNotes: ToolModule<Input, Output> = {
         sections.push({
           class: cls,
           total: all.length,
-          items: all.slice(0, limit).map((r) => {
+          items: all.slice(offset, offset + limit).map((r) => {
             const paths = [...r.paths].sort();
             return { key: r.key, count: r.count, paths: paths.slice(0, SAMPLE), paths_total: paths.length, ...(r.detail ? { detail: r.detail } : {}) };
           }),
@@ -103,19 +104,23 @@ export const auditNotes: ToolModule<Input, Output> = {
         continue;
       }
       const { rows } = await sql<{ key: string; count: string | number; paths: string[]; detail: string | null; total: string }>`
-        SELECT x.*, count(*) OVER () AS total FROM (${q}) x LIMIT ${limit}`.execute(ctx.db);
+        SELECT x.*, count(*) OVER () AS total FROM (${q}) x LIMIT ${limit} OFFSET ${offset}`.execute(ctx.db);
+      // Past the last item no row carries the total: count it on its own.
+      const total = rows.length ? Number(rows[0].total) : offset > 0 ? Number((await sql<{ n: string }>`SELECT count(*) AS n FROM (${q}) x`.execute(ctx.db)).rows[0].n) : 0;
       sections.push({
         class: cls,
-        total: rows.length ? Number(rows[0].total) : 0,
+        total,
         items: rows.map((r) => ({ key: r.key, count: Number(r.count), paths: (r.paths ?? []).slice(0, SAMPLE), paths_total: (r.paths ?? []).length, ...(r.detail ? { detail: r.detail } : {}) })),
       });
     }
-    return { folder, limit, not_indexed: await pendingNotes(ctx.db, ctx.vault.id), sections };
+    const more = sections.some((s) => s.total > offset + s.items.length && s.items.length > 0);
+    return { folder, limit, offset, ...(more ? { next_offset: offset + limit } : {}), not_indexed: await pendingNotes(ctx.db, ctx.vault.id), sections };
   },
   render(o) {
-    const out = [`Audit of ${o.folder ? `\`${o.folder}/\`` : 'the vault'} (up to ${o.limit} per class${o.not_indexed ? `; ${o.not_indexed} notes not yet in the link graph` : ''}):`];
+    const out = [`Audit of ${o.folder ? `\`${o.folder}/\`` : 'the vault'} (up to ${o.limit} per class${o.offset ? ` after the first ${o.offset}` : ''}${o.not_indexed ? `; ${o.not_indexed} notes not yet in the link graph` : ''}):`];
     for (const s of o.sections) {
-      out.push(`**${s.class}**: ${s.total}${s.items.length < s.total ? ` (showing ${s.items.length})` : ''}`);
+      const shown = o.offset ? ` (showing ${s.items.length ? `${o.offset + 1}–${o.offset + s.items.length}` : 'none past ' + o.offset})` : ` (showing ${s.items.length})`;
+      out.push(`**${s.class}**: ${s.total}${s.items.length < s.total ? shown : ''}`);
       for (const i of s.items) {
         if (s.class === 'orphans' || s.class === 'untagged') out.push(`- \`${i.key}\``);
         else if (s.class === 'frontmatter_errors') out.push(`- \`${i.key}\` — ${i.detail}`);
@@ -123,6 +128,13 @@ export const auditNotes: ToolModule<Input, Output> = {
         else out.push(`- \`${i.key}\` ×${i.count}: ${i.paths.map((p) => `\`${p}\``).join(', ')}${i.paths_total > i.paths.length ? ` … +${i.paths_total - i.paths.length} more notes` : ''}${i.detail ? ` candidates ${i.detail}` : ''}`);
       }
     }
+    if (o.next_offset !== undefined) out.push(`more: offset=${o.next_offset} shows the next items of each class`);
     return out.join('\n');
+  },
+  // Over the result budget each class shows fewer items; next_offset shows the next ones.
+  paging: {
+    limit: 'limit',
+    size: (o) => Math.max(0, ...o.sections.map((s) => s.items.length)),
+    next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }),
   },
 };

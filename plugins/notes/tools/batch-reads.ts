@@ -26,10 +26,11 @@ async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => Pr
 export interface MultiEntry { path: string; content_hash: string; title: string; tags: string[]; content?: string; head?: string; truncated: boolean; total_chars: number; token_estimate: number; deep_link?: string }
 
 export const readMultipleNotesTool: ToolModule = {
-  async handler(input: { paths: string[]; summary?: boolean; headChars?: number }, ctx: NotesCtx) {
+  async handler(input: { paths: string[]; summary?: boolean; head_chars?: number; max_chars?: number }, ctx: NotesCtx) {
     const s = ctx.settings.notes.read;
-    const perNote = Math.max(200, Math.floor(s.maxChars / Math.max(1, Math.min(input.paths.length, s.maxBatch))));
-    const headChars = Math.min(input.headChars ?? s.headChars, perNote);
+    const share = Math.max(200, Math.floor(s.maxChars / Math.max(1, Math.min(input.paths.length, s.maxBatch))));
+    const perNote = Math.min(input.max_chars ?? share, share);
+    const headChars = Math.min(input.head_chars ?? s.headChars, perNote);
     const r = await each(ctx, input.paths, async (n): Promise<MultiEntry> => {
       const body = sliceBytes(n.bytes, bodyStartByte(n));
       const limit = input.summary ? headChars : perNote;
@@ -51,6 +52,12 @@ export const readMultipleNotesTool: ToolModule = {
     }
     if (o.truncated) out.push(`Only the first ${o.max_batch} of ${o.requested} paths were read (read.maxBatch).`);
     return out.join('\n');
+  },
+  // Over the result budget every body is cut shorter; each cut entry says read_note reads the rest.
+  paging: {
+    limit: 'max_chars',
+    size: (o: { notes: Array<MultiEntry | { path: string; error: EntryError }> }) => Math.max(0, ...o.notes.map((e) => ('error' in e ? 0 : (e.content ?? e.head ?? '').length))),
+    next: () => undefined,
   },
 };
 

@@ -28,15 +28,15 @@ async function periodicConfig(ctx: NotesCtx): Promise<Record<Granularity, Period
 interface PeriodicOut { granularity: Granularity; path: string; exists: boolean; created: boolean; content_hash?: string; content?: string; truncated?: boolean; token_estimate?: number; config_source: string; deep_link?: string }
 
 export const getPeriodicNoteTool: ToolModule = {
-  async handler(input: { granularity: Granularity; offset?: number; createIfMissing?: boolean }, ctx: NotesCtx): Promise<PeriodicOut> {
+  async handler(input: { granularity: Granularity; offset?: number; create_if_missing?: boolean }, ctx: NotesCtx): Promise<PeriodicOut> {
     const cfg = await periodicConfig(ctx);
     const path = ctx.vault.fs.checkPath(periodicPath(cfg[input.granularity], periodStart(ctx.now(), input.granularity, input.offset ?? 0)));
     const link = deepLink(ctx, path);
     const base = { granularity: input.granularity, path, config_source: cfg.source, ...(link ? { deep_link: link } : {}) };
     let created = false;
     if (!(await ctx.vault.fs.exists(path))) {
-      if (!input.createIfMissing) return { ...base, exists: false, created: false };
-      // A call that asks to create was admitted as a write by the host (writesOnlyWith: createIfMissing).
+      if (!input.create_if_missing) return { ...base, exists: false, created: false };
+      // A call that asks to create was admitted as a write by the host (writesOnlyWith: create_if_missing).
       try {
         await ctx.vault.fs.create(path, Buffer.alloc(0));
         created = true;
@@ -51,7 +51,7 @@ export const getPeriodicNoteTool: ToolModule = {
     return { ...base, exists: true, created, content_hash: note.hash, content: body.slice(0, max), truncated: body.length > max, token_estimate: await tokenCount(ctx, body.slice(0, max)) };
   },
   render(o: PeriodicOut) {
-    if (!o.exists) return `No ${o.granularity} note at ${o.path} (config: ${o.config_source}). Pass createIfMissing=true to create it.`;
+    if (!o.exists) return `No ${o.granularity} note at ${o.path} (config: ${o.config_source}). Pass create_if_missing=true to create it.`;
     return `${o.created ? 'Created' : o.granularity} note ${o.path} — content_hash: ${o.content_hash}${o.truncated ? ' (truncated; use read_note for the rest)' : ''}\n\n${o.content}`;
   },
 };

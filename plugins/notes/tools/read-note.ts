@@ -92,4 +92,13 @@ export function renderReadNote(o: ReadNoteOutput): string {
   return lines.join('\n');
 }
 
-export const readNoteTool: ToolModule<ReadNoteInput, ReadNoteOutput> = { handler: readNote, render: renderReadNote };
+export const readNoteTool: ToolModule<ReadNoteInput, ReadNoteOutput> = {
+  handler: readNote,
+  render: renderReadNote,
+  // Over the result budget the window narrows; next_offset (with the same section) continues it.
+  paging: {
+    limit: 'limit',
+    size: (o) => o.content.length,
+    next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }),
+  },
+};

@@ -11,21 +11,21 @@ import { finishWrite, renderWrite, type WriteOutput } from './write-notes.js';
 import { mapLimit } from '../../../src/sdk/index.js';
 import { readAllNotes } from '../lib/vault-scan.js';
 
-interface ReplaceInput { path: string; pattern: string; replacement: string; isRegex?: boolean; maxOccurrences?: number; caseSensitive?: boolean; expected_hash?: string; dry_run?: boolean }
+interface ReplaceInput { path: string; pattern: string; replacement: string; is_regex?: boolean; max_occurrences?: number; case_sensitive?: boolean; expected_hash?: string; dry_run?: boolean }
 
 export const replaceInNoteTool: ToolModule = {
   async handler(input: ReplaceInput, ctx: NotesCtx): Promise<WriteOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     if (input.pattern === '') ctx.refuse('invalid_arguments', { problems: 'pattern must not be empty' });
-    const flags = input.caseSensitive === false ? 'iu' : 'u';
-    if (input.isRegex) {
+    const flags = input.case_sensitive === false ? 'iu' : 'u';
+    if (input.is_regex) {
       try { new RegExp(input.pattern, flags); } catch (e) { ctx.refuse('invalid_arguments', { problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 120)}` }); }
     }
     const path = notePath(ctx, input.path);
     const note = await readIncumbent(ctx, path, input.expected_hash);
-    const max = Math.min(input.maxOccurrences ?? 0, ctx.settings.notes.regex.maxOccurrences) || ctx.settings.notes.regex.maxOccurrences;
+    const max = Math.min(input.max_occurrences ?? 0, ctx.settings.notes.regex.maxOccurrences) || ctx.settings.notes.regex.maxOccurrences;
     let result: RegexReplaceResult;
-    if (input.isRegex) {
+    if (input.is_regex) {
       result = await runRegexReplace({ text: note.text, pattern: input.pattern, flags, replacement: input.replacement, max }, ctx.settings.notes.regex.timeoutMs, ctx.signal);
     } else {
       const esc = input.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -57,10 +57,10 @@ export const manageTagsTool: ToolModule = {
 interface RenameOut { from: string; to: string; dry_run: boolean; notes: Array<{ path: string; occurrences: number; content_hash: string }>; failures: Array<{ path: string; code: string; message: string }>; total: number; diff?: string; message: string }
 
 export const renameTagTool: ToolModule = {
-  async handler(input: { oldTag: string; newTag: string; dry_run?: boolean }, ctx: NotesCtx): Promise<RenameOut> {
-    const from = assertTag(input.oldTag);
-    const to = assertTag(input.newTag);
-    if (from === to) ctx.refuse('invalid_arguments', { problems: 'oldTag and newTag are the same' });
+  async handler(input: { old_tag: string; new_tag: string; dry_run?: boolean }, ctx: NotesCtx): Promise<RenameOut> {
+    const from = assertTag(input.old_tag);
+    const to = assertTag(input.new_tag);
+    if (from === to) ctx.refuse('invalid_arguments', { problems: 'old_tag and new_tag are the same' });
     const all = await readAllNotes(ctx);
     const low = from.toLowerCase();
     const planned: Array<{ path: string; before: string; after: string; count: number }> = [];

@@ -12,11 +12,11 @@ import { quote } from './render-util.js';
 export interface SearchRegexInput {
   pattern: string;
   scope?: 'content' | 'path' | 'both';
-  isGlob?: boolean;
-  ignoreCase?: boolean;
+  is_glob?: boolean;
+  ignore_case?: boolean;
   folder?: string;
   limit?: number;
-  maxMatchesPerFile?: number;
+  max_matches_per_file?: number;
 }
 
 export interface RegexResultRow {
@@ -48,10 +48,10 @@ function escapeLike(text: string): string {
 export default {
   async handler(input: SearchRegexInput, ctx: ToolContext<SearchSettingsSection>): Promise<SearchRegexOutput> {
     const s = ctx.settings.search.regex;
-    const glob = input.isGlob ?? false;
+    const glob = input.is_glob ?? false;
     const scope = input.scope ?? (glob ? 'path' : 'content');
-    if (glob && scope !== 'path') ctx.refuse('invalid_arguments', { problems: 'isGlob matches paths only; use scope "path" (or leave scope out)' });
-    const flags = input.ignoreCase ? 'i' : '';
+    if (glob && scope !== 'path') ctx.refuse('invalid_arguments', { problems: 'is_glob matches paths only; use scope "path" (or leave scope out)' });
+    const flags = input.ignore_case ? 'i' : '';
     if (!glob) {
       try {
         new RegExp(input.pattern, flags);
@@ -60,7 +60,7 @@ export default {
       }
     }
     const limit = Math.min(input.limit ?? 20, s.maxLimit);
-    const maxMatches = Math.min(input.maxMatchesPerFile ?? 5, s.maxMatchesPerFile);
+    const maxMatches = Math.min(input.max_matches_per_file ?? 5, s.maxMatchesPerFile);
     const folder = normaliseFolder(input.folder);
     const paths = (
       await sql<{ path: string }>`SELECT path FROM notes WHERE vault_id = ${ctx.vault.id}
@@ -86,7 +86,7 @@ export default {
       return true;
     };
     if (glob) {
-      const isMatch = picomatch(input.pattern, { nocase: !!input.ignoreCase, dot: true });
+      const isMatch = picomatch(input.pattern, { nocase: !!input.ignore_case, dot: true });
       let scanned = 0;
       for (const p of paths) {
         scanned++;
@@ -147,4 +147,6 @@ export default {
     }
     return lines.join('\n');
   },
+  // Over the result budget fewer files are shown (path order: narrow with folder for the rest).
+  paging: { limit: 'limit', size: (o: SearchRegexOutput) => o.results.length, next: () => undefined },
 };

@@ -101,6 +101,8 @@ export const listTasks: ToolModule<Input, Output> = {
     if (o.next_cursor) out.push(`more: cursor=${o.next_cursor}`);
     return out.join('\n');
   },
+  // Over the result budget a page holds fewer tasks; next_cursor continues after the last one shown.
+  paging: { limit: 'limit', size: (o) => o.tasks.length, next: (input, o) => (o.next_cursor ? { ...input, cursor: o.next_cursor } : undefined) },
 };
 
 function arr(values: readonly string[]): RawBuilder<unknown> {

@@ -1,9 +1,11 @@
 // The request path for one tool call, transport-agnostic: find the tool, check write permission,
-// admit, validate arguments, run the handler under a deadline, check the output, render, audit.
-// Expected failures become refusal results; thrown bugs become `internal` refusals with a reference.
+// admit, validate arguments, run the handler under a deadline, check the output, fit the result to the
+// token budget, render, audit. Expected failures become refusal results; thrown bugs become `internal`
+// refusals with a reference.
 import { randomUUID } from 'node:crypto';
 import { indexLag, type IndexLag, type IndexService } from '../../sdk/index-service.js';
 import { Refusal, isRefusal, renderRefusal } from '../../sdk/refusals.js';
+import { budgetFields, budgetSentence, fitToBudget, type BudgetCut } from '../../sdk/result-budget.js';
 import type { ContentBlock, Principal, ToolContext } from '../../sdk/types.js';
 import { isInputNeeded, silentChannel, type ClientChannel, type InputNeeded } from '../../sdk/client-channel.js';
 import type { Admission } from '../admission/index.js';
@@ -25,13 +27,21 @@ export interface DispatchOptions {
   readonly client?: ClientChannel;
 }
 
+/** The host's tools settings section the dispatcher applies to every call. */
+export interface ToolCallSettings {
+  readonly callTimeoutMs: number;
+  readonly maxResultTokens: number;
+}
+
+const BUDGET_SETTING = 'tools.maxResultTokens';
+
 export class ToolDispatcher {
   constructor(
     private readonly registry: FamilyRegistry,
     private readonly admission: Admission,
     private readonly audit: AuditWriter,
     private readonly host: HostServices,
-    private readonly callTimeoutMs: number,
+    private readonly settings: ToolCallSettings,
     private readonly lookupService: (name: string) => unknown,
     private readonly hasService: (name: string) => boolean,
   ) {}
@@ -86,19 +96,47 @@ export class ToolDispatcher {
     try {
       const input = tool.validateInput(args);
       if (tool.writesWith.some((a) => input[a] === true)) this.refuseWrite(entry, principal);
-      const deadline = AbortSignal.timeout(this.callTimeoutMs);
+      const timeoutMs = this.settings.callTimeoutMs;
+      const deadline = AbortSignal.timeout(timeoutMs);
       const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
       const ctx = this.contextFor(entry.generation, principal, signal, options.client);
-      const output = await raceAbort(Promise.resolve().then(() => tool.module.handler(input, ctx)), signal, this.callTimeoutMs);
-      if (isInputNeeded(output)) return output;
-      const problem = tool.checkOutput(output);
-      if (problem) throw new Error(`tool ${tool.name} returned output that does not match its outputSchema: ${problem}`);
-      const rendered = tool.module.render ? tool.module.render(output) : JSON.stringify(output, null, 2);
+      const handle = async (args: Record<string, unknown>): Promise<unknown> => {
+        const output = await raceAbort(Promise.resolve().then(() => tool.module.handler(args, ctx)), signal, timeoutMs);
+        if (isInputNeeded(output)) return output;
+        const problem = tool.checkOutput(output);
+        if (problem) throw new Error(`tool ${tool.name} returned output that does not match its outputSchema: ${problem}`);
+        return output;
+      };
+      const first = await handle(input);
+      if (isInputNeeded(first)) return first;
       const lag = tool.schema.answersFromIndex ? this.indexLagFor(principal) : undefined;
-      const structured = lag ? { ...(output as Record<string, unknown>), index_pending: lag.pending, index_notice: lag.notice } : (output as Record<string, unknown>);
-      const text = lag ? withLagNotice(rendered, lag) : rendered;
-      const content: ContentBlock[] = [{ type: 'text', text }, ...(tool.module.content?.(output) ?? [])];
-      return { content, structuredContent: structured };
+      const limitName = tool.module.paging?.limit ?? 'limit';
+      let last: { output: unknown; cut: BudgetCut | undefined; result: CallResult } | undefined;
+      const present = (output: unknown, cut: BudgetCut | undefined): CallResult => {
+        if (last && last.output === output && last.cut === cut) return last.result;
+        const result = presentResult(tool.module, output, lag, cut && { cut, limitName });
+        last = { output, cut, result };
+        return result;
+      };
+      const budget = this.settings.maxResultTokens;
+      const fit = await fitToBudget({
+        budget,
+        paging: tool.module.paging,
+        input,
+        output: first,
+        run: handle,
+        measure: (output, _input, cut) => ({ texts: countedTexts(present(output, cut)) }),
+        count: (texts, exact) => this.countTokens(texts, exact, signal),
+        tool: tool.name,
+        setting: BUDGET_SETTING,
+      });
+      if (!fit.fits) {
+        const hint = !tool.module.paging
+          ? 'ask for less (a smaller limit, a folder, fewer paths, one section)'
+          : `even ${limitName}=1 is over it; ask for less (a section, fewer fields), or the operator can raise ${BUDGET_SETTING}`;
+        throw new Refusal('result_too_large', { tool: tool.name, tokens: fit.tokens, budget, setting: BUDGET_SETTING, hint });
+      }
+      return present(fit.output, fit.cut);
     } finally {
       generation.leave();
       release();
@@ -119,6 +157,12 @@ export class ToolDispatcher {
    */
   async admitRequest(principal: Principal): Promise<void> {
     (await this.admission.admit(principal, 'read'))();
+  }
+
+  /** Token counts of a result's texts, summed, in the worker pool: at or above cl100k's when `exact`, else sampled. */
+  private async countTokens(texts: readonly string[], exact: boolean, signal: AbortSignal): Promise<number> {
+    const counts = await this.host.workers.run<number[]>(exact ? 'count-tokens-bound' : 'count-tokens', { texts }, { signal });
+    return counts.reduce((n, c) => n + c, 0);
   }
 
   /** How far the caller's vault index lags, when an index runs and it lags. */
@@ -156,6 +200,44 @@ export class ToolDispatcher {
     this.host.log.error({ tool, reference, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'tool call failed');
     return new Refusal('internal', { reference });
   }
+}
+
+/** The result as the client gets it: text (with the lag caveat and the cut notice), extra blocks, structuredContent. */
+function presentResult(module: ToolEntry['tool']['module'], output: unknown, lag: IndexLag | undefined, cut: { cut: BudgetCut; limitName: string } | undefined): CallResult {
+  const rendered = module.render ? module.render(output) : JSON.stringify(output, null, 2);
+  const notice = cut ? budgetFields(cut.cut, cut.limitName) : undefined;
+  const structured = { ...(output as Record<string, unknown>), ...(lag ? { index_pending: lag.pending, index_notice: lag.notice } : {}), ...notice };
+  let text = lag ? withLagNotice(rendered, lag) : rendered;
+  if (cut && notice) text = withBudgetNotice(text, notice, budgetSentence(cut.cut, cut.limitName));
+  const content: ContentBlock[] = [{ type: 'text', text }, ...(module.content?.(output) ?? [])];
+  return { content, structuredContent: structured };
+}
+
+/**
+ * What of a result a model may read, each counted against the budget: the text blocks, embedded resources,
+ * and structuredContent as the JSON it travels as. Image blocks are left out: clients turn them into image
+ * tokens by their pixels, not their base64.
+ */
+function countedTexts(result: CallResult): string[] {
+  const texts: string[] = [];
+  for (const c of result.content) {
+    if (c.type === 'text') texts.push(c.text);
+    else if (c.type === 'resource') texts.push(c.resource.text ?? c.resource.blob ?? '');
+  }
+  if (result.structuredContent) texts.push(JSON.stringify(result.structuredContent));
+  return texts;
+}
+
+/** The cut notice in a tool's text: two more fields of a text that is one JSON object, else a last paragraph. */
+function withBudgetNotice(text: string, fields: Record<string, unknown>, sentence: string): string {
+  if (text.startsWith('{')) {
+    try {
+      return JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), ...fields });
+    } catch {
+      // not JSON after all: prose it is
+    }
+  }
+  return `${text}\n\n${sentence}`;
 }
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal, timeoutMs: number): Promise<T> {

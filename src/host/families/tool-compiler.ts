@@ -67,7 +67,13 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
   if ((doc.inputSchema as { type?: unknown })?.type !== 'object') throw new Error(`${where}: inputSchema must be an object schema`);
   const inputSchema = { additionalProperties: false, ...doc.inputSchema };
   const validate = ajv.compile(inputSchema);
-  const outputSchema = doc.outputSchema && doc.answersFromIndex ? withIndexLag(doc.outputSchema) : doc.outputSchema;
+  const paging = module.paging;
+  if (paging) {
+    const arg = ((inputSchema as { properties?: Record<string, { type?: unknown }> }).properties ?? {})[paging.limit];
+    if (arg?.type !== 'integer') throw new Error(`${where}: paging.limit "${paging.limit}" must name an integer argument of the inputSchema`);
+  }
+  let outputSchema = doc.outputSchema && doc.answersFromIndex ? withIndexLag(doc.outputSchema) : doc.outputSchema;
+  if (outputSchema && paging) outputSchema = withBudgetCut(outputSchema);
   const validateOut: ValidateFunction | undefined = outputSchema ? ajv.compile(outputSchema) : undefined;
   const accepted = Object.keys((inputSchema as { properties?: object }).properties ?? {});
   return {
@@ -126,6 +132,24 @@ function withIndexLag(schema: JsonSchema): JsonSchema {
       ...props,
       index_pending: { type: 'integer', minimum: 0, description: 'Present while the index lags the vault: notes likely missing from this answer.' },
       index_notice: { type: 'string', description: 'Present while the index lags the vault: what is missing, in one sentence.' },
+    },
+  };
+}
+
+/** The two fields the host adds to a paging tool's result when it cut the answer to the result budget. */
+function withBudgetCut(schema: JsonSchema): JsonSchema {
+  const props = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  return {
+    ...schema,
+    properties: {
+      ...props,
+      budget_notice: { type: 'string', description: 'Present when the answer was cut to fit the result budget (tools.maxResultTokens): what was lowered, and the call that continues.' },
+      continue_with: {
+        type: 'object',
+        description: 'Present when the answer was cut to fit the result budget and more remains: the tool and arguments of the call that continues.',
+        properties: { tool: { type: 'string' }, arguments: { type: 'object' } },
+        required: ['tool', 'arguments'],
+      },
     },
   };
 }

@@ -2,7 +2,7 @@
 // structured-clone-able data. Never does I/O.
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
-import { countTokens, parseNote } from '../../markdown/index.js';
+import { countTokens, countTokensBound, parseNote } from '../../markdown/index.js';
 
 export type WorkerTask = (payload: any) => unknown;
 
@@ -13,6 +13,8 @@ export const builtinTasks: Record<string, WorkerTask> = {
     createTwoFilesPatch(`a/${payload.path}`, `b/${payload.path}`, payload.before, payload.after, undefined, undefined, { context: payload.context ?? 3 }),
   // cl100k token counts for read results (the encoder loads once per worker thread).
   'count-tokens': (payload: { texts: string[] }) => Promise.all(payload.texts.map((t) => countTokens(t))),
+  // The result budget's count: whole-text cl100k counts, never sampled, at or just above the real encoder's.
+  'count-tokens-bound': (payload: { texts: string[] }) => Promise.all(payload.texts.map((t) => countTokensBound(t))),
   // Batch parse (the index pipeline, and tools reading a note too large to parse on the event loop): one
   // NoteModel per note, in order (parseNote never throws).
   'parse-notes': (payload: Array<{ path: string; bytes: Uint8Array; maxFrontmatterBytes?: number }>) =>

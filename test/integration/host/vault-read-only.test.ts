@@ -29,7 +29,7 @@ t.test('the vault refuses changes from any code path, not only tool dispatch', a
   t.equal(await server.host.vaultHandle.fs.exists('Tasks.md'), true, 'reads pass through');
 });
 
-t.test('a family read-only hides only its write tools: get_periodic_note stays, and refuses only createIfMissing', async (t) => {
+t.test('a family read-only hides only its write tools: get_periodic_note stays, and refuses only create_if_missing', async (t) => {
   const s = await startTestServer({ config: { families: { notes: { readOnly: true } } } });
   t.teardown(() => s.close());
   const c = await s.connect();
@@ -38,7 +38,7 @@ t.test('a family read-only hides only its write tools: get_periodic_note stays, 
   t.notOk(names.includes('create_note'), 'the family\'s write tools are hidden');
   const read = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily' } });
   t.notOk(read.isError, textOf(read));
-  const create = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily', createIfMissing: true } });
+  const create = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily', create_if_missing: true } });
   t.equal(refusalOf(create)?.code, 'read_only', textOf(create));
   const reader = await s.connect({ key: s.readKey });
   t.ok((await reader.listTools()).tools.some((x) => x.name === 'get_periodic_note'), 'listed for a read-only key too');

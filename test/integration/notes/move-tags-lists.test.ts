@@ -58,11 +58,11 @@ t.test('move_note rewrites exactly the links that resolved to the moved note', a
 t.test('manage_tags and rename_tag; the reverse rename restores the notes byte for byte', async (t) => {
   const before1 = disk('Tags/One.md');
   const before2 = disk('Tags/Two.md');
-  const r = data(await call('rename_tag', { oldTag: 'proj', newTag: 'work' }));
+  const r = data(await call('rename_tag', { old_tag: 'proj', new_tag: 'work' }));
   t.equal(r.notes.length, 2);
   t.equal(disk('Tags/One.md'), '---\ntags: [work, work/sub, other]\n---\nText #work and #work/deep and #project and `#proj` in code.\n```\n#proj\n```\n');
   t.equal(disk('Tags/Two.md'), 'Only #work inline\n');
-  data(await call('rename_tag', { oldTag: 'work', newTag: 'proj' }));
+  data(await call('rename_tag', { old_tag: 'work', new_tag: 'proj' }));
   t.equal(disk('Tags/One.md'), before1, 'reverse rename restores the note byte for byte');
   t.equal(disk('Tags/Two.md'), before2.replace('#Proj', '#proj'));
   const add = data(await call('manage_tags', { path: 'Tags/Two.md', action: 'add', tag: '#fresh' }));
@@ -76,15 +76,15 @@ t.test('manage_tags and rename_tag; the reverse rename restores the notes byte f
 });
 
 t.test('replace_in_note: literal, regex with groups, catastrophic regex stopped', async (t) => {
-  const r = data(await call('replace_in_note', { path: 'Regex.md', pattern: 'foo-(\\d)', replacement: 'bar$1', isRegex: true, maxOccurrences: 1 }));
+  const r = data(await call('replace_in_note', { path: 'Regex.md', pattern: 'foo-(\\d)', replacement: 'bar$1', is_regex: true, max_occurrences: 1 }));
   t.equal(r.replacements, 1);
   t.match(disk('Regex.md'), /bar1 foo-2/);
   const started = Date.now();
-  const slow = refusalOf(await call('replace_in_note', { path: 'Regex.md', pattern: '(a+)+$', replacement: 'x', isRegex: true }))!;
+  const slow = refusalOf(await call('replace_in_note', { path: 'Regex.md', pattern: '(a+)+$', replacement: 'x', is_regex: true }))!;
   t.equal(slow.code, 'regex_timeout');
   t.ok(Date.now() - started < 5000);
   t.equal(data(await call('replace_in_note', { path: 'Regex.md', pattern: 'foo-2', replacement: 'baz' })).replacements, 1);
-  t.equal(refusalOf(await call('replace_in_note', { path: 'Regex.md', pattern: '(', replacement: '', isRegex: true }))!.code, 'invalid_arguments');
+  t.equal(refusalOf(await call('replace_in_note', { path: 'Regex.md', pattern: '(', replacement: '', is_regex: true }))!.code, 'invalid_arguments');
 });
 
 t.test('list_notes pages with a cursor; get_recent; stats', async (t) => {
@@ -115,7 +115,7 @@ t.test('periodic notes', async (t) => {
   t.equal(p.content, 'today\n');
   const y = data(await call('get_periodic_note', { granularity: 'yearly', offset: -1 }));
   t.equal(y.exists, false);
-  const c = data(await call('get_periodic_note', { granularity: 'monthly', createIfMissing: true }));
+  const c = data(await call('get_periodic_note', { granularity: 'monthly', create_if_missing: true }));
   t.equal(c.created, true);
   const recent = data(await call('get_recent_periodic_notes', { granularity: 'daily', count: 3 }));
   t.equal(recent.notes[0].path, `Daily Notes/${today}.md`);

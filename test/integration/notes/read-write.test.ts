@@ -93,7 +93,7 @@ t.test('bad paths and bytes are refused', async (t) => {
 });
 
 t.test('batch reads, info, outline, lines, guide', async (t) => {
-  const m = data(await call('read_multiple_notes', { paths: ['Plan.md', 'Missing.md'], summary: true, headChars: 5 }));
+  const m = data(await call('read_multiple_notes', { paths: ['Plan.md', 'Missing.md'], summary: true, head_chars: 5 }));
   t.equal(m.notes[0].head, '# Pla');
   t.equal(m.notes[1].error.code, 'not_found');
   const info = data(await call('get_notes_info', { paths: ['Plan.md'] }));
@@ -101,7 +101,7 @@ t.test('batch reads, info, outline, lines, guide', async (t) => {
   t.same(info.notes[0].frontmatter_keys, ['title', 'tags', 'status']);
   const o = data(await call('get_note_outline', { path: 'Plan.md' }));
   t.equal(o.total, 5);
-  const lines = data(await call('read_note_lines', { path: 'Plan.md', startLine: 8, lineCount: 2 }));
+  const lines = data(await call('read_note_lines', { path: 'Plan.md', start_line: 8, line_count: 2 }));
   t.equal(lines.content, '# Plan\nIntro #inline');
   const g = await call('get_vault_guide', {});
   t.match(textOf(g), /kebab-case/);

@@ -55,21 +55,21 @@ t.test('search_regex: line-numbered matches marked «», counts and per-file cap
   t.equal(out.files_total, 5);
   t.equal(out.files_scanned, 5);
   t.match(text, /^ {2}7: version «1\.2\.3» shipped/m);
-  const capped = await call('search_regex', { pattern: 'needle$', folder: 'Zeta', maxMatchesPerFile: 3 });
+  const capped = await call('search_regex', { pattern: 'needle$', folder: 'Zeta', max_matches_per_file: 3 });
   t.equal(capped.out.results[0].match_count, 400);
   t.equal(capped.out.results[0].matches.length, 3);
   t.match(capped.text, /400 matching lines, 3 shown/);
-  const ci = await call('search_regex', { pattern: 'EVIL', scope: 'both', ignoreCase: true, folder: 'Zeta' });
+  const ci = await call('search_regex', { pattern: 'EVIL', scope: 'both', ignore_case: true, folder: 'Zeta' });
   t.same(ci.out.results.map((r: { path: string; path_match: boolean }) => [r.path, r.path_match]), [['Zeta/Evil.md', true]]);
 });
 
 t.test('search_regex: limit and output budget cut, and say so', async (t) => {
-  const limited = await call('search_regex', { pattern: 'task', ignoreCase: true, limit: 3 });
+  const limited = await call('search_regex', { pattern: 'task', ignore_case: true, limit: 3 });
   t.equal(limited.out.count, 3);
   t.equal(limited.out.cut, true);
   t.ok(limited.out.files_scanned < limited.out.files_total);
   t.match(limited.text, /limit of 3 files reached; more notes may match/);
-  const budget = await call('search_regex', { pattern: 'the', limit: 100, maxMatchesPerFile: 20 });
+  const budget = await call('search_regex', { pattern: 'the', limit: 100, max_matches_per_file: 20 });
   t.equal(budget.out.cut, true);
   t.match(budget.out.cut_reason, /output budget of 6000 characters/);
   t.ok(budget.text.length < 9000, `render stays bounded (${budget.text.length} chars)`);
@@ -86,14 +86,14 @@ t.test('search_regex: a catastrophic pattern is stopped by the time budget, the 
 });
 
 t.test('search_regex: globs match paths; bad input refuses', async (t) => {
-  const { out } = await call('search_regex', { pattern: 'Zeta/*a.md', isGlob: true });
+  const { out } = await call('search_regex', { pattern: 'Zeta/*a.md', is_glob: true });
   t.same(out.results.map((r: { path: string }) => r.path), ['Zeta/Alpha.md', 'Zeta/Beta.md', 'Zeta/Gamma.md']);
-  const deep = await call('search_regex', { pattern: '**/Recurring*', isGlob: true });
+  const deep = await call('search_regex', { pattern: '**/Recurring*', is_glob: true });
   t.same(deep.out.results.map((r: { path: string }) => r.path), ['Getting Started/Recurring Tasks.md', 'Getting Started/Statuses/Recurring Tasks and Custom Statuses.md']);
   const bad = (await client.callTool({ name: 'search_regex', arguments: { pattern: '(unclosed' } })) as ToolResult;
   t.equal(refusalOf(bad)?.code, 'invalid_arguments');
   t.match(textOf(bad), /not a valid regular expression/);
-  const globContent = (await client.callTool({ name: 'search_regex', arguments: { pattern: '*.md', isGlob: true, scope: 'content' } })) as ToolResult;
+  const globContent = (await client.callTool({ name: 'search_regex', arguments: { pattern: '*.md', is_glob: true, scope: 'content' } })) as ToolResult;
   t.equal(refusalOf(globContent)?.code, 'invalid_arguments');
 });
 
@@ -128,7 +128,11 @@ t.test('fetch: full text, metadata, cut long notes, refusals', async (t) => {
   const long = await call('fetch', { id: 'Zeta/Long.md' });
   t.equal(long.out.metadata.truncated, true);
   t.ok(long.out.text.length < 2300);
-  t.match(long.out.text, /\[… cut at 2000 of \d+ characters/);
+  t.match(long.out.text, /\[… cut at character 2000 of \d+; continue with fetch\(id="Zeta\/Long\.md", offset=2000\)/);
+  t.equal(long.out.metadata.next_offset, 2000);
+  const rest = await call('fetch', { id: 'Zeta/Long.md', offset: 2000 });
+  t.equal(rest.out.metadata.offset, 2000, 'offset continues a cut fetch');
+  t.ok(rest.out.text.length > 0);
   const missing = (await client.callTool({ name: 'fetch', arguments: { id: 'Nope/None.md' } })) as ToolResult;
   t.equal(refusalOf(missing)?.code, 'not_found');
   const escape = (await client.callTool({ name: 'fetch', arguments: { id: '../outside.md' } })) as ToolResult;
