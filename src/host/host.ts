@@ -21,6 +21,7 @@ import { buildHttpApp } from './http/app.js';
 import { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
 import type { ServerDeps } from './mcp/server-factory.js';
+import { RequestStateSeal } from './mcp/request-state.js';
 import { SessionHub } from './mcp/sessions.js';
 import { ResourceSubscriptions } from './mcp/subscriptions.js';
 import { loadSettings, resolvePath, SettingsError, type Settings } from './settings/load.js';
@@ -54,6 +55,8 @@ edit these notes with you.
 export class Host {
   readonly hub: SessionHub;
   readonly subscriptions: ResourceSubscriptions;
+  /** Seals input-needed requestState for every MCP instance this process serves. */
+  readonly requestStates = new RequestStateSeal();
   readonly manager: FamilyManager;
   readonly dispatcher: ToolDispatcher;
   readonly verifier: ApiKeyVerifier;
@@ -194,7 +197,7 @@ export class Host {
   }
 
   get serverDeps(): ServerDeps {
-    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: this.vaultHandle.name, subscriptions: this.subscriptions };
+    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: this.vaultHandle.name, subscriptions: this.subscriptions, requestStates: this.requestStates };
   }
 
   private async listen(): Promise<void> {

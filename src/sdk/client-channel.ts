@@ -18,7 +18,7 @@ export interface ClientChannel {
   readonly can: { readonly elicitation: boolean; readonly sampling: boolean; readonly roots: boolean };
   /** Answers to the input an earlier round of this call asked for, by key (untrusted client data). */
   readonly inputResponses?: Readonly<Record<string, unknown>>;
-  /** The opaque state an earlier round returned, echoed by the client (untrusted: verify what matters). */
+  /** The state an earlier round returned, as it returned it: the host seals it and refuses a forged, expired or foreign one before the handler runs. */
   readonly requestState?: string;
 }
 

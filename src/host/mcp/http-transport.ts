@@ -14,6 +14,7 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo, 
 import { isRefusal, type Refusal } from '../../sdk/refusals.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { ApiKeyVerifier } from '../auth/api-keys.js';
+import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 import { createMcpServer, type ServerDeps } from './server-factory.js';
 import type { LiveSession, SessionHub } from './sessions.js';
 
@@ -101,6 +102,8 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       return jsonRpcError(reply, 400, -32600, 'Invalid Request: an empty batch');
     }
     if (request.method === 'POST' && !(await isLegacyRequest(headersOnly(request), request.body ?? null))) {
+      const mismatch = paramHeaderProblem(request, o.deps);
+      if (mismatch) return jsonRpcError(reply, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch}`, undefined, idOf(request.body));
       (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfoFor(principal);
       reply.hijack();
       await serveModern(request.raw, reply.raw, request.body);
@@ -109,6 +112,18 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
     return legacy(request, reply, principal, o);
   };
   for (const url of ['/mcp', '/']) app.route({ method: ['POST', 'GET', 'DELETE'], url, onRequest, handler });
+}
+
+/** SEP-2243's check of a tools/call naming a family tool that mirrors arguments into Mcp-Param-* headers. */
+function paramHeaderProblem(request: FastifyRequest, deps: ServerDeps): string | undefined {
+  const body = request.body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+  if (!body || body.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
+  const entry = deps.registry.findTool(body.params.name);
+  if (!entry) return undefined;
+  return paramHeaderMismatch(entry.tool.schema.inputSchema, body.params.arguments, (name) => {
+    const v = request.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  });
 }
 
 /** The request's method, URL and headers as a web Request, for classification (the body is passed parsed). */

@@ -7,6 +7,7 @@ import { Refusal, isRefusal } from '../../sdk/refusals.js';
 import type { Principal } from '../../sdk/types.js';
 import type { ToolDispatcher } from '../families/dispatch.js';
 import type { FamilyRegistry, ResourceEntry } from '../families/registry.js';
+import type { RequestStateSeal } from './request-state.js';
 import type { ResourceSubscriptions } from './subscriptions.js';
 
 export const SERVER_NAME = 'exocortex';
@@ -27,6 +28,8 @@ export interface ServerDeps {
   readonly vaultName: string;
   readonly resourceListCap?: number;
   readonly subscriptions: ResourceSubscriptions;
+  /** Seals the requestState of input-needed results; shared by every instance, since rounds may reach any. */
+  readonly requestStates: RequestStateSeal;
 }
 
 /** A session's principal and registry; a promise while the host is still starting (stdio). */
@@ -81,9 +84,24 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
       },
       instructions: serverInstructions(vaultName),
       ...(registry ? { cacheHints: cacheHints(registry) } : {}),
+      // Runs before the handler on every round that echoes a requestState; a throw is answered -32602.
+      requestState: {
+        verify: async (state, ctx) => {
+          const { principal, deps } = await ready;
+          return deps.requestStates.open(state, principal.id, ctx);
+        },
+      },
     },
   );
   const ready = Promise.resolve(source);
+  const inputRequiredFor = async (out: InputNeeded, ctx: ServerContext) => {
+    const { principal, deps } = await ready;
+    const requestState = out.requestState === undefined ? undefined : await deps.requestStates.seal(out.requestState, principal.id, ctx.mcpReq.method);
+    return inputRequired({
+      ...(out.inputRequests ? { inputRequests: out.inputRequests as never } : {}),
+      ...(requestState !== undefined ? { requestState } : {}),
+    });
+  };
 
   server.setRequestHandler('tools/list', async () => {
     const { principal, deps } = await ready;
@@ -102,7 +120,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { principal, deps } = await ready;
     const out = await deps.dispatcher.call(principal, request.params.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, client: channelFor(server, ctx) });
-    return (isInputNeeded(out) ? toInputRequired(out) : out) as never;
+    return (isInputNeeded(out) ? await inputRequiredFor(out, ctx) : out) as never;
   });
 
   server.setRequestHandler('prompts/list', async () => {
@@ -124,7 +142,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
     try {
       const pctx = deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal, channelFor(server, ctx));
       const out = await entry.prompt.get(request.params.arguments ?? {}, pctx);
-      if (isInputNeeded(out)) return toInputRequired(out) as never;
+      if (isInputNeeded(out)) return (await inputRequiredFor(out, ctx)) as never;
       return { description: out.description, messages: out.messages as never };
     } catch (e) {
       throw protocolError(e);
@@ -164,7 +182,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
     try {
       const rctx = deps.dispatcher.contextFor(match.entry.generation, principal, ctx.mcpReq.signal, channelFor(server, ctx));
       const out = await match.entry.resource.read(uri, match.params, rctx);
-      if (isInputNeeded(out)) return toInputRequired(out) as never;
+      if (isInputNeeded(out)) return (await inputRequiredFor(out, ctx)) as never;
       return { contents: out as never };
     } catch (e) {
       throw protocolError(e);
@@ -244,13 +262,6 @@ function channelFor(server: Server, ctx: ServerContext): ClientChannel {
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     ...(typeof state === 'string' ? { requestState: state } : {}),
   };
-}
-
-function toInputRequired(out: InputNeeded) {
-  return inputRequired({
-    ...(out.inputRequests ? { inputRequests: out.inputRequests as never } : {}),
-    ...(out.requestState !== undefined ? { requestState: out.requestState } : {}),
-  });
 }
 
 /** Match a URI against fixed resources, then RFC 6570 level-1 templates (`{name}`, `{+path}`). */
