@@ -4,7 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Logger, Principal, VaultHandle } from '../sdk/types.js';
+import type { ListEvents, Logger, Principal, VaultHandle } from '../sdk/types.js';
 import type { VaultFs } from '../sdk/vault.js';
 import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { OperationTarget } from './admin/operations.js';
@@ -91,6 +91,12 @@ export class Host {
     this.hub = new SessionHub(log);
     this.subscriptions = new ResourceSubscriptions(log, h.server.maxSubscriptionsPerSession, this.hub.listenBuses);
     services.named.set('resource-events', this.subscriptions);
+    const lists: ListEvents = {
+      toolsChanged: () => this.hub.broadcast({ tools: true, prompts: false, resources: false }),
+      promptsChanged: () => this.hub.broadcast({ tools: false, prompts: true, resources: false }),
+      resourcesChanged: () => this.hub.broadcast({ tools: false, prompts: false, resources: true }),
+    };
+    services.named.set('list-events', lists);
     this.manager = new FamilyManager(services, builtinDir);
     this.manager.registry.vaultReadOnly = h.vault.readOnly;
     this.audit = new AuditWriter(database.db, h.audit, log);

@@ -343,6 +343,18 @@ export interface ResourceEvents {
   updated(uri: string): void;
 }
 
+/**
+ * The host service 'list-events': tell every client that a list it may have cached changed, for a
+ * reason the registry cannot see (a tool's `available()` answer flipped, a prompt's arguments now
+ * depend on new data). 2025 sessions get notifications/…/list_changed; 2026-07-28 clients get it on
+ * their subscriptions/listen streams. Hot reloads announce themselves; families need not call this.
+ */
+export interface ListEvents {
+  toolsChanged(): void;
+  promptsChanged(): void;
+  resourcesChanged(): void;
+}
+
 // --- HTTP routes -------------------------------------------------------------------------------
 
 export interface FamilyRouteContext {
