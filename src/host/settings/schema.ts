@@ -59,7 +59,7 @@ export const hostSettingsSchema = z
           .default(50)
           .describe("Open stateful sessions one credential may hold. At the cap (or at server.maxSessions) that credential's least recently used session with no request in flight is closed to make room; 503 when none is idle."),
         maxSubscriptionsPerSession: z.number().int().min(0).default(100).describe('Distinct resource URIs one session may subscribe to; more are refused as too_many_subscriptions.'),
-        maxListenStreams: z.number().int().min(1).default(1024).describe('Open subscriptions/listen streams (2026-07-28 clients) the server holds at once; a new one beyond it is refused.'),
+        maxListenStreams: z.number().int().min(1).default(1000).describe('Open subscriptions/listen streams (2026-07-28 clients) the server holds at once; a new one beyond it is refused.'),
         unauthenticatedBodyLimitBytes: z
           .number()
           .int()
