@@ -53,6 +53,8 @@ export interface ImportLimits {
   readonly maxBytes: number;
   readonly timeoutMs: number;
   readonly maxRedirects: number;
+  /** Told the bytes received so far and the declared length (when the server sent one). */
+  readonly onBytes?: (received: number, total: number | undefined) => void;
 }
 
 export interface ImportDeps {
@@ -114,13 +116,14 @@ function pinnedAgent(target: VettedUrl, pinned: DnsAnswer, connector: Connector)
   });
 }
 
-async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number, host: string): Promise<Buffer> {
+async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number, host: string, onBytes?: (received: number) => void): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of body) {
     total += chunk.length;
     if (total > maxBytes) throw new ImportError('too_large', `the body passed ${maxBytes} bytes`, host, total);
     chunks.push(chunk);
+    onBytes?.(total);
   }
   return Buffer.concat(chunks, total);
 }
@@ -177,7 +180,8 @@ export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimi
       }
       let bytes: Buffer;
       try {
-        bytes = await readCapped(res.body, limits.maxBytes, target.host);
+        const length = Number.isFinite(declared) && declared > 0 ? declared : undefined;
+        bytes = await readCapped(res.body, limits.maxBytes, target.host, limits.onBytes && ((n) => limits.onBytes!(n, length)));
       } catch (e) {
         discard(res.body);
         if (e instanceof ImportError) throw e;

@@ -89,6 +89,8 @@ async function scan(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<
     sources.push({ path: opts.from, text: opts.moved.text, model: opts.moved.model });
     originals.set(opts.from, opts.moved.text);
   }
+  // Progress: reading every note is the first half of the work, rewriting the linking ones the second.
+  const report = (done: number, total: number) => ctx.client.progress((50 * done) / total, 100, 'reading notes for links');
   await mapLimit(notes, 16, async (p) => {
     let text: string;
     try {
@@ -102,7 +104,7 @@ async function scan(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<
     if (!needles.some((k) => lower.includes(k))) return;
     sources.push({ path: p, text, model: parseNote(text, { path: p }) });
     originals.set(p, text);
-  });
+  }, { signal: ctx.signal, onDone: report });
   sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, sources, originals, skipped: skipped.sort() };
 }
@@ -145,6 +147,7 @@ export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOp
   await ctx.vault.fs.move(from, to);
   if (isNote(from)) await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
   out.moved = true;
+  const rewriting = (done: number, total: number) => ctx.client.progress(50 + (50 * done) / total, 100, 'rewriting links');
   await mapLimit(plans, 8, async (p) => {
     const target = p.path === from ? to : p.path;
     try {
@@ -156,7 +159,7 @@ export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOp
       if (!isRefusal(e)) throw e;
       out.failures.push({ path: target, code: e.code === 'stale_precondition' ? 'concurrent_write' : e.code, message: e.message });
     }
-  });
+  }, { onDone: rewriting });
   out.partial = out.failures.length > 0;
   if (out.partial) {
     const failed = new Set(out.failures.map((f) => f.path));

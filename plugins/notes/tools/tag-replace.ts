@@ -64,7 +64,11 @@ export const renameTagTool: ToolModule = {
     const all = await readAllNotes(ctx);
     const low = from.toLowerCase();
     const planned: Array<{ path: string; before: string; after: string; count: number }> = [];
+    // Progress: planning over every note is the first half, writing the changed ones the second.
+    let seen = 0;
     for (const n of all.notes) {
+      ctx.client.progress((50 * ++seen) / all.notes.length, 100, 'finding the tag');
+      if (ctx.signal.aborted) break;
       if (!n.lower.includes(low)) continue;
       const model = await parseNoteBounded(ctx, n.path, n.text);
       if (!model.tags.some((t) => t.tag === low || t.tag.startsWith(`${low}/`))) continue;
@@ -90,7 +94,7 @@ export const renameTagTool: ToolModule = {
         if (!isRefusal(e)) throw e;
         failures.push({ path: p.path, code: e.code, message: e.message });
       }
-    });
+    }, { onDone: (k, of) => ctx.client.progress(50 + (50 * k) / of, 100, 'renaming') });
     done.sort((a, b) => (a.path < b.path ? -1 : 1));
     const n = done.reduce((a, d) => a + d.occurrences, 0);
     return { from, to, dry_run: false, notes: done, failures, total: n, message: `Renamed #${from} → #${to}: ${n} occurrence(s) in ${done.length} note(s)${failures.length ? `; ${failures.length} note(s) changed meanwhile and were left alone` : ''}` };

@@ -127,6 +127,7 @@ export default {
           }
         }
         scanned += slice.length;
+        ctx.client.progress(scanned, paths.length, 'notes scanned');
       }
     } finally {
       await session.close();

@@ -45,7 +45,7 @@ export function importFromUrl(deps: TransferDeps): ToolModule<ImportFromUrlInput
         fetched = await fetchUrl(
           input.url,
           { resolver: deps.resolver, connector: deps.connector, policy: { allowHttp: s.allowHttp, maxUrlLength: s.maxUrlLength, allowLoopbackForTests: deps.allowLoopback } },
-          { maxBytes: s.maxBytes, timeoutMs: s.timeoutMs, maxRedirects: s.maxRedirects },
+          { maxBytes: s.maxBytes, timeoutMs: s.timeoutMs, maxRedirects: s.maxRedirects, onBytes: (n, total) => ctx.client.progress(n, total, 'bytes received') },
           ctx.signal,
         );
       } catch (e) {

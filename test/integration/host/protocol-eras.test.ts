@@ -16,7 +16,8 @@ import { startTestServer, type TestServer } from '../../../src/host/testing/harn
 const here = path.dirname(fileURLToPath(import.meta.url));
 const builtins = path.resolve(here, '../../../plugins');
 
-const server: TestServer = await startTestServer({ builtinDir: builtins, files: { 'Welcome.md': '# Welcome\n\nHello.\n', 'Projects/Alpha.md': '# Alpha\n' } });
+const tagged = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`Tagged/n${i}.md`, `# Note ${i}\n\n#draft text\n`]));
+const server: TestServer = await startTestServer({ builtinDir: builtins, files: { 'Welcome.md': '# Welcome\n\nHello.\n', 'Projects/Alpha.md': '# Alpha\n', ...tagged } });
 t.teardown(() => server.close());
 const auth = { authorization: `Bearer ${server.key}` };
 
@@ -133,4 +134,31 @@ t.test('edge answers: DELETE with an empty JSON body, and / served like /mcp', a
   t.ok((await root.listTools()).tools.length > 10, 'the root path lists the same tools');
   const get = await fetch(`${server.url}/`, { headers: { ...auth, accept: 'text/event-stream' } });
   t.equal(get.status, 405, 'GET / without a session answers as /mcp does');
+});
+
+t.test('a long tool reports progress to a client that asked, in both eras and without a session', async (t) => {
+  const forgetful: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.delete('mcp-session-id');
+    return fetch(input, { ...init, headers });
+  };
+  const sessionless = new ClientV1({ name: 'no-session', version: '1.0.0' });
+  await sessionless.connect(new HttpV1(new URL(`${server.url}/mcp`), { requestInit: { headers: auth }, fetch: forgetful }));
+  t.teardown(() => sessionless.close());
+  const modern = await modernClient();
+  t.teardown(() => modern.close());
+  const withSession = await server.connect();
+  t.teardown(() => withSession.close());
+  const runs: Array<[string, (onprogress: (p: { progress: number; total?: number }) => void) => Promise<unknown>]> = [
+    ['2025 session', (onprogress) => withSession.callTool({ name: 'rename_tag', arguments: { old_tag: 'draft', new_tag: 'wip', dry_run: true } }, undefined, { onprogress })],
+    ['2025 without a session', (onprogress) => sessionless.callTool({ name: 'rename_tag', arguments: { old_tag: 'draft', new_tag: 'wip', dry_run: true } }, undefined, { onprogress })],
+    ['2026-07-28', (onprogress) => modern.callTool({ name: 'rename_tag', arguments: { old_tag: 'draft', new_tag: 'wip', dry_run: true } }, { onprogress } as never)],
+  ];
+  for (const [label, run] of runs) {
+    const seen: number[] = [];
+    const r = (await run((p) => void seen.push(p.progress))) as { isError?: boolean };
+    t.notOk(r.isError, `${label}: answered`);
+    t.ok(seen.length >= 3, `${label}: progress arrived (${seen.length} notifications)`);
+    t.same([...seen].sort((a, b) => a - b), seen, `${label}: progress only grows`);
+  }
 });
