@@ -6,7 +6,7 @@
 // BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
 // BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread).
 // The server inherits this environment, so its escape hatches (EXOCORTEX_NATIVE_POOL=1,
-// EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines the README quotes; BENCH_DEFERRED=0 sets
+// EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines docs/performance.md and docs/operations.md quote; BENCH_DEFERRED=0 sets
 // index.deferredWrites: false (one transaction per write-through batch).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -39,7 +39,7 @@ function quantizedProblem(pgvector: string | null): string | undefined {
 /**
  * Which strategy serves this engine. `auto`: HNSW on server Postgres with pgvector ≥ 0.8 (index walks,
  * sublinear); else the binary-quantized scan where pgvector has binary_quantize (embedded PGlite: no index
- * to slow chunk writes, exact 130 → 17.7 ms p50 at 30k chunks: README, Search → Operations → Vectors); else exact.
+ * to slow chunk writes, exact 130 → 17.7 ms p50 at 30k chunks: docs/families.md, Search → Operations → Vectors); else exact.
  */
 export function chooseVectorIndex(setting: VectorIndexSetting, engine: 'pglite' | 'postgres', pgvector: string | null, dims: number): VectorIndexChoice {
   if (setting === 'exact') return { strategy: 'exact', reason: 'search.vectorIndex is exact' };

@@ -1,6 +1,6 @@
 // VectorSearch: nearest notes by their best chunk. One interface, three strategies (exact scan here, HNSW in
 // vector-search-hnsw.ts, binary-quantized scan in vector-search-quantized.ts), chosen per engine by
-// measurement (vector-search-choice.ts; README, Search → Operations → Vectors). Callers never branch on which.
+// measurement (vector-search-choice.ts; docs/families.md, Search → Operations → Vectors). Callers never branch on which.
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';

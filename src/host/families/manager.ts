@@ -236,7 +236,7 @@ export class FamilyManager {
     }
     for (const name of envLeft.keys()) problems.push(`environment variable ${name} matches no setting of the host or of any installed family: unset it or check its spelling (see docs/configuration.md)`);
     for (const section of Object.keys(settings.sections)) {
-      if (!claimed.has(section)) problems.push(`unknown key ${section}: no host setting or installed family uses it; remove it or check its spelling (see README.md)`);
+      if (!claimed.has(section)) problems.push(`unknown key ${section}: no host setting or installed family uses it; remove it or check its spelling (every setting: docs/configuration.md)`);
     }
     if (problems.length) throw new Error(problems.join('\n'));
     return out;

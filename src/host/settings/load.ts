@@ -105,7 +105,7 @@ export function describeZodIssues(error: z.ZodError): string[] {
     const key = issue.path.join('.') || '(top level)';
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((k) => (key === '(top level)' ? k : `${key}.${k}`));
-      return `unknown key ${keys.join(', ')}: remove it or check its spelling (see the configuration table in README.md)`;
+      return `unknown key ${keys.join(', ')}: remove it or check its spelling (every setting: docs/configuration.md)`;
     }
     return `${key}: ${issue.message}; fix the value in the config file or the EXO_${envName(issue.path.map(String))} variable`;
   });
