@@ -16,6 +16,19 @@ export const MICROMARK_SEGMENT_TARGET = 8_192;
 /** A run of blocks longer than this with no safe cut sends the note to the line scanner: micromark is quadratic
  * on some inputs (e.g. thousands of unclosed `[a](b` on one paragraph), so its input size is bounded. */
 export const MAX_MICROMARK_SEGMENT = 65_536;
+/**
+ * A block run longer than OPENER_SEGMENT_CHARS holding more than MAX_SEGMENT_OPENERS of one inline opener
+ * (`[`, `<`, a backtick) sends the note to the line scanner: each unclosed opener makes micromark look ahead
+ * over the rest of the paragraph, so thousands of them are quadratic (32 KiB of `[a](` followed by one `~`
+ * took 4.5 s, 24 KiB of `<!--` with no `-->` as long; 8 KiB of either well under 0.1 s).
+ */
+export const OPENER_SEGMENT_CHARS = 8_192;
+export const MAX_SEGMENT_OPENERS = 1_024;
+const OPENERS: ReadonlyArray<readonly [number, string]> = [
+  [91, '['],
+  [60, '<'],
+  [96, '`'],
+];
 
 export interface RawHeading {
   /** 0-based line index in the whole file. */
@@ -58,6 +71,13 @@ export function scanStructure(src: SourceText, bodyStart: number, options: ScanO
   const parts = blockSegments(src, bodyStart, options.segmentTarget ?? MICROMARK_SEGMENT_TARGET);
   const biggest = parts.reduce((n, r) => Math.max(n, r.end - r.start), 0);
   if (biggest > MAX_MICROMARK_SEGMENT) return fallback(`large_block: ${biggest} characters without a block boundary exceed ${MAX_MICROMARK_SEGMENT}`);
+  for (const part of parts) {
+    if (part.end - part.start <= OPENER_SEGMENT_CHARS) continue;
+    for (const [code, char] of OPENERS) {
+      const n = countChar(src.text, code, part.start, part.end);
+      if (n > MAX_SEGMENT_OPENERS) return fallback(`many_openers: ${n} '${char}' in ${part.end - part.start} characters without a block boundary exceed ${MAX_SEGMENT_OPENERS}`);
+    }
+  }
 
   const merged: BodyStructure = { code: [], blockCode: [], html: [], headings: [], problems: [] };
   for (const part of parts) {
@@ -170,6 +190,12 @@ function plainStructure(src: SourceText, bodyStart: number): BodyStructure {
     if (h) headings.push({ lineIndex: li, depth: h.depth, text: h.text });
   }
   return { code: [], blockCode: [], html: [], headings, problems: [] };
+}
+
+function countChar(text: string, code: number, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === code) n++;
+  return n;
 }
 
 type Parser = ReturnType<typeof parse>;

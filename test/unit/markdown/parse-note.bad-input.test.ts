@@ -157,3 +157,15 @@ t.test('a frontmatter block parsed again (an edit below it) gives an equal model
   t.equal(parseNote(`${bad}more\n`, opts).frontmatter.error?.code, 'malformed_yaml', 'a refused block is refused again');
   t.equal(parseNote('---\ntitle: Moved\n---\n', opts).frontmatter.error?.line, undefined);
 });
+
+t.test('thousands of unclosed inline openers in one paragraph go to the line scanner (micromark is quadratic there)', async (t) => {
+  // Both were found by the adversarial fuzz test: seconds in micromark, milliseconds in the line scanner.
+  for (const [unit, tail] of [['[a](', '~'], ['<!--', 'a'], ['`a', 'x']]) {
+    const text = `# T\n\na ${unit.repeat(Math.floor(24_576 / unit.length))} ${tail}\n\n\`\`\`\ncode\n\`\`\`\n`;
+    const m = parseNote(text, opts);
+    t.match(m.problems.join(' '), /many_openers/, `${unit} × many`);
+    t.equal(m.outline[0]?.text, 'T', 'headings still found');
+  }
+  const ordinary = `# T\n\n${'See [[Note]] and [a](b) here. '.repeat(300)}\n`;
+  t.notMatch(parseNote(ordinary, opts).problems.join(' '), /many_openers/, 'an ordinary long paragraph stays with micromark');
+});
