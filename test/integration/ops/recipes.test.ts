@@ -1,0 +1,86 @@
+// The deployment recipes in deploy/ and docs/operations.md, run here: the systemd unit passes
+// `systemd-analyze verify`, the nginx server block passes `nginx -t` (with a throwaway certificate), and
+// the embedded database's backup procedure (stop, copy the data directory, start from the copy) brings
+// back the notes' index, the API keys and the change feed. Tools that are not installed skip their part.
+import t from 'tap';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { textOf } from '../../../src/sdk/testkit.js';
+import { createApiKey } from '../../../src/host/auth/api-keys.js';
+import { Host } from '../../../src/host/host.js';
+import { createLogger } from '../../../src/host/log/logger.js';
+import { loadSettings } from '../../../src/host/settings/load.js';
+import { pgliteTemplate } from '../../../src/host/testing/harness.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'exo-recipes-'));
+t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+
+t.test('deploy/exocortex.service passes systemd-analyze verify', { skip: !has('systemd-analyze') && 'systemd-analyze is not installed' }, async (t) => {
+  // verify checks that ExecStart's binary exists; point it at this machine's node for the check.
+  const unit = readFileSync(path.join(root, 'deploy/exocortex.service'), 'utf8').replace('/usr/bin/node', process.execPath);
+  const file = path.join(tmp, 'exocortex.service');
+  writeFileSync(file, unit);
+  const r = spawnSync('systemd-analyze', ['verify', '--man=no', file], { encoding: 'utf8' });
+  // Lines about the exocortex user or /opt paths missing on this machine are not the unit's syntax.
+  const problems = (r.stderr ?? '').split('\n').filter((l) => l.trim() && !/exocortex\.service: (Failed to|Unit configured to use)|\/opt\/exocortex|user|Command .* is not executable/i.test(l));
+  t.same(problems, [], 'no complaint about the unit');
+  t.match(unit, /ProtectSystem=strict/);
+});
+
+t.test('deploy/nginx.conf passes nginx -t', { skip: !has('nginx') && 'nginx is not installed' }, async (t) => {
+  const dir = path.join(tmp, 'nginx');
+  mkdirSync(path.join(dir, 'logs'), { recursive: true });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=vault.example.org', '-days', '1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+  const server = readFileSync(path.join(root, 'deploy/nginx.conf'), 'utf8')
+    .replace('/etc/ssl/exocortex/fullchain.pem', path.join(dir, 'cert.pem'))
+    .replace('/etc/ssl/exocortex/privkey.pem', path.join(dir, 'key.pem'))
+    .replace('listen 443', 'listen 127.0.0.1:8443');
+  writeFileSync(path.join(dir, 'server.conf'), server);
+  writeFileSync(path.join(dir, 'nginx.conf'), `pid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/server.conf;\n}\n`);
+  const r = spawnSync('nginx', ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stderr, /syntax is ok/);
+});
+
+t.test('backup and restore of the embedded database: stop, copy ./data, start from the copy', async (t) => {
+  t.setTimeout(300_000);
+  const dir = path.join(tmp, 'server');
+  mkdirSync(path.join(dir, 'vault'), { recursive: true });
+  writeFileSync(path.join(dir, 'vault', 'Kept.md'), '# Kept\n\nbefore the backup\n');
+  cpSync(await pgliteTemplate(), path.join(dir, 'data', 'db'), { recursive: true });
+  const configFile = path.join(dir, 'config.yaml');
+  writeFileSync(configFile, YAML.stringify({ vault: { path: path.join(dir, 'vault') }, database: { url: `pglite:${path.join(dir, 'data', 'db')}` }, server: { host: '127.0.0.1', port: 0 }, auth: { mintAdminKeyOnFirstStart: false }, log: { level: 'silent' } }));
+  const start = () => Host.start({ settings: loadSettings({ file: configFile, env: {}, cwd: dir }), http: true, builtinDir: path.join(root, 'plugins'), log: createLogger('silent') });
+  const connect = async (host: Host, key: string) => {
+    const client = new Client({ name: 'backup-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    return client;
+  };
+
+  const first = await start();
+  const key = (await createApiKey(first.database.db, { name: 'kept', scope: 'readwrite', vaultId: first.vaultHandle.id })).raw;
+  const client = await connect(first, key);
+  t.notOk((await client.callTool({ name: 'create_note', arguments: { path: 'Written.md', content: '# Written\n\nby an agent\n' } })).isError);
+  await client.close();
+  await first.close(); // the procedure: stop the server (`systemctl stop exocortex`), then copy ./data
+  const backup = path.join(tmp, 'backup-data');
+  cpSync(path.join(dir, 'data'), backup, { recursive: true });
+  rmSync(path.join(dir, 'data'), { recursive: true, force: true }); // the disk is lost
+  cpSync(backup, path.join(dir, 'data'), { recursive: true }); // restore: copy it back and start
+
+  const again = await start();
+  t.teardown(() => again.close());
+  const restored = await connect(again, key);
+  t.teardown(() => restored.close());
+  t.match(textOf(await restored.callTool({ name: 'read_note', arguments: { path: 'Written.md' } })), /by an agent/, 'the key minted before the backup works');
+  const changes = textOf(await restored.callTool({ name: 'get_changes', arguments: { since: 'ev:0', limit: 50 } }));
+  t.match(changes, /Written\.md/, 'the change feed came back with the data directory');
+});
