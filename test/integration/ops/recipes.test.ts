@@ -16,7 +16,8 @@ import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import { Host } from '../../../src/host/host.js';
 import { createLogger } from '../../../src/host/log/logger.js';
 import { loadSettings } from '../../../src/host/settings/load.js';
-import { pgliteTemplate } from '../../../src/host/testing/harness.js';
+import { pgliteTemplate, startTestServer } from '../../../src/host/testing/harness.js';
+import { postgresAvailable, startPostgres } from '../../../src/host/testing/postgres-server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -83,4 +84,28 @@ t.test('backup and restore of the embedded database: stop, copy ./data, start fr
   t.match(textOf(await restored.callTool({ name: 'read_note', arguments: { path: 'Written.md' } })), /by an agent/, 'the key minted before the backup works');
   const changes = textOf(await restored.callTool({ name: 'get_changes', arguments: { since: 'ev:0', limit: 50 } }));
   t.match(changes, /Written\.md/, 'the change feed came back with the data directory');
+});
+
+t.test('backup and restore of a PostgreSQL database with pg_dump and pg_restore', { skip: postgresAvailable() ? false : 'PostgreSQL 15 server binaries not installed' }, async (t) => {
+  t.setTimeout(300_000);
+  const pg = await startPostgres();
+  t.teardown(() => pg.stop());
+  const server = await startTestServer({ builtinDir: path.join(root, 'plugins'), config: { database: { url: pg.url } } });
+  const client = await server.connect();
+  t.notOk((await client.callTool({ name: 'create_note', arguments: { path: 'In PG.md', content: '# In PG\n' } })).isError);
+  const key = server.key;
+  await server.host.audit.flush();
+  // The documented commands, while the server runs: a dump, then a restore into an empty database.
+  const dump = path.join(tmp, 'exocortex.dump');
+  execFileSync('pg_dump', ['--format=custom', `--file=${dump}`, pg.url]);
+  await server.close();
+  const restoredUrl = pg.url.replace(/\/postgres$/, '/restored');
+  execFileSync('psql', [pg.url, '-qc', 'CREATE DATABASE restored']);
+  execFileSync('pg_restore', ['--no-owner', `--dbname=${restoredUrl}`, dump]);
+  const again = await startTestServer({ builtinDir: path.join(root, 'plugins'), config: { database: { url: restoredUrl } } });
+  t.teardown(() => again.close());
+  const restored = await again.connect({ key });
+  t.teardown(() => restored.close());
+  const changes = textOf(await restored.callTool({ name: 'get_changes', arguments: { since: 'ev:0', limit: 50 } }));
+  t.match(changes, /In PG\.md/, 'the key and the change feed came back from the dump');
 });
