@@ -1,8 +1,9 @@
 // npm run gen: the TypeScript types of every tool schema, so that a handler and its schema cannot drift.
 // Built-in families: schemas/<family>/<tool>.json → src/generated/<family>/<tool>.ts, plus
 // src/generated/<family>/index.ts with the family's tool map (`NotesTools`), never edited and never committed.
-// A family folder elsewhere (third-party, test fixtures): `npm run gen -- --family <dir>` reads <dir>/schemas and
-// writes <dir>/generated; `--check` writes nothing and exits 1 when that output is stale.
+// A family folder elsewhere (third-party, test fixtures): `npm run gen -- --family <dir>` (from another package:
+// `node --import tsx node_modules/exocortex/scripts/gen-types.ts --family <dir>`) reads <dir>/schemas and writes
+// <dir>/generated; `--check` writes nothing and exits 1 when the output is stale.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -101,7 +102,7 @@ if (values.family) {
   if (!existsSync(schemas)) throw new Error(`gen: ${schemas} does not exist (a family folder holds schemas/<tool>.json)`);
   const family = values.name ?? path.basename(dir);
   const out = path.join(dir, 'generated');
-  const files = await familyTypeFiles(family, schemas, path.relative(root, schemas).split(path.sep).join('/') || 'schemas');
+  const files = await familyTypeFiles(family, schemas, path.relative(process.cwd(), schemas).split(path.sep).join('/') || 'schemas');
   const fresh = emit(out, files, check);
   if (check && !fresh) {
     console.error(`gen: ${path.relative(process.cwd(), out)} is stale; run npm run gen -- --family ${values.family}`);
