@@ -143,9 +143,9 @@ export interface HealthContext extends ServiceLookup {
 }
 
 /**
- * One tool: its handler and how its answer is shown. `I` and `O` come from the tool's schema (see ToolFor); the
- * members are function-typed properties, not methods, so a handler that reads an argument the schema does not
- * declare, or a render that expects a field the output does not have, fails to compile.
+ * One tool: its handler and how its answer is shown. `I` and `O` come from the tool's schema (see ToolFor). The
+ * members are function-typed properties, not methods, so their parameters are checked strictly: a handler
+ * written for arguments the schema does not declare is not a module of that tool.
  */
 export interface ToolModule<I = any, O = any> {
   readonly handler: (input: I, ctx: ToolContext<any>) => Promise<O> | O;
