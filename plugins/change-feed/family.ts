@@ -2,6 +2,7 @@
 // vault://changes resource with the latest events. Never writes the vault.
 import { defineFamily, type ContributorFactoryContext, type IndexContributor, type ResourceEvents } from '../../src/sdk/index.js';
 import type { IndexService } from '../../src/sdk/index-service.js';
+import type { ChangeFeedTools } from '../../src/generated/change-feed/index.js';
 import { feedContributor, type FeedSettings } from './contributor.js';
 import { feedMigrations } from './migrations.js';
 import { getChanges, readChanges, renderChanges } from './tools/get_changes.js';
@@ -53,7 +54,7 @@ function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
   ];
 }
 
-export default defineFamily({
+export default defineFamily<ChangeFeedTools>({
   name: 'change-feed',
   description: 'What changed in the vault since a cursor: created, modified, moved and deleted notes, attributed.',
   requires: ['index?'],

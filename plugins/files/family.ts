@@ -2,6 +2,7 @@
 // Every byte goes through ctx.vault.fs; it never creates, deletes or moves notes, and edits them only to
 // rewrite links to a file move_file moved.
 import { defineFamily } from '../../src/sdk/index.js';
+import type { FilesTools } from '../../src/generated/files/index.js';
 import { filesSettingsSchema } from './settings.js';
 import readFile from './tools/read-file.js';
 import writeFile from './tools/write-file.js';
@@ -9,7 +10,7 @@ import listFiles from './tools/list-files.js';
 import deleteFile from './tools/delete-file.js';
 import moveFile from './tools/move-file.js';
 
-export default defineFamily({
+export default defineFamily<FilesTools>({
   name: 'files',
   description: 'Attachments and data files: read (text, image, base64), write, list, delete',
   schemas: new URL('../../schemas/files/', import.meta.url),

@@ -1,6 +1,7 @@
 // The graph family: the links index contributor plus read-only link tools (backlinks, links,
 // neighbourhood, orphans, audit, related). Declares settings and tables; never writes the vault.
 import { defineFamily } from '../../src/sdk/index.js';
+import type { GraphTools } from '../../src/generated/graph/index.js';
 import { graphContributor } from './contributor.js';
 import { GRAPH_SETTINGS_SCHEMA, type GraphSettings } from './common.js';
 import { graphMigrations } from './migrations.js';
@@ -12,7 +13,7 @@ import { getLinks } from './tools/get_links.js';
 import { getNeighborhood } from './tools/get_neighborhood.js';
 
 
-export default defineFamily({
+export default defineFamily<GraphTools>({
   name: 'graph',
   description: 'Link graph: backlinks, outgoing links, neighbourhoods, orphans, hygiene audit and related notes.',
   requires: ['index?', 'embeddings?'],

@@ -1,6 +1,7 @@
 // The notes family: read, navigate and write notes without ever clobbering one. Wires tools, settings,
 // resources and prompts; the logic lives in tools/, edits/ and lib/. Never touches bytes outside ctx.vault.fs.
-import { defineFamily } from '../../src/sdk/index.js';
+import { defineFamily, defineTool } from '../../src/sdk/index.js';
+import type { NotesTools } from '../../src/generated/notes/index.js';
 import { notesSettingsSchema, type NotesCtx } from './settings.js';
 import { readNoteTool, readNote, renderReadNote } from './tools/read-note.js';
 import { getNotesInfoTool, readMultipleNotesTool } from './tools/batch-reads.js';
@@ -10,18 +11,18 @@ import { moveNoteTool } from './tools/move-note.js';
 import { getRecentTool, listNotesTool } from './tools/listings.js';
 import { getPeriodicNoteTool, getRecentPeriodicNotesTool, getVaultStatsTool } from './tools/periodic-stats.js';
 import { manageTagsTool, renameTagTool, replaceInNoteTool } from './tools/tag-replace.js';
-import { loadGuide, renderGuide, type GuideOutput } from './lib/guide.js';
+import { loadGuide, renderGuide } from './lib/guide.js';
 import { notesPrompts } from './prompts.js';
 import { completeNotePath, noteResourceEvents } from './lib/note-resource.js';
 
-export default defineFamily({
+export default defineFamily<NotesTools>({
   name: 'notes',
   description: 'Read, navigate and safely write Markdown notes',
   requires: ['index?'],
   schemas: new URL('../../schemas/notes/', import.meta.url),
   settings: { notes: notesSettingsSchema },
   tools: {
-    get_vault_guide: { handler: (_input: unknown, ctx: NotesCtx) => loadGuide(ctx), render: (o: GuideOutput) => renderGuide(o) },
+    get_vault_guide: defineTool<NotesTools['get_vault_guide']>({ handler: (_input, ctx: NotesCtx) => loadGuide(ctx), render: (o) => renderGuide(o) }),
     read_note: readNoteTool,
     read_multiple_notes: readMultipleNotesTool,
     get_notes_info: getNotesInfoTool,

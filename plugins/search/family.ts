@@ -1,6 +1,7 @@
 // The search family: keyword, semantic and hybrid search over the vault. Declares its settings,
 // tables, index contributor, tools and the `embeddings` service; holds no logic of its own.
 import { defineFamily, type ServiceFactoryContext } from '../../src/sdk/index.js';
+import type { SearchTools } from '../../src/generated/search/index.js';
 import { createEmbeddingsService, type EmbeddingWorker } from './embeddings/service.js';
 import { keywordIndexer } from './keyword/indexer.js';
 import { checkKeywordConfigs } from './keyword/meta.js';
@@ -28,7 +29,7 @@ async function createKeywordIndex(ctx: ServiceFactoryContext): Promise<{ configs
   return { configs: [...s.ftsConfigs] };
 }
 
-export default defineFamily({
+export default defineFamily<SearchTools>({
   name: 'search',
   description: 'Keyword, semantic and hybrid search over the vault',
   requires: ['index?'],

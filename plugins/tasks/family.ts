@@ -1,12 +1,13 @@
 // The tasks family: an index contributor storing every checkbox task, and list_tasks over it.
 // Declares settings and tables; never reads or writes notes from its tools.
 import { defineFamily } from '../../src/sdk/index.js';
+import type { TasksTools } from '../../src/generated/tasks/index.js';
 import { tasksContributor } from './contributor.js';
 import { tasksMigrations } from './migrations.js';
 import { listTasks } from './tools/list_tasks.js';
 import { updateTask } from './tools/update_task.js';
 
-export default defineFamily({
+export default defineFamily<TasksTools>({
   name: 'tasks',
   description: 'Checkbox tasks across the vault, from the index (Tasks-plugin dates, priorities and statuses).',
   requires: ['index?'],

@@ -2,6 +2,7 @@
 // routes, and server-side import from public URLs. createTransferFamily lets tests inject the resolver,
 // connector and clock; the default export uses the real ones. Never reads a token from a URL.
 import { defineFamily, type DefinedFamily } from '../../src/sdk/index.js';
+import type { TransferTools } from '../../src/generated/transfer/index.js';
 import { migrations } from './migrations.js';
 import { resolveOptions, type TransferOptions } from './options.js';
 import { transferRoutes } from './routes.js';
@@ -15,7 +16,7 @@ export type { TransferOptions } from './options.js';
 
 export function createTransferFamily(options: TransferOptions = {}): DefinedFamily {
   const deps = resolveOptions(options);
-  return defineFamily({
+  return defineFamily<TransferTools>({
     name: 'transfer',
     description: 'Upload/download links over /transfer/* and import from public URLs',
     schemas: new URL('../../schemas/transfer/', import.meta.url),

@@ -16,6 +16,8 @@ interface Field {
 
 /** Fields of an object schema, nested objects and arrays of objects flattened as `a.b` and `a[].b`. */
 function fields(s: JsonSchemaNode | undefined, prefix = ''): Field[] {
+  const alternatives = s?.anyOf ?? s?.oneOf;
+  if (Array.isArray(alternatives)) return unionFields(alternatives as JsonSchemaNode[], prefix);
   const out: Field[] = [];
   const req = required(s);
   for (const [name, sub] of Object.entries(props(s))) {
@@ -23,9 +25,23 @@ function fields(s: JsonSchemaNode | undefined, prefix = ''): Field[] {
     out.push({ path: p, schema: sub, required: req.has(name) });
     if (Object.keys(props(sub)).length) out.push(...fields(sub, `${p}.`));
     const items = sub.items as JsonSchemaNode | undefined;
-    if (items && typeof items === 'object' && Object.keys(props(items)).length) out.push(...fields(items, `${p}[].`));
+    if (items && typeof items === 'object' && (Object.keys(props(items)).length || Array.isArray(items.anyOf ?? items.oneOf))) out.push(...fields(items, `${p}[].`));
   }
   return out;
+}
+
+/** The fields of alternative object shapes (an entry that is a note or an error), each once: always present only when every shape has it. */
+function unionFields(alternatives: JsonSchemaNode[], prefix: string): Field[] {
+  const byPath = new Map<string, Field>();
+  const seen = new Map<string, number>();
+  for (const alt of alternatives) {
+    for (const f of fields(alt, prefix)) {
+      const had = byPath.get(f.path);
+      byPath.set(f.path, had ? { ...had, required: had.required && f.required } : f);
+      seen.set(f.path, (seen.get(f.path) ?? 0) + 1);
+    }
+  }
+  return [...byPath.values()].map((f) => (seen.get(f.path) === alternatives.length ? f : { ...f, required: false }));
 }
 
 const describe = (s: JsonSchemaNode) => (typeof s.description === 'string' ? cell(s.description) : '');

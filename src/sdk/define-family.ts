@@ -15,9 +15,18 @@ import type {
   ResourceDefinition,
   ServiceProvider,
   ToolModule,
+  ToolSignatures,
+  ToolsOf,
 } from './types.js';
 
-export interface FamilyDefinition {
+/** The tools of a family that names no generated tool map: any modules, checked only at run time. */
+export type UntypedTools = { readonly [tool: string]: { readonly input: any; readonly output: any } };
+
+/**
+ * What a family declares. `Tools` is the family's generated tool map (`defineFamily<NotesTools>({…})`): `tools`
+ * must then hold exactly its tools, each typed from its schema.
+ */
+export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedTools> {
   /** Config key (`families.<name>`) and owner of its tools. Lowercase, digits, `-`. */
   readonly name: string;
   readonly description?: string;
@@ -30,7 +39,7 @@ export interface FamilyDefinition {
   readonly provides?: Readonly<Record<string, ServiceProvider>>;
   /** Folder holding one `<tool>.json` schema document per tool in `tools`. */
   readonly schemas?: URL;
-  readonly tools?: Readonly<Record<string, ToolModule>>;
+  readonly tools?: ToolsOf<Tools>;
   /** Ordered by key; recorded in the family's own migration table. */
   readonly migrations?: Readonly<Record<string, FamilyMigration>>;
   /**
@@ -67,11 +76,11 @@ export type DefinedFamily = FamilyDefinition & { readonly [FAMILY_BRAND]: true }
 
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
-export function defineFamily(definition: FamilyDefinition): DefinedFamily {
+export function defineFamily<Tools extends ToolSignatures<Tools> = UntypedTools>(definition: FamilyDefinition<NoInfer<Tools>>): DefinedFamily {
   if (!NAME.test(definition.name)) {
     throw new TypeError(`family name "${definition.name}" must match ${NAME}`);
   }
-  for (const [tool, mod] of Object.entries(definition.tools ?? {})) {
+  for (const [tool, mod] of Object.entries<ToolModule>(definition.tools ?? {})) {
     if (typeof mod?.handler !== 'function') throw new TypeError(`family ${definition.name}: tool ${tool} has no handler`);
   }
   if (definition.tools && Object.keys(definition.tools).length > 0 && !definition.schemas) {

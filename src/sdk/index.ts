@@ -1,5 +1,6 @@
 // The public plugin API: what a family (built-in or third-party) imports. Nothing here imports the host.
 export * from './define-family.js';
+export * from './define-tool.js';
 export * from './refusals.js';
 export type * from './types.js';
 export type * from './vault.js';

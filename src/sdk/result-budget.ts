@@ -11,9 +11,9 @@ export interface ResultPaging<I = any, O = any> {
   /** The integer argument that sizes the answer (declared in the tool's inputSchema). */
   readonly limit: string;
   /** How much this answer holds, in the unit of `limit` (items listed, characters or bytes returned). */
-  size(output: O): number;
+  readonly size: (output: O) => number;
   /** The arguments of the call that continues where this answer stops; undefined when nothing is left. */
-  next(input: I, output: O): Record<string, unknown> | undefined;
+  readonly next: (input: I, output: O) => Record<string, unknown> | undefined;
 }
 
 /** What the host says in a result it cut to fit the budget. */

@@ -142,29 +142,53 @@ export interface HealthContext extends ServiceLookup {
   readonly db: Database;
 }
 
+/**
+ * One tool: its handler and how its answer is shown. `I` and `O` come from the tool's schema (see ToolFor). The
+ * members are function-typed properties, not methods, so their parameters are checked strictly: a handler
+ * written for arguments the schema does not declare is not a module of that tool.
+ */
 export interface ToolModule<I = any, O = any> {
-  handler(input: I, ctx: ToolContext<any>): Promise<O> | O;
+  readonly handler: (input: I, ctx: ToolContext<any>) => Promise<O> | O;
   /** Compact text an LLM reads well; when absent the host sends JSON. */
-  render?(output: O): string;
+  readonly render?: (output: O) => string;
   /**
    * What the audit row records of the arguments (before truncation); default: the arguments as
    * given. Use it to drop what must not be stored (a URL's path and query, say). Gets the raw arguments.
    */
-  auditParams?(args: Record<string, unknown>): unknown;
+  readonly auditParams?: (args: Record<string, unknown>) => unknown;
   /**
    * Whether the tool can work with the services serving now: `true`, or the reason it cannot. While it
    * cannot, the tool is left out of tools/list and calls are refused as service_unavailable. Keep it
    * cheap and about configuration (evaluated on every listing), not about transient outages.
    */
-  available?(services: ServiceLookup): true | string;
+  readonly available?: (services: ServiceLookup) => true | string;
   /** Extra MCP content blocks sent after the text (e.g. an image the tool read). */
-  content?(output: O): ContentBlock[];
+  readonly content?: (output: O) => ContentBlock[];
   /**
    * How the answer shrinks to the result budget (tools.maxResultTokens), for a tool whose answer can
    * grow past it. A result over the budget from a tool without paging is refused as result_too_large.
    */
-  paging?: ResultPaging<I, O>;
+  readonly paging?: ResultPaging<I, O>;
 }
+
+/**
+ * A tool's argument and result types as `npm run gen` writes them from its schema: each family's generated
+ * tool map (`NotesTools` in src/generated/notes/index.ts, or `<dir>/generated/index.ts` for a family folder)
+ * holds one per tool. `input` is what a caller may send (defaults, which the host fills in, stay optional).
+ */
+export interface ToolSignature {
+  readonly input: object;
+  readonly output: unknown;
+}
+
+/** A family's tools by name, each with its signature: the shape of a generated tool map (`T` is the map itself). */
+export type ToolSignatures<T = Record<string, unknown>> = { readonly [K in keyof T]: ToolSignature };
+
+/** The module of a tool typed from its schema: `ToolFor<NotesTools['read_note']>`. */
+export type ToolFor<S extends ToolSignature> = ToolModule<S['input'], S['output']>;
+
+/** A family's `tools`: exactly one module per tool of the generated map, each typed from its schema. */
+export type ToolsOf<T extends ToolSignatures<T>> = { readonly [K in keyof T]: ToolFor<T[K]> };
 
 export type ContentBlock =
   | { type: 'text'; text: string }

@@ -1,17 +1,14 @@
 // get_changes: the vault's change events after a cursor (ev:<n>, exact) or a UTC date (approximate), oldest first.
 // Read-only; gap/reset meta events always pass the filters, and next_since never loses or repeats an event.
 import { sql, type RawBuilder } from 'kysely';
-import type { ToolContext, ToolModule } from '../../../src/sdk/types.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import type { ChangeFeedTools } from '../../../src/generated/change-feed/index.js';
 import type { FeedSettings } from '../contributor.js';
 
 type Ctx = ToolContext<{ changeFeed: FeedSettings }>;
-type Kind = 'created' | 'modified' | 'moved' | 'deleted';
-interface Input { since: string; folder?: string; kinds?: Kind[]; by?: 'any' | 'me' | 'agents' | 'human'; limit?: number }
-export interface EventRow {
-  seq: number; cursor: string; at: string; kind: string; path: string; from: string | null; reason: string | null;
-  by: string; by_name: string | null; you: boolean; count: number | null;
-}
-export interface Output { since: string; next_since: string; more: boolean; history_truncated: boolean; last_event: number; events: EventRow[] }
+type Input = ChangeFeedTools['get_changes']['input'];
+export type Output = ChangeFeedTools['get_changes']['output'];
+type EventRow = Output['events'][number];
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -46,7 +43,8 @@ export async function readChanges(ctx: ToolContext<any>, input: Input, cap: numb
   if (by === 'agents') filters.push(sql`actor_kind <> 'human'`);
   if (by === 'me') filters.push(sql`actor_kind <> 'human' AND actor_id = ${ctx.principal.id}`);
   const pass = filters.length ? sql`(kind IN ('gap', 'reset') OR (${sql.join(filters, sql` AND `)}))` : sql`true`;
-  const { rows } = await sql<{ seq: string; at: Date | string; kind: string; path: string; from_path: string | null; reason: string | null; actor_kind: string; actor_id: string | null; actor_name: string | null; count: number | null }>`
+  // kind holds only what the contributor writes: the schema's event kinds.
+  const { rows } = await sql<{ seq: string; at: Date | string; kind: EventRow['kind']; path: string; from_path: string | null; reason: string | null; actor_kind: string; actor_id: string | null; actor_name: string | null; count: number | null }>`
     SELECT seq, at, kind, path, from_path, reason, actor_kind, actor_id, actor_name, count FROM change_events
     WHERE vault_id = ${v} AND seq > ${since} AND seq <= ${last} AND ${pass}
     ORDER BY seq LIMIT ${limit + 1}`.execute(ctx.db);
@@ -64,12 +62,12 @@ export async function readChanges(ctx: ToolContext<any>, input: Input, cap: numb
   return { since: input.since, next_since: `ev:${next}`, more, history_truncated: since < pruned, last_event: last, events };
 }
 
-export const getChanges: ToolModule<Input, Output> = {
+export const getChanges = defineTool<ChangeFeedTools['get_changes']>({
   handler: (input, ctx: Ctx) => readChanges(ctx, input, ctx.settings.changeFeed.pageCap),
   render: renderChanges,
   // Over the result budget a page holds fewer events; next_since continues after the last one shown.
   paging: { limit: 'limit', size: (o) => o.events.length, next: (input, o) => (o.more ? { ...input, since: o.next_since } : undefined) },
-};
+});
 
 export function renderChanges(o: Output): string {
   const head = `${o.events.length} changes after ${o.since} — next_since: ${o.next_since}${o.more ? ' — more: true' : ''}${o.history_truncated ? ' — history_truncated: true' : ''}`;

@@ -1,21 +1,12 @@
 // delete_file: soft delete (to .trash/) or permanent unlink of one non-note file, optionally hash-guarded.
 // Never deletes markdown, folders or symlinks; every mutation goes through ctx.vault.fs.
-import type { ToolContext, ToolModule } from '../../../src/sdk/index.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
 import { HASH_RE, isMarkdownPath } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
+import type { FilesTools } from '../../../src/generated/files/index.js';
 
-export interface DeleteFileInput {
-  path: string;
-  permanent?: boolean;
-  expected_hash?: string;
-}
-
-export interface DeleteFileOutput {
-  path: string;
-  permanent: boolean;
-  trash_path: string | null;
-  size: number;
-}
+type DeleteFileInput = FilesTools['delete_file']['input'];
+type DeleteFileOutput = FilesTools['delete_file']['output'];
 
 async function handler(input: DeleteFileInput, ctx: ToolContext<FilesCtxSettings>): Promise<DeleteFileOutput> {
   const expected = input.expected_hash;
@@ -44,5 +35,5 @@ function render(o: DeleteFileOutput): string {
   return o.permanent ? `Deleted ${o.path} permanently (${o.size} bytes).` : `Moved ${o.path} to ${o.trash_path} (${o.size} bytes); restore it by moving it back.`;
 }
 
-const tool: ToolModule<DeleteFileInput, DeleteFileOutput> = { handler, render };
+const tool = defineTool<FilesTools['delete_file']>({ handler, render });
 export default tool;

@@ -1,35 +1,15 @@
 // list_files: an ls-style listing of one vault folder (optionally recursive), glob-filtered and capped.
 // Hidden entries are never listed and symlinks are reported, not followed (the vault service enforces both).
-import type { ToolContext, ToolModule, VaultEntry } from '../../../src/sdk/index.js';
+import { defineTool, type ToolContext, type VaultEntry } from '../../../src/sdk/index.js';
 import { printable } from '../../../src/sdk/index.js';
 import { formatBytes } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
+import type { FilesTools } from '../../../src/generated/files/index.js';
 
-export interface ListFilesInput {
-  folder?: string;
-  pattern?: string;
-  recursive?: boolean;
-  limit?: number;
-  offset?: number;
-}
+type ListFilesInput = FilesTools['list_files']['input'];
+type ListFilesOutput = FilesTools['list_files']['output'];
 
-interface Entry {
-  path: string;
-  kind: 'file' | 'directory' | 'symlink';
-  size: number;
-  mtime: string;
-  target?: string;
-}
-
-export interface ListFilesOutput {
-  folder: string;
-  entries: Entry[];
-  count: number;
-  truncated: boolean;
-  limit: number;
-  offset: number;
-  next_offset?: number;
-}
+type Entry = ListFilesOutput['entries'][number];
 
 /** A name-only pattern matches at any depth; one with a slash is matched against the relative path. */
 export function effectivePattern(pattern: string): string | undefined {
@@ -66,10 +46,10 @@ function render(o: ListFilesOutput): string {
   return `${o.folder}: ${o.count} entries${o.offset ? ` from offset ${o.offset}` : ''}\n${lines.join('\n')}${tail}`;
 }
 
-const tool: ToolModule<ListFilesInput, ListFilesOutput> = {
+const tool = defineTool<FilesTools['list_files']>({
   handler,
   render,
   // Over the result budget a page holds fewer entries; next_offset continues after the last one shown.
   paging: { limit: 'limit', size: (o) => o.count, next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }) },
-};
+});
 export default tool;

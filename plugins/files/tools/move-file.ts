@@ -1,17 +1,12 @@
 // move_file: a no-replace rename of one non-note file plus, by default, the rewrite of every embed and
 // link that resolved to it, through the SDK's moveWithLinks (the same path as move_note). Never moves notes.
-import { moveWithLinks, renderMoveResult, type ToolContext, type ToolModule } from '../../../src/sdk/index.js';
-import type { LeftAlone } from '../../../src/markdown/index.js';
+import { defineTool, moveWithLinks, renderMoveResult, type ToolContext } from '../../../src/sdk/index.js';
 import { HASH_RE, isMarkdownPath } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
+import type { FilesTools } from '../../../src/generated/files/index.js';
 
-export interface MoveFileInput { from_path: string; to_path: string; rewrite_links?: boolean; dry_run?: boolean; expected_hash?: string }
-export interface MoveFileOutput {
-  from: string; to: string; moved: boolean; dry_run: boolean; content_hash: string;
-  rewritten_links: number; rewritten_notes: Array<{ path: string; links: number }>;
-  left_alone: LeftAlone[]; failures: Array<{ path: string; code: string; message: string }>; partial: boolean;
-  skipped: string[]; diff?: string; message: string;
-}
+type MoveFileInput = FilesTools['move_file']['input'];
+type MoveFileOutput = FilesTools['move_file']['output'];
 
 async function handler(input: MoveFileInput, ctx: ToolContext<FilesCtxSettings>): Promise<MoveFileOutput> {
   const expected = input.expected_hash;
@@ -47,5 +42,5 @@ async function handler(input: MoveFileInput, ctx: ToolContext<FilesCtxSettings>)
 }
 
 
-const tool: ToolModule<MoveFileInput, MoveFileOutput> = { handler, render: (o) => renderMoveResult(o) };
+const tool = defineTool<FilesTools['move_file']>({ handler, render: (o) => renderMoveResult(o) });
 export default tool;

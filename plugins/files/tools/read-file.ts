@@ -1,32 +1,12 @@
 // read_file: one vault file as windowed text, an MCP image block, or base64 with a header.
 // Reads only through ctx.vault.fs with the read cap; never returns more than one window of bytes.
-import type { ContentBlock, ToolContext, ToolModule } from '../../../src/sdk/index.js';
+import { defineTool, type ContentBlock, type ToolContext } from '../../../src/sdk/index.js';
 import { classify, formatBytes, mimeOf } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
+import type { FilesTools } from '../../../src/generated/files/index.js';
 
-export interface ReadFileInput {
-  path: string;
-  encoding?: 'auto' | 'text' | 'base64';
-  offset?: number;
-  limit?: number;
-  hash_only?: boolean;
-}
-
-export interface ReadFileOutput {
-  path: string;
-  kind: 'text' | 'image' | 'binary' | 'hash';
-  mime: string;
-  size: number;
-  content_hash: string;
-  mtime?: string;
-  encoding: 'text' | 'base64' | 'image' | 'none';
-  offset?: number;
-  returned?: number;
-  total?: number;
-  truncated?: boolean;
-  next_offset?: number | null;
-  content?: string;
-}
+type ReadFileInput = FilesTools['read_file']['input'];
+type ReadFileOutput = FilesTools['read_file']['output'];
 
 /** Image bytes travel only in the image block, never twice: kept beside the output, not in it. */
 const imageData = new WeakMap<ReadFileOutput, string>();
@@ -117,7 +97,7 @@ function content(o: ReadFileOutput): ContentBlock[] {
   return data ? [{ type: 'image', data, mimeType: o.mime }] : [];
 }
 
-const tool: ToolModule<ReadFileInput, ReadFileOutput> = {
+const tool = defineTool<FilesTools['read_file']>({
   handler,
   render,
   content,
@@ -127,5 +107,5 @@ const tool: ToolModule<ReadFileInput, ReadFileOutput> = {
     size: (o) => o.returned ?? 0,
     next: (input, o) => (o.truncated && typeof o.next_offset === 'number' ? { ...input, offset: o.next_offset } : undefined),
   },
-};
+});
 export default tool;

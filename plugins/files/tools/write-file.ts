@@ -1,25 +1,12 @@
 // write_file: put a non-note file into the vault, no-clobber by default, checked replace on request.
 // Publishes only through ctx.vault.fs (create / replace); never writes markdown, never exceeds the cap.
-import { isRefusal, type ToolContext, type ToolModule, type WriteResult } from '../../../src/sdk/index.js';
+import { defineTool, isRefusal, type ToolContext, type WriteResult } from '../../../src/sdk/index.js';
 import { HASH_RE, formatBytes, isMarkdownPath, mimeOf } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
+import type { FilesTools } from '../../../src/generated/files/index.js';
 
-export interface WriteFileInput {
-  path: string;
-  content: string;
-  encoding?: 'base64' | 'text';
-  overwrite?: boolean;
-  expected_hash?: string;
-}
-
-export interface WriteFileOutput {
-  path: string;
-  size: number;
-  content_hash: string;
-  mime: string;
-  created: boolean;
-  previous_hash: string | null;
-}
+type WriteFileInput = FilesTools['write_file']['input'];
+type WriteFileOutput = FilesTools['write_file']['output'];
 
 const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 const BASE64URL_RE = /^[A-Za-z0-9_-]*$/;
@@ -81,5 +68,5 @@ function render(o: WriteFileOutput): string {
   return `${verb} ${o.path} (${o.size} bytes, ${formatBytes(o.size)})\nmime: ${o.mime}\ncontent_hash: ${o.content_hash}${o.previous_hash ? `\nprevious_hash: ${o.previous_hash}` : ''}`;
 }
 
-const tool: ToolModule<WriteFileInput, WriteFileOutput> = { handler, render };
+const tool = defineTool<FilesTools['write_file']>({ handler, render });
 export default tool;

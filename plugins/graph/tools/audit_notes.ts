@@ -2,20 +2,20 @@
 // notes, duplicate titles/basenames, ambiguous links, frontmatter errors. Read-only; never reads notes
 // (links naming attachments are checked against a listing of the vault's files).
 import { sql } from 'kysely';
-import type { ToolModule } from '../../../src/sdk/types.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clamp, folderPrefix, isOrphan, pendingNotes, underFolder, type GraphCtx } from '../common.js';
 import { VaultFiles } from '../vault-files.js';
 
-export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors', 'normalization_twins'] as const;
-type AuditClass = (typeof AUDIT_CLASSES)[number];
-interface Item { key: string; count: number; paths: string[]; paths_total: number; detail?: string }
-interface Section { class: AuditClass; total: number; items: Item[] }
-interface Input { classes?: AuditClass[]; folder?: string; limit?: number; offset?: number }
-interface Output { folder: string; limit: number; offset: number; next_offset?: number; not_indexed: number; sections: Section[] }
+type Output = GraphTools['audit_notes']['output'];
+type Section = Output['sections'][number];
+type Item = Section['items'][number];
+
+export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors', 'normalization_twins'] as const satisfies readonly Section['class'][];
 
 const SAMPLE = 5;
 
-export const auditNotes: ToolModule<Input, Output> = {
+export const auditNotes = defineTool<GraphTools['audit_notes']>({
   async handler(input, ctx: GraphCtx) {
     const folder = folderPrefix(input.folder);
     const limit = clamp(input.limit, 20, ctx.settings.graph.auditCapPerClass);
@@ -137,4 +137,4 @@ export const auditNotes: ToolModule<Input, Output> = {
     size: (o) => Math.max(0, ...o.sections.map((s) => s.items.length)),
     next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }),
   },
-};
+});

@@ -1,15 +1,14 @@
 // find_orphans: notes with no link in or out (self-links do not count; ambiguous ones do, see isOrphan), newest first.
 // Read-only over notes + graph tables; reports how many notes the graph has not seen yet.
 import { sql } from 'kysely';
-import type { ToolModule } from '../../../src/sdk/types.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clamp, folderPrefix, isOrphan, pendingNotes, underFolder, type GraphCtx } from '../common.js';
 import { tagList } from './get_neighborhood.js';
 
-interface Input { folder?: string; limit?: number }
-interface Row { path: string; title: string; tags: string[]; modified: string; dangling_links: number }
-interface Output { folder: string; total: number; shown: number; not_indexed: number; orphans: Row[] }
+type Output = GraphTools['find_orphans']['output'];
 
-export const findOrphans: ToolModule<Input, Output> = {
+export const findOrphans = defineTool<GraphTools['find_orphans']>({
   async handler(input, ctx: GraphCtx) {
     const folder = folderPrefix(input.folder);
     const limit = clamp(input.limit, 50, ctx.settings.graph.orphansCap);
@@ -32,4 +31,4 @@ export const findOrphans: ToolModule<Input, Output> = {
     const head = `Found ${o.total} orphan notes${scope}${o.shown < o.total ? ` (showing ${o.shown})` : ''}${pending}:`;
     return [head, ...o.orphans.map((r) => `- \`${r.path}\` — ${r.title}${r.tags.length ? ` [${r.tags.join(', ')}]` : ''} (modified ${r.modified.slice(0, 10)})${r.dangling_links ? ` — ${r.dangling_links} dangling links` : ''}`)].join('\n');
   },
-};
+});

@@ -1,6 +1,7 @@
 // find_related: semantic neighbours of a note through the `embeddings` service the search family provides.
 // Read-only; refuses service_unavailable cleanly when no family offers embeddings or it cannot answer now.
-import type { ToolModule } from '../../../src/sdk/types.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clamp, clip, findNote, type GraphCtx } from '../common.js';
 
 /** The part of the search family's `embeddings` service this tool uses (structural: no cross-family import). */
@@ -11,11 +12,10 @@ export interface NearestNotesProvider {
   }>>;
 }
 
-interface Input { path: string; limit?: number }
-interface Row { path: string; title: string; score: number; section: string | null; snippet: string | null; stale: boolean }
-interface Output { path: string; count: number; related: Row[] }
+type Output = GraphTools['find_related']['output'];
+type Row = Output['related'][number];
 
-export const findRelated: ToolModule<Input, Output> = {
+export const findRelated = defineTool<GraphTools['find_related']>({
   // Listed only when an embeddings service can answer (the search family with a configured provider).
   available(services) {
     if (!services.hasService('embeddings')) return 'no enabled family provides embeddings (enable the search family and its semantic arm)';
@@ -50,4 +50,4 @@ export const findRelated: ToolModule<Input, Output> = {
     if (o.count === 0) return `No related notes for \`${o.path}\` (if it was written recently, it may not be embedded yet)`;
     return [`Top ${o.count} related notes for \`${o.path}\`:`, ...o.related.map((r) => `- **${r.title}** (\`${r.path}\`)${r.section ? ` § ${r.section}` : ''} — sim: ${r.score}${r.stale ? ' — stale' : ''}${r.snippet ? `\n  > ${r.snippet}` : ''}`)].join('\n');
   },
-};
+});

@@ -2,16 +2,16 @@
 // Read-only; self-links and dangling references are never counted, and an ambiguous link is listed for
 // every file it could mean, marked ambiguous with its candidates, never silently given to one of them.
 import { sql } from 'kysely';
-import type { ToolModule } from '../../../src/sdk/types.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clamp, clip, findNote, nameKeyOfPath, type GraphCtx } from '../common.js';
 import { VaultFiles } from '../vault-files.js';
 
-interface Input { path: string; limit?: number }
-interface Row { source: string; title: string; kind: string; embed: boolean; text: string; line: number; position: number; anchor: string | null; alias: string | null; ambiguous: boolean; candidates?: string[] }
-interface Output { path: string; total: number; ambiguous: number; shown: number; backlinks: Row[] }
+type Output = GraphTools['get_backlinks']['output'];
+type Row = Output['backlinks'][number];
 interface LinkRow { source: string; title: string; kind: string; embed: boolean; raw: string; line: number; start_offset: number; anchor: string | null; alias: string | null; ambiguous: boolean; candidates: string[]; target: string }
 
-export const getBacklinks: ToolModule<Input, Output> = {
+export const getBacklinks = defineTool<GraphTools['get_backlinks']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const limit = clamp(input.limit, 50, s.backlinksCap);
@@ -57,4 +57,4 @@ export const getBacklinks: ToolModule<Input, Output> = {
       ...o.backlinks.map((b) => `- **${b.title}** (\`${b.source}\`) — ${b.kind} \`${b.text}\` @ line ${b.line}, pos ${b.position}${b.ambiguous ? ` (ambiguous: could mean any of ${(b.candidates ?? []).map((c) => `\`${c}\``).join(', ')})` : ''}`),
     ].join('\n');
   },
-};
+});

@@ -1,22 +1,16 @@
 // get_links: a note's outgoing links in document order, grouped resolved / ambiguous / attachments / dangling.
 // Read-only, from the graph tables plus a listing of the vault's files; never reads the note itself.
 import { sql } from 'kysely';
-import type { ToolModule } from '../../../src/sdk/types.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clamp, clip, findNote, type GraphCtx } from '../common.js';
 import { VaultFiles } from '../vault-files.js';
 
-type Status = 'resolved' | 'ambiguous' | 'attachment' | 'dangling';
-interface Input { path: string; limit?: number }
-interface LinkRow {
-  status: Status; kind: string; embed: boolean; text: string; target: string; anchor: string | null; alias: string | null;
-  line: number; position: number; resolved_path: string | null; resolved_title: string | null; candidates: string[];
-}
-interface Output {
-  path: string; truncated: boolean; stored: number; total_in_note: number; shown: number;
-  counts: Record<Status, number>; links: LinkRow[]; indexed: boolean;
-}
+type Output = GraphTools['get_links']['output'];
+type LinkRow = Output['links'][number];
+type Status = LinkRow['status'];
 
-export const getLinks: ToolModule<Input, Output> = {
+export const getLinks = defineTool<GraphTools['get_links']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const note = await findNote(ctx, input.path);
@@ -72,4 +66,4 @@ export const getLinks: ToolModule<Input, Output> = {
     if (o.truncated) out.push(`… the note has ${o.total_in_note} links, over the per-note cap: only the first ${o.stored} are stored`);
     return out.join('\n');
   },
-};
+});

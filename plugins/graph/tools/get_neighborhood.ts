@@ -1,14 +1,14 @@
 // get_neighborhood: undirected breadth-first walk over resolved links, one SQL query per depth level.
 // Read-only; never issues a query per node and never follows dangling or self links.
 import { sql } from 'kysely';
-import type { ToolModule } from '../../../src/sdk/types.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { bigintArray, clamp, findNote, type GraphCtx } from '../common.js';
 
-interface Input { path: string; depth?: number; limit?: number }
-interface Row { path: string; title: string; tags: string[]; distance: number; via: string }
-interface Output { path: string; depth: number; limit: number; count: number; truncated: boolean; notes: Row[] }
+type Output = GraphTools['get_neighborhood']['output'];
+type Row = Output['notes'][number];
 
-export const getNeighborhood: ToolModule<Input, Output> = {
+export const getNeighborhood = defineTool<GraphTools['get_neighborhood']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const note = await findNote(ctx, input.path);
@@ -63,7 +63,7 @@ export const getNeighborhood: ToolModule<Input, Output> = {
     const head = `Neighborhood of \`${o.path}\` (depth ≤ ${o.depth}, ${o.count} notes${o.truncated ? ', truncated at the limit' : ''}):`;
     return [head, ...o.notes.map((n) => `- d=${n.distance} **${n.title}** (\`${n.path}\`)${n.tags.length ? ` [${n.tags.join(', ')}]` : ''} via \`${n.via}\``)].join('\n');
   },
-};
+});
 
 export function tagList(tags: unknown): string[] {
   if (!Array.isArray(tags)) return [];

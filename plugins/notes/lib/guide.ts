@@ -1,6 +1,7 @@
 // The vault guide: a short Obsidian primer plus the vault's own conventions file, read live.
 // Reads only the configured guide files at the vault root; never writes one.
 import { isRefusal } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 
 export const OBSIDIAN_PRIMER = `# Working in this Obsidian vault
@@ -23,7 +24,7 @@ Editing safely: every read returns a content_hash; pass it as expected_hash to w
 changed since you read it is never overwritten. Prefer section edits (edit_note with section="Heading" or
 "#N") and set_frontmatter over rewriting a whole note.`;
 
-export interface GuideOutput { primer: string; conventions_file: string | null; conventions: string | null; truncated: boolean; hint?: string }
+export type GuideOutput = NotesTools['get_vault_guide']['output'];
 
 export async function loadGuide(ctx: NotesCtx): Promise<GuideOutput> {
   const { files, maxChars } = ctx.settings.notes.guide;

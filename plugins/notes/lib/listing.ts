@@ -3,15 +3,15 @@
 import { sql } from 'kysely';
 import { indexLag } from '../../../src/sdk/index-service.js';
 import { printable } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { deepLink } from './note-io.js';
 import { indexService } from './write-safety.js';
 
-export type OrderBy = 'modified' | 'content_changed' | 'path';
-
-export interface ListQuery { folder?: string; limit?: number; since?: string; until?: string; order_by?: OrderBy; cursor?: string }
-export interface ListedNote { path: string; title: string; tags: string[]; size: number; modified: string; content_changed?: string; deep_link?: string }
-export interface ListResult { notes: ListedNote[]; next_cursor?: string; source: 'index' | 'filesystem'; order_by: OrderBy; notice?: string }
+export type ListQuery = NotesTools['list_notes']['input'];
+export type ListResult = NotesTools['list_notes']['output'];
+export type ListedNote = ListResult['notes'][number];
+export type OrderBy = NonNullable<ListQuery['order_by']>;
 
 interface Cursor { v: string; p: string }
 

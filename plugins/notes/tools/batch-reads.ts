@@ -1,11 +1,16 @@
 // read_multiple_notes and get_notes_info: several notes per call, each entry its own success or error.
 // Read-only; the batch is capped by read.maxBatch and one bad path never fails the others.
-import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
+import { defineTool, isRefusal } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
 import { bodyStartByte, deepLink, loadNote, notePath, sliceBytes, tagList, type LoadedNote } from '../lib/note-io.js';
 
-export interface EntryError { code: string; message: string }
+type ReadMultipleOutput = NotesTools['read_multiple_notes']['output'];
+type NotesInfoOutput = NotesTools['get_notes_info']['output'];
+/** One note of a batch: what was read of it, or the error that stopped it. */
+type Entry<O extends { notes: unknown[] }> = O['notes'][number];
+type EntryError = Extract<Entry<ReadMultipleOutput>, { error: unknown }>['error'];
 
 async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => Promise<T>): Promise<{ entries: Array<T | { path: string; error: EntryError }>; truncated: boolean; requested: number }> {
   const cap = ctx.settings.notes.read.maxBatch;
@@ -23,10 +28,10 @@ async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => Pr
   return { entries, truncated: paths.length > cap, requested: paths.length };
 }
 
-export interface MultiEntry { path: string; content_hash: string; title: string; tags: string[]; content?: string; head?: string; truncated: boolean; total_chars: number; token_estimate: number; deep_link?: string }
+type MultiEntry = Exclude<Entry<ReadMultipleOutput>, { error: unknown }>;
 
-export const readMultipleNotesTool: ToolModule = {
-  async handler(input: { paths: string[]; summary?: boolean; head_chars?: number; max_chars?: number }, ctx: NotesCtx) {
+export const readMultipleNotesTool = defineTool<NotesTools['read_multiple_notes']>({
+  async handler(input, ctx: NotesCtx) {
     const s = ctx.settings.notes.read;
     const share = Math.max(200, Math.floor(s.maxChars / Math.max(1, Math.min(input.paths.length, s.maxBatch))));
     const perNote = Math.min(input.max_chars ?? share, share);
@@ -44,7 +49,7 @@ export const readMultipleNotesTool: ToolModule = {
     });
     return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: s.maxBatch };
   },
-  render(o: { notes: Array<MultiEntry | { path: string; error: EntryError }>; truncated: boolean; requested: number; max_batch: number }) {
+  render(o) {
     const out: string[] = [];
     for (const e of o.notes) {
       if ('error' in e) { out.push(`## ${e.path}`, `error (${e.error.code}): ${e.error.message}`, ''); continue; }
@@ -56,18 +61,15 @@ export const readMultipleNotesTool: ToolModule = {
   // Over the result budget every body is cut shorter; each cut entry says read_note reads the rest.
   paging: {
     limit: 'max_chars',
-    size: (o: { notes: Array<MultiEntry | { path: string; error: EntryError }> }) => Math.max(0, ...o.notes.map((e) => ('error' in e ? 0 : (e.content ?? e.head ?? '').length))),
+    size: (o) => Math.max(0, ...o.notes.map((e) => ('error' in e ? 0 : (e.content ?? e.head ?? '').length))),
     next: () => undefined,
   },
-};
+});
 
-export interface InfoEntry {
-  path: string; content_hash: string; size: number; modified: string; title: string; tags: string[]; aliases: string[];
-  frontmatter_keys: string[]; word_count: number; headings: number; links: number; tasks: number; token_estimate: number; deep_link?: string;
-}
+type InfoEntry = Exclude<Entry<NotesInfoOutput>, { error: unknown }>;
 
-export const getNotesInfoTool: ToolModule = {
-  async handler(input: { paths: string[] }, ctx: NotesCtx) {
+export const getNotesInfoTool = defineTool<NotesTools['get_notes_info']>({
+  async handler(input, ctx: NotesCtx) {
     const r = await each(ctx, input.paths, async (n): Promise<InfoEntry> => {
       const link = deepLink(ctx, n.path);
       return {
@@ -79,7 +81,7 @@ export const getNotesInfoTool: ToolModule = {
     });
     return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: ctx.settings.notes.read.maxBatch };
   },
-  render(o: { notes: Array<InfoEntry | { path: string; error: EntryError }>; truncated: boolean; requested: number; max_batch: number }) {
+  render(o) {
     const out = o.notes.map((e) =>
       'error' in e
         ? `- ${e.path}: error (${e.error.code}) ${e.error.message}`
@@ -88,4 +90,4 @@ export const getNotesInfoTool: ToolModule = {
     if (o.truncated) out.push(`Only the first ${o.max_batch} of ${o.requested} paths were read (read.maxBatch).`);
     return out.join('\n');
   },
-};
+});

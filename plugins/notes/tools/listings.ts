@@ -1,6 +1,7 @@
 // list_notes and get_recent: paged note listings (keyset cursors) from the index, or the filesystem
 // when the index is not available. Read-only.
-import type { ResultPaging, ToolModule } from '../../../src/sdk/index.js';
+import { defineTool, type ResultPaging } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { listNotes, renderList, type ListQuery, type ListResult } from '../lib/listing.js';
 
@@ -11,15 +12,14 @@ const listPaging: ResultPaging<ListQuery, ListResult> = {
   next: (input, o) => (o.next_cursor ? { ...input, cursor: o.next_cursor } : undefined),
 };
 
-export const listNotesTool: ToolModule = {
-  handler: (input: ListQuery, ctx: NotesCtx) => listNotes(ctx, input),
-  render: (o: ListResult) => renderList('Notes', o),
+export const listNotesTool = defineTool<NotesTools['list_notes']>({
+  handler: (input, ctx: NotesCtx) => listNotes(ctx, input),
+  render: (o) => renderList('Notes', o),
   paging: listPaging,
-};
+});
 
-export const getRecentTool: ToolModule = {
-  handler: (input: Omit<ListQuery, 'order_by'> & { order_by?: 'modified' | 'content_changed' }, ctx: NotesCtx) =>
-    listNotes(ctx, { ...input, limit: input.limit ?? 20, order_by: input.order_by ?? 'modified' }),
-  render: (o: ListResult) => renderList('Recently changed notes', o),
+export const getRecentTool = defineTool<NotesTools['get_recent']>({
+  handler: (input, ctx: NotesCtx) => listNotes(ctx, { ...input, limit: input.limit ?? 20, order_by: input.order_by ?? 'modified' }),
+  render: (o) => renderList('Recently changed notes', o),
   paging: listPaging,
-};
+});

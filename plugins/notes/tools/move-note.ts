@@ -1,28 +1,18 @@
 // move_note: a no-replace rename plus, optionally, rewriting every link that resolved to the moved note.
 // The scan, plan and publish are the SDK's moveWithLinks (shared with move_file); this checks the paths.
-import { moveWithLinks, renderMoveResult, type MoveWithLinksResult, type ToolModule } from '../../../src/sdk/index.js';
-import type { LeftAlone } from '../../../src/markdown/index.js';
+import { defineTool, moveWithLinks, renderMoveResult, type MoveWithLinksResult } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { notePath } from '../lib/note-io.js';
 import { checkHashSyntax, readIncumbent } from '../lib/write-safety.js';
 
-interface MoveInput { from_path: string; to_path: string; rewrite_links?: boolean; dry_run?: boolean; expected_hash?: string }
-export interface MoveOutput {
-  from: string; to: string; moved: boolean; dry_run: boolean; content_hash: string;
-  rewritten_links: number; rewritten_notes: Array<{ path: string; links: number }>;
-  /** Ambiguous links that could mean the moved note, each with every candidate (also in left_alone). */
-  ambiguous: LeftAlone[];
-  left_alone: LeftAlone[];
-  failures: Array<{ path: string; code: string; message: string }>; partial: boolean;
-  skipped: string[];
-  diff?: string; message: string;
-}
+type MoveOutput = NotesTools['move_note']['output'];
 
 /** A path naming a file with an extension other than `.md` (`x.png`, `Books.base`): not a note. */
 const otherExtension = (p: string): boolean => /\.[A-Za-z0-9]{1,10}$/.test(p) && !/\.md$/i.test(p);
 
-export const moveNoteTool: ToolModule = {
-  async handler(input: MoveInput, ctx: NotesCtx): Promise<MoveOutput> {
+export const moveNoteTool = defineTool<NotesTools['move_note']>({
+  async handler(input, ctx: NotesCtx): Promise<MoveOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     for (const p of [input.from_path, input.to_path]) {
       // `x.mp4` is an attachment, not the note `x.mp4.md`, unless such a note exists.
@@ -48,8 +38,8 @@ export const moveNoteTool: ToolModule = {
     out.message = moveMessage('note', out, input.rewrite_links === true);
     return out;
   },
-  render: (o: MoveOutput) => renderMoveResult(o),
-};
+  render: (o) => renderMoveResult(o),
+});
 
 /** The one-line summary of a move result (shared wording with move_file). */
 export function moveMessage(what: string, o: Pick<MoveOutput, 'from' | 'to' | 'dry_run' | 'rewritten_links' | 'rewritten_notes' | 'failures' | 'partial'>, rewrite: boolean): string {

@@ -1,32 +1,29 @@
 // get_note_outline and read_note_lines: navigate a note by headings or by line numbers.
 // Read-only; line numbers are 1-based over the whole file (frontmatter included), as editors show them.
-import type { ToolModule } from '../../../src/sdk/index.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
 import { loadNote, notePath } from '../lib/note-io.js';
 import { budgetOutline } from '../lib/read-window.js';
 
-interface OutlineOut { path: string; content_hash: string; headings: Array<{ ordinal: string; depth: number; text: string; line: number; size: number }>; omitted: number; total: number }
-
-export const getNoteOutlineTool: ToolModule = {
-  async handler(input: { path: string }, ctx: NotesCtx): Promise<OutlineOut> {
+export const getNoteOutlineTool = defineTool<NotesTools['get_note_outline']>({
+  async handler(input, ctx: NotesCtx) {
     const note = await loadNote(ctx, notePath(ctx, input.path));
     const o = budgetOutline(note.model.outline, ctx.settings.notes.read.maxChars);
     return { path: note.path, content_hash: note.hash, headings: o.entries, omitted: o.omitted, total: note.model.outline.length };
   },
-  render(o: OutlineOut) {
+  render(o) {
     if (o.total === 0) return `${o.path} has no headings (content_hash ${o.content_hash}).`;
     const lines = [`${o.path} — ${o.total} headings (content_hash ${o.content_hash}); read one with read_note(path, section="#N"):`];
     for (const h of o.headings) lines.push(`${'  '.repeat(h.depth - 1)}${h.ordinal} ${'#'.repeat(h.depth)} ${h.text} (line ${h.line}, ${h.size} B)`);
     if (o.omitted) lines.push(`… ${o.omitted} more headings not shown`);
     return lines.join('\n');
   },
-};
+});
 
-interface LinesOut { path: string; content_hash: string; start_line: number; end_line: number; total_lines: number; content: string; truncated: boolean; token_estimate: number }
-
-export const readNoteLinesTool: ToolModule = {
-  async handler(input: { path: string; start_line: number; line_count?: number }, ctx: NotesCtx): Promise<LinesOut> {
+export const readNoteLinesTool = defineTool<NotesTools['read_note_lines']>({
+  async handler(input, ctx: NotesCtx) {
     const s = ctx.settings.notes.read;
     const note = await loadNote(ctx, notePath(ctx, input.path));
     const all = note.text.split(/\r\n|\r|\n/);
@@ -46,7 +43,7 @@ export const readNoteLinesTool: ToolModule = {
     const content = picked.join('\n');
     return { path: note.path, content_hash: note.hash, start_line: input.start_line, end_line: end, total_lines: total, content, truncated: truncated || end < Math.min(total, input.start_line - 1 + count), token_estimate: await tokenCount(ctx, content) };
   },
-  render(o: LinesOut) {
+  render(o) {
     const width = String(o.end_line).length;
     const body = o.content === '' && o.end_line < o.start_line ? '(no lines)' : o.content.split('\n').map((l, i) => `${String(o.start_line + i).padStart(width)}| ${l}`).join('\n');
     const more = o.end_line < o.total_lines ? `\n… continue with read_note_lines(path=${JSON.stringify(o.path)}, start_line=${o.end_line + 1})` : '';
@@ -55,7 +52,7 @@ export const readNoteLinesTool: ToolModule = {
   // Over the result budget fewer lines come back; start_line after the last one continues.
   paging: {
     limit: 'line_count',
-    size: (o: LinesOut) => Math.max(0, o.end_line - o.start_line + 1),
-    next: (input: { path: string }, o: LinesOut) => (o.end_line < o.total_lines ? { ...input, start_line: o.end_line + 1 } : undefined),
+    size: (o) => Math.max(0, o.end_line - o.start_line + 1),
+    next: (input, o) => (o.end_line < o.total_lines ? { ...input, start_line: o.end_line + 1 } : undefined),
   },
-};
+});

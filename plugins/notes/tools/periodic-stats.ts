@@ -1,6 +1,7 @@
 // get_periodic_note, get_recent_periodic_notes and get_vault_stats. Periodic notes follow the vault's
 // plugin settings when the vault core lets us read them, else the configured defaults. Creates only on request.
-import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
+import { defineTool, isRefusal } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { Granularity, NotesCtx, PeriodicDefault } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
 import { indexWritten, indexService } from '../lib/write-safety.js';
@@ -25,10 +26,8 @@ async function periodicConfig(ctx: NotesCtx): Promise<Record<Granularity, Period
   return mergePeriodicConfig(ctx.settings.notes.periodic, plugin, core);
 }
 
-interface PeriodicOut { granularity: Granularity; path: string; exists: boolean; created: boolean; content_hash?: string; content?: string; truncated?: boolean; token_estimate?: number; config_source: string; deep_link?: string }
-
-export const getPeriodicNoteTool: ToolModule = {
-  async handler(input: { granularity: Granularity; offset?: number; create_if_missing?: boolean }, ctx: NotesCtx): Promise<PeriodicOut> {
+export const getPeriodicNoteTool = defineTool<NotesTools['get_periodic_note']>({
+  async handler(input, ctx: NotesCtx) {
     const cfg = await periodicConfig(ctx);
     const path = ctx.vault.fs.checkPath(periodicPath(cfg[input.granularity], periodStart(ctx.now(), input.granularity, input.offset ?? 0)));
     const link = deepLink(ctx, path);
@@ -50,16 +49,16 @@ export const getPeriodicNoteTool: ToolModule = {
     const max = ctx.settings.notes.read.maxChars;
     return { ...base, exists: true, created, content_hash: note.hash, content: body.slice(0, max), truncated: body.length > max, token_estimate: await tokenCount(ctx, body.slice(0, max)) };
   },
-  render(o: PeriodicOut) {
+  render(o) {
     if (!o.exists) return `No ${o.granularity} note at ${o.path} (config: ${o.config_source}). Pass create_if_missing=true to create it.`;
     return `${o.created ? 'Created' : o.granularity} note ${o.path} — content_hash: ${o.content_hash}${o.truncated ? ' (truncated; use read_note for the rest)' : ''}\n\n${o.content}`;
   },
-};
+});
 
-interface RecentPeriodicOut { granularity: Granularity; notes: Array<{ path: string; content_hash: string; head?: string; content?: string }>; config_source: string; scanned_periods: number }
+type RecentPeriodicOut = NotesTools['get_recent_periodic_notes']['output'];
 
-export const getRecentPeriodicNotesTool: ToolModule = {
-  async handler(input: { granularity: Granularity; count?: number; summary?: boolean }, ctx: NotesCtx): Promise<RecentPeriodicOut> {
+export const getRecentPeriodicNotesTool = defineTool<NotesTools['get_recent_periodic_notes']>({
+  async handler(input, ctx: NotesCtx) {
     const cfg = await periodicConfig(ctx);
     const count = Math.min(input.count ?? 5, ctx.settings.notes.read.maxBatch);
     const horizon = { daily: 400, weekly: 110, monthly: 60, quarterly: 24, yearly: 10 }[input.granularity];
@@ -78,20 +77,14 @@ export const getRecentPeriodicNotesTool: ToolModule = {
     }
     return { granularity: input.granularity, notes, config_source: cfg.source, scanned_periods: k };
   },
-  render(o: RecentPeriodicOut) {
+  render(o) {
     if (o.notes.length === 0) return `No ${o.granularity} notes found in the last ${o.scanned_periods} periods (config: ${o.config_source}).`;
     return o.notes.map((n) => `## ${n.path} (${n.content_hash})\n${n.head ?? n.content ?? ''}`).join('\n\n');
   },
-};
+});
 
-interface StatsOut {
-  notes: number; attachments: number; folders: number; bytes: number; words: number | null; tags: number | null; links: number | null; tasks: number | null; open_tasks: number | null;
-  index: { available: boolean; ready?: boolean; indexed?: number; scanned?: number; pending?: number; quarantined?: number; last_pass_at?: string | null };
-  notice?: string;
-}
-
-export const getVaultStatsTool: ToolModule = {
-  async handler(_input: unknown, ctx: NotesCtx): Promise<StatsOut> {
+export const getVaultStatsTool = defineTool<NotesTools['get_vault_stats']>({
+  async handler(_input, ctx: NotesCtx) {
     const idx = indexService(ctx);
     const st = idx?.status(ctx.principal.vaultId);
     const all = await readAllNotes(ctx);
@@ -119,8 +112,8 @@ export const getVaultStatsTool: ToolModule = {
       ...(all.skipped.length ? { notice: `${all.skipped.length} notes could not be read (not UTF-8 or over the size cap) and are counted without their contents.` } : {}),
     };
   },
-  render(o: StatsOut) {
+  render(o) {
     const idx = o.index.available ? `index: ${o.index.ready ? 'ready' : 'catching up'}, ${o.index.indexed}/${o.index.scanned} indexed, ${o.index.pending} pending, ${o.index.quarantined} quarantined` : 'index: not available';
     return [`notes: ${o.notes}`, `attachments: ${o.attachments}`, `folders: ${o.folders}`, `note bytes: ${o.bytes}`, `words: ${o.words}`, `distinct tags: ${o.tags}`, `links: ${o.links}`, `tasks: ${o.tasks} (${o.open_tasks} open)`, idx, ...(o.notice ? [o.notice] : [])].join('\n');
   },
-};
+});

@@ -1,36 +1,15 @@
 // read_note: one note as structured data (content windows, section reads, outline, metadata budgets).
 // Read-only; never writes and never returns more than the read budgets allow.
-import type { ToolModule } from '../../../src/sdk/index.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
 import { bodyStartByte, deepLink, loadNote, notePath, sliceBytes, tagList } from '../lib/note-io.js';
-import { budgetMetadata, budgetOutline, lfNormalise, windowContent, type OutlineEntry } from '../lib/read-window.js';
+import { budgetMetadata, budgetOutline, lfNormalise, windowContent } from '../lib/read-window.js';
 import { sectionOrRefuse } from '../edits/sections.js';
 
-export interface ReadNoteInput { path: string; section?: string; offset?: number; limit?: number }
-
-export interface ReadNoteOutput {
-  path: string;
-  content_hash: string;
-  title?: string;
-  tags?: string[];
-  frontmatter_yaml?: string;
-  frontmatter?: Record<string, unknown>;
-  /** Why there is no JSON view of a present block (too_large: over notes.maxFrontmatterBytes, never parsed). */
-  frontmatter_error?: { code: string; message: string; line?: number };
-  heading?: string;
-  content: string;
-  truncated: boolean;
-  offset: number;
-  next_offset?: number;
-  total_chars: number;
-  outline?: OutlineEntry[];
-  outline_omitted?: number;
-  notice?: string;
-  metadata_omissions?: string[];
-  token_estimate: number;
-  deep_link?: string;
-}
+type ReadNoteInput = NotesTools['read_note']['input'];
+type ReadNoteOutput = NotesTools['read_note']['output'];
 
 export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<ReadNoteOutput> {
   const path = notePath(ctx, input.path);
@@ -92,7 +71,7 @@ export function renderReadNote(o: ReadNoteOutput): string {
   return lines.join('\n');
 }
 
-export const readNoteTool: ToolModule<ReadNoteInput, ReadNoteOutput> = {
+export const readNoteTool = defineTool<NotesTools['read_note']>({
   handler: readNote,
   render: renderReadNote,
   // Over the result budget the window narrows; next_offset (with the same section) continues it.
@@ -101,4 +80,4 @@ export const readNoteTool: ToolModule<ReadNoteInput, ReadNoteOutput> = {
     size: (o) => o.content.length,
     next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }),
   },
-};
+});

@@ -1,6 +1,7 @@
 // replace_in_note, manage_tags and rename_tag: pattern and tag edits. Regexes run in the worker pool under
 // a hard time budget; every note is written with its own precondition, so a concurrent edit is never lost.
-import { isRefusal, type ToolModule } from '../../../src/sdk/index.js';
+import { defineTool, isRefusal } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { notePath, parseNoteBounded } from '../lib/note-io.js';
 import { checkHashSyntax, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
@@ -11,10 +12,8 @@ import { finishWrite, renderWrite, type WriteOutput } from './write-notes.js';
 import { mapLimit } from '../../../src/sdk/index.js';
 import { readAllNotes } from '../lib/vault-scan.js';
 
-interface ReplaceInput { path: string; pattern: string; replacement: string; is_regex?: boolean; max_occurrences?: number; case_sensitive?: boolean; expected_hash?: string; dry_run?: boolean }
-
-export const replaceInNoteTool: ToolModule = {
-  async handler(input: ReplaceInput, ctx: NotesCtx): Promise<WriteOutput> {
+export const replaceInNoteTool = defineTool<NotesTools['replace_in_note']>({
+  async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     if (input.pattern === '') ctx.refuse('invalid_arguments', { problems: 'pattern must not be empty' });
     const flags = input.case_sensitive === false ? 'iu' : 'u';
@@ -38,10 +37,10 @@ export const replaceInNoteTool: ToolModule = {
     return finishWrite(ctx, note, result.text, input.dry_run === true, `replaced ${result.count} occurrence(s) in note`, { replacements: result.count });
   },
   render: renderWrite,
-};
+});
 
-export const manageTagsTool: ToolModule = {
-  async handler(input: { path: string; action: 'add' | 'remove'; tag: string; location?: 'frontmatter' | 'inline'; expected_hash?: string; dry_run?: boolean }, ctx: NotesCtx): Promise<WriteOutput> {
+export const manageTagsTool = defineTool<NotesTools['manage_tags']>({
+  async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     const tag = assertTag(input.tag);
     const path = notePath(ctx, input.path);
@@ -52,12 +51,12 @@ export const manageTagsTool: ToolModule = {
     return finishWrite(ctx, note, after, input.dry_run === true, `${input.action === 'add' ? 'added' : 'removed'} #${tag} (${location}) in note`);
   },
   render: renderWrite,
-};
+});
 
-interface RenameOut { from: string; to: string; dry_run: boolean; notes: Array<{ path: string; occurrences: number; content_hash: string }>; failures: Array<{ path: string; code: string; message: string }>; total: number; diff?: string; message: string }
+type RenameOut = NotesTools['rename_tag']['output'];
 
-export const renameTagTool: ToolModule = {
-  async handler(input: { old_tag: string; new_tag: string; dry_run?: boolean }, ctx: NotesCtx): Promise<RenameOut> {
+export const renameTagTool = defineTool<NotesTools['rename_tag']>({
+  async handler(input, ctx: NotesCtx): Promise<RenameOut> {
     const from = assertTag(input.old_tag);
     const to = assertTag(input.new_tag);
     if (from === to) ctx.refuse('invalid_arguments', { problems: 'old_tag and new_tag are the same' });
@@ -99,9 +98,9 @@ export const renameTagTool: ToolModule = {
     const n = done.reduce((a, d) => a + d.occurrences, 0);
     return { from, to, dry_run: false, notes: done, failures, total: n, message: `Renamed #${from} → #${to}: ${n} occurrence(s) in ${done.length} note(s)${failures.length ? `; ${failures.length} note(s) changed meanwhile and were left alone` : ''}` };
   },
-  render(o: RenameOut) {
+  render(o) {
     const lines = [o.message, ...o.notes.map((n) => `- ${n.path}: ${n.occurrences}`), ...o.failures.map((f) => `- failed: ${f.path} (${f.code})`)];
     if (o.diff) lines.push('', o.diff);
     return lines.join('\n');
   },
-};
+});

@@ -1,7 +1,8 @@
 // create_note, edit_note, set_frontmatter, delete_note: the note writes that climb the precondition
 // ladder, answer dry runs with a diff, and report the new content_hash. Never clobber; never half-write.
 import type { JsonValue } from '../../../src/markdown/index.js';
-import type { ToolModule } from '../../../src/sdk/index.js';
+import { defineTool } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { notePath } from '../lib/note-io.js';
 import { checkHashSyntax, checkSize, indexRemoved, indexWritten, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
@@ -9,21 +10,8 @@ import { appendContent, findReplace, replaceBody, replaceSection } from '../edit
 import { editFrontmatter } from '../edits/frontmatter.js';
 import { keepLineEndings } from '../edits/line-endings.js';
 
-export interface WriteOutput {
-  path: string;
-  changed: boolean;
-  dry_run: boolean;
-  content_hash: string;
-  previous_hash?: string;
-  mode?: string;
-  diff?: string;
-  replacements?: number;
-  heading?: string;
-  set?: string[];
-  removed?: string[];
-  block_removed?: boolean;
-  message: string;
-}
+/** What every single-note write answers (create_note, edit_note, set_frontmatter, replace_in_note, manage_tags share one schema shape). */
+export type WriteOutput = NotesTools['edit_note']['output'];
 
 export function renderWrite(o: WriteOutput): string {
   const head = `${o.message} — content_hash: ${o.content_hash}`;
@@ -32,8 +20,8 @@ export function renderWrite(o: WriteOutput): string {
 
 // --- create_note ------------------------------------------------------------------------------------
 
-export const createNoteTool: ToolModule = {
-  async handler(input: { path: string; content: string; expected_hash?: string }, ctx: NotesCtx): Promise<WriteOutput> {
+export const createNoteTool = defineTool<NotesTools['create_note']>({
+  async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     const path = notePath(ctx, input.path);
     if (input.expected_hash !== undefined) ctx.refuse('no_incumbent', { path });
@@ -43,22 +31,11 @@ export const createNoteTool: ToolModule = {
     return { path, changed: true, dry_run: false, content_hash: r.contentHash, message: `Created note: ${path} (${r.size} bytes)` };
   },
   render: renderWrite,
-};
+});
 
 // --- edit_note ----------------------------------------------------------------------------------------
 
-export interface EditNoteInput {
-  path: string;
-  content: string;
-  append?: boolean;
-  operation?: string;
-  find?: string;
-  replace_all?: boolean;
-  section?: string;
-  dry_run?: boolean;
-  replace_frontmatter?: boolean;
-  expected_hash?: string;
-}
+type EditNoteInput = NotesTools['edit_note']['input'];
 
 type Mode = 'replace' | 'append' | 'find' | 'section';
 
@@ -98,8 +75,8 @@ export async function finishWrite(
   return { path: note.path, changed: true, dry_run: false, content_hash: hash, previous_hash: note.hash, ...extra, message: `${what[0].toUpperCase()}${what.slice(1)}: ${note.path}` };
 }
 
-export const editNoteTool: ToolModule = {
-  async handler(input: EditNoteInput, ctx: NotesCtx): Promise<WriteOutput> {
+export const editNoteTool = defineTool<NotesTools['edit_note']>({
+  async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     const mode = pickMode(input, ctx);
     const path = notePath(ctx, input.path);
@@ -121,28 +98,27 @@ export const editNoteTool: ToolModule = {
     }
   },
   render: renderWrite,
-};
+});
 
 // --- set_frontmatter ----------------------------------------------------------------------------------
 
-export const setFrontmatterTool: ToolModule = {
-  async handler(input: { path: string; updates?: Record<string, JsonValue>; remove?: string[]; expected_hash?: string; dry_run?: boolean }, ctx: NotesCtx): Promise<WriteOutput> {
+export const setFrontmatterTool = defineTool<NotesTools['set_frontmatter']>({
+  async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     const path = notePath(ctx, input.path);
     const note = await readIncumbent(ctx, path, input.expected_hash);
-    const r = editFrontmatter(note, input.updates ?? {}, input.remove ?? []);
+    // The schema says any object; arguments arrive parsed from JSON, so every value is a JSON value.
+    const r = editFrontmatter(note, (input.updates ?? {}) as Record<string, JsonValue>, input.remove ?? []);
     const parts = [r.set.length ? `set: ${r.set.join(', ')}` : '', r.removed.length ? `removed: ${r.removed.join(', ')}` : '', r.blockRemoved ? 'frontmatter block removed (last key)' : ''].filter(Boolean);
     return finishWrite(ctx, note, r.text, input.dry_run === true, `updated frontmatter (${parts.join('; ')}) in note`, { set: r.set, removed: r.removed, block_removed: r.blockRemoved });
   },
   render: renderWrite,
-};
+});
 
 // --- delete_note --------------------------------------------------------------------------------------
 
-interface DeleteOutput { path: string; permanent: boolean; trash_path?: string; previous_hash: string; message: string }
-
-export const deleteNoteTool: ToolModule = {
-  async handler(input: { path: string; permanent?: boolean; expected_hash?: string }, ctx: NotesCtx): Promise<DeleteOutput> {
+export const deleteNoteTool = defineTool<NotesTools['delete_note']>({
+  async handler(input, ctx: NotesCtx) {
     checkHashSyntax(ctx, input.expected_hash);
     const path = notePath(ctx, input.path);
     const note = await readIncumbent(ctx, path, input.expected_hash);
@@ -158,5 +134,5 @@ export const deleteNoteTool: ToolModule = {
     await indexRemoved(ctx, path);
     return { path, permanent: false, trash_path: r.trashPath, previous_hash: note.hash, message: `Soft-deleted: ${path} → ${r.trashPath}` };
   },
-  render: (o: DeleteOutput) => o.message,
-};
+  render: (o) => o.message,
+});

@@ -2,34 +2,14 @@
 // search, and `fetch(id)` → {id,title,text,url,metadata} reading the note. Both render as the JSON
 // those clients parse. Ids are vault paths; urls are obsidian:// deep links. Never writes.
 import { sql } from 'kysely';
-import type { ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import type { SearchTools } from '../../../src/generated/search/index.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { hybridCandidates } from './hybrid-search.js';
 
-interface FetchInput { id: string; offset?: number; limit?: number }
-
-export interface ConnectorSearchOutput {
-  results: Array<{ id: string; title: string; url: string }>;
-}
-
-export interface ConnectorFetchOutput {
-  id: string;
-  title: string;
-  text: string;
-  url: string;
-  metadata: {
-    path: string;
-    tags: string[];
-    aliases: string[];
-    content_hash: string;
-    size: number;
-    modified: string;
-    chars: number;
-    truncated: boolean;
-    offset: number;
-    next_offset?: number;
-  };
-}
+type FetchInput = SearchTools['fetch']['input'];
+type ConnectorSearchOutput = SearchTools['search']['output'];
+type ConnectorFetchOutput = SearchTools['fetch']['output'];
 
 /** `obsidian://open?vault=<name>&file=<path>`: opens the note in the owner's Obsidian app. */
 export function noteUrl(vaultName: string, path: string): string {
@@ -40,7 +20,7 @@ function vaultName(ctx: ToolContext<SearchSettingsSection>): string {
   return ctx.settings.search.connector.vaultName || ctx.vault.name;
 }
 
-export const connectorSearch = {
+export const connectorSearch = defineTool<SearchTools['search']>({
   async handler(input: { query: string }, ctx: ToolContext<SearchSettingsSection>): Promise<ConnectorSearchOutput> {
     const { candidates, arms } = await hybridCandidates({ query: input.query }, ctx);
     if (arms !== 'keyword+semantic') ctx.log.debug({ arms }, 'connector search ran keyword-only');
@@ -51,9 +31,9 @@ export const connectorSearch = {
   render(o: ConnectorSearchOutput): string {
     return JSON.stringify(o);
   },
-};
+});
 
-export const connectorFetch = {
+export const connectorFetch = defineTool<SearchTools['fetch']>({
   async handler(input: FetchInput, ctx: ToolContext<SearchSettingsSection>): Promise<ConnectorFetchOutput> {
     const path = ctx.vault.fs.checkPath(input.id);
     const r = await sql<{ title: string; tags: unknown; aliases: unknown; content_hash: string; size: number; mtime: Date | string }>`
@@ -100,4 +80,4 @@ export const connectorFetch = {
     size: (o: ConnectorFetchOutput) => (o.metadata.next_offset ?? o.metadata.offset + o.text.length) - o.metadata.offset,
     next: (input: FetchInput, o: ConnectorFetchOutput) => (o.metadata.next_offset === undefined ? undefined : { ...input, offset: o.metadata.next_offset }),
   },
-};
+});

@@ -1,36 +1,19 @@
 // get_tags: the vault's tags with note counts, nested tags aggregated into their parents
 // (`a/b` counts toward `a`). Reads the host's `notes.tags` column only; never reads note bytes.
 import { sql } from 'kysely';
-import type { ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
 import type { SearchSettingsSection } from '../settings.js';
+import type { SearchTools } from '../../../src/generated/search/index.js';
 
-export interface GetTagsInput {
-  limit?: number;
-  prefix?: string;
-}
-
-export interface TagRow {
-  tag: string;
-  /** Notes carrying this tag or any tag nested under it (each note once). */
-  notes: number;
-  /** Notes carrying exactly this tag. */
-  direct: number;
-}
-
-export interface GetTagsOutput {
-  prefix: string;
-  count: number;
-  total: number;
-  cut: boolean;
-  limit_cut: boolean;
-  rows: TagRow[];
-}
+type GetTagsInput = SearchTools['get_tags']['input'];
+type GetTagsOutput = SearchTools['get_tags']['output'];
+type TagRow = GetTagsOutput['rows'][number];
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-export default {
+export default defineTool<SearchTools['get_tags']>({
   async handler(input: GetTagsInput, ctx: ToolContext<SearchSettingsSection>): Promise<GetTagsOutput> {
     const max = ctx.settings.search.tagsMaxLimit;
     const asked = input.limit ?? 50;
@@ -64,4 +47,4 @@ export default {
     for (const r of o.rows) lines.push(`#${r.tag} ${r.notes}${r.direct !== r.notes ? ` (direct ${r.direct})` : ''}`);
     return lines.join('\n');
   },
-};
+});

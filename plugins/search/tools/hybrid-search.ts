@@ -1,48 +1,19 @@
 // hybrid_search: reciprocal rank fusion of the keyword and semantic arms (each arm's top
 // search.armDepth). Without a working semantic arm it returns the keyword ranking, marked so on
 // every return path. Optional rerank of the fused candidates.
-import type { ToolContext } from '../../../src/sdk/index.js';
-import { describeFilters, type SearchFilters } from '../filters.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { describeFilters } from '../filters.js';
 import { confidenceOf, reciprocalRankFusion } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { runKeywordSearch } from './keyword-search.js';
 import { fixed, quote, withDeepLink } from './render-util.js';
 import { sectionLocator, semanticArm } from './semantic-arm.js';
+import type { SearchTools } from '../../../src/generated/search/index.js';
 
-export interface HybridSearchInput extends SearchFilters {
-  query: string;
-  limit?: number;
-  rerank?: boolean;
-}
-
-export interface HybridRow {
-  rank: number;
-  path: string;
-  title: string;
-  score: number;
-  keyword_rank: number | null;
-  semantic_rank: number | null;
-  keyword_term: number;
-  semantic_term: number;
-  section?: string | null;
-  text?: string;
-  rerank_score?: number;
-  exact_title?: boolean;
-  deep_link?: string;
-}
-
-export interface HybridSearchOutput {
-  query: string;
-  filters: string;
-  arms: string;
-  rrf_k: number;
-  confidence: 'ok' | 'low';
-  reranked: string;
-  count: number;
-  cut: boolean;
-  rows: HybridRow[];
-}
+type HybridSearchInput = SearchTools['hybrid_search']['input'];
+type HybridSearchOutput = SearchTools['hybrid_search']['output'];
+type HybridRow = HybridSearchOutput['rows'][number];
 
 interface Candidate {
   path: string;
@@ -89,7 +60,7 @@ export async function hybridCandidates(input: HybridSearchInput, ctx: ToolContex
   return { candidates, arms, confidence };
 }
 
-export default {
+export default defineTool<SearchTools['hybrid_search']>({
   async handler(input: HybridSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<HybridSearchOutput> {
     const s = ctx.settings.search;
     const asked = input.limit ?? 10;
@@ -141,4 +112,4 @@ export default {
     }
     return lines.join('\n');
   },
-};
+});

@@ -1,42 +1,16 @@
 // keyword_search: full text over the keyword vectors, AND first then partial fill, with snippets.
 // Bounded output: `limit` ≤ search.maxLimit rows, snippets ≤ search.snippetChars.
-import type { ToolContext } from '../../../src/sdk/index.js';
-import type { SearchFilters } from '../filters.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
 import { describeFilters } from '../filters.js';
 import { keywordSearch } from '../keyword/search.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { indexSettled } from '../settled.js';
 import { quote, withDeepLink } from './render-util.js';
+import type { SearchTools } from '../../../src/generated/search/index.js';
 
-export interface KeywordSearchInput extends SearchFilters {
-  query: string;
-  limit?: number;
-}
-
-export interface KeywordRow {
-  rank: number;
-  path: string;
-  title: string;
-  score: number;
-  match: 'all' | 'any';
-  matched_in: Array<'title' | 'body'>;
-  terms: string;
-  snippet?: string;
-  head?: string;
-  deep_link?: string;
-}
-
-export interface KeywordSearchOutput {
-  query: string;
-  filters: string;
-  configs: string[];
-  count: number;
-  full_matches: number;
-  terms_total: number;
-  candidates_capped: boolean;
-  cut: boolean;
-  rows: KeywordRow[];
-}
+type KeywordSearchInput = SearchTools['keyword_search']['input'];
+type KeywordSearchOutput = SearchTools['keyword_search']['output'];
+type KeywordRow = KeywordSearchOutput['rows'][number];
 
 export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolContext<SearchSettingsSection>, limit: number, fill = true) {
   const s = ctx.settings.search;
@@ -52,7 +26,7 @@ export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolConte
   });
 }
 
-export default {
+export default defineTool<SearchTools['keyword_search']>({
   async handler(input: KeywordSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<KeywordSearchOutput> {
     const s = ctx.settings.search;
     const asked = input.limit ?? 20;
@@ -95,4 +69,4 @@ export default {
     }
     return lines.join('\n');
   },
-};
+});

@@ -2,50 +2,23 @@
 // The regex runs on a killable thread under one time budget; output is bounded and says when it cut.
 import { sql } from 'kysely';
 import picomatch from 'picomatch';
-import { mapLimit, Refusal, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, mapLimit, Refusal, type ToolContext } from '../../../src/sdk/index.js';
 import { normaliseFolder } from '../filters.js';
 import { RegexSession } from '../regex/runner.js';
 import type { RegexFileResult } from '../regex/match.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { quote } from './render-util.js';
+import type { SearchTools } from '../../../src/generated/search/index.js';
 
-export interface SearchRegexInput {
-  pattern: string;
-  scope?: 'content' | 'path' | 'both';
-  is_glob?: boolean;
-  ignore_case?: boolean;
-  folder?: string;
-  limit?: number;
-  max_matches_per_file?: number;
-}
-
-export interface RegexResultRow {
-  path: string;
-  path_match: boolean;
-  match_count: number;
-  matches: Array<{ line: number; text: string }>;
-}
-
-export interface SearchRegexOutput {
-  pattern: string;
-  scope: 'content' | 'path' | 'both';
-  glob: boolean;
-  folder: string;
-  files_total: number;
-  files_scanned: number;
-  skipped: number;
-  count: number;
-  cut: boolean;
-  cut_reason: string | null;
-  stopped: string | null;
-  results: RegexResultRow[];
-}
+type SearchRegexInput = SearchTools['search_regex']['input'];
+type SearchRegexOutput = SearchTools['search_regex']['output'];
+type RegexResultRow = SearchRegexOutput['results'][number];
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-export default {
+export default defineTool<SearchTools['search_regex']>({
   async handler(input: SearchRegexInput, ctx: ToolContext<SearchSettingsSection>): Promise<SearchRegexOutput> {
     const s = ctx.settings.search.regex;
     const glob = input.is_glob ?? false;
@@ -150,4 +123,4 @@ export default {
   },
   // Over the result budget fewer files are shown (path order: narrow with folder for the rest).
   paging: { limit: 'limit', size: (o: SearchRegexOutput) => o.results.length, next: () => undefined },
-};
+});

@@ -1,48 +1,20 @@
 // semantic_search: notes by meaning, one row per note (its best chunk), with a section locator and
 // preview; stale rows keep their rank without a preview. Optional rerank of the fetched candidates.
-import type { ToolContext } from '../../../src/sdk/index.js';
-import { describeFilters, type SearchFilters } from '../filters.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { describeFilters } from '../filters.js';
 import { confidenceOf } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { indexSettled } from '../settled.js';
 import { fixed, quote, withDeepLink } from './render-util.js';
 import { sectionLocator, semanticArm } from './semantic-arm.js';
+import type { SearchTools } from '../../../src/generated/search/index.js';
 
-export interface SemanticSearchInput extends SearchFilters {
-  query: string;
-  limit?: number;
-  rerank?: boolean;
-}
+type SemanticSearchInput = SearchTools['semantic_search']['input'];
+type SemanticSearchOutput = SearchTools['semantic_search']['output'];
+type SemanticRow = SemanticSearchOutput['rows'][number];
 
-export interface SemanticRow {
-  rank: number;
-  path: string;
-  title: string;
-  similarity: number;
-  section: string | null;
-  preview: string | null;
-  stale: boolean;
-  embedding_truncated: boolean;
-  rerank_score?: number;
-  deep_link?: string;
-}
-
-export interface SemanticSearchOutput {
-  query: string;
-  filters: string;
-  semantic: string;
-  confidence: 'ok' | 'low';
-  reranked: string;
-  notes_embedded: number;
-  notes_queued: number;
-  notes_stale: number;
-  count: number;
-  cut: boolean;
-  rows: SemanticRow[];
-}
-
-export default {
+export default defineTool<SearchTools['semantic_search']>({
   async handler(input: SemanticSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<SemanticSearchOutput> {
     const s = ctx.settings.search;
     await indexSettled(ctx); // its counts read the embedding queue, which the keyword rows' statement fills
@@ -97,4 +69,4 @@ export default {
     }
     return lines.join('\n');
   },
-};
+});

@@ -2,25 +2,14 @@
 // Read-only; never reads notes, and its header always says how much of the vault is not indexed yet.
 import { sql, type RawBuilder } from 'kysely';
 import { indexLag, type IndexService } from '../../../src/sdk/index-service.js';
-import type { ToolContext, ToolModule } from '../../../src/sdk/types.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import type { TasksTools } from '../../../src/generated/tasks/index.js';
 import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
 
 export interface TasksSettings { listCap: number; statuses: Record<string, StatusType> }
 type Ctx = ToolContext<{ tasks: TasksSettings }>;
-type StatusFilter = keyof typeof STATUS_FILTERS | 'any';
-interface Input {
-  folder?: string; status?: StatusFilter; due_by?: string; scheduled_by?: string; tags?: string[];
-  priority?: Array<'highest' | 'high' | 'medium' | 'low' | 'lowest' | 'none'>; limit?: number; cursor?: string;
-}
-export interface TaskRow {
-  path: string; line: number; status: string; status_type: StatusType; text: string; tags: string[]; heading_path: string;
-  due: string | null; scheduled: string | null; start: string | null; done: string | null; created: string | null; cancelled: string | null;
-  priority: string | null; recurrence: string | null; id: string | null; depends_on: string[];
-}
-interface Output {
-  total: number; shown: number; not_scanned: number; not_indexable: number; index_pending: number | null;
-  tasks: TaskRow[]; next_cursor: string | null;
-}
+type Output = TasksTools['list_tasks']['output'];
+export type TaskRow = Output['tasks'][number];
 
 const enc = (k: [string | null, string, number]) => Buffer.from(JSON.stringify(k)).toString('base64url');
 function dec(cursor: string): [string | null, string, number] | undefined {
@@ -33,7 +22,7 @@ function dec(cursor: string): [string | null, string, number] | undefined {
   return undefined;
 }
 
-export const listTasks: ToolModule<Input, Output> = {
+export const listTasks = defineTool<TasksTools['list_tasks']>({
   async handler(input, ctx: Ctx) {
     const s = ctx.settings.tasks;
     const limit = Math.max(1, Math.min(input.limit ?? 100, s.listCap));
@@ -103,7 +92,7 @@ export const listTasks: ToolModule<Input, Output> = {
   },
   // Over the result budget a page holds fewer tasks; next_cursor continues after the last one shown.
   paging: { limit: 'limit', size: (o) => o.tasks.length, next: (input, o) => (o.next_cursor ? { ...input, cursor: o.next_cursor } : undefined) },
-};
+});
 
 function arr(values: readonly string[]): RawBuilder<unknown> {
   return sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;

@@ -2,20 +2,17 @@
 // writing a recurring task's next occurrence the way the Tasks plugin does, bound to the bytes read.
 // Touches only that line (plus the inserted occurrence); never writes outside the notes write path.
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import type { ToolContext, ToolModule } from '../../../src/sdk/types.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import type { TasksTools } from '../../../src/generated/tasks/index.js';
 import { originOf } from '../../../src/sdk/define-family.js';
 import { recurrenceOptions } from '../plugin-options.js';
 import { nextOccurrence, parseRecurrence } from '../recurrence.js';
 import { addField, CANCELLED_FIELD, DONE_FIELD, nextOccurrenceLine, readFields, TASK_LINE } from '../task-line.js';
 
-interface Input { path: string; line: number; status?: string; done?: boolean; expected_hash?: string }
-interface NextOccurrence { line: number; text: string; due: string | null; scheduled: string | null; start: string | null }
-interface Output {
-  path: string; line: number; previous_status: string; status: string; text: string; content_hash: string; changed: boolean;
-  recurrence: string | null; next_occurrence: NextOccurrence | null; completed_removed: boolean; recurrence_problem: string | null;
-}
+type Output = TasksTools['update_task']['output'];
+type NextOccurrence = NonNullable<Output['next_occurrence']>;
 
-export const updateTask: ToolModule<Input, Output> = {
+export const updateTask = defineTool<TasksTools['update_task']>({
   async handler(input, ctx: ToolContext<any>) {
     if (input.status !== undefined && input.done !== undefined) ctx.refuse('invalid_arguments', { problems: 'give status or done, not both' });
     const fs = ctx.vault.fs;
@@ -87,4 +84,4 @@ export const updateTask: ToolModule<Input, Output> = {
     if (o.recurrence_problem) lines.push(o.recurrence_problem);
     return lines.join('\n');
   },
-};
+});

@@ -1,28 +1,12 @@
 // check_upload: where one upload link stands, for the principal that minted it only.
 // Read-only; never reveals another principal's link or echoes a malformed id.
-import type { ToolContext, ToolModule } from '../../../src/sdk/index.js';
+import type { ToolContext, ToolFor } from '../../../src/sdk/index.js';
 import type { TransferDeps } from '../options.js';
 import type { TransferCtxSettings } from '../settings.js';
 import { LinkStore } from '../store.js';
+import type { TransferTools } from '../../../src/generated/transfer/index.js';
 
-export interface CheckUploadInput {
-  upload_id: string;
-}
-
-export interface CheckUploadOutput {
-  upload_id: string;
-  status: 'pending' | 'uploading' | 'completed' | 'unknown' | 'revoked' | 'expired' | 'not_found';
-  message: string;
-  path?: string;
-  expires_at?: string;
-  deadline?: string;
-  size?: number;
-  sha256?: string;
-  mime?: string;
-  completed_at?: string;
-}
-
-export function checkUpload(deps: TransferDeps): ToolModule<CheckUploadInput, CheckUploadOutput> {
+export function checkUpload(deps: TransferDeps): ToolFor<TransferTools['check_upload']> {
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;

@@ -1,28 +1,13 @@
 // import_from_url: the server fetches one public URL into the vault (SSRF rules in importer.ts).
 // Publishes atomically through ctx.vault.fs only after the whole body arrived; never clobbers by default.
-import { isRefusal, type ToolContext, type ToolModule, type WriteResult } from '../../../src/sdk/index.js';
+import { isRefusal, type ToolContext, type ToolFor, type WriteResult } from '../../../src/sdk/index.js';
 import { ImportError, fetchUrl } from '../importer.js';
 import { mimeOf } from '../mime.js';
 import type { TransferDeps } from '../options.js';
 import type { TransferCtxSettings } from '../settings.js';
+import type { TransferTools } from '../../../src/generated/transfer/index.js';
 
-export interface ImportFromUrlInput {
-  url: string;
-  path: string;
-  overwrite?: boolean;
-}
-
-export interface ImportFromUrlOutput {
-  path: string;
-  size: number;
-  content_hash: string;
-  mime: string;
-  source: string;
-  redirects: number;
-  created: boolean;
-}
-
-export function importFromUrl(deps: TransferDeps): ToolModule<ImportFromUrlInput, ImportFromUrlOutput> {
+export function importFromUrl(deps: TransferDeps): ToolFor<TransferTools['import_from_url']> {
   return {
     // Usage rows keep only the URL's host: paths and queries can carry tokens.
     auditParams(args) {

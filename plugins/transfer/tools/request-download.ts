@@ -1,31 +1,14 @@
 // request_download: mint a multi-use download link, valid until expiry, bound to the file's bytes now.
 // Never writes vault bytes; a link stops working as soon as the file's bytes change.
-import type { ToolContext, ToolModule } from '../../../src/sdk/index.js';
+import type { ToolContext, ToolFor } from '../../../src/sdk/index.js';
 import { mimeOf } from '../mime.js';
 import { linkLifetime, publicBase } from '../links.js';
 import type { TransferDeps } from '../options.js';
 import type { TransferCtxSettings } from '../settings.js';
 import { LinkStore } from '../store.js';
+import type { TransferTools } from '../../../src/generated/transfer/index.js';
 
-export interface RequestDownloadInput {
-  path: string;
-  expires_in?: number;
-}
-
-export interface RequestDownloadOutput {
-  download_id: string;
-  url: string;
-  curl: string;
-  path: string;
-  size: number;
-  mime: string;
-  content_hash: string;
-  expires_at: string;
-  expires_in: number;
-  note: string | null;
-}
-
-export function requestDownload(deps: TransferDeps): ToolModule<RequestDownloadInput, RequestDownloadOutput> {
+export function requestDownload(deps: TransferDeps): ToolFor<TransferTools['request_download']> {
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;

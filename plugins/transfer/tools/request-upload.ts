@@ -1,30 +1,13 @@
 // request_upload: mint a single-use upload link bound to one destination path (token in the fragment).
 // Never writes vault bytes; never emits a localhost link; the token is returned once and stored hashed.
-import { isRefusal, type ToolContext, type ToolModule } from '../../../src/sdk/index.js';
+import { isRefusal, type ToolContext, type ToolFor } from '../../../src/sdk/index.js';
 import { linkLifetime, publicBase } from '../links.js';
 import type { TransferDeps } from '../options.js';
 import type { TransferCtxSettings } from '../settings.js';
 import { LinkStore, type Fingerprint } from '../store.js';
+import type { TransferTools } from '../../../src/generated/transfer/index.js';
 
-export interface RequestUploadInput {
-  path: string;
-  overwrite?: boolean;
-  expires_in?: number;
-}
-
-export interface RequestUploadOutput {
-  upload_id: string;
-  url: string;
-  curl: string;
-  path: string;
-  overwrite: boolean;
-  max_bytes: number;
-  expires_at: string;
-  expires_in: number;
-  note: string | null;
-}
-
-export function requestUpload(deps: TransferDeps): ToolModule<RequestUploadInput, RequestUploadOutput> {
+export function requestUpload(deps: TransferDeps): ToolFor<TransferTools['request_upload']> {
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;

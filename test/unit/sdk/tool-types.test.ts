@@ -1,0 +1,61 @@
+// Schemas and handlers cannot drift: the generated tool types are current, the type test (tool-types.test-d.ts)
+// compiles with every expected error, and a handler that disagrees with its schema fails tsc.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const gen = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/gen-types.ts'), ...args], { cwd: root, encoding: 'utf8' });
+
+/** tsc --noEmit over `files` with the repository's compiler options, from a scratch folder (an ESM package). */
+function typecheck(files: string[]): { status: number | null; out: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'exo-tool-types-'));
+  try {
+    writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ extends: path.join(root, 'tsconfig.json'), compilerOptions: { noEmit: true, rootDir: '/', typeRoots: [path.join(root, 'node_modules/@types')] }, files, include: [] }),
+    );
+    const r = spawnSync(process.execPath, [tsc, '-p', dir], { cwd: dir, encoding: 'utf8' });
+    return { status: r.status, out: `${r.stdout}${r.stderr}` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+t.test('src/generated matches schemas/ (npm run gen)', async (t) => {
+  const r = gen('--check');
+  t.equal(r.status, 0, r.stderr);
+});
+
+t.test("the echo fixture's committed types match its schemas (npm run gen -- --family)", async (t) => {
+  const r = gen('--family', 'test/fixtures/families/echo', '--check');
+  t.equal(r.status, 0, r.stderr);
+});
+
+t.test('the type test compiles, each expected error included', async (t) => {
+  const r = typecheck([path.join(root, 'test/unit/sdk/tool-types.test-d.ts')]);
+  t.equal(r.status, 0, r.out);
+});
+
+t.test('a handler that disagrees with its schema fails tsc', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'exo-wrong-handler-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'wrong-handler.ts');
+  writeFileSync(
+    file,
+    [
+      `import { defineTool } from ${JSON.stringify(path.join(root, 'src/sdk/index.js'))};`,
+      `import type { EchoTools } from ${JSON.stringify(path.join(root, 'test/fixtures/families/echo/generated/index.js'))};`,
+      // echo's schema answers { text: string, length: integer }: this handler answers a count as text.
+      `export const wrong = defineTool<EchoTools['echo']>({ handler: (input) => ({ text: input.text, length: 'four' }) });`,
+      '',
+    ].join('\n'),
+  );
+  const r = typecheck([file]);
+  t.not(r.status, 0, 'tsc refuses it');
+  t.match(r.out, /wrong-handler\.ts\(3,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+});
