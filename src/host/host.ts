@@ -274,8 +274,17 @@ export class Host {
     }
   }
 
-  /** Re-read the config file and apply family changes. A bad file keeps the current families. */
-  async reload(): Promise<ApplyResult> {
+  /** Reloads run one at a time (a SIGHUP and a file change may come together). */
+  private reloading: Promise<unknown> = Promise.resolve();
+
+  /** Re-read the config file and apply vault, user and family changes. A bad file keeps the current ones. */
+  reload(): Promise<ApplyResult> {
+    const next = this.reloading.then(() => this.reloadNow());
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reloadNow(): Promise<ApplyResult> {
     if (this.closed) return { ok: false, errors: ['host is closed'], booted: [], closed: [] };
     let next: Settings;
     try {
