@@ -223,8 +223,9 @@ export async function keysList(settings: Settings): Promise<void> {
     (owner) => owner.get<{ keys: KeyRow[] }>('/v1/keys').then((r) => r.keys),
     () => withKeys(settings, (t) => keysListOp(t)),
   );
-  const lines = keys.map((k) => [k.id, k.name, k.user ?? '-', k.prefix + '…', k.scope, k.state, k.expiresAt ?? '-', k.lastUsedAt ?? 'never'].join('\t'));
-  process.stdout.write(['id\tname\tuser\tprefix\tscope\tstate\texpires\tlast used', ...lines].join('\n') + '\n');
+  // The user goes last, so scripts reading the earlier columns keep working.
+  const lines = keys.map((k) => [k.id, k.name, k.prefix + '…', k.scope, k.state, k.expiresAt ?? '-', k.lastUsedAt ?? 'never', k.user ?? '-'].join('\t'));
+  process.stdout.write(['id\tname\tprefix\tscope\tstate\texpires\tlast used\tuser', ...lines].join('\n') + '\n');
 }
 
 export async function keysRevoke(settings: Settings, which: string): Promise<void> {
