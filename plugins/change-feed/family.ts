@@ -18,35 +18,37 @@ function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
   // Whether the index is still on its initial scan decides if first sightings are a rebuild (reset) or creations.
   const readiness = (vaultId: number) => (ctx.hasService('index') ? ctx.service<IndexService>('index').status(vaultId) : undefined);
   const inner = feedContributor(() => settings, readiness);
-  let timer: NodeJS.Timeout | undefined;
-  const nudge = () => {
-    if (timer || !ctx.hasService('resource-events')) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      ctx.service<ResourceEvents>('resource-events').updated(CHANGES_URI);
+  // One timer per vault: each vault's subscribers hear of their own vault's changes only.
+  const timers = new Map<number, NodeJS.Timeout>();
+  const nudge = (vaultId: number) => {
+    if (timers.has(vaultId) || !ctx.hasService('resource-events')) return;
+    const timer = setTimeout(() => {
+      timers.delete(vaultId);
+      ctx.service<ResourceEvents>('resource-events').updated(CHANGES_URI, vaultId);
     }, NOTIFY_DELAY_MS);
     timer.unref();
+    timers.set(vaultId, timer);
   };
   return [
     {
       ...inner,
       async write(trx, note, model) {
         await inner.write(trx, note, model);
-        nudge();
+        nudge(note.vaultId);
       },
       async writeMany(trx, items) {
         await inner.writeMany!(trx, items);
-        nudge();
+        for (const v of new Set(items.map((i) => i.note.vaultId))) nudge(v);
       },
       async remove(trx, note) {
         await inner.remove(trx, note);
-        nudge();
+        nudge(note.vaultId);
       },
       ...(inner.rename
         ? {
             async rename(trx, note, from, model) {
               await inner.rename!(trx, note, from, model);
-              nudge();
+              nudge(note.vaultId);
             },
           }
         : {}),

@@ -1,5 +1,5 @@
-// The composition root: opens vault and database, wires admission, audit, workers, the family
-// loader and the transports, and owns hot reload (config file watch, SIGHUP) and shutdown.
+// The composition root: opens the database and every served vault, wires admission, audit, workers, the
+// family loader and the transports, and owns hot reload (config file watch, SIGHUP) and shutdown.
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -11,22 +11,23 @@ import type { OperationTarget } from './admin/operations.js';
 import { adminSocketPath } from './admin/protocol.js';
 import { Admission, type WriteCallGauge } from './admission/index.js';
 import { ApiKeyVerifier, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
-import { ensureVault } from './auth/vaults.js';
+import { ensureOperator } from './auth/users.js';
+import { ensureVault, listVaults } from './auth/vaults.js';
 import { AuditWriter } from './audit/batch-writer.js';
 import { migrateHost, openDatabase, type DatabaseService } from './db/index.js';
 import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
 import { FamilyManager, type ApplyResult } from './families/manager.js';
 import { buildHttpApp } from './http/app.js';
-import { IndexPipeline } from './index/index.js';
+import type { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
 import type { ServerDeps } from './mcp/server-factory.js';
 import { RequestStateSeal } from './mcp/request-state.js';
 import { SessionHub } from './mcp/sessions.js';
 import { ResourceSubscriptions } from './mcp/subscriptions.js';
 import { loadSettings, resolvePath, SettingsError, type Settings } from './settings/load.js';
-import { openVault } from './vault/index.js';
-import { readOnlyVault } from './vault/read-only.js';
+import { applyDeclared, DeclaredConflict, type DeclaredChanges } from './vaults/declared.js';
+import { VaultRegistry } from './vaults/registry.js';
 import { PiscinaPool } from './workers/pool.js';
 
 export interface HostOptions {
@@ -63,8 +64,10 @@ export class Host {
   readonly audit: AuditWriter;
   readonly workers: PiscinaPool;
   app: FastifyInstance | undefined;
-  /** The live index of the vault (named service 'index'); set by start() before families load. */
-  index: IndexPipeline | undefined;
+  /** Every vault this process serves, each with its own index pipeline. */
+  readonly vaults: VaultRegistry;
+  /** The vault.path vault (the operator's); set by start() before anything is served. */
+  vaultHandle!: VaultHandle;
   /** The admin channel's socket, when this process opened one. */
   admin: AdminChannel | undefined;
   private watcher: FSWatcher | undefined;
@@ -82,7 +85,8 @@ export class Host {
     public settings: Settings,
     readonly log: Logger,
     readonly database: DatabaseService,
-    readonly vaultHandle: VaultHandle,
+    /** The id of the vault.path vault: the implicit operator user's. */
+    readonly defaultVaultId: number,
     readonly services: HostServices,
     builtinDir: string | undefined,
   ) {
@@ -107,6 +111,23 @@ export class Host {
     const has = (name: string) => services.named.has(name) || this.manager.registry.providedService(name) !== undefined;
     this.dispatcher = new ToolDispatcher(this.manager.registry, admission, this.audit, services, h.tools, lookup, has);
     this.manager.registry.on('changed', (change) => this.hub.broadcast(change));
+    this.vaults = new VaultRegistry({
+      db: database.db,
+      workers: this.workers,
+      log,
+      index: h.index,
+      open: { allowNamedStaging: h.vault.allowNamedStaging, allowHardLinks: h.vault.allowHardLinks, openWriterWaitMs: h.vault.openWriterWaitMs },
+      readOnly: h.vault.readOnly,
+      obsidianName: (row) => (row.id === defaultVaultId ? h.vault.obsidianName : null),
+      contributors: () => this.manager.registry.contributors(),
+      writeCalls: this.writeCalls,
+    });
+    this.manager.registry.on('changed', () => this.vaults.contributorsChanged());
+  }
+
+  /** The index pipeline of the vault.path vault (tests and the CLI's index pass). */
+  get index(): IndexPipeline | undefined {
+    return this.vaults.get(this.defaultVaultId)?.index;
   }
 
   static async start(options: HostOptions): Promise<Host> {
@@ -114,57 +135,48 @@ export class Host {
     const h = settings.host;
     const log = options.log ?? createLogger(h.log.level);
     const vaultRoot = resolvePath(settings, h.vault.path);
-    const opened = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging, allowHardLinks: h.vault.allowHardLinks, openWriterWaitMs: h.vault.openWriterWaitMs, log });
-    const fs = h.vault.readOnly ? readOnlyVault(opened) : opened;
-    if (!h.vault.readOnly) await seedWelcomeNote(fs, log);
     const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize, pgliteThread: h.database.pgliteThread });
+    let host: Host | undefined;
     try {
       await migrateHost(database.db);
       const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot, { adoptRoot: { log } });
-      const vaultHandle: VaultHandle = { id: vaultId, name: h.vault.name, obsidianName: h.vault.obsidianName, fs };
+      await ensureOperator(database.db, vaultId);
+      await applyDeclaredOrRefuse(database, settings, { name: h.vault.name, id: vaultId });
       const workers = new PiscinaPool(h.workers);
       const services: HostServices = {
         database,
         workers,
         log,
         server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind },
-        vault: (id) => {
-          if (id !== undefined && id !== vaultId) throw new Error(`vault ${id} is not served by this process`);
-          return vaultHandle;
-        },
+        vault: (id) => host!.vaults.handle(id ?? vaultId),
         named: new Map<string, unknown>([
           ['db', database.db],
           ['workers', workers],
-          ['vaults', { get: (id?: number) => (id === undefined || id === vaultId ? vaultHandle : undefined) }],
+          ['vaults', { get: (id?: number) => host!.vaults.find(id ?? vaultId) }],
         ]),
       };
-      const host = new Host(settings, log, database, vaultHandle, services, options.builtinDir);
-      const index = new IndexPipeline({
-        db: database.db,
-        vault: vaultHandle,
-        workers,
-        log,
-        settings: h.index,
-        contributors: () => host.manager.registry.contributors(),
-        writeCalls: host.writeCalls,
-      });
-      host.index = index;
-      services.named.set('index', index);
-      host.manager.registry.on('changed', () => index.contributorsChanged());
+      host = new Host(settings, log, database, vaultId, services, options.builtinDir);
+      services.named.set('index', host.vaults.indexService);
+      // Pipelines start only once the families are serving, so the first pass runs with every contributor.
+      host.vaults.hold();
+      const rows = await listVaults(database.db);
+      const served = await host.vaults.serve(rows.find((r) => r.id === vaultId)!, { strict: true, prepare: h.vault.readOnly ? undefined : (fs) => seedWelcomeNote(fs, log) });
+      host.vaultHandle = served.handle!;
+      for (const row of rows) if (row.id !== vaultId) await host.vaults.serve(row);
       const first = await host.manager.apply(settings);
-      if (!first.ok) {
-        await host.close();
-        throw new SettingsError(first.errors);
-      }
-      host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => host.verifier.forget());
-      index.start(); // the initial scan runs in the background: startup never waits for the index
+      if (!first.ok) throw new SettingsError(first.errors);
+      host.vaults.release();
+      host.vaults.startChecks(h.index.rootCheckSeconds);
+      const h2 = host;
+      host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => h2.verifier.forget());
       if (options.http) await host.listen();
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
       if (socketPath) await host.openAdmin(socketPath, options.command ?? 'exocortex');
       host.watchConfig();
       return host;
     } catch (e) {
-      await database.close();
+      if (host) await host.close();
+      else await database.close();
       throw e;
     }
   }
@@ -175,11 +187,13 @@ export class Host {
     return {
       db: this.database.db,
       vault: this.vaultHandle,
+      vaults: this.vaults,
       settings: this.settings,
       log: this.log,
       manager: this.manager,
       index,
       forgetKeys: () => this.verifier.forget(),
+      closeSessionsOf: (credentialIds) => this.hub.closeFor(credentialIds),
     };
   }
 
@@ -203,7 +217,7 @@ export class Host {
   }
 
   get serverDeps(): ServerDeps {
-    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: this.vaultHandle.name, subscriptions: this.subscriptions, requestStates: this.requestStates };
+    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: (id) => this.vaults.find(id)?.name ?? 'vault', subscriptions: this.subscriptions, requestStates: this.requestStates };
   }
 
   private async listen(): Promise<void> {
@@ -266,8 +280,17 @@ export class Host {
     }
   }
 
-  /** Re-read the config file and apply family changes. A bad file keeps the current families. */
-  async reload(): Promise<ApplyResult> {
+  /** Reloads run one at a time (a SIGHUP and a file change may come together). */
+  private reloading: Promise<unknown> = Promise.resolve();
+
+  /** Re-read the config file and apply vault, user and family changes. A bad file keeps the current ones. */
+  reload(): Promise<ApplyResult> {
+    const next = this.reloading.then(() => this.reloadNow());
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reloadNow(): Promise<ApplyResult> {
     if (this.closed) return { ok: false, errors: ['host is closed'], booted: [], closed: [] };
     let next: Settings;
     try {
@@ -283,9 +306,25 @@ export class Host {
       (k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]),
     );
     if (restartOnly.length) this.log.warn({ keys: restartOnly }, 'these settings change only on restart');
+    try {
+      await this.applyVaultChanges(await applyDeclared(this.database.db, next.host, (p) => resolvePath(next, p), { name: this.settings.host.vault.name, id: this.defaultVaultId }));
+    } catch (e) {
+      if (!(e instanceof DeclaredConflict)) throw e;
+      this.log.error({ errors: e.problems }, 'config reload refused: its vaults or users contradict the database; the previous configuration keeps serving');
+      const result = { ok: false, errors: [...e.problems], booted: [], closed: [] };
+      this.manager.lastResult = { ...result, at: new Date().toISOString() };
+      return result;
+    }
     const result = await this.manager.apply(next);
     if (result.ok) this.settings = next;
     return result;
+  }
+
+  /** Start and stop pipelines for what the config file's vaults and users changed. */
+  private async applyVaultChanges(changes: DeclaredChanges): Promise<void> {
+    for (const id of [...changes.removed, ...changes.restart]) await this.vaults.stop(id);
+    for (const row of changes.serve) await this.vaults.serve(row);
+    if (changes.usersChanged || changes.removed.length) this.verifier.forget();
   }
 
   async health(): Promise<Record<string, unknown>> {
@@ -302,6 +341,8 @@ export class Host {
     if (last && !last.ok) degraded = true;
     const caps = this.vaultHandle.fs.capabilities;
     const familyHealth = await this.familyHealth();
+    const vaults = this.vaults.health();
+    for (const v of Object.values(vaults)) if (v.state !== 'serving') degraded = true;
     return {
       status: !dbOk ? 'down' : degraded ? 'degraded' : 'ok',
       version: '0.1.0',
@@ -318,6 +359,7 @@ export class Host {
       audit: { pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped },
       workers: this.workers.stats(),
       index: this.index?.healthSummary() ?? null,
+      vaults: Object.fromEntries(Object.entries(vaults).map(([name, v]) => [name, { ...v, ...(v.reason ? { reason: redact(v.reason) } : {}), ...(v.lastError ? { lastError: redact(v.lastError) } : {}) }])),
     };
   }
 
@@ -357,12 +399,21 @@ export class Host {
     await this.stopKeyListener?.();
     await this.hub.closeAll();
     if (this.app) await this.app.close().catch(() => undefined);
-    await this.index?.close();
+    await this.vaults.close();
     await this.manager.close();
     await this.audit.close();
     await this.workers.close();
-    await this.vaultHandle?.fs.close().catch(() => undefined);
     await this.database.close();
+  }
+}
+
+/** The config file's vaults and users, or a SettingsError naming each contradiction with the database. */
+async function applyDeclaredOrRefuse(database: DatabaseService, settings: Settings, implicit: { name: string; id: number }): Promise<void> {
+  try {
+    await applyDeclared(database.db, settings.host, (p) => resolvePath(settings, p), implicit);
+  } catch (e) {
+    if (e instanceof DeclaredConflict) throw new SettingsError(e.problems);
+    throw e;
   }
 }
 

@@ -55,6 +55,17 @@ export const REFUSALS = {
   not_utf8: { sentence: '"{path}" is not valid UTF-8 (first bad byte at offset {offset}).', retryable: false, details: ['path', 'offset'] },
   hard_link: { sentence: '"{path}" has {links} names (hard links), so its bytes may also belong to a file outside the vault; it is not served, indexed or written. The operator can allow hard-linked files with vault.allowHardLinks.', retryable: false, details: ['path', 'links'] },
   unsupported_filesystem: { sentence: 'The vault filesystem lacks a guarantee this server needs: {reason}.', retryable: false, details: ['reason'] },
+  // users and their vaults (operator commands, and a principal whose vault cannot be served)
+  vault_overlap: { sentence: 'The vault root "{root}" {relation} "{other}", the root of the vault "{otherVault}"; vault roots may not overlap, so nothing was changed.', retryable: false, details: ['root', 'relation', 'other', 'otherVault'] },
+  vault_root_unusable: { sentence: 'The vault root "{root}" cannot be served: {reason}.', retryable: false, details: ['root', 'reason'] },
+  vault_unavailable: { sentence: 'This credential\'s vault is not being served right now: {reason}. The operator can see why in exocortex vaults list.', retryable: true, details: ['reason'] },
+  vault_in_use: { sentence: 'The vault "{vault}" is used by {users}; disable or remove them first, or remove it with --force (which disables them).', retryable: false, details: ['vault', 'users'] },
+  vault_not_shared: { sentence: 'The vault "{vault}" already serves {users} and is not shared; share it explicitly (--share, or shared: true in the config file).', retryable: false, details: ['vault', 'users'] },
+  unknown_vault: { sentence: 'There is no vault named "{vault}"; see exocortex vaults list.', retryable: false, details: ['vault'] },
+  unknown_user: { sentence: 'There is no user named "{user}"; see exocortex users list.', retryable: false, details: ['user'] },
+  name_taken: { sentence: 'A {kind} named "{name}" already exists; nothing was changed.', retryable: false, details: ['kind', 'name'] },
+  declared_in_config: { sentence: 'The {kind} "{name}" is declared in the config file ({file}), which wins over the CLI; change it there.', retryable: false, details: ['kind', 'name', 'file'] },
+  config_contradiction: { sentence: 'The config file declares the {kind} "{name}" {declared}, but the database holds a {kind} "{name}" {stored} made with the CLI; rename or remove one of the two.', retryable: false, details: ['kind', 'name', 'declared', 'stored'] },
   // index and content
   index_not_ready: { sentence: 'The index is still catching up ({indexed} of {scanned} notes); try again shortly.', retryable: true, details: ['indexed', 'scanned'] },
   invalid_content: { sentence: 'The content was refused: {reason}.', retryable: false, details: ['reason'] },

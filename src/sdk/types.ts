@@ -360,11 +360,12 @@ export interface ContributorFactoryContext {
 
 /**
  * The host service 'resource-events': tell subscribed clients a resource changed. Families call it
- * after their data behind a resource URI changed; sessions that sent resources/subscribe for that URI
- * receive notifications/resources/updated.
+ * after their data behind a resource URI changed; sessions of that vault's principals that sent
+ * resources/subscribe for that URI receive notifications/resources/updated (resource URIs are relative
+ * to the caller's vault, so the vault is part of every update).
  */
 export interface ResourceEvents {
-  updated(uri: string): void;
+  updated(uri: string, vaultId: number): void;
 }
 
 /**

@@ -18,29 +18,36 @@ export function noteUris(path: string): string[] {
  * committed, tells 'resource-events' so subscribers re-read a note that is already there.
  */
 export function noteResourceEvents(ctx: ContributorFactoryContext): IndexContributor {
-  const touched = new Set<string>();
+  // Per vault: each vault's pipeline ends its own passes, and tells only its own subscribers.
+  const touchedByVault = new Map<number, Set<string>>();
+  const touch = (vaultId: number, path: string) => {
+    let set = touchedByVault.get(vaultId);
+    if (!set) touchedByVault.set(vaultId, (set = new Set()));
+    set.add(path);
+  };
   return {
     name: 'notes-resource-events',
     version: 1,
     observer: true,
     async write(_trx, note) {
-      touched.add(note.path);
+      touch(note.vaultId, note.path);
     },
     async writeMany(_trx, items) {
-      for (const { note } of items) touched.add(note.path);
+      for (const { note } of items) touch(note.vaultId, note.path);
     },
     async remove(_trx, note) {
-      touched.add(note.path);
+      touch(note.vaultId, note.path);
     },
     async rename(_trx, note, fromPath) {
-      touched.add(fromPath);
-      touched.add(note.path);
+      touch(note.vaultId, fromPath);
+      touch(note.vaultId, note.path);
     },
-    async passEnd() {
-      if (touched.size === 0 || !ctx.hasService('resource-events')) return touched.clear();
+    async passEnd(_db, pass) {
+      const touched = touchedByVault.get(pass.vaultId);
+      touchedByVault.delete(pass.vaultId);
+      if (!touched?.size || !ctx.hasService('resource-events')) return;
       const events = ctx.service<ResourceEvents>('resource-events');
-      for (const path of touched) for (const uri of noteUris(path)) events.updated(uri);
-      touched.clear();
+      for (const path of touched) for (const uri of noteUris(path)) events.updated(uri, pass.vaultId);
     },
   };
 }

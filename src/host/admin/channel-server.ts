@@ -9,6 +9,7 @@ import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
 import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
+import { usersAddOp, usersDisableOp, usersListOp, vaultsAddOp, vaultsListOp, vaultsRemoveOp } from './account-operations.js';
 import { familyCommandOp, indexOp, keysCreateOp, keysListOp, keysRevokeOp, OperationError, type OperationTarget } from './operations.js';
 
 export interface AdminChannelOptions {
@@ -38,7 +39,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   const hello: Hello = { protocol: ADMIN_PROTOCOL, version: '0.1.0', pid: process.pid, command: o.command, startedAt, vault: o.target().vault.name };
 
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
-    if (error instanceof OperationError) return reply.code(error.code === 'not_found' ? 404 : 400).send({ error: { code: error.code, message: error.message, exitCode: error.exitCode } });
+    if (error instanceof OperationError) return reply.code(error.code === 'not_found' || error.code === 'unknown_user' || error.code === 'unknown_vault' ? 404 : 400).send({ error: { code: error.code, message: error.message, exitCode: error.exitCode } });
     o.log.error({ err: error.stack ?? error.message }, 'admin command failed');
     return reply.code(error.statusCode ?? 500).send({ error: { code: 'internal', message: error.message, exitCode: 1 } });
   });
@@ -53,7 +54,13 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   app.get('/v1/hello', async () => hello);
   app.get('/v1/health', async () => o.health());
   app.get('/v1/keys', async () => ({ keys: await keysListOp(o.target()) }));
-  app.post<{ Body: { name: string; scope: Scope; expires?: string } }>('/v1/keys', async (request) => keysCreateOp(o.target(), request.body ?? ({} as never)));
+  app.get('/v1/users', async () => ({ users: await usersListOp(o.target()) }));
+  app.post<{ Body: { name: string; vault: string; admin?: boolean; share?: boolean } }>('/v1/users', async (request) => ({ user: await usersAddOp(o.target(), request.body ?? ({} as never)) }));
+  app.post<{ Body: { name: string } }>('/v1/users/disable', async (request) => usersDisableOp(o.target(), String(request.body?.name ?? '')));
+  app.get('/v1/vaults', async () => ({ vaults: await vaultsListOp(o.target()) }));
+  app.post<{ Body: { name: string; root: string; shared?: boolean } }>('/v1/vaults', async (request) => ({ vault: await vaultsAddOp(o.target(), request.body ?? ({} as never)) }));
+  app.post<{ Body: { name: string; force?: boolean } }>('/v1/vaults/remove', async (request) => vaultsRemoveOp(o.target(), String(request.body?.name ?? ''), request.body?.force === true));
+  app.post<{ Body: { name: string; scope: Scope; expires?: string; user?: string } }>('/v1/keys', async (request) => keysCreateOp(o.target(), request.body ?? ({} as never)));
   app.post<{ Body: { which: string } }>('/v1/keys/revoke', async (request) => keysRevokeOp(o.target(), String(request.body?.which ?? '')));
   app.post<{ Body: { rebuild?: boolean } }>('/v1/index', async (request, reply) =>
     stream(reply, async (send) => ({ summary: await indexOp(o.target(), { rebuild: request.body?.rebuild === true }, (p) => send({ progress: p })) })),

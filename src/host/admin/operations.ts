@@ -8,6 +8,9 @@ import { migrate } from '../db/index.js';
 import type { FamilyManager } from '../families/manager.js';
 import type { IndexPipeline } from '../index/index.js';
 import type { Settings } from '../settings/load.js';
+import { OPERATOR_USER, userByName } from '../auth/users.js';
+import type { VaultRegistry } from '../vaults/registry.js';
+import { refused } from './account-operations.js';
 import { OperationError } from './errors.js';
 
 /** What an operation needs from its owner. `forgetKeys` drops every cached verification at once. */
@@ -18,7 +21,11 @@ export interface OperationTarget {
   readonly log: Logger;
   readonly manager: FamilyManager;
   readonly index: IndexPipeline | undefined;
+  /** Every served vault (absent where no server runs). */
+  readonly vaults?: VaultRegistry;
   forgetKeys(): void;
+  /** Close the open MCP sessions of these credentials (absent where no server runs). */
+  closeSessionsOf?(credentialIds: ReadonlySet<string>): Promise<number>;
 }
 
 export { OperationError };
@@ -31,12 +38,14 @@ export interface KeyRow {
   readonly name: string;
   readonly prefix: string;
   readonly scope: Scope;
+  readonly user: string | null;
   readonly state: 'active' | 'revoked' | 'expired';
   readonly expiresAt: string | null;
   readonly lastUsedAt: string | null;
 }
 
-export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: Scope; expires?: string }): Promise<{ raw: string; key: KeyRow }> {
+/** Mint a key for a user (the implicit operator when none is named); it serves that user's vault. */
+export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: Scope; expires?: string; user?: string }): Promise<{ raw: string; key: KeyRow }> {
   if (!input.name || input.name.length > 80 || /[\p{Cc}]/u.test(input.name)) throw new OperationError('invalid_arguments', 'a key name is 1 to 80 characters without control characters');
   if (input.scope !== 'read' && input.scope !== 'readwrite') throw new OperationError('invalid_arguments', `scope "${input.scope}" is neither read nor readwrite`);
   let expiresAt: Date | null = null;
@@ -45,7 +54,12 @@ export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: S
   } catch (e) {
     throw new OperationError('invalid_arguments', (e as Error).message);
   }
-  const { raw, record } = await createApiKey(t.db, { name: input.name, scope: input.scope, vaultId: t.vault.id, expiresAt });
+  const userName = input.user ?? OPERATOR_USER;
+  const user = await userByName(t.db, userName);
+  if (!user) throw refused('unknown_user', { user: userName });
+  if (user.disabledAt) throw new OperationError('invalid_arguments', `the user "${userName}" is disabled; no key was minted`);
+  if (user.vaultId === null) throw new OperationError('invalid_arguments', `the user "${userName}" is bound to no vault (it was removed); no key was minted`);
+  const { raw, record } = await createApiKey(t.db, { name: input.name, scope: input.scope, vaultId: user.vaultId, userId: user.id, expiresAt });
   t.forgetKeys(); // a miss cached for this key's hash must not outlive its creation
   return { raw, key: keyRow(record) };
 }
@@ -63,7 +77,7 @@ export async function keysRevokeOp(t: KeyTarget, which: string): Promise<{ revok
 
 function keyRow(k: ApiKeyRecord): KeyRow {
   const state = k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= Date.now() ? 'expired' : 'active';
-  return { id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, state, expiresAt: k.expiresAt?.toISOString() ?? null, lastUsedAt: k.lastUsedAt?.toISOString() ?? null };
+  return { id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, user: k.userName, state, expiresAt: k.expiresAt?.toISOString() ?? null, lastUsedAt: k.lastUsedAt?.toISOString() ?? null };
 }
 
 export interface Progress {

@@ -18,6 +18,11 @@ export interface ApiKeyRecord {
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
   readonly lastUsedAt: Date | null;
+  /** The user the key belongs to (null only for rows older than users that no start has adopted yet). */
+  readonly userName: string | null;
+  /** The user's vault, which the key serves; null when the user's vault was removed. */
+  readonly userVaultId: number | null;
+  readonly userDisabledAt: Date | null;
 }
 
 export function hashKey(raw: string): string {
@@ -26,11 +31,12 @@ export function hashKey(raw: string): string {
 
 export async function createApiKey(
   db: Kysely<any>,
-  input: { name: string; scope: Scope; vaultId: number; expiresAt?: Date | null; isAdmin?: boolean },
+  input: { name: string; scope: Scope; vaultId: number; userId?: number; expiresAt?: Date | null; isAdmin?: boolean },
 ): Promise<{ raw: string; record: ApiKeyRecord }> {
   const raw = KEY_PREFIX + randomBytes(32).toString('base64url');
   const id = randomUUID();
-  const row = await db
+  const userId = input.userId ?? (await operatorOf(db, input.vaultId));
+  await db
     .insertInto('api_keys')
     .values({
       id,
@@ -39,16 +45,32 @@ export async function createApiKey(
       key_prefix: raw.slice(0, 10),
       scope: input.scope,
       vault_id: input.vaultId,
+      user_id: userId,
       is_admin: input.isAdmin ?? false,
       expires_at: input.expiresAt ?? null,
     })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .execute();
+  const row = await withUser(db).where('k.id', '=', id).executeTakeFirstOrThrow();
   return { raw, record: toRecord(row) };
 }
 
+/** A key minted for a vault without naming a user belongs to that vault's first enabled user. */
+async function operatorOf(db: Kysely<any>, vaultId: number): Promise<number | null> {
+  const row = await db.selectFrom('users').select('id').where('vault_id', '=', vaultId).where('disabled_at', 'is', null).orderBy('id').executeTakeFirst();
+  return row ? Number(row.id) : null;
+}
+
+/** api_keys rows with their user's name, vault and state. */
+function withUser(db: Kysely<any>) {
+  return db
+    .selectFrom('api_keys as k')
+    .leftJoin('users as u', 'u.id', 'k.user_id')
+    .selectAll('k')
+    .select(['u.name as user_name', 'u.vault_id as user_vault_id', 'u.disabled_at as user_disabled_at']);
+}
+
 export async function listApiKeys(db: Kysely<any>): Promise<ApiKeyRecord[]> {
-  const rows = await db.selectFrom('api_keys').selectAll().orderBy('created_at').execute();
+  const rows = await withUser(db).orderBy('k.created_at').execute();
   return rows.map(toRecord);
 }
 
@@ -88,6 +110,9 @@ function toRecord(row: any): ApiKeyRecord {
     expiresAt: row.expires_at ? new Date(row.expires_at) : null,
     revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
     lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null,
+    userName: row.user_name ?? null,
+    userVaultId: row.user_id === null || row.user_id === undefined ? row.vault_id : row.user_vault_id === null ? null : Number(row.user_vault_id),
+    userDisabledAt: row.user_disabled_at ? new Date(row.user_disabled_at) : null,
   };
 }
 
@@ -96,8 +121,9 @@ export function principalFromKey(record: ApiKeyRecord): Principal {
     kind: 'api_key',
     id: record.id,
     name: record.name,
-    user: record.isAdmin ? 'admin' : record.name,
-    vaultId: record.vaultId,
+    user: record.userName ?? (record.isAdmin ? 'admin' : record.name),
+    // The user's binding decides the vault, so a key can never serve another vault than its user's.
+    vaultId: record.userVaultId ?? record.vaultId,
     scopes: record.scope === 'readwrite' ? ['read', 'readwrite'] : ['read'],
     expiresAt: record.expiresAt?.getTime(),
   };
@@ -119,7 +145,7 @@ export class ApiKeyVerifier {
     const t = this.now();
     let hit = this.cache.get(hash);
     if (!hit || t - hit.at > this.cacheMs) {
-      const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+      const row = await withUser(this.db).where('k.key_hash', '=', hash).executeTakeFirst();
       hit = { at: t, record: row ? toRecord(row) : null };
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(hash, hit);
@@ -129,6 +155,8 @@ export class ApiKeyVerifier {
     if (!rec) throw new Refusal('unauthenticated');
     if (rec.revokedAt) throw new Refusal('unauthenticated', {}, 'This API key has been revoked.');
     if (rec.expiresAt && rec.expiresAt.getTime() <= t) throw new Refusal('unauthenticated', {}, 'This API key has expired.');
+    if (rec.userDisabledAt) throw new Refusal('unauthenticated', {}, 'The user this API key belongs to is disabled.');
+    if (rec.userVaultId === null) throw new Refusal('unauthenticated', {}, 'The user this API key belongs to is bound to no vault.');
     return principalFromKey(rec);
   }
 

@@ -1,6 +1,17 @@
-// The vaults table: one row per served vault root. Single-user mode has exactly one.
+// The vaults table: one row per vault root (name, root, whether several users may share it, and who made
+// it: the implicit single-user vault, the config file or the CLI). Rows only; serving is src/host/vaults.
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '../../sdk/types.js';
+
+export type Source = 'implicit' | 'config' | 'cli';
+
+export interface VaultRow {
+  readonly id: number;
+  readonly name: string;
+  readonly root: string;
+  readonly shared: boolean;
+  readonly source: Source;
+}
 
 export interface EnsureVaultOptions {
   /**
@@ -11,18 +22,52 @@ export interface EnsureVaultOptions {
   readonly adoptRoot?: { readonly log: Logger };
 }
 
+/** The implicit vault of `vault.path` (single-user mode's one vault), created on first use. */
 export async function ensureVault(db: Kysely<any>, name: string, root: string, options: EnsureVaultOptions = {}): Promise<number> {
   const existing = await db.selectFrom('vaults').select(['id', 'root']).where('name', '=', name).executeTakeFirst();
   if (existing) {
     if (existing.root !== root && options.adoptRoot) {
       options.adoptRoot.log.warn({ vault: name, from: existing.root, to: root }, 'vault.path changed: the index is rebuilt from the new root');
-      await db.transaction().execute(async (trx) => {
-        await trx.updateTable('vaults').set({ root }).where('id', '=', existing.id).execute();
-        await sql`DELETE FROM notes WHERE vault_id = ${existing.id}`.execute(trx);
-      });
+      await changeRoot(db, existing.id, root);
     }
     return existing.id;
   }
-  const row = await db.insertInto('vaults').values({ name, root }).returning('id').executeTakeFirstOrThrow();
+  const row = await db.insertInto('vaults').values({ name, root, source: 'implicit' }).returning('id').executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** A vault's root changed: its index describes other files, so it goes with the change. */
+export async function changeRoot(db: Kysely<any>, id: number, root: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('vaults').set({ root }).where('id', '=', id).execute();
+    await sql`DELETE FROM notes WHERE vault_id = ${id}`.execute(trx);
+  });
+}
+
+export async function listVaults(db: Kysely<any>): Promise<VaultRow[]> {
+  const rows = await db.selectFrom('vaults').select(['id', 'name', 'root', 'shared', 'source']).orderBy('id').execute();
+  return rows.map(toVault);
+}
+
+export async function vaultByName(db: Kysely<any>, name: string): Promise<VaultRow | undefined> {
+  const row = await db.selectFrom('vaults').select(['id', 'name', 'root', 'shared', 'source']).where('name', '=', name).executeTakeFirst();
+  return row ? toVault(row) : undefined;
+}
+
+export async function insertVault(db: Kysely<any>, v: { name: string; root: string; shared: boolean; source: Source }): Promise<VaultRow> {
+  const row = await db.insertInto('vaults').values(v).returning(['id', 'name', 'root', 'shared', 'source']).executeTakeFirstOrThrow();
+  return toVault(row);
+}
+
+export async function updateVault(db: Kysely<any>, id: number, set: { shared?: boolean; source?: Source }): Promise<void> {
+  await db.updateTable('vaults').set(set).where('id', '=', id).execute();
+}
+
+/** Drops the vault and, by cascade, every row derived from it; its users stay, bound to nothing. */
+export async function deleteVault(db: Kysely<any>, id: number): Promise<void> {
+  await db.deleteFrom('vaults').where('id', '=', id).execute();
+}
+
+function toVault(r: any): VaultRow {
+  return { id: Number(r.id), name: r.name, root: r.root, shared: r.shared === true, source: r.source };
 }

@@ -5,6 +5,7 @@ import type { Host } from '../host.js';
 import type { DatabaseService } from '../db/index.js';
 import type { AdminClient } from '../admin/channel-client.js';
 import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
+import type { AccountTarget, UserView, VaultView } from '../admin/account-operations.js';
 import { resolvePath, type Settings } from '../settings/load.js';
 import type { Scope } from '../../sdk/types.js';
 
@@ -12,6 +13,7 @@ const loadHost = () => import('../host.js').then((m) => m.Host);
 const loadKeys = () => import('../auth/api-keys.js');
 const loadLogger = () => import('../log/logger.js').then((m) => m.createLogger);
 const loadOps = () => import('../admin/operations.js');
+const loadAccounts = () => import('../admin/account-operations.js');
 
 /** How long a command waits for an owner that holds the lock but does not answer yet (it is starting). */
 const OWNER_WAIT_MS = 30_000;
@@ -42,13 +44,25 @@ export async function reachOwner<T>(settings: Settings, remote: (owner: AdminCli
   }
 }
 
+/** The database as a server start would leave it (implicit operator, the config file's vaults and users), then fn. */
 async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vaultId: number) => Promise<T>): Promise<T> {
-  const { migrateHost, openDatabase } = await import('../db/index.js');
-  const { ensureVault } = await import('../auth/vaults.js');
+  const [{ migrateHost, openDatabase }, { ensureVault }, { ensureOperator }, { applyDeclared, DeclaredConflict }, { SettingsError }] = await Promise.all([
+    import('../db/index.js'),
+    import('../auth/vaults.js'),
+    import('../auth/users.js'),
+    import('../vaults/declared.js'),
+    import('../settings/load.js'),
+  ]);
   const database = await openDatabase(settings.host.database.url, { baseDir: settings.baseDir, poolSize: 2, pgliteThread: settings.host.database.pgliteThread });
   try {
     await migrateHost(database.db);
     const vaultId = await ensureVault(database.db, settings.host.vault.name, resolvePath(settings, settings.host.vault.path));
+    await ensureOperator(database.db, vaultId);
+    try {
+      await applyDeclared(database.db, settings.host, (p) => resolvePath(settings, p), { name: settings.host.vault.name, id: vaultId });
+    } catch (e) {
+      throw e instanceof DeclaredConflict ? new SettingsError(e.problems) : e;
+    }
     return await fn(database, vaultId);
   } finally {
     await database.close();
@@ -58,6 +72,11 @@ async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vau
 /** A key command run on a bare database in this process (no server holds it, so no cache to clear). */
 function withKeys<T>(settings: Settings, fn: (target: { db: DatabaseService['db']; vault: { id: number }; forgetKeys(): void }) => Promise<T>): Promise<T> {
   return withDatabase(settings, (database, vaultId) => fn({ db: database.db, vault: { id: vaultId }, forgetKeys: () => undefined }));
+}
+
+/** A user or vault command on a bare database in this process (no server: no pipelines to start or stop). */
+function withAccounts<T>(settings: Settings, fn: (target: AccountTarget) => Promise<T>): Promise<T> {
+  return withDatabase(settings, (database) => fn({ db: database.db, settings, forgetKeys: () => undefined }));
 }
 
 export function claudeAddCommand(url: string, key: string): string {
@@ -185,16 +204,16 @@ export async function runIndex(settings: Settings, opts: { rebuild?: boolean }):
   }
 }
 
-export async function keysCreate(settings: Settings, opts: { name: string; scope: Scope; expires?: string }): Promise<void> {
+export async function keysCreate(settings: Settings, opts: { name: string; scope: Scope; expires?: string; user?: string }): Promise<void> {
   const { keysCreateOp } = await loadOps();
-  const input = { name: opts.name, scope: opts.scope, expires: opts.expires };
+  const input = { name: opts.name, scope: opts.scope, expires: opts.expires, ...(opts.user ? { user: opts.user } : {}) };
   const { raw, key } = await reachOwner(
     settings,
     (owner) => owner.post<{ raw: string; key: KeyRow }>('/v1/keys', input),
     () => withKeys(settings, (t) => keysCreateOp(t, input)),
   );
   process.stdout.write(`${raw}\n`);
-  process.stderr.write(`created key ${key.name} (${key.scope}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}), id ${key.id}\n`);
+  process.stderr.write(`created key ${key.name} for user ${key.user ?? '-'} (${key.scope}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}), id ${key.id}\n`);
 }
 
 export async function keysList(settings: Settings): Promise<void> {
@@ -204,8 +223,9 @@ export async function keysList(settings: Settings): Promise<void> {
     (owner) => owner.get<{ keys: KeyRow[] }>('/v1/keys').then((r) => r.keys),
     () => withKeys(settings, (t) => keysListOp(t)),
   );
-  const lines = keys.map((k) => [k.id, k.name, k.prefix + '…', k.scope, k.state, k.expiresAt ?? '-', k.lastUsedAt ?? 'never'].join('\t'));
-  process.stdout.write(['id\tname\tprefix\tscope\tstate\texpires\tlast used', ...lines].join('\n') + '\n');
+  // The user goes last, so scripts reading the earlier columns keep working.
+  const lines = keys.map((k) => [k.id, k.name, k.prefix + '…', k.scope, k.state, k.expiresAt ?? '-', k.lastUsedAt ?? 'never', k.user ?? '-'].join('\t'));
+  process.stdout.write(['id\tname\tprefix\tscope\tstate\texpires\tlast used\tuser', ...lines].join('\n') + '\n');
 }
 
 export async function keysRevoke(settings: Settings, which: string): Promise<void> {
@@ -216,6 +236,70 @@ export async function keysRevoke(settings: Settings, which: string): Promise<voi
     () => withKeys(settings, (t) => keysRevokeOp(t, which)),
   );
   process.stderr.write(`revoked ${revoked} key${revoked > 1 ? 's' : ''}\n`);
+}
+
+export async function usersAdd(settings: Settings, opts: { name: string; vault: string; admin?: boolean; share?: boolean }): Promise<void> {
+  const { usersAddOp } = await loadAccounts();
+  const input = { name: opts.name, vault: opts.vault, admin: opts.admin === true, share: opts.share === true };
+  const user = await reachOwner(
+    settings,
+    (owner) => owner.post<{ user: UserView }>('/v1/users', input).then((r) => r.user),
+    () => withAccounts(settings, (t) => usersAddOp(t, input)),
+  );
+  process.stderr.write(`added user ${user.name}, bound to the vault ${user.vault}; mint a key with: exocortex keys create --user ${user.name} --name NAME\n`);
+}
+
+export async function usersList(settings: Settings): Promise<void> {
+  const { usersListOp, renderUsers } = await loadAccounts();
+  const users = await reachOwner(
+    settings,
+    (owner) => owner.get<{ users: UserView[] }>('/v1/users').then((r) => r.users),
+    () => withAccounts(settings, (t) => usersListOp(t)),
+  );
+  process.stdout.write(renderUsers(users) + '\n');
+}
+
+export async function usersDisable(settings: Settings, name: string): Promise<void> {
+  const { usersDisableOp } = await loadAccounts();
+  const r = await reachOwner(
+    settings,
+    (owner) => owner.post<{ disabled: string; keys: number; sessionsClosed: number }>('/v1/users/disable', { name }),
+    () => withAccounts(settings, (t) => usersDisableOp(t, name)),
+  );
+  process.stderr.write(`disabled user ${r.disabled}: its ${r.keys} key${r.keys === 1 ? ' is' : 's are'} refused from now on${r.sessionsClosed ? `, ${r.sessionsClosed} open sessions closed` : ''}\n`);
+}
+
+export async function vaultsAdd(settings: Settings, name: string, root: string, opts: { shared?: boolean }): Promise<void> {
+  const { vaultsAddOp } = await loadAccounts();
+  // The path is the operator's, typed here: resolve it against this shell's directory, not the server's.
+  const input = { name, root: resolvePath({ ...settings, baseDir: process.cwd() }, root), shared: opts.shared === true };
+  const vault = await reachOwner(
+    settings,
+    (owner) => owner.post<{ vault: VaultView }>('/v1/vaults', input).then((r) => r.vault),
+    () => withAccounts(settings, (t) => vaultsAddOp(t, input)),
+  );
+  process.stderr.write(`added vault ${vault.name} at ${vault.root} (${vault.status.state}); bind a user with: exocortex users add NAME --vault ${vault.name}\n`);
+}
+
+export async function vaultsList(settings: Settings): Promise<void> {
+  const { vaultsListOp, renderVaults } = await loadAccounts();
+  const vaults = await reachOwner(
+    settings,
+    (owner) => owner.get<{ vaults: VaultView[] }>('/v1/vaults').then((r) => r.vaults),
+    () => withAccounts(settings, (t) => vaultsListOp(t)),
+  );
+  process.stdout.write(renderVaults(vaults) + '\n');
+}
+
+export async function vaultsRemove(settings: Settings, name: string, opts: { force?: boolean }): Promise<void> {
+  const { vaultsRemoveOp } = await loadAccounts();
+  const force = opts.force === true;
+  const r = await reachOwner(
+    settings,
+    (owner) => owner.post<{ removed: string; usersDisabled: string[] }>('/v1/vaults/remove', { name, force }),
+    () => withAccounts(settings, (t) => vaultsRemoveOp(t, name, force)),
+  );
+  process.stderr.write(`removed vault ${r.removed} (its files are untouched)${r.usersDisabled.length ? `; disabled its users ${r.usersDisabled.join(', ')}` : ''}\n`);
 }
 
 function installShutdown(host: Host): void {

@@ -3,7 +3,7 @@
 import { Command, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
-import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio } from './commands.js';
+import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersDisable, usersList, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
 
 const program = new Command();
 program.name('exocortex').addHelpText('after', '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
@@ -30,6 +30,7 @@ withConfig(keys.command('create').description('mint a key; prints only the raw k
   .requiredOption('--name <name>', 'a name to recognise the key by')
   .addOption(new Option('--scope <scope>', 'what the key may do').choices(['read', 'readwrite']).default('read'))
   .option('--expires <when>', 'expiry: a date (2027-01-31) or a duration (30d, 12h, 90m)')
+  .option('--user <name>', 'the user the key belongs to (and whose vault it serves); default: the operator')
   .action(async (opts) => {
     await keysCreate(settingsOf(opts), opts);
   });
@@ -39,6 +40,34 @@ withConfig(keys.command('list').description('list keys (never their secrets)')).
 withConfig(keys.command('revoke').description('revoke a key by id, name or prefix').argument('<which>')).action(async (which: string, opts) => {
   await keysRevoke(settingsOf(opts), which);
 });
+const users = program.command('users').description('manage users: each is bound to one vault and owns keys');
+withConfig(users.command('add').description('add a user bound to a vault').argument('<name>'))
+  .requiredOption('--vault <vault>', 'the vault the user is bound to')
+  .option('--admin', 'mark the user as an administrator')
+  .option('--share', 'allow it when the vault already serves other users (marks the vault shared)')
+  .action(async (name: string, opts) => {
+    await usersAdd(settingsOf(opts), { name, vault: opts.vault, admin: opts.admin, share: opts.share });
+  });
+withConfig(users.command('list').description('list users, their vault, state and key count')).action(async (opts) => {
+  await usersList(settingsOf(opts));
+});
+withConfig(users.command('disable').description("disable a user: every one of their keys is refused at once").argument('<name>')).action(async (name: string, opts) => {
+  await usersDisable(settingsOf(opts), name);
+});
+const vaults = program.command('vaults').description('manage vaults: a name and a root folder, each with its own index');
+withConfig(vaults.command('add').description('serve another vault root (it must exist and overlap no other vault)').argument('<name>').argument('<root>'))
+  .option('--shared', 'several users may be bound to it')
+  .action(async (name: string, root: string, opts) => {
+    await vaultsAdd(settingsOf(opts), name, root, { shared: opts.shared });
+  });
+withConfig(vaults.command('list').description('list vaults with their users and live status')).action(async (opts) => {
+  await vaultsList(settingsOf(opts));
+});
+withConfig(vaults.command('remove').description('stop serving a vault and drop its index (its files stay)').argument('<name>'))
+  .option('--force', 'remove it even while users use it (they are disabled)')
+  .action(async (name: string, opts) => {
+    await vaultsRemove(settingsOf(opts), name, { force: opts.force });
+  });
 withConfig(program.command('doctor').description('check the platform and configuration, and say how to fix what is wrong')).action(async (opts) => {
   const { runDoctor } = await import('./doctor.js');
   process.exitCode = await runDoctor(opts.config);

@@ -70,14 +70,24 @@ function principalOf(ctx: McpRequestContext): Principal {
 }
 
 export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions): void {
-  const modern = createMcpHandler((ctx) => createMcpServer(principalOf(ctx), o.deps, { notifications: true }), {
-    legacy: 'reject',
-    maxSubscriptions: o.maxListenStreams,
-    maxRequestBodySize: o.bodyLimitBytes,
-    onerror: (e) => o.log.debug({ err: e.message }, 'mcp request refused'),
-  });
-  o.hub.addListenBus(modern.notify);
-  const serveModern = toNodeHandler(modern, { maxRequestBodySize: o.bodyLimitBytes });
+  // One 2026-07-28 handler per vault: its listen bus carries only that vault's resource updates, so a
+  // subscription never hears of a note in another user's vault that happens to share a URI.
+  const modernByVault = new Map<number, (req: FastifyRequest['raw'], res: FastifyReply['raw'], body: unknown) => Promise<void>>();
+  const modernFor = (vaultId: number) => {
+    let serve = modernByVault.get(vaultId);
+    if (!serve) {
+      const modern = createMcpHandler((ctx) => createMcpServer(principalOf(ctx), o.deps, { notifications: true }), {
+        legacy: 'reject',
+        maxSubscriptions: o.maxListenStreams,
+        maxRequestBodySize: o.bodyLimitBytes,
+        onerror: (e) => o.log.debug({ err: e.message }, 'mcp request refused'),
+      });
+      o.hub.addListenBus(modern.notify, vaultId);
+      serve = toNodeHandler(modern, { maxRequestBodySize: o.bodyLimitBytes });
+      modernByVault.set(vaultId, serve);
+    }
+    return serve;
+  };
 
   // Runs before Fastify reads the body: a request without a valid credential never has its body buffered.
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -106,7 +116,7 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       if (mismatch) return jsonRpcError(reply, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch}`, undefined, idOf(request.body));
       (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfoFor(principal);
       reply.hijack();
-      await serveModern(request.raw, reply.raw, request.body);
+      await modernFor(principal.vaultId)(request.raw, reply.raw, request.body);
       return reply;
     }
     return legacy(request, reply, principal, o);

@@ -25,7 +25,8 @@ export function serverInstructions(vaultName: string): string {
 export interface ServerDeps {
   readonly registry: FamilyRegistry;
   readonly dispatcher: ToolDispatcher;
-  readonly vaultName: string;
+  /** The name of a principal's vault, for the instructions (each user is told of their own vault only). */
+  readonly vaultName: (vaultId: number) => string;
   readonly resourceListCap?: number;
   readonly subscriptions: ResourceSubscriptions;
   /** Seals the requestState of input-needed results; shared by every instance, since rounds may reach any. */
@@ -66,7 +67,7 @@ export function cacheHints(registry: FamilyRegistry, now = Date.now()): Partial<
 }
 
 export function createMcpServer(principal: Principal, deps: ServerDeps, delivery: Delivery): Server {
-  return createLazyMcpServer({ principal, deps }, deps.vaultName, delivery, deps.registry);
+  return createLazyMcpServer({ principal, deps }, deps.vaultName(principal.vaultId), delivery, deps.registry);
 }
 
 /** Initialize and discover are answered at once; every other handler waits for the source to be ready. */
@@ -219,7 +220,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
     if (!matchResource(deps.registry.listResources(), request.params.uri)) throw protocolError(new Refusal('unknown_resource', { uri: request.params.uri }));
     try {
       await deps.dispatcher.admitRequest(principal);
-      deps.subscriptions.subscribe(server, request.params.uri);
+      deps.subscriptions.subscribe(server, request.params.uri, principal.vaultId);
     } catch (e) {
       throw protocolError(e);
     }

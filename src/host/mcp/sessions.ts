@@ -18,12 +18,12 @@ export interface LiveSession {
 
 export class SessionHub {
   private readonly sessions = new Map<string, LiveSession>();
-  /** Publishers onto open subscriptions/listen streams (one per 2026-07-28 HTTP handler). */
-  readonly listenBuses = new Set<ServerNotifier>();
+  /** Publishers onto open subscriptions/listen streams (one per 2026-07-28 HTTP handler and vault), by vault id. */
+  readonly listenBuses = new Map<ServerNotifier, number>();
   constructor(private readonly log: Logger) {}
 
-  addListenBus(bus: ServerNotifier): void {
-    this.listenBuses.add(bus);
+  addListenBus(bus: ServerNotifier, vaultId: number): void {
+    this.listenBuses.set(bus, vaultId);
   }
 
   add(id: string, session: LiveSession): void {
@@ -76,7 +76,7 @@ export class SessionHub {
   }
 
   broadcast(change: RegistryChange): void {
-    for (const bus of this.listenBuses) {
+    for (const bus of this.listenBuses.keys()) {
       if (change.tools) bus.toolsChanged();
       if (change.prompts) bus.promptsChanged();
       if (change.resources) bus.resourcesChanged();
@@ -88,6 +88,14 @@ export class SessionHub {
       if (change.resources) sends.push(s.server.sendResourceListChanged());
       Promise.all(sends).catch((e) => this.log.debug({ session: id, err: String(e) }, 'list_changed not delivered'));
     }
+  }
+
+  /** Close every session opened by these credentials (their user was disabled). */
+  async closeFor(credentialIds: ReadonlySet<string>): Promise<number> {
+    const victims = [...this.sessions].filter(([, s]) => credentialIds.has(s.credentialId));
+    for (const [id] of victims) this.sessions.delete(id);
+    await Promise.all(victims.map(([, s]) => s.close().catch(() => undefined)));
+    return victims.length;
   }
 
   /** Close sessions idle for longer than maxIdleMs. */

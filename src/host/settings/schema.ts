@@ -5,6 +5,27 @@ import { z } from 'zod';
 
 const port = z.number().int().min(0).max(65535);
 
+/** User and vault names: what the CLI, keys and logs show; no spaces or slashes, so they need no quoting. */
+export const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
+const accountName = z.string().regex(ACCOUNT_NAME, 'a name: letters, digits, . _ - (at most 80), starting with a letter or digit');
+
+export const declaredVaultSchema = z
+  .object({
+    name: accountName.describe('The vault\'s name (what users are bound to and `exocortex vaults list` shows).'),
+    path: z.string().min(1).describe('Its root folder; it must exist. Relative paths resolve like vault.path. Roots may not overlap (one inside, equal to, or containing another, through symlinks and bind mounts).'),
+    shared: z.boolean().default(false).describe('Several users may be bound to it. Off by default: a second user on an unshared vault is refused.'),
+  })
+  .strict();
+
+export const declaredUserSchema = z
+  .object({
+    name: accountName.describe('The user\'s name (`keys create --user NAME`).'),
+    vault: accountName.describe('The vault the user is bound to: a `vaults` entry, vault.name, or a vault made with `exocortex vaults add`.'),
+    admin: z.boolean().default(false).describe('Marks the user as an administrator (shown in `users list`; reserved for the panel and OAuth consent).'),
+    disabled: z.boolean().default(false).describe('Refuse every key of this user at once, without deleting them.'),
+  })
+  .strict();
+
 export const familyToggleSchema = z
   .object({
     enabled: z.boolean().default(true).describe('Serve this family (false: its tools, prompts, resources and routes disappear).'),
@@ -177,6 +198,7 @@ export const hostSettingsSchema = z
         inlineParseMaxBytes: z.number().int().min(0).default(16 * 1024).describe('Write-through notes up to this many bytes are parsed on the event loop, larger ones in the worker pool. Parsing is linear, at most a few ms per KiB on adversarial text (docs/performance.md), so this bounds the event-loop time of one parse.'),
         groupCommitWaitMs: z.number().int().min(0).max(1000).default(10).describe('How long a write-through batch may wait for the vault\'s other write calls in flight, so they share one transaction (it never waits for a lone writer; 0 = never wait).'),
         deferredWrites: z.boolean().default(true).describe('Write-through in two transactions: the note\'s row and most contributors\' rows first, then the tool answers, then the deferred rows (the keyword index); searches wait for them. false: one transaction, answered after all of it.'),
+        rootCheckSeconds: z.number().min(0).default(10).describe('Seconds between checks that each vault root is still the folder it was opened as; a vanished or replaced root makes its vault unavailable (on /health, refused as vault_unavailable) until it is back, without disturbing the others (0 = never check).'),
         deferredDelayMs: z.number().int().min(0).max(10_000).default(200).describe('Longest the deferred rows of a write-through wait before their transaction; a note written again meanwhile is derived once (0 = right after each batch).'),
       })
       .strict()
@@ -196,6 +218,18 @@ export const hostSettingsSchema = z
       .strict()
       .prefault({})
       .describe('Hot reload of families.'),
+    vaults: z
+      .array(declaredVaultSchema)
+      .default([])
+      .describe(
+        'Vaults served besides vault.path, declared as code (`name`, `path`, `shared`). The config file wins for what it names: the CLI refuses to change or remove these, and a vault of the same name made with the CLI but defined differently is a contradiction, refused by name at start and reload. Entries removed from the file stop being served and are deleted (refused while users the file does not declare still use them). Applied live on reload.',
+      ),
+    users: z
+      .array(declaredUserSchema)
+      .default([])
+      .describe(
+        'Users declared as code (`name`, `vault`, `admin`, `disabled`), each bound to one vault. Same precedence as `vaults`: the file wins for the users it names; a user removed from the file is disabled. Single-user mode needs none: the implicit `operator` user is bound to vault.path.',
+      ),
     families: z.record(z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a family name: lowercase letters, digits and -'), familyToggleSchema).default({}).describe('Per family (by name): `enabled` switches it off or on, `readOnly` hides and refuses its write tools. First-party families are on unless switched off here.'),
     plugins: z.array(z.string().min(1)).default([]).describe('Third-party families: npm package names or paths to a family module or folder.'),
   })
