@@ -49,7 +49,10 @@ t.test('NUL, lone surrogates and 50,000-deep arguments are invalid_arguments', a
   const headers = await session(s);
   const deep = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","filter":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}}}`;
   const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers, body: deep });
-  const body = (await res.json()) as { result?: Result; error?: unknown };
+  // A session's answers stream as Server-Sent Events (so a tool can ask for input mid-call): read the answer's data line.
+  const raw = await res.text();
+  const json = res.headers.get('content-type')?.startsWith('text/event-stream') ? raw.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).find((d) => d.includes('"id":2')) ?? '{}' : raw;
+  const body = JSON.parse(json) as { result?: Result; error?: unknown };
   t.equal(body.result ? codeOf(body.result) : `error ${JSON.stringify(body.error)}`, 'invalid_arguments', '50,000-deep arguments: invalid_arguments, not internal');
   t.match(textOf(body.result ?? {}), /admission\.maxArgumentDepth/);
 });
