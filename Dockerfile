@@ -3,7 +3,7 @@
 # project, so keep this file in step with .ci/run by hand.
 
 # ---- build stage: toolchain for the native addon ------------------------------------------------
-FROM node:20-bookworm AS build
+FROM node:24-bookworm AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends g++ make python3 \
  && rm -rf /var/lib/apt/lists/*
@@ -20,7 +20,7 @@ COPY bin ./bin
 RUN npm ci && npm prune --omit=dev --ignore-scripts
 
 # ---- runtime stage: no compiler, non-root ------------------------------------------------------
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     EXO_VAULT_PATH=/vault \
     EXO_DATABASE_URL=pglite:/data/db \
