@@ -9,9 +9,9 @@ import type { VaultFs } from '../sdk/vault.js';
 import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { OperationTarget } from './admin/operations.js';
 import { adminSocketPath } from './admin/protocol.js';
-import { Admission, type WriteCallGauge } from './admission/index.js';
+import { Admission, effectiveLimits, type WriteCallGauge } from './admission/index.js';
 import { ApiKeyVerifier, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
-import { ensureOperator } from './auth/users.js';
+import { ensureOperator, listUsers } from './auth/users.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { AuditWriter } from './audit/batch-writer.js';
 import { migrateHost, openDatabase, type DatabaseService } from './db/index.js';
@@ -80,6 +80,7 @@ export class Host {
   readonly startedAt = Date.now();
   /** Write-class tool calls in flight per vault (the index's group commit waits for them). */
   readonly writeCalls: WriteCallGauge;
+  private readonly admission: Admission;
 
   private constructor(
     public settings: Settings,
@@ -106,6 +107,7 @@ export class Host {
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
     const admission = new Admission(h.admission);
+    this.admission = admission;
     this.writeCalls = admission.writeCalls;
     const lookup = (name: string) => (services.named.has(name) ? services.named.get(name) : this.manager.registry.providedService(name));
     const has = (name: string) => services.named.has(name) || this.manager.registry.providedService(name) !== undefined;
@@ -168,7 +170,8 @@ export class Host {
       host.vaults.release();
       host.vaults.startChecks(h.index.rootCheckSeconds);
       const h2 = host;
-      host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => h2.verifier.forget());
+      await host.reloadUserLimits();
+      host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => h2.credentialsChanged());
       if (options.http) await host.listen();
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
       if (socketPath) await host.openAdmin(socketPath, options.command ?? 'exocortex');
@@ -192,7 +195,7 @@ export class Host {
       log: this.log,
       manager: this.manager,
       index,
-      forgetKeys: () => this.verifier.forget(),
+      forgetKeys: () => this.credentialsChanged(),
       closeSessionsOf: (credentialIds) => this.hub.closeFor(credentialIds),
     };
   }
@@ -324,7 +327,22 @@ export class Host {
   private async applyVaultChanges(changes: DeclaredChanges): Promise<void> {
     for (const id of [...changes.removed, ...changes.restart]) await this.vaults.stop(id);
     for (const row of changes.serve) await this.vaults.serve(row);
-    if (changes.usersChanged || changes.removed.length) this.verifier.forget();
+    if (changes.usersChanged || changes.removed.length) this.credentialsChanged();
+  }
+
+  /** Keys, users or their limits changed (here or in another process): drop cached keys, re-read limits. */
+  private credentialsChanged(): void {
+    this.verifier.forget();
+    this.reloadUserLimits().catch((e) => this.log.warn({ err: String(e) }, 'user limits not re-read; the previous ones apply'));
+  }
+
+  /** Every user's limits (the operator's per-user defaults with each user's own over them), for admission. */
+  private async reloadUserLimits(): Promise<void> {
+    const defaults = this.settings.host.admission.perUser;
+    const own = new Map((await listUsers(this.database.db)).map((u) => [u.name, effectiveLimits(defaults, u.limits)]));
+    this.admission.limitsOf = (user) => own.get(user) ?? defaults;
+    this.admission.usersChanged();
+    this.hub.sessionsPerUser = (user) => (own.get(user) ?? defaults).sessions;
   }
 
   async health(): Promise<Record<string, unknown>> {

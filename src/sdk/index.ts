@@ -13,3 +13,4 @@ export { mapLimit } from './map-limit.js';
 export * from './client-channel.js';
 export * from './link-moves.js';
 export type { ResultPaging, BudgetCut } from './result-budget.js';
+export * from './scopes.js';

@@ -27,7 +27,7 @@ export const REFUSALS = {
   vault_read_only: { sentence: 'This vault is served read-only (vault.readOnly): {tool} was refused and nothing was written.', retryable: false, details: ['tool'] },
   read_only: { sentence: 'The tool "{tool}" writes, and {who} is read-only.', retryable: false, details: ['tool', 'who'] },
   rate_limited: { sentence: 'Too many calls; try again in {retryAfterMs} ms.', retryable: true, details: ['retryAfterMs', 'bucket'] },
-  busy: { sentence: 'All {limit} slots for {admission} tools are busy; try again shortly.', retryable: true, details: ['admission', 'limit'] },
+  busy: { sentence: 'All {limit} slots for {admission} tools {holder} are busy; try again shortly.', retryable: true, details: ['admission', 'limit', 'holder'] },
   quota_exceeded: { sentence: 'The daily quota of {limit} calls is used up; it resets at {resetsAt}.', retryable: true, details: ['limit', 'resetsAt'] },
   too_many_subscriptions: { sentence: 'This session already holds {limit} resource subscriptions (server.maxSubscriptionsPerSession); unsubscribe from one first.', retryable: false, details: ['limit'] },
   timeout: { sentence: 'The call ran past its deadline of {timeoutMs} ms and was abandoned.', retryable: true, details: ['timeoutMs'] },

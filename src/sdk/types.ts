@@ -7,7 +7,7 @@ import type { ResultPaging } from './result-budget.js';
 import type { VaultFs } from './vault.js';
 import type { ClientChannel, InputNeeded } from './client-channel.js';
 
-export type Scope = 'read' | 'readwrite';
+import type { Scope } from './scopes.js';
 
 export interface Principal {
   readonly kind: 'api_key' | 'operator' | 'oauth' | 'test';

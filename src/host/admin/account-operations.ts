@@ -3,10 +3,10 @@
 // Refusals carry the catalog's codes and sentences; nothing here writes to the terminal.
 import type { Kysely } from 'kysely';
 import { Refusal, type RefusalCode, type RefusalDetails } from '../../sdk/refusals.js';
-import { disableUsers, insertUser, listUsers, OPERATOR_USER, userByName, usersOfVault } from '../auth/users.js';
+import { disableUsers, insertUser, listUsers, OPERATOR_USER, updateUser, userByName, usersOfVault } from '../auth/users.js';
 import { deleteVault, insertVault, listVaults, updateVault, vaultByName, type Source, type VaultRow } from '../auth/vaults.js';
 import type { Settings } from '../settings/load.js';
-import { ACCOUNT_NAME } from '../settings/schema.js';
+import { ACCOUNT_NAME, userLimitsSchema, type UserLimitsOverride } from '../settings/schema.js';
 import { openVault } from '../vault/index.js';
 import { examineRoot, refuseOverlap, type RootIdentity } from '../vault/roots.js';
 import type { VaultHealth, VaultRegistry } from '../vaults/registry.js';
@@ -28,6 +28,8 @@ export interface UserView {
   readonly state: 'active' | 'disabled';
   readonly source: Source;
   readonly keys: number;
+  /** The user's own limits over admission.perUser (empty when none). */
+  readonly limits: UserLimitsOverride;
 }
 
 export interface VaultView {
@@ -75,7 +77,26 @@ export async function usersListOp(t: Pick<AccountTarget, 'db'>): Promise<UserVie
   const users = await listUsers(t.db);
   const counts = await t.db.selectFrom('api_keys').select(['user_id', (eb) => eb.fn.countAll<string>().as('n')]).where('revoked_at', 'is', null).groupBy('user_id').execute();
   const keys = new Map(counts.map((c) => [Number(c.user_id), Number(c.n)]));
-  return users.map((u) => ({ name: u.name, vault: u.vaultName, admin: u.isAdmin, state: u.disabledAt ? 'disabled' : 'active', source: u.source, keys: keys.get(u.id) ?? 0 }));
+  return users.map((u) => ({ name: u.name, vault: u.vaultName, admin: u.isAdmin, state: u.disabledAt ? 'disabled' : 'active', source: u.source, keys: keys.get(u.id) ?? 0, limits: u.limits }));
+}
+
+/**
+ * Set (merge into) or clear a user's own limits; they apply from the user's next call. `limits` takes
+ * the keys of admission.perUser; 0 removes that limit for the user even where the default sets one.
+ */
+export async function usersLimitsOp(t: AccountTarget, input: { name: string; limits?: unknown; clear?: boolean }): Promise<UserView> {
+  const name = String(input.name ?? '');
+  const user = await userByName(t.db, name);
+  if (!user) throw refused('unknown_user', { user: name });
+  refuseDeclared(t, 'user', name);
+  const parsed = userLimitsSchema.safeParse(input.limits ?? {});
+  if (!parsed.success) throw new OperationError('invalid_arguments', `limits: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`);
+  const base = input.clear ? {} : user.limits;
+  const limits = { ...base, ...parsed.data, concurrency: { ...(base.concurrency ?? {}), ...(parsed.data.concurrency ?? {}) } };
+  if (Object.keys(limits.concurrency).length === 0) delete (limits as { concurrency?: unknown }).concurrency;
+  await updateUser(t.db, user.id, { limits });
+  t.forgetKeys();
+  return (await usersListOp(t)).find((u) => u.name === name)!;
 }
 
 /** Disable a user: every key of theirs is refused from the next request on, open sessions are closed. */
@@ -177,8 +198,18 @@ function rethrowRefusal(e: unknown, root?: string): never {
 }
 
 export function renderUsers(users: readonly UserView[]): string {
-  const lines = users.map((u) => [u.name, u.vault ?? '-', u.state, u.admin ? 'admin' : '-', u.source, String(u.keys)].join('\t'));
-  return ['name\tvault\tstate\tadmin\tsource\tkeys', ...lines].join('\n');
+  const lines = users.map((u) => [u.name, u.vault ?? '-', u.state, u.admin ? 'admin' : '-', u.source, String(u.keys), renderLimits(u.limits)].join('\t'));
+  return ['name\tvault\tstate\tadmin\tsource\tkeys\tlimits', ...lines].join('\n');
+}
+
+/** `callsPerMinute=60 concurrency.write=1`, or `-` for a user on the defaults. */
+export function renderLimits(limits: UserLimitsOverride | undefined): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(limits ?? {})) {
+    if (v !== null && typeof v === 'object') for (const [c, n] of Object.entries(v)) parts.push(`${k}.${c}=${n}`);
+    else parts.push(`${k}=${v}`);
+  }
+  return parts.join(' ') || '-';
 }
 
 export function renderVaults(vaults: readonly VaultView[]): string {

@@ -4,12 +4,13 @@
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import type { Logger, Principal, Scope } from '../../sdk/types.js';
+import type { Logger, Principal } from '../../sdk/types.js';
+import type { Scope } from '../../sdk/scopes.js';
 import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
 import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
-import { usersAddOp, usersDisableOp, usersListOp, vaultsAddOp, vaultsListOp, vaultsRemoveOp } from './account-operations.js';
+import { usersAddOp, usersDisableOp, usersLimitsOp, usersListOp, vaultsAddOp, vaultsListOp, vaultsRemoveOp } from './account-operations.js';
 import { familyCommandOp, indexOp, keysCreateOp, keysListOp, keysRevokeOp, OperationError, type OperationTarget } from './operations.js';
 
 export interface AdminChannelOptions {
@@ -57,6 +58,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   app.get('/v1/users', async () => ({ users: await usersListOp(o.target()) }));
   app.post<{ Body: { name: string; vault: string; admin?: boolean; share?: boolean } }>('/v1/users', async (request) => ({ user: await usersAddOp(o.target(), request.body ?? ({} as never)) }));
   app.post<{ Body: { name: string } }>('/v1/users/disable', async (request) => usersDisableOp(o.target(), String(request.body?.name ?? '')));
+  app.post<{ Body: { name: string; limits?: unknown; clear?: boolean } }>('/v1/users/limits', async (request) => ({ user: await usersLimitsOp(o.target(), request.body ?? ({} as never)) }));
   app.get('/v1/vaults', async () => ({ vaults: await vaultsListOp(o.target()) }));
   app.post<{ Body: { name: string; root: string; shared?: boolean } }>('/v1/vaults', async (request) => ({ vault: await vaultsAddOp(o.target(), request.body ?? ({} as never)) }));
   app.post<{ Body: { name: string; force?: boolean } }>('/v1/vaults/remove', async (request) => vaultsRemoveOp(o.target(), String(request.body?.name ?? ''), request.body?.force === true));

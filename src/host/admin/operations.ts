@@ -2,7 +2,8 @@
 // channel) or the CLI process itself when no server runs. Both paths call these, so they cannot drift.
 // Nothing here writes to the terminal; callers render the results.
 import type { Kysely } from 'kysely';
-import type { Logger, Scope, VaultHandle } from '../../sdk/types.js';
+import type { Logger, VaultHandle } from '../../sdk/types.js';
+import { parseScopes, type Scope } from '../../sdk/scopes.js';
 import { createApiKey, listApiKeys, parseExpiry, revokeApiKey, type ApiKeyRecord } from '../auth/api-keys.js';
 import { migrate } from '../db/index.js';
 import type { FamilyManager } from '../families/manager.js';
@@ -31,7 +32,7 @@ export interface OperationTarget {
 export { OperationError };
 
 /** The part of a target the key commands use (the CLI builds it from a bare database). */
-export type KeyTarget = Pick<OperationTarget, 'db' | 'forgetKeys'> & { readonly vault: { readonly id: number } };
+export type KeyTarget = Pick<OperationTarget, 'db' | 'forgetKeys' | 'closeSessionsOf'> & { readonly vault: { readonly id: number } };
 
 export interface KeyRow {
   readonly id: string;
@@ -47,7 +48,12 @@ export interface KeyRow {
 /** Mint a key for a user (the implicit operator when none is named); it serves that user's vault. */
 export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: Scope; expires?: string; user?: string }): Promise<{ raw: string; key: KeyRow }> {
   if (!input.name || input.name.length > 80 || /[\p{Cc}]/u.test(input.name)) throw new OperationError('invalid_arguments', 'a key name is 1 to 80 characters without control characters');
-  if (input.scope !== 'read' && input.scope !== 'readwrite') throw new OperationError('invalid_arguments', `scope "${input.scope}" is neither read nor readwrite`);
+  let scope: string;
+  try {
+    scope = parseScopes(String(input.scope ?? '')).join(' ');
+  } catch (e) {
+    throw new OperationError('invalid_arguments', `scope: ${(e as Error).message}`);
+  }
   let expiresAt: Date | null = null;
   try {
     expiresAt = input.expires ? parseExpiry(input.expires) : null;
@@ -59,7 +65,7 @@ export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: S
   if (!user) throw refused('unknown_user', { user: userName });
   if (user.disabledAt) throw new OperationError('invalid_arguments', `the user "${userName}" is disabled; no key was minted`);
   if (user.vaultId === null) throw new OperationError('invalid_arguments', `the user "${userName}" is bound to no vault (it was removed); no key was minted`);
-  const { raw, record } = await createApiKey(t.db, { name: input.name, scope: input.scope, vaultId: user.vaultId, userId: user.id, expiresAt });
+  const { raw, record } = await createApiKey(t.db, { name: input.name, scope, vaultId: user.vaultId, userId: user.id, expiresAt });
   t.forgetKeys(); // a miss cached for this key's hash must not outlive its creation
   return { raw, key: keyRow(record) };
 }
@@ -69,8 +75,11 @@ export async function keysListOp(t: KeyTarget): Promise<KeyRow[]> {
 }
 
 export async function keysRevokeOp(t: KeyTarget, which: string): Promise<{ revoked: number }> {
-  const revoked = await revokeApiKey(t.db, which);
+  const ids = await revokeApiKey(t.db, which);
+  const revoked = ids.length;
   t.forgetKeys();
+  // Requests re-check the key anyway; this ends the sessions and listen streams that would outlive it.
+  if (revoked > 0) await t.closeSessionsOf?.(new Set(ids));
   if (revoked === 0) throw new OperationError('not_found', `no active key matches "${which}" (id, name or prefix); see exocortex keys list`);
   return { revoked };
 }

@@ -1,5 +1,7 @@
-// Admission: decides before any work whether a call may run — rate buckets, concurrency slots per
-// admission class, daily quota — in that order. Costs no database query.
+// Admission: decides before any work whether a call may run — rate buckets (per credential, then per
+// user), concurrency slots per admission class (the user's own, then the server's), daily quota (per
+// credential, then per user) — in that order. Costs no database query: a user's limits come from a map
+// the host keeps current.
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Refusal } from '../../sdk/refusals.js';
 import type { AdmissionClass, Principal } from '../../sdk/types.js';
@@ -13,13 +15,39 @@ export interface AdmissionSettings {
   readonly dailyQuota: number;
   /** Deepest nesting of tool arguments accepted (admission.maxArgumentDepth). */
   readonly maxArgumentDepth?: number;
+  /** The defaults every user gets over all their credentials (admission.perUser); 0 = no such limit. */
+  readonly perUser?: UserLimits;
+}
+
+/** Limits over all of one user's credentials together; 0 means no limit of that kind beyond the others. */
+export interface UserLimits {
+  readonly callsPerMinute: number;
+  readonly writesPerMinute: number;
+  readonly concurrency: Readonly<Record<AdmissionClass, number>>;
+  readonly dailyQuota: number;
+  readonly sessions: number;
+}
+
+export const NO_USER_LIMITS: UserLimits = { callsPerMinute: 0, writesPerMinute: 0, concurrency: { read: 0, write: 0, expensive: 0 }, dailyQuota: 0, sessions: 0 };
+
+/** A user's stored overrides on top of the operator's per-user defaults. */
+export function effectiveLimits(defaults: UserLimits, override: Partial<Omit<UserLimits, 'concurrency'>> & { concurrency?: Partial<Record<AdmissionClass, number>> } | undefined): UserLimits {
+  if (!override) return defaults;
+  return {
+    callsPerMinute: override.callsPerMinute ?? defaults.callsPerMinute,
+    writesPerMinute: override.writesPerMinute ?? defaults.writesPerMinute,
+    concurrency: { ...defaults.concurrency, ...(override.concurrency ?? {}) },
+    dailyQuota: override.dailyQuota ?? defaults.dailyQuota,
+    sessions: override.sessions ?? defaults.sessions,
+  };
 }
 
 /** A counting semaphore whose waiters give up after a timeout. */
 export class Slots {
   private inUse = 0;
   private readonly waiters: Array<() => void> = [];
-  constructor(readonly limit: number) {}
+  /** May change while slots are held (a user's limit was edited); it applies to the next acquire. */
+  constructor(public limit: number) {}
 
   get busy(): number {
     return this.inUse;
@@ -90,6 +118,11 @@ export class Admission {
   private readonly writes: RateLimiterMemory;
   private readonly quota: RateLimiterMemory | undefined;
   private readonly slots: Record<AdmissionClass, Slots>;
+  /** Per-user buckets, one limiter per distinct rate (users' overrides differ), keyed by user name. */
+  private readonly userBuckets = new Map<string, RateLimiterMemory>();
+  private readonly userSlots = new Map<string, Record<AdmissionClass, Slots>>();
+  /** The limits of a user by name; the host swaps it in when users change. */
+  limitsOf: (user: string) => UserLimits;
 
   /** Throws invalid_arguments for arguments no validator should walk (too deep, NUL, lone surrogates). */
   screen(args: unknown): void {
@@ -98,6 +131,8 @@ export class Admission {
   }
 
   constructor(private readonly settings: AdmissionSettings) {
+    const defaults = settings.perUser ?? NO_USER_LIMITS;
+    this.limitsOf = () => defaults;
     this.calls = new RateLimiterMemory({ points: settings.callsPerMinute, duration: 60 });
     this.writes = new RateLimiterMemory({ points: settings.writesPerMinute, duration: 60 });
     this.quota = settings.dailyQuota > 0 ? new RateLimiterMemory({ points: settings.dailyQuota, duration: 86_400 }) : undefined;
@@ -111,20 +146,32 @@ export class Admission {
   /** Admit a call; returns the release function for its concurrency slot. Throws a Refusal otherwise. */
   async admit(principal: Principal, admission: AdmissionClass): Promise<() => void> {
     const key = principal.id;
+    const user = principal.user;
+    const limits = this.limitsOf(user);
     await consume(this.calls, key, 'calls');
-    if (admission === 'write') await consume(this.writes, key, 'writes');
+    if (limits.callsPerMinute > 0) await consume(this.userBucket('calls', limits.callsPerMinute, 60), `u:${user}`, 'user calls');
+    if (admission === 'write') {
+      await consume(this.writes, key, 'writes');
+      if (limits.writesPerMinute > 0) await consume(this.userBucket('writes', limits.writesPerMinute, 60), `u:${user}`, 'user writes');
+    }
+    const waitUntil = Date.now() + this.settings.queueTimeoutMs;
+    const own = limits.concurrency[admission] > 0 ? this.slotsOf(user, admission, limits.concurrency[admission]) : undefined;
+    if (own && !(await own.acquire(this.settings.queueTimeoutMs))) throw new Refusal('busy', { admission, limit: own.limit, holder: `of the user "${user}"` });
     const slots = this.slots[admission];
-    if (!(await slots.acquire(this.settings.queueTimeoutMs))) throw new Refusal('busy', { admission, limit: slots.limit });
-    if (this.quota) {
-      try {
-        await this.quota.consume(key);
-      } catch (e) {
-        slots.release();
-        if (e instanceof RateLimiterRes) {
-          throw new Refusal('quota_exceeded', { limit: this.settings.dailyQuota, resetsAt: new Date(Date.now() + e.msBeforeNext).toISOString() });
-        }
-        throw e;
-      }
+    if (!(await slots.acquire(Math.max(0, waitUntil - Date.now())))) {
+      own?.release();
+      throw new Refusal('busy', { admission, limit: slots.limit, holder: 'on this server' });
+    }
+    const releaseSlots = () => {
+      slots.release();
+      own?.release();
+    };
+    try {
+      if (this.quota) await consumeQuota(this.quota, key, this.settings.dailyQuota);
+      if (limits.dailyQuota > 0) await consumeQuota(this.userBucket('quota', limits.dailyQuota, 86_400), `u:${user}`, limits.dailyQuota);
+    } catch (e) {
+      releaseSlots();
+      throw e;
     }
     let released = false;
     const counted = admission === 'write';
@@ -132,16 +179,54 @@ export class Admission {
     return () => {
       if (!released) {
         released = true;
-        slots.release();
+        releaseSlots();
         if (counted) this.writeCalls.leave(principal.vaultId);
       }
     };
+  }
+
+  /** Forget per-user state after users changed (limits apply from the next call; held slots drain). */
+  usersChanged(): void {
+    for (const [user, slots] of this.userSlots) {
+      const limits = this.limitsOf(user);
+      for (const cls of Object.keys(slots) as AdmissionClass[]) if (limits.concurrency[cls] > 0) slots[cls].limit = limits.concurrency[cls];
+    }
+  }
+
+  private userBucket(kind: string, points: number, duration: number): RateLimiterMemory {
+    const name = `${kind}:${points}`;
+    let limiter = this.userBuckets.get(name);
+    if (!limiter) {
+      limiter = new RateLimiterMemory({ points, duration, keyPrefix: name });
+      this.userBuckets.set(name, limiter);
+    }
+    return limiter;
+  }
+
+  private slotsOf(user: string, admission: AdmissionClass, limit: number): Slots {
+    let mine = this.userSlots.get(user);
+    if (!mine) {
+      mine = { read: new Slots(limit), write: new Slots(limit), expensive: new Slots(limit) };
+      this.userSlots.set(user, mine);
+    }
+    const slots = mine[admission];
+    slots.limit = limit;
+    return slots;
   }
 
   stats(): Record<AdmissionClass, { busy: number; limit: number }> {
     const out = {} as Record<AdmissionClass, { busy: number; limit: number }>;
     for (const [k, s] of Object.entries(this.slots)) out[k as AdmissionClass] = { busy: s.busy, limit: s.limit };
     return out;
+  }
+}
+
+async function consumeQuota(limiter: RateLimiterMemory, key: string, limit: number): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (e) {
+    if (e instanceof RateLimiterRes) throw new Refusal('quota_exceeded', { limit, resetsAt: new Date(Date.now() + e.msBeforeNext).toISOString() });
+    throw e;
   }
 }
 

@@ -3,7 +3,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { Refusal } from '../../sdk/refusals.js';
-import type { Principal, Scope } from '../../sdk/types.js';
+import type { Principal } from '../../sdk/types.js';
+import type { Scope } from '../../sdk/scopes.js';
 
 export const KEY_PREFIX = 'exo_';
 
@@ -83,18 +84,19 @@ export async function countActiveKeys(db: Kysely<any>): Promise<number> {
 export const KEYS_CHANGED_CHANNEL = 'exo_api_keys_changed';
 
 /** Revoke by id, name or key prefix. Returns how many keys were revoked. */
-export async function revokeApiKey(db: Kysely<any>, which: string): Promise<number> {
+/** Revoke the active keys matching an id, name or prefix; returns the ids revoked. */
+export async function revokeApiKey(db: Kysely<any>, which: string): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    const res = await trx
+    const rows = await trx
       .updateTable('api_keys')
       .set({ revoked_at: new Date() })
       .where('revoked_at', 'is', null)
       .where((eb) => eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)]))
-      .executeTakeFirst();
-    const n = Number(res.numUpdatedRows);
+      .returning('id')
+      .execute();
     // Delivered at commit to every listening replica (src/host/host.ts), so none serves the key from its cache.
-    if (n > 0) await sql`SELECT pg_notify(${KEYS_CHANGED_CHANNEL}, '')`.execute(trx);
-    return n;
+    if (rows.length > 0) await sql`SELECT pg_notify(${KEYS_CHANGED_CHANNEL}, '')`.execute(trx);
+    return rows.map((r) => String(r.id));
   });
 }
 
@@ -124,7 +126,7 @@ export function principalFromKey(record: ApiKeyRecord): Principal {
     user: record.userName ?? (record.isAdmin ? 'admin' : record.name),
     // The user's binding decides the vault, so a key can never serve another vault than its user's.
     vaultId: record.userVaultId ?? record.vaultId,
-    scopes: record.scope === 'readwrite' ? ['read', 'readwrite'] : ['read'],
+    scopes: record.scope.split(' ').filter(Boolean),
     expiresAt: record.expiresAt?.getTime(),
   };
 }

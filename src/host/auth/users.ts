@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import { KEYS_CHANGED_CHANNEL } from './api-keys.js';
 import type { Source } from './vaults.js';
+import type { UserLimitsOverride } from '../settings/schema.js';
 
 /** The user single-user mode runs as: bound to `vault.path`, made by the host, never by hand. */
 export const OPERATOR_USER = 'operator';
@@ -15,9 +16,11 @@ export interface UserRow {
   readonly isAdmin: boolean;
   readonly source: Source;
   readonly disabledAt: Date | null;
+  /** This user's own limits over the operator's admission.perUser defaults (keys it does not set are absent). */
+  readonly limits: UserLimitsOverride;
 }
 
-const columns = ['u.id', 'u.name', 'u.vault_id', 'v.name as vault_name', 'u.is_admin', 'u.source', 'u.disabled_at'] as const;
+const columns = ['u.id', 'u.name', 'u.vault_id', 'v.name as vault_name', 'u.is_admin', 'u.source', 'u.disabled_at', 'u.limits'] as const;
 
 export async function listUsers(db: Kysely<any>): Promise<UserRow[]> {
   const rows = await db.selectFrom('users as u').leftJoin('vaults as v', 'v.id', 'u.vault_id').select(columns).orderBy('u.id').execute();
@@ -35,12 +38,12 @@ export async function usersOfVault(db: Kysely<any>, vaultId: number): Promise<st
   return rows.map((r) => r.name as string);
 }
 
-export async function insertUser(db: Kysely<any>, u: { name: string; vaultId: number; isAdmin: boolean; source: Source }): Promise<UserRow> {
-  await db.insertInto('users').values({ name: u.name, vault_id: u.vaultId, is_admin: u.isAdmin, source: u.source }).execute();
+export async function insertUser(db: Kysely<any>, u: { name: string; vaultId: number; isAdmin: boolean; source: Source; limits?: UserLimitsOverride }): Promise<UserRow> {
+  await db.insertInto('users').values({ name: u.name, vault_id: u.vaultId, is_admin: u.isAdmin, source: u.source, limits: JSON.stringify(u.limits ?? {}) }).execute();
   return (await userByName(db, u.name))!;
 }
 
-export async function updateUser(db: Kysely<any>, id: number, set: { vaultId?: number; isAdmin?: boolean; source?: Source; disabled?: boolean }): Promise<void> {
+export async function updateUser(db: Kysely<any>, id: number, set: { vaultId?: number; isAdmin?: boolean; source?: Source; disabled?: boolean; limits?: UserLimitsOverride }): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('users')
@@ -49,6 +52,7 @@ export async function updateUser(db: Kysely<any>, id: number, set: { vaultId?: n
         ...(set.isAdmin !== undefined ? { is_admin: set.isAdmin } : {}),
         ...(set.source !== undefined ? { source: set.source } : {}),
         ...(set.disabled !== undefined ? { disabled_at: set.disabled ? new Date() : null } : {}),
+        ...(set.limits !== undefined ? { limits: JSON.stringify(set.limits) } : {}),
       })
       .where('id', '=', id)
       .execute();
@@ -96,5 +100,6 @@ function toUser(r: any): UserRow {
     isAdmin: r.is_admin === true,
     source: r.source,
     disabledAt: r.disabled_at ? new Date(r.disabled_at) : null,
+    limits: (typeof r.limits === 'string' ? JSON.parse(r.limits) : r.limits) ?? {},
   };
 }

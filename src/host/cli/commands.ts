@@ -7,7 +7,7 @@ import type { AdminClient } from '../admin/channel-client.js';
 import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
 import type { AccountTarget, UserView, VaultView } from '../admin/account-operations.js';
 import { resolvePath, type Settings } from '../settings/load.js';
-import type { Scope } from '../../sdk/types.js';
+import type { Scope } from '../../sdk/scopes.js';
 
 const loadHost = () => import('../host.js').then((m) => m.Host);
 const loadKeys = () => import('../auth/api-keys.js');
@@ -267,6 +267,17 @@ export async function usersDisable(settings: Settings, name: string): Promise<vo
     () => withAccounts(settings, (t) => usersDisableOp(t, name)),
   );
   process.stderr.write(`disabled user ${r.disabled}: its ${r.keys} key${r.keys === 1 ? ' is' : 's are'} refused from now on${r.sessionsClosed ? `, ${r.sessionsClosed} open sessions closed` : ''}\n`);
+}
+
+export async function usersLimits(settings: Settings, name: string, input: { limits: Record<string, unknown>; clear?: boolean }): Promise<void> {
+  const { usersLimitsOp, renderLimits } = await loadAccounts();
+  const body = { name, limits: input.limits, clear: input.clear === true };
+  const user = await reachOwner(
+    settings,
+    (owner) => owner.post<{ user: UserView }>('/v1/users/limits', body).then((r) => r.user),
+    () => withAccounts(settings, (t) => usersLimitsOp(t, body)),
+  );
+  process.stderr.write(`limits of user ${user.name}: ${renderLimits(user.limits)} (over admission.perUser; they apply from the next call)\n`);
 }
 
 export async function vaultsAdd(settings: Settings, name: string, root: string, opts: { shared?: boolean }): Promise<void> {

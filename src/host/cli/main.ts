@@ -1,9 +1,9 @@
 // The exocortex command line: serve (default), stdio, migrate, keys, doctor. Raw output meant for
 // scripts (a new key) goes to stdout alone; everything else goes to stderr.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
-import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersDisable, usersList, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
+import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersDisable, usersLimits, usersList, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
 
 const program = new Command();
 program.name('exocortex').addHelpText('after', '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
@@ -28,7 +28,7 @@ withConfig(program.command('index').description('run one full index pass over th
 const keys = program.command('keys').description('manage API keys');
 withConfig(keys.command('create').description('mint a key; prints only the raw key on stdout'))
   .requiredOption('--name <name>', 'a name to recognise the key by')
-  .addOption(new Option('--scope <scope>', 'what the key may do').choices(['read', 'readwrite']).default('read'))
+  .addOption(new Option('--scope <scopes>', 'what the key may do: read, readwrite, or per family <family>:read|write|* (space- or comma-separated, e.g. "read tasks:write")').default('read'))
   .option('--expires <when>', 'expiry: a date (2027-01-31) or a duration (30d, 12h, 90m)')
   .option('--user <name>', 'the user the key belongs to (and whose vault it serves); default: the operator')
   .action(async (opts) => {
@@ -51,6 +51,30 @@ withConfig(users.command('add').description('add a user bound to a vault').argum
 withConfig(users.command('list').description('list users, their vault, state and key count')).action(async (opts) => {
   await usersList(settingsOf(opts));
 });
+const count = (v: string) => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('a whole number (0: no limit of this kind for the user)');
+  return Number(v);
+};
+withConfig(users.command('limits').description("set a user's own limits over admission.perUser (over all their keys); with no option, show them").argument('<name>'))
+  .option('--calls-per-minute <n>', 'tool calls per minute over all their keys', count)
+  .option('--writes-per-minute <n>', 'write-class calls per minute over all their keys', count)
+  .option('--read-slots <n>', 'concurrent read-class calls', count)
+  .option('--write-slots <n>', 'concurrent write-class calls', count)
+  .option('--expensive-slots <n>', 'concurrent expensive-class calls', count)
+  .option('--daily-quota <n>', 'tool calls per day', count)
+  .option('--sessions <n>', 'open stateful MCP sessions', count)
+  .option('--clear', 'drop the limits set before (the defaults apply again), then set the ones given')
+  .action(async (name: string, opts) => {
+    const concurrency = Object.fromEntries(
+      [['read', opts.readSlots], ['write', opts.writeSlots], ['expensive', opts.expensiveSlots]].filter(([, v]) => v !== undefined),
+    );
+    const limits = Object.fromEntries(
+      Object.entries({ callsPerMinute: opts.callsPerMinute, writesPerMinute: opts.writesPerMinute, dailyQuota: opts.dailyQuota, sessions: opts.sessions, concurrency: Object.keys(concurrency).length ? concurrency : undefined }).filter(
+        ([, v]) => v !== undefined,
+      ),
+    );
+    await usersLimits(settingsOf(opts), name, { limits, clear: opts.clear });
+  });
 withConfig(users.command('disable').description("disable a user: every one of their keys is refused at once").argument('<name>')).action(async (name: string, opts) => {
   await usersDisable(settingsOf(opts), name);
 });

@@ -12,7 +12,8 @@ import type { Admission } from '../admission/index.js';
 import type { AuditWriter } from '../audit/batch-writer.js';
 import type { HostServices } from './host-services.js';
 import type { FamilyGeneration } from './generation.js';
-import { canWrite, type FamilyRegistry, type ToolEntry } from './registry.js';
+import { canRead, canWrite, type FamilyRegistry, type ToolEntry } from './registry.js';
+import { scopeNeeded } from '../../sdk/scopes.js';
 
 export interface CallResult {
   [key: string]: unknown;
@@ -56,6 +57,9 @@ export class ToolDispatcher {
     try {
       entry = this.registry.findTool(name);
       if (!entry) throw new Refusal('unknown_tool', { tool: name });
+      if (!canRead(principal, entry.generation.name)) {
+        throw new Refusal('forbidden', { reason: `its scopes do not reach the ${entry.generation.name} family, which ${name} belongs to (it needs ${scopeNeeded(entry.generation.name, false)})` });
+      }
       if (entry.tool.writes) this.refuseWrite(entry, principal);
       if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) throw new Refusal('unauthenticated', {}, 'This credential has expired.');
       const unavailable = this.registry.unavailable(entry);
@@ -148,7 +152,7 @@ export class ToolDispatcher {
     const name = entry.tool.name;
     if (this.registry.vaultReadOnly) throw new Refusal('vault_read_only', { tool: name });
     if (entry.generation.readOnly) throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
-    if (!canWrite(principal)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}"` });
+    if (!canWrite(principal, entry.generation.name)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}" (it needs the scope ${scopeNeeded(entry.generation.name, true)} or readwrite)` });
   }
 
   /**
@@ -183,7 +187,7 @@ export class ToolDispatcher {
       server: this.host.server,
       signal,
       settings: gen.settings,
-      canWrite: !this.registry.vaultReadOnly && !gen.readOnly && canWrite(principal),
+      canWrite: !this.registry.vaultReadOnly && !gen.readOnly && canWrite(principal, gen.name),
       now: () => new Date(),
       service,
       hasService: (svc) => gen.provided.has(svc) || this.hasService(svc),

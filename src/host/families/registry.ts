@@ -2,6 +2,7 @@
 // (transports, dispatcher, index pipeline) see either the old set or the new one, never a mix.
 import { EventEmitter } from 'node:events';
 import type { IndexContributor, Principal, PromptDefinition, ResourceDefinition } from '../../sdk/types.js';
+import { mayRead, mayWrite } from '../../sdk/scopes.js';
 import type { FamilyGeneration } from './generation.js';
 import type { CompiledTool } from './tool-compiler.js';
 
@@ -45,8 +46,14 @@ export interface RegistryChange {
   readonly resources: boolean;
 }
 
-export function canWrite(principal: Principal): boolean {
-  return principal.scopes.includes('readwrite');
+/** Whether the credential's scopes let it write through this family's tools. */
+export function canWrite(principal: Principal, family: string): boolean {
+  return mayWrite(principal.scopes, family);
+}
+
+/** Whether the credential's scopes let it see this family's tools, prompts and resources at all. */
+export function canRead(principal: Principal, family: string): boolean {
+  return mayRead(principal.scopes, family);
 }
 
 export class FamilyRegistry extends EventEmitter {
@@ -115,9 +122,14 @@ export class FamilyRegistry extends EventEmitter {
   /** vault.readOnly: no write tool of any family is listed or runs (set by the host). */
   vaultReadOnly = false;
 
-  /** Whether this principal may call a tool of this entry (write tools need the vault, family and credential writable). */
+  /**
+   * Whether this principal may call a tool of this entry: its scopes reach the family, and write tools
+   * need the vault, the family and the credential writable.
+   */
   mayCall(entry: ToolEntry, principal: Principal): boolean {
-    return !entry.tool.writes || (!this.vaultReadOnly && !entry.generation.readOnly && canWrite(principal));
+    const family = entry.generation.name;
+    if (!canRead(principal, family)) return false;
+    return !entry.tool.writes || (!this.vaultReadOnly && !entry.generation.readOnly && canWrite(principal, family));
   }
 
   listTools(principal: Principal): ToolEntry[] {
@@ -125,15 +137,20 @@ export class FamilyRegistry extends EventEmitter {
   }
 
   listPrompts(principal: Principal): PromptEntry[] {
-    return [...this.snap.prompts.values()].filter((e) => !e.prompt.writes || (!this.vaultReadOnly && !e.generation.readOnly && canWrite(principal)));
+    return [...this.snap.prompts.values()].filter((e) => {
+      const family = e.generation.name;
+      if (!canRead(principal, family)) return false;
+      return !e.prompt.writes || (!this.vaultReadOnly && !e.generation.readOnly && canWrite(principal, family));
+    });
   }
 
   findPrompt(name: string): PromptEntry | undefined {
     return this.snap.prompts.get(name);
   }
 
-  listResources(): readonly ResourceEntry[] {
-    return this.snap.resources;
+  /** Resources of every serving family, or only of those this principal's scopes reach. */
+  listResources(principal?: Principal): readonly ResourceEntry[] {
+    return principal ? this.snap.resources.filter((r) => canRead(principal, r.generation.name)) : this.snap.resources;
   }
 
   contributors(): Array<{ family: string; contributor: IndexContributor<any> }> {

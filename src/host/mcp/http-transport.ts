@@ -115,6 +115,7 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       const mismatch = paramHeaderProblem(request, o.deps);
       if (mismatch) return jsonRpcError(reply, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch}`, undefined, idOf(request.body));
       (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfoFor(principal);
+      if ((request.body as { method?: unknown } | null)?.method === 'subscriptions/listen') o.hub.trackStream(principal.id, reply.raw);
       reply.hijack();
       await modernFor(principal.vaultId)(request.raw, reply.raw, request.body);
       return reply;
@@ -204,6 +205,10 @@ async function openSession(request: FastifyRequest, reply: FastifyReply, princip
   if (o.hub.countFor(principal.id) >= o.maxSessionsPerCredential && !(await o.hub.evictIdle(principal.id))) {
     return jsonRpcError(reply, 503, -32000, `This credential has ${o.maxSessionsPerCredential} sessions open, all busy (server.maxSessionsPerCredential); close one or retry later`, undefined, id);
   }
+  const userCap = o.hub.sessionsPerUser(principal.user);
+  if (userCap > 0 && o.hub.countForUser(principal.user) >= userCap && !(await o.hub.evictIdle(undefined, principal.user))) {
+    return jsonRpcError(reply, 503, -32000, `The user "${principal.user}" has ${userCap} sessions open, all busy (their sessions limit); close one or retry later`, undefined, id);
+  }
   if (o.hub.size >= o.maxSessions && !(await o.hub.evictIdle())) return jsonRpcError(reply, 503, -32000, 'Too many open sessions; close one or retry later', undefined, id);
   const server = createMcpServer(principal, o.deps, { notifications: true });
   // Answers stream as SSE, so a tool can ask the client for input (elicitation, sampling) mid-call and
@@ -215,6 +220,7 @@ async function openSession(request: FastifyRequest, reply: FastifyReply, princip
         server,
         transport,
         credentialId: principal.id,
+        user: principal.user,
         lastSeen: Date.now(),
         async close() {
           await transport.close();

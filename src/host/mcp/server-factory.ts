@@ -154,7 +154,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
     const { principal, deps } = await ready;
     const resources: Array<{ uri: string; name: string; title?: string; description?: string; mimeType?: string }> = [];
     const cap = deps.resourceListCap ?? 200;
-    for (const entry of deps.registry.listResources()) {
+    for (const entry of deps.registry.listResources(principal)) {
       const r = entry.resource;
       if (r.uri) resources.push({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType });
       else if (r.list && resources.length < cap) {
@@ -166,10 +166,10 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
   });
 
   server.setRequestHandler('resources/templates/list', async () => {
-    const { deps } = await ready;
+    const { principal, deps } = await ready;
     return {
       resourceTemplates: deps.registry
-        .listResources()
+        .listResources(principal)
         .filter((e) => e.resource.uriTemplate)
         .map(({ resource: r }) => ({ uriTemplate: r.uriTemplate!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
     };
@@ -178,7 +178,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { principal, deps } = await ready;
     const uri = request.params.uri;
-    const match = matchResource(deps.registry.listResources(), uri);
+    const match = matchResource(deps.registry.listResources(principal), uri);
     if (!match) throw protocolError(new Refusal('unknown_resource', { uri }));
     try {
       const rctx = deps.dispatcher.contextFor(match.entry.generation, principal, ctx.mcpReq.signal, channelFor(server, ctx));
@@ -203,7 +203,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
           values = await arg.complete(argument.value, context, deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal));
         }
       } else {
-        const entry = deps.registry.listResources().find((e) => e.resource.uriTemplate === ref.uri);
+        const entry = deps.registry.listResources(principal).find((e) => e.resource.uriTemplate === ref.uri);
         const complete = entry?.resource.complete?.[argument.name];
         if (entry && complete) values = await complete(argument.value, context, deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal));
       }
@@ -217,7 +217,7 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
   // 2025-era per-resource subscriptions (on 2026-07-28 they ride subscriptions/listen, which the SDK answers).
   server.setRequestHandler('resources/subscribe', async (request) => {
     const { principal, deps } = await ready;
-    if (!matchResource(deps.registry.listResources(), request.params.uri)) throw protocolError(new Refusal('unknown_resource', { uri: request.params.uri }));
+    if (!matchResource(deps.registry.listResources(principal), request.params.uri)) throw protocolError(new Refusal('unknown_resource', { uri: request.params.uri }));
     try {
       await deps.dispatcher.admitRequest(principal);
       deps.subscriptions.subscribe(server, request.params.uri, principal.vaultId);

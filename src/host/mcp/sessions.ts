@@ -10,6 +10,8 @@ export interface LiveSession {
   /** The session's HTTP transport (absent for stdio). */
   readonly transport?: unknown;
   readonly credentialId: string;
+  /** The user the credential belongs to (per-user session caps). */
+  readonly user?: string;
   lastSeen: number;
   /** Requests being answered on this session now (a session with one is never evicted). */
   inFlight?: number;
@@ -18,6 +20,10 @@ export interface LiveSession {
 
 export class SessionHub {
   private readonly sessions = new Map<string, LiveSession>();
+  /** Open 2026-07-28 subscriptions/listen responses by credential, so disabling a user ends them too. */
+  private readonly streams = new Map<string, Set<{ destroy(): void }>>();
+  /** Open sessions one user may hold (0: no per-user cap); the host sets it from the users' limits. */
+  sessionsPerUser: (user: string) => number = () => 0;
   /** Publishers onto open subscriptions/listen streams (one per 2026-07-28 HTTP handler and vault), by vault id. */
   readonly listenBuses = new Map<ServerNotifier, number>();
   constructor(private readonly log: Logger) {}
@@ -42,6 +48,24 @@ export class SessionHub {
     return this.sessions.size;
   }
 
+  /** Sessions opened by the credentials of one user. */
+  countForUser(user: string): number {
+    let n = 0;
+    for (const s of this.sessions.values()) if (s.user === user) n++;
+    return n;
+  }
+
+  /** Hold a long-lived response (a listen stream) under its credential until it closes. */
+  trackStream(credentialId: string, stream: { destroy(): void; once(event: 'close', f: () => void): unknown }): void {
+    let set = this.streams.get(credentialId);
+    if (!set) this.streams.set(credentialId, (set = new Set()));
+    set.add(stream);
+    stream.once('close', () => {
+      set.delete(stream);
+      if (set.size === 0 && this.streams.get(credentialId) === set) this.streams.delete(credentialId);
+    });
+  }
+
   /** Sessions opened by one credential. */
   countFor(credentialId: string): number {
     let n = 0;
@@ -54,7 +78,7 @@ export class SessionHub {
    * among `credentialId`'s own (or, when undefined, among those of the credential holding the most).
    * False when every candidate is busy.
    */
-  async evictIdle(credentialId?: string): Promise<boolean> {
+  async evictIdle(credentialId?: string, user?: string): Promise<boolean> {
     let owner = credentialId;
     if (owner === undefined) {
       const counts = new Map<string, number>();
@@ -65,7 +89,7 @@ export class SessionHub {
     let victim: [string, LiveSession] | undefined;
     for (const entry of this.sessions) {
       const s = entry[1];
-      if (s.credentialId !== owner || (s.inFlight ?? 0) > 0) continue;
+      if ((user !== undefined ? s.user !== user : s.credentialId !== owner) || (s.inFlight ?? 0) > 0) continue;
       if (!victim || s.lastSeen < victim[1].lastSeen) victim = entry;
     }
     if (!victim) return false;
@@ -90,12 +114,21 @@ export class SessionHub {
     }
   }
 
-  /** Close every session opened by these credentials (their user was disabled). */
+  /** Close every session and listen stream opened by these credentials (their user was disabled). */
   async closeFor(credentialIds: ReadonlySet<string>): Promise<number> {
     const victims = [...this.sessions].filter(([, s]) => credentialIds.has(s.credentialId));
     for (const [id] of victims) this.sessions.delete(id);
+    let streams = 0;
+    for (const id of credentialIds) {
+      for (const stream of this.streams.get(id) ?? []) {
+        stream.destroy();
+        streams++;
+      }
+      this.streams.delete(id);
+    }
+    if (streams) this.log.info({ streams }, 'listen streams of disabled credentials closed');
     await Promise.all(victims.map(([, s]) => s.close().catch(() => undefined)));
-    return victims.length;
+    return victims.length + streams;
   }
 
   /** Close sessions idle for longer than maxIdleMs. */

@@ -17,12 +17,37 @@ export const declaredVaultSchema = z
   })
   .strict();
 
+const limit = (what: string) => z.number().int().min(0).describe(what);
+
+/** Limits over all of one user's credentials together (0 = no limit of that kind beyond the others). */
+export const userLimitsSchema = z
+  .object({
+    callsPerMinute: limit('Rate bucket per user over all tool calls of all their credentials (0: only the per-credential bucket).'),
+    writesPerMinute: limit('Rate bucket per user over write-class calls of all their credentials (0: only the per-credential bucket).'),
+    concurrency: z
+      .object({
+        read: limit('Concurrent read-class calls one user may run (0: only the server-wide slots).'),
+        write: limit('Concurrent write-class calls one user may run (0: only the server-wide slots).'),
+        expensive: limit('Concurrent expensive-class calls one user may run (0: only the server-wide slots).'),
+      })
+      .strict()
+      .partial()
+      .describe('Concurrency slots per user and admission class, taken before the server-wide ones.'),
+    dailyQuota: limit('Tool calls per user per day over all their credentials (0: unlimited).'),
+    sessions: limit('Open stateful MCP sessions one user may hold over all their credentials (0: only the per-credential and server caps).'),
+  })
+  .strict()
+  .partial();
+
+export type UserLimitsOverride = z.infer<typeof userLimitsSchema>;
+
 export const declaredUserSchema = z
   .object({
     name: accountName.describe('The user\'s name (`keys create --user NAME`).'),
     vault: accountName.describe('The vault the user is bound to: a `vaults` entry, vault.name, or a vault made with `exocortex vaults add`.'),
     admin: z.boolean().default(false).describe('Marks the user as an administrator (shown in `users list`; reserved for the panel and OAuth consent).'),
     disabled: z.boolean().default(false).describe('Refuse every key of this user at once, without deleting them.'),
+    limits: userLimitsSchema.optional().describe('This user\'s own limits, each over the operator\'s admission.perUser default (same keys).'),
   })
   .strict();
 
@@ -146,6 +171,25 @@ export const hostSettingsSchema = z
           .max(1000)
           .default(64)
           .describe('Deepest nesting of objects and arrays accepted in tool arguments; deeper calls are refused as invalid_arguments before validation.'),
+        perUser: z
+          .object({
+            callsPerMinute: limit('Rate bucket per user over all tool calls of all their credentials (0: only the per-credential bucket).').default(0),
+            writesPerMinute: limit('Rate bucket per user over write-class calls of all their credentials (0: only the per-credential bucket).').default(0),
+            concurrency: z
+              .object({
+                read: limit('Concurrent read-class calls one user may run (0: only the server-wide slots).').default(0),
+                write: limit('Concurrent write-class calls one user may run (0: only the server-wide slots).').default(0),
+                expensive: limit('Concurrent expensive-class calls one user may run (0: only the server-wide slots).').default(0),
+              })
+              .strict()
+              .prefault({})
+              .describe('Concurrency slots per user and admission class, taken before the server-wide ones; on a shared server, set them below the server-wide slots so no user can hold them all.'),
+            dailyQuota: limit('Tool calls per user per day over all their credentials (0: unlimited).').default(0),
+            sessions: limit('Open stateful MCP sessions one user may hold over all their credentials (0: only the per-credential and server caps).').default(0),
+          })
+          .strict()
+          .prefault({})
+          .describe('Defaults over all of one user\'s credentials together; `exocortex users limits NAME` or a `users` entry\'s `limits` override them per user.'),
       })
       .strict()
       .prefault({})

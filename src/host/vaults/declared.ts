@@ -107,12 +107,12 @@ export async function applyDeclared(db: Kysely<any>, host: Pick<HostSettings, 'v
     const stored = usersByName.get(u.name);
     const vaultId = await idOf(u.vault);
     if (!stored) {
-      const made = await insertUser(db, { name: u.name, vaultId, isAdmin: u.admin, source: 'config' });
+      const made = await insertUser(db, { name: u.name, vaultId, isAdmin: u.admin, source: 'config', limits: u.limits ?? {} });
       if (u.disabled) await disableUsers(db, [made.id]);
       continue;
     }
-    if (differs(stored, { vaultId, isAdmin: u.admin, disabled: u.disabled })) {
-      await updateUser(db, stored.id, { vaultId, isAdmin: u.admin, source: 'config', disabled: u.disabled });
+    if (differs(stored, { vaultId, isAdmin: u.admin, disabled: u.disabled, limits: u.limits ?? {} })) {
+      await updateUser(db, stored.id, { vaultId, isAdmin: u.admin, source: 'config', disabled: u.disabled, limits: u.limits ?? {} });
       usersChanged = true;
     }
   }
@@ -124,8 +124,15 @@ export async function applyDeclared(db: Kysely<any>, host: Pick<HostSettings, 'v
   return { serve, restart, removed: dropped.map((v) => v.id), usersChanged };
 }
 
-function differs(stored: UserRow, want: { vaultId: number; isAdmin: boolean; disabled: boolean }): boolean {
-  return stored.source !== 'config' || stored.vaultId !== want.vaultId || stored.isAdmin !== want.isAdmin || (stored.disabledAt !== null) !== want.disabled;
+function differs(stored: UserRow, want: { vaultId: number; isAdmin: boolean; disabled: boolean; limits: object }): boolean {
+  const limits = JSON.stringify(sortedKeys(stored.limits)) !== JSON.stringify(sortedKeys(want.limits));
+  return stored.source !== 'config' || stored.vaultId !== want.vaultId || stored.isAdmin !== want.isAdmin || (stored.disabledAt !== null) !== want.disabled || limits;
+}
+
+/** A JSON value with its objects' keys sorted, so two equal limit sets compare equal as strings. */
+function sortedKeys(v: unknown): unknown {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedKeys((v as Record<string, unknown>)[k])]));
 }
 
 /** Declared roots that overlap each other or a vault of the database (roots that cannot be examined are skipped: they fail when served). */

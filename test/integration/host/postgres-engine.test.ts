@@ -46,7 +46,7 @@ t.test('a revocation through one process empties the key cache of every server s
   const { openDatabase } = await import('../../../src/host/db/index.js');
   const { revokeApiKey } = await import('../../../src/host/auth/api-keys.js');
   const other = await openDatabase(pg.url, { baseDir: '/', poolSize: 1 });
-  t.equal(await revokeApiKey(other.db, 'test-ro'), 1);
+  t.equal((await revokeApiKey(other.db, 'test-ro')).length, 1);
   await other.close();
   const deadline = Date.now() + 2000;
   let code = await status();
