@@ -102,7 +102,7 @@ async function runLayout(layout: 'one' | 'many', copies: number, rounds: number,
     console.log(`vaults_${tag}_keyword_p50: ${percentile(times, 50).toFixed(1)} ms (${times.length} calls over MCP, ${QUERIES.length} query kinds)`);
     console.log(`vaults_${tag}_keyword_p95: ${percentile(times, 95).toFixed(1)} ms`);
     const idle = await settledRss();
-    console.log(`vaults_${tag}_rss_idle: ${mib(idle)} MiB (after GC)`);
+    console.log(`vaults_${tag}_rss_idle: ${mib(idle.rss)} MiB (after GC; JS heap ${mib(idle.heap)} MiB)`);
 
     if (layout === 'many') {
       const admin = (await AdminClient.connect(server.host.admin!.socketPath))!;
@@ -115,7 +115,8 @@ async function runLayout(layout: 'one' | 'many', copies: number, rounds: number,
       }
       await allIndexed(server);
       const after = await settledRss();
-      console.log(`vaults_added_live_idle_cost: ${((after - idle) / extra / 1048576).toFixed(1)} MiB per vault (${extra} one-note vaults added live, RSS after GC)`);
+      const per = (a: number, b: number) => ((a - b) / extra / 1048576).toFixed(2);
+      console.log(`vaults_added_live_idle_cost: ${per(after.heap, idle.heap)} MiB JS heap, ${per(after.rss, idle.rss)} MiB RSS per vault (${extra} one-note vaults added live, after GC; RSS moves with what the allocator returns)`);
       admin.close();
     }
   } finally {
@@ -134,12 +135,13 @@ async function allIndexed(server: TestServer): Promise<void> {
   }
 }
 
-/** RSS after two GCs and a pause (no GC without --expose-gc: then it is just RSS after the pause). */
-async function settledRss(): Promise<number> {
+/** RSS and JS heap after two GCs and a pause (the child runs with --expose-gc). */
+async function settledRss(): Promise<{ rss: number; heap: number }> {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   await new Promise((r) => setTimeout(r, 500));
   gc?.();
-  return process.memoryUsage().rss;
+  const m = process.memoryUsage();
+  return { rss: m.rss, heap: m.heapUsed };
 }
 

@@ -1,6 +1,6 @@
 // Renders docs/refusals.md from the refusal catalog in src/sdk/refusals.ts and any codes a built-in family
 // declares in its definition (`refusals`): code, whether a retry can help, the sentence and its details.
-import { REFUSALS, REFUSAL_LINE_PREFIX, type RefusalSpec } from '../../src/sdk/refusals.js';
+import { REFUSALS, REFUSAL_LINE_PREFIX, familyRefusalSpecs, type RefusalSpec } from '../../src/sdk/refusals.js';
 import type { DocFamily } from './families.js';
 import { GENERATED_BANNER, cell, code, table } from './markdown.js';
 
@@ -12,8 +12,8 @@ function rows(catalog: Readonly<Record<string, RefusalSpec>>): string[][] {
 
 /** A family's own catalog, when its definition declares one (the contract lets families own their codes). */
 function familyCatalog(f: DocFamily): Readonly<Record<string, RefusalSpec>> | undefined {
-  const declared = (f.definition as { readonly refusals?: unknown }).refusals;
-  return declared && typeof declared === 'object' ? (declared as Record<string, RefusalSpec>) : undefined;
+  const specs = familyRefusalSpecs(f.definition);
+  return Object.keys(specs).length ? specs : undefined;
 }
 
 export function renderRefusals(families: readonly DocFamily[]): string {

@@ -18,6 +18,7 @@ import type {
   ToolSignatures,
   ToolsOf,
 } from './types.js';
+import type { FamilyRefusals, RefusalSpec } from './refusals.js';
 
 /** The tools of a family that names no generated tool map: any modules, checked only at run time. */
 export type UntypedTools = { readonly [tool: string]: { readonly input: any; readonly output: any } };
@@ -68,6 +69,11 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
   readonly health?: (ctx: HealthContext) => Promise<Readonly<Record<string, number | boolean | string>>>;
   /** Operator commands, run as `exocortex <family> <command> [args]` (e.g. `exocortex search rebuild-keyword`). */
   readonly commands?: Readonly<Record<string, FamilyCommand>>;
+  /**
+   * The family's own refusal codes (`familyRefusals({...})`, or its `.specs`): registered when the family
+   * loads, listed in docs/refusals.md for built-in families. A code may not be the host's or another family's.
+   */
+  readonly refusals?: FamilyRefusals<string> | Readonly<Record<string, RefusalSpec>>;
 }
 
 export const FAMILY_BRAND = Symbol.for('exocortex.family');

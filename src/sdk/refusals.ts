@@ -1,6 +1,7 @@
-// The one catalog of refusal codes: every expected failure a tool, the host or a family can report.
-// Each code has a sentence template, whether retrying can help, and the details it carries. Nobody
-// invents a code inline: add it here, then use it through `Refusal` / `ctx.refuse`.
+// The catalog of refusal codes: every expected failure a tool, the host or a family can report. Each code
+// has a sentence template, whether retrying can help, and the details it carries. Nobody invents a code
+// inline: host and cross-family codes live here (`Refusal` / `ctx.refuse`); a family's own codes live in
+// its definition (`refusals: familyRefusals({...})`), which the host registers when the family loads.
 
 export interface RefusalSpec {
   /** Sentence template; `{name}` placeholders are filled from details. */
@@ -94,16 +95,87 @@ export const REFUSALS = {
 
 export type RefusalCode = keyof typeof REFUSALS;
 
+/** A code of the shared catalog, or one a family declared. */
+export type AnyRefusalCode = RefusalCode | (string & {});
+
+/** Codes families declared, by code, with the family that owns each (filled by the host's loader). */
+const familyCodes = new Map<string, { readonly owner: string; readonly spec: RefusalSpec }>();
+
+/** The spec of a shared or registered family code, if it is one. */
+export function refusalSpec(code: string): RefusalSpec | undefined {
+  return Object.hasOwn(REFUSALS, code) ? (REFUSALS as Record<string, RefusalSpec>)[code] : familyCodes.get(code)?.spec;
+}
+
+/** Which family declared a code (undefined for the shared catalog's and unknown ones). */
+export function refusalOwner(code: string): string | undefined {
+  return familyCodes.get(code)?.owner;
+}
+
+const CODE = /^[a-z][a-z0-9_]{1,63}$/;
+
+/**
+ * Register a family's own codes (the host does this when the family loads; a reload replaces the
+ * family's set). Throws naming both owners when a code is the shared catalog's or another family's.
+ */
+export function registerFamilyRefusals(owner: string, specs: Readonly<Record<string, RefusalSpec>>): void {
+  for (const code of Object.keys(specs)) {
+    if (!CODE.test(code)) throw new Error(`the family ${owner} declares the refusal code "${code}", which is not lowercase letters, digits and _`);
+    if (Object.hasOwn(REFUSALS, code)) throw new Error(`the family ${owner} declares the refusal code "${code}", which is the host's own (src/sdk/refusals.ts); pick another name`);
+    const held = familyCodes.get(code);
+    if (held && held.owner !== owner) throw new Error(`the family ${owner} declares the refusal code "${code}", which the family ${held.owner} already owns`);
+  }
+  for (const [code, held] of familyCodes) if (held.owner === owner && !Object.hasOwn(specs, code)) familyCodes.delete(code);
+  for (const [code, spec] of Object.entries(specs)) familyCodes.set(code, { owner, spec });
+}
+
+/** The specs a family definition's `refusals` holds, in either form it may take. */
+export function familyRefusalSpecs(family: { readonly refusals?: FamilyRefusals<string> | Readonly<Record<string, RefusalSpec>> }): Readonly<Record<string, RefusalSpec>> {
+  const declared = family.refusals;
+  if (!declared) return {};
+  return isFamilyRefusals(declared) ? declared.specs : declared;
+}
+
+function isFamilyRefusals(v: object): v is FamilyRefusals<string> {
+  return typeof (v as { refuse?: unknown }).refuse === 'function' && typeof (v as { specs?: unknown }).specs === 'object';
+}
+
+/** A family's codes, declared once and typed: `refusal(code, details)` builds one, `refuse` throws it. */
+export interface FamilyRefusals<Codes extends string> {
+  readonly specs: Readonly<Record<Codes, RefusalSpec>>;
+  refusal(code: Codes, details?: RefusalDetails, message?: string): Refusal;
+  refuse(code: Codes, details?: RefusalDetails, message?: string): never;
+}
+
+/**
+ * Declare a family's own refusal codes (put the result in the definition's `refusals`). The wire
+ * format is the same as the shared codes': a sentence from the template, then the MCP-REFUSAL line.
+ */
+export function familyRefusals<const Specs extends Readonly<Record<string, RefusalSpec>>>(specs: Specs): FamilyRefusals<keyof Specs & string> {
+  type Codes = keyof Specs & string;
+  const refusal = (code: Codes, details: RefusalDetails = {}, message?: string) => new Refusal(code, details, message, specs[code]);
+  return {
+    specs: specs as unknown as Readonly<Record<Codes, RefusalSpec>>,
+    refusal,
+    refuse(code: Codes, details?: RefusalDetails, message?: string): never {
+      throw refusal(code, details, message);
+    },
+  };
+}
+
 export type RefusalDetails = Record<string, unknown>;
 
 /** An expected failure. Thrown by handlers (or via ctx.refuse) and rendered by the host. */
 export class Refusal extends Error {
-  readonly code: RefusalCode;
+  readonly code: AnyRefusalCode;
   readonly details: RefusalDetails;
   readonly retryable: boolean;
 
-  constructor(code: RefusalCode, details: RefusalDetails = {}, message?: string) {
-    const spec: RefusalSpec = REFUSALS[code];
+  constructor(code: RefusalCode, details?: RefusalDetails, message?: string);
+  /** A family's own code, with its spec (see familyRefusals). */
+  constructor(code: string, details: RefusalDetails, message: string | undefined, spec: RefusalSpec);
+  constructor(code: string, details: RefusalDetails = {}, message?: string, ownSpec?: RefusalSpec) {
+    const spec = ownSpec ?? refusalSpec(code);
+    if (!spec) throw new Error(`"${code}" is not a refusal code: add it to src/sdk/refusals.ts or to the family's refusals`);
     super(message ?? fillTemplate(spec.sentence, details));
     this.name = 'Refusal';
     this.code = code;
@@ -113,7 +185,7 @@ export class Refusal extends Error {
 }
 
 export function isRefusal(value: unknown): value is Refusal {
-  return value instanceof Refusal || (typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'Refusal' && typeof (value as { code?: unknown }).code === 'string' && (value as { code: string }).code in REFUSALS);
+  return value instanceof Refusal || (typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'Refusal' && typeof (value as { code?: unknown }).code === 'string' && refusalSpec((value as { code: string }).code) !== undefined);
 }
 
 export function fillTemplate(template: string, details: RefusalDetails): string {

@@ -22,6 +22,8 @@ export interface FamilyTestOptions {
   readonly files?: Record<string, string | Uint8Array>;
   /** Also load Exocortex's built-in families (default false: only yours). */
   readonly withBuiltins?: boolean;
+  /** Packages to install beside the config (name → package folder), so `families` can name them as a user would. */
+  readonly packages?: Record<string, string>;
 }
 
 export async function startFamilyTestServer(options: FamilyTestOptions): Promise<FamilyTestServer> {
@@ -31,6 +33,7 @@ export async function startFamilyTestServer(options: FamilyTestOptions): Promise
     config: { plugins: [...options.families], ...(options.config ?? {}) },
     files: options.files,
     builtinDir: options.withBuiltins ? undefined : null,
+    packages: options.packages,
   });
 }
 

@@ -5,6 +5,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseRequirement, type DefinedFamily } from '../../sdk/define-family.js';
 import { envName, parseEnvValue, setPath, type Settings } from '../settings/load.js';
 import { migrate } from '../db/index.js';
+import { familyRefusalSpecs, registerFamilyRefusals } from '../../sdk/refusals.js';
 import { builtinSources, importFamily, pluginSource, type FamilySource } from './discover.js';
 import { FamilyGeneration } from './generation.js';
 import type { HostServices } from './host-services.js';
@@ -120,6 +121,7 @@ export class FamilyManager {
           const owner = toolOwners.get(t.name);
           if (owner) throw new Error(`tool "${t.name}" is already served by family ${owner}`);
         }
+        registerFamilyRefusals(name, familyRefusalSpecs(c.family));
         if (c.family.migrations && Object.keys(c.family.migrations).length) await migrate(this.host.database.db, `family_${name}`, c.family.migrations);
         const gen = new FamilyGeneration({ family: c.family, source: c.source.url, readOnly: c.readOnly, settings: settingsForFamily, fingerprint, tools, number: ++this.generationCounter });
         const lookupNext = (svc: string): unknown => {

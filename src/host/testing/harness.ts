@@ -2,7 +2,7 @@
 // start it, plus SDK clients connected the way MCP clients connect. PGlite starts from a migrated
 // template data directory so each test file pays ~0.5 s instead of a fresh initdb.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,16 @@ import { Host } from '../host.js';
 import { createLogger } from '../log/logger.js';
 import { deepMerge, loadSettings } from '../settings/load.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** This package's root (the checkout, or an installed node_modules/exocortex), run from src or from dist. */
+function packageRoot(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'exocortex') return dir;
+    if (path.dirname(dir) === dir) throw new Error('the exocortex package root was not found above the test harness');
+  }
+}
+
+const ROOT = packageRoot();
 
 export interface TestServerOptions {
   /** Raw config merged into the generated config file (families, plugins, family sections…). */
@@ -30,6 +39,12 @@ export interface TestServerOptions {
   readonly logLevel?: string;
   /** Environment the settings are loaded with (EXO_ overrides); none by default. */
   readonly env?: Record<string, string>;
+  /**
+   * npm packages installed beside the config file, by name → package folder, as `npm install` of the
+   * packed package would lay them out (the files its package.json lists are copied), so `plugins:` can
+   * name them. `exocortex` itself is linked to this checkout for their `exocortex/sdk` imports.
+   */
+  readonly packages?: Record<string, string>;
 }
 
 export interface TestServer {
@@ -53,6 +68,21 @@ function migrationsFingerprint(): string {
   for (const f of readdirSync(dir).sort()) h.update(f).update(readFileSync(path.join(dir, f)));
   h.update(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
   return h.digest('hex').slice(0, 16);
+}
+
+/** Lay packages out under dir/node_modules the way installing their packed tarballs would. */
+function installPackages(dir: string, packages: Record<string, string>): void {
+  const modules = path.join(dir, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'exocortex-test-install', private: true, type: 'module' }));
+  symlinkSync(ROOT, path.join(modules, 'exocortex'), 'dir');
+  for (const [name, from] of Object.entries(packages)) {
+    const manifest = JSON.parse(readFileSync(path.join(from, 'package.json'), 'utf8')) as { files?: string[] };
+    const to = path.join(modules, name);
+    mkdirSync(to, { recursive: true });
+    cpSync(path.join(from, 'package.json'), path.join(to, 'package.json'));
+    for (const entry of manifest.files ?? []) cpSync(path.join(from, entry), path.join(to, entry), { recursive: true });
+  }
 }
 
 /** A migrated PGlite data dir, created once per machine and migration set, copied per test. */
@@ -83,6 +113,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     writeFileSync(path.join(vaultDir, p), content);
   }
   cpSync(await pgliteTemplate(), dataDir, { recursive: true });
+  if (options.packages) installPackages(dir, options.packages);
   const base = {
     vault: { path: vaultDir },
     server: { host: '127.0.0.1', port: 0 },
