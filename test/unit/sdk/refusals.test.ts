@@ -23,3 +23,18 @@ t.test('every catalog entry has a sentence and a retry flag', async (t) => {
     t.type(spec.retryable, 'boolean', code);
   }
 });
+
+t.test("families' own codes: typed, rendered like shared ones, and refused when they collide", async (t) => {
+  const { familyRefusals, registerFamilyRefusals, refusalOwner, isRefusal, renderRefusal } = await import('../../../src/sdk/refusals.js');
+  const own = familyRefusals({ shelf_full: { sentence: 'The shelf holds {limit} books.', retryable: false, details: ['limit'] } });
+  registerFamilyRefusals('library', own.specs);
+  const r = own.refusal('shelf_full', { limit: 3 });
+  t.equal(r.code, 'shelf_full');
+  t.equal(renderRefusal(r), 'The shelf holds 3 books.\nMCP-REFUSAL {"code":"shelf_full","retryable":false,"limit":3}');
+  t.ok(isRefusal({ name: 'Refusal', code: 'shelf_full', message: 'x' }), 'a registered code is a refusal even from another copy of the SDK');
+  t.equal(refusalOwner('shelf_full'), 'library');
+  t.throws(() => registerFamilyRefusals('other', { shelf_full: own.specs.shelf_full }), /already owns/);
+  t.throws(() => registerFamilyRefusals('other', { busy: own.specs.shelf_full }), /the host's own/);
+  t.throws(() => registerFamilyRefusals('other', { 'Bad-Code': own.specs.shelf_full }), /not lowercase/);
+  t.throws(() => own.refuse('shelf_full', { limit: 1 }), /holds 1 books/);
+});
