@@ -61,6 +61,11 @@ export default defineFamily<ChangeFeedTools>({
   description: 'What changed in the vault since a cursor: created, modified, moved and deleted notes, attributed.',
   requires: ['index?'],
   schemas: new URL('../../schemas/change-feed/', import.meta.url),
+  async pruneVaults(db, remaining) {
+    for (const table of ['change_events', 'change_feed_state', 'change_feed_meta']) {
+      await db.deleteFrom(table).where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true))).execute();
+    }
+  },
   settings: {
     changeFeed: {
       type: 'object',

@@ -22,6 +22,9 @@ export function createTransferFamily(options: TransferOptions = {}): DefinedFami
     schemas: new URL('../../schemas/transfer/', import.meta.url),
     settings: { transfer: transferSettingsSchema },
     migrations,
+    async pruneVaults(db, remaining) {
+      await db.deleteFrom('transfer_links').where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true))).execute();
+    },
     tools: {
       request_upload: requestUpload(deps),
       check_upload: checkUpload(deps),

@@ -168,6 +168,7 @@ export class Host {
       const first = await host.manager.apply(settings);
       if (!first.ok) throw new SettingsError(first.errors);
       host.vaults.release();
+      await host.pruneRemovedVaults();
       host.vaults.startChecks(h.index.rootCheckSeconds);
       const h2 = host;
       await host.reloadUserLimits();
@@ -197,6 +198,7 @@ export class Host {
       index,
       forgetKeys: () => this.credentialsChanged(),
       closeSessionsOf: (credentialIds) => this.hub.closeFor(credentialIds),
+      vaultsRemoved: () => this.pruneRemovedVaults(),
     };
   }
 
@@ -328,6 +330,20 @@ export class Host {
     for (const id of [...changes.removed, ...changes.restart]) await this.vaults.stop(id);
     for (const row of changes.serve) await this.vaults.serve(row);
     if (changes.usersChanged || changes.removed.length) this.credentialsChanged();
+    if (changes.removed.length) await this.pruneRemovedVaults();
+  }
+
+  /** Each serving family drops its rows of vaults that no longer exist (its `pruneVaults`). */
+  async pruneRemovedVaults(): Promise<void> {
+    const remaining = (await listVaults(this.database.db)).map((v) => v.id);
+    for (const gen of this.manager.registry.generations.values()) {
+      if (!gen.family.pruneVaults) continue;
+      try {
+        await gen.family.pruneVaults(this.database.db, remaining);
+      } catch (e) {
+        this.log.warn({ family: gen.name, err: String(e) }, 'rows of removed vaults not pruned; the next start tries again');
+      }
+    }
   }
 
   /** Keys, users or their limits changed (here or in another process): drop cached keys, re-read limits. */

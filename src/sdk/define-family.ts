@@ -2,6 +2,7 @@
 // the value this returns; the host's loader validates it and never needs anything else from it.
 
 import type {
+  Database,
   HealthContext,
   ContributorFactoryContext,
   ChangeOrigin,
@@ -74,6 +75,12 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
    * loads, listed in docs/refusals.md for built-in families. A code may not be the host's or another family's.
    */
   readonly refusals?: FamilyRefusals<string> | Readonly<Record<string, RefusalSpec>>;
+  /**
+   * Delete this family's rows of vaults that no longer exist (rows tied to a note go with it by
+   * cascade; rows keyed only by `vault_id` do not). The host calls it after a vault is removed and once
+   * at start (a vault may have been removed while no server ran), with the ids of the vaults that remain.
+   */
+  readonly pruneVaults?: (db: Database, remaining: readonly number[]) => Promise<void>;
 }
 
 export const FAMILY_BRAND = Symbol.for('exocortex.family');

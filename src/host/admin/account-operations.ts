@@ -19,6 +19,8 @@ export interface AccountTarget {
   readonly vaults?: VaultRegistry;
   forgetKeys(): void;
   closeSessionsOf?(credentialIds: ReadonlySet<string>): Promise<number>;
+  /** Let the serving families drop their rows of vaults that are gone (only in a running server). */
+  vaultsRemoved?(): Promise<void>;
 }
 
 export interface UserView {
@@ -176,6 +178,7 @@ export async function vaultsRemoveOp(t: AccountTarget, nameArg: string, force: b
   }
   await t.vaults?.stop(vault.id);
   await deleteVault(t.db, vault.id);
+  await t.vaultsRemoved?.();
   return { removed: name, usersDisabled: users };
 }
 

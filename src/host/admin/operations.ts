@@ -27,6 +27,8 @@ export interface OperationTarget {
   forgetKeys(): void;
   /** Close the open MCP sessions of these credentials (absent where no server runs). */
   closeSessionsOf?(credentialIds: ReadonlySet<string>): Promise<number>;
+  /** Let the serving families drop their rows of vaults that are gone (absent where no server runs). */
+  vaultsRemoved?(): Promise<void>;
 }
 
 export { OperationError };

@@ -44,7 +44,7 @@ t.test('tools/list shows each credential exactly the tools its scopes reach', as
   const mine = (await tasksWriter.listTools()).tools.map((x) => x.name);
   t.ok(mine.includes('update_task'), 'read tasks:write: the tasks write tool is listed');
   t.ok(mine.includes('read_note') && mine.includes('list_tasks'), 'and every read tool');
-  t.notOk(mine.includes('edit_note') || mine.includes('write_note'), 'but no notes write tool');
+  t.notOk(mine.includes('edit_note') || mine.includes('create_note'), 'but no notes write tool');
   const edit = (await tasksWriter.callTool({ name: 'edit_note', arguments: { path: 'Home.md', operation: 'append', content: 'x' } })) as ToolAnswer;
   t.equal(refusalOf(edit)?.code, 'read_only');
   t.match(edit.content[0]?.text, /notes:write/, 'the refusal names the scope it needs');

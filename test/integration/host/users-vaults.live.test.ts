@@ -107,6 +107,14 @@ t.test('sharing is the operator\'s explicit choice; removal is refused while use
   await admin.post('/v1/users', { name: 'dave', vault: 'xvault', share: true });
   const dave = await mint('dave');
   t.same(await listPaths(dave), ['X note.md'], 'a shared vault serves both');
+  const xId = server.host.vaults.all().find((v) => v.row.name === 'xvault')!.row.id;
+  const eventsOf = async (id: number) => Number((await server.host.database.db.selectFrom('change_events').select((eb) => eb.fn.countAll<string>().as('n')).where('vault_id', '=', id).executeTakeFirstOrThrow()).n);
+  const writer = await server.connect({ key: dave });
+  await writer.callTool({ name: 'create_note', arguments: { path: 'Dave.md', content: '# Dave\n' } });
+  await writer.close();
+  const deadline = Date.now() + 20_000;
+  while ((await eventsOf(xId)) === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+  t.ok((await eventsOf(xId)) > 0, "the change feed holds xvault's events");
   const r = await failure(admin.post('/v1/vaults/remove', { name: 'xvault' }));
   t.equal(r.code, 'vault_in_use');
   t.match(r.message, /carol, dave/);
@@ -114,6 +122,7 @@ t.test('sharing is the operator\'s explicit choice; removal is refused while use
   t.same(removed.usersDisabled, ['carol', 'dave']);
   t.equal(await mcpStatus(dave), 401, "a removed vault's users are refused at once");
   t.notOk(server.host.vaults.all().some((v) => v.row.name === 'xvault'), 'its pipeline stopped');
+  t.equal(await eventsOf(xId), 0, "the families dropped the removed vault's rows (pruneVaults)");
   t.ok((await listPaths(server.key)).includes('Home.md'), 'vault.path keeps serving');
 });
 
