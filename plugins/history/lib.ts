@@ -1,5 +1,6 @@
 // Shared pieces of the history tools: revision ids, the revision as tools show it, paths, the live
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
+import { unifiedPatch } from '../../src/markdown/index.js';
 import { isRefusal, type ToolContext } from '../../src/sdk/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { historySettings } from './recorder.js';
@@ -85,10 +86,15 @@ export function asText(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** A unified diff through the worker pool's dry-run helper, cut at history.maxDiffChars. */
+/** Texts up to this size together are diffed on the event loop (a worker hop costs more than the diff). */
+const INLINE_DIFF_CHARS = 32 * 1024;
+
+/** A unified diff (the dry runs' helper; in the worker pool for large texts), cut at history.maxDiffChars. */
 export async function boundedDiff(ctx: ToolContext<any>, path: string, before: string, after: string): Promise<{ diff: string; truncated: boolean }> {
   if (before === after) return { diff: '', truncated: false };
-  const diff = await ctx.workers.run<string>('unified-diff', { path, before, after, context: 3 }, { signal: ctx.signal });
+  const diff = before.length + after.length <= INLINE_DIFF_CHARS
+    ? unifiedPatch(path, before, after, 3)
+    : await ctx.workers.run<string>('unified-diff', { path, before, after, context: 3 }, { signal: ctx.signal });
   const max = settingsOf(ctx).maxDiffChars;
   return diff.length > max ? { diff: `${diff.slice(0, max)}\n… (diff cut at history.maxDiffChars = ${max} characters)`, truncated: true } : { diff, truncated: false };
 }

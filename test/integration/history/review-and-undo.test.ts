@@ -13,7 +13,7 @@ import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const families = ['notes', 'change-feed', 'history'].map((f) => path.join(root, 'plugins', f));
+const families = ['notes', 'files', 'change-feed', 'history'].map((f) => path.join(root, 'plugins', f));
 const server = await startTestServer({ builtinDir: null, config: { plugins: families }, files: { 'plan.md': '# Plan\n\nwritten by a human\n' } });
 t.teardown(() => server.close());
 const vaultId = server.host.vaultHandle.id;
@@ -140,10 +140,18 @@ t.test('delete, empty the trash, list deleted notes, restore; an occupied path i
   t.equal((await refused('carol', 'restore_revision', { path: 'gone', revision: again.revision }))?.code, 'already_exists');
 });
 
-t.test('a binary file version is summarised, not diffed', async (t) => {
+t.test('a binary file overwritten through write_file: its version is kept, summarised and not diffed', async (t) => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]);
-  await call('alice', 'write_file', { path: 'img.png', content: png.toString('base64'), encoding: 'base64' }).catch(() => undefined);
-  t.pass('files family not loaded here: covered by the read path only');
+  await call('alice', 'write_file', { path: 'img.png', content: png.toString('base64'), encoding: 'base64' });
+  await call('alice', 'write_file', { path: 'img.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 9]).toString('base64'), encoding: 'base64', overwrite: true });
+  const list = await call('alice', 'list_revisions', { path: 'img.png' });
+  t.same(list.revisions.map((r: any) => r.kind), ['write', 'outside'], 'the replaced bytes are kept (a create through write_file is not observed)');
+  const diff = await call('alice', 'diff_revisions', { path: 'img.png', from: list.revisions[1].revision });
+  t.equal(diff.binary, true);
+  t.match(diff.diff, /Binary content is not diffed: 8 bytes/);
+  const read = await call('alice', 'read_revision', { path: 'img.png', revision: list.revisions[1].revision });
+  t.equal(read.content, null);
+  t.equal((await refused('alice', 'restore_revision', { path: 'img.png', revision: list.revisions[1].revision }))?.code, 'not_a_note');
 });
 
 t.test('/health shows the store; prune by retention drops old revisions', async (t) => {
