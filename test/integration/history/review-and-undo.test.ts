@@ -156,7 +156,9 @@ t.test('a binary file overwritten through write_file: its version is kept, summa
 
 t.test('/health shows the store; prune by retention drops old revisions', async (t) => {
   const health = (await server.host.health()) as any;
-  t.ok(health.families?.history ?? JSON.stringify(health).includes('store_bytes'), 'history reports on /health');
+  t.equal(health.families.history, 'serving');
+  t.ok(health.familyHealth.history.store_bytes > 0, 'the store size is on /health');
+  t.equal(health.familyHealth.history.recording, true);
   const db = server.host.database.db;
   await sql`UPDATE history_revisions SET at = now() - interval '400 days' WHERE path = 'bob-notes.md'`.execute(db);
   const recorder = server.host.manager.registry.providedService('history') as { prune(): Promise<{ revisions: number; versions: number }> };
