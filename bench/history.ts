@@ -94,13 +94,15 @@ try {
   const lists: number[] = [];
   const diffs: number[] = [];
   for (let i = 0; i < 200; i++) await c.callTool({ name: 'edit_note', arguments: { path: 'bench/n0.md', content: `\n- more ${i}`, append: true } });
-  const revs = ((await c.callTool({ name: 'list_revisions', arguments: { path: 'bench/n0.md', limit: 50 } })).structuredContent as { revisions: Array<{ revision: string }> }).revisions;
+  const listed = await c.callTool({ name: 'list_revisions', arguments: { path: 'bench/n0.md', limit: 20 } });
+  if (listed.isError) throw new Error(`list_revisions refused: ${JSON.stringify(listed.content)}`);
+  const revs = (listed.structuredContent as { revisions: Array<{ revision: string }> }).revisions;
   for (let i = 0; i < 100; i++) {
     let t0 = performance.now();
     await c.callTool({ name: 'list_revisions', arguments: { path: 'bench/n0.md', limit: 20 } });
     lists.push(performance.now() - t0);
     t0 = performance.now();
-    await c.callTool({ name: 'diff_revisions', arguments: { path: 'bench/n0.md', from: revs[(i % 49) + 1].revision } });
+    await c.callTool({ name: 'diff_revisions', arguments: { path: 'bench/n0.md', from: revs[(i % (revs.length - 1)) + 1].revision } });
     diffs.push(performance.now() - t0);
   }
   line('list_revisions_p50', percentile(lists, 50), 'ms', `limit 20 on a note with 250+ revisions; p90 ${percentile(lists, 90).toFixed(1)} ms`);

@@ -14,7 +14,7 @@ import type { IndexService } from '../../../src/sdk/index-service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const families = ['notes', 'files', 'change-feed', 'history'].map((f) => path.join(root, 'plugins', f));
-const server = await startTestServer({ builtinDir: null, config: { plugins: families }, files: { 'plan.md': '# Plan\n\nwritten by a human\n' } });
+const server = await startTestServer({ builtinDir: null, config: { plugins: families, history: { maxVersionBytes: 2048 } }, files: { 'plan.md': '# Plan\n\nwritten by a human\n' } });
 t.teardown(() => server.close());
 const vaultId = server.host.vaultHandle.id;
 await (server.host.services.named.get('index') as IndexService).whenReady(vaultId);
@@ -154,6 +154,23 @@ t.test('a binary file overwritten through write_file: its version is kept, summa
   t.equal((await refused('alice', 'restore_revision', { path: 'img.png', revision: list.revisions[1].revision }))?.code, 'not_a_note');
 });
 
+t.test('a note over history.maxVersionBytes is recorded as skipped, visibly', async (t) => {
+  await call('alice', 'create_note', { path: 'big', content: `${'x'.repeat(3000)}\n` });
+  await call('alice', 'edit_note', { path: 'big', content: 'small now\n' });
+  const list = await call('alice', 'list_revisions', { path: 'big' });
+  t.same(list.revisions.map((r: any) => `${r.kind}:${r.skipped ? 'skipped' : 'kept'}`), ['write:kept', 'create:skipped']);
+  t.match(list.revisions[1].skipped, /history\.maxVersionBytes/);
+  const read = await call('alice', 'read_revision', { path: 'big', revision: list.revisions[1].revision });
+  t.match(read.summary, /not kept/);
+});
+
+t.test('read-only credentials do not see the write tools', async (t) => {
+  const reader = await server.connect({ key: server.readKey });
+  const names = (await reader.listTools()).tools.map((x) => x.name);
+  t.ok(names.includes('list_revisions') && names.includes('diff_revisions'));
+  t.notOk(names.includes('restore_revision') || names.includes('undo_changes'));
+});
+
 t.test('/health shows the store; prune by retention drops old revisions', async (t) => {
   const health = (await server.host.health()) as any;
   t.equal(health.families.history, 'serving');
@@ -165,4 +182,15 @@ t.test('/health shows the store; prune by retention drops old revisions', async 
   const r = await recorder.prune();
   t.ok(r.revisions >= 1, 'old revisions pruned');
   t.same((await call('alice', 'list_revisions', { path: 'bob-notes' })).revisions, []);
+});
+
+t.test('when the prior version cannot be kept, the write is refused (history.onRecordFailure: refuse)', async (t) => {
+  const db = server.host.database.db;
+  await sql`ALTER TABLE history_blobs RENAME TO history_blobs_away`.execute(db);
+  t.teardown(() => sql`ALTER TABLE history_blobs_away RENAME TO history_blobs`.execute(db).then(() => undefined));
+  const before = readFileSync(vaultFile('plan.md'), 'utf8');
+  const r = await refused('alice', 'edit_note', { path: 'plan', content: 'lost?\n', append: true });
+  t.equal(r?.code, 'write_not_recorded');
+  t.equal(r?.setting, 'history.onRecordFailure');
+  t.equal(readFileSync(vaultFile('plan.md'), 'utf8'), before, 'nothing written');
 });
