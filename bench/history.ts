@@ -3,6 +3,7 @@
 // (edit_note with expected_hash) → writes/s each way and the ratio; then with history on, the store's
 // bytes per 1,000 small edits, and list_revisions / diff_revisions p50 on a note with 200 revisions.
 // Usage: tsx bench/history.ts   Env: BENCH_SECONDS (6), BENCH_ROUNDS (3).
+import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../src/host/testing/harness.js';
@@ -41,6 +42,7 @@ async function writesPerSecond(server: TestServer): Promise<number> {
   for (let i = 0; i < WRITERS * NOTES_PER_WRITER; i++) hashes.set(`bench/n${i}.md`, await hashOf(clients[0], `bench/n${i}.md`));
   // A short warm-up (workers, statement caches), then the measured window.
   let done = 0;
+  let refusals = 0;
   const run = async (seconds: number) => {
     const end = performance.now() + seconds * 1000;
     await Promise.all(clients.map(async (c, w) => {
@@ -48,7 +50,10 @@ async function writesPerSecond(server: TestServer): Promise<number> {
       while (performance.now() < end) {
         const p = `bench/n${w * NOTES_PER_WRITER + (k++ % NOTES_PER_WRITER)}.md`;
         const r = await c.callTool({ name: 'edit_note', arguments: { path: p, content: `\n- line ${k}`, append: true, expected_hash: hashes.get(p) } });
-        if (r.isError) hashes.set(p, await hashOf(c, p));
+        if (r.isError) {
+          refusals++;
+          hashes.set(p, await hashOf(c, p));
+        }
         else {
           hashes.set(p, (r.structuredContent as { content_hash: string }).content_hash);
           done++;
@@ -58,12 +63,15 @@ async function writesPerSecond(server: TestServer): Promise<number> {
   };
   await run(1);
   done = 0;
+  refusals = 0;
   await run(SECONDS);
+  if (refusals) console.log(`# ${refusals} refused writes in the window (re-read and retried)`);
   await Promise.all(clients.map((c) => c.close()));
   return done / SECONDS;
 }
 
 console.log(`# bench/history on ${machine()}; ${WRITERS} writers × ${NOTES_PER_WRITER} notes of ~1.3 KB, in-process server (notes, change-feed ± history), ${SECONDS} s windows, ${ROUNDS} rounds alternating off/on`);
+console.log(`# load average at start: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (other work on the machine)`);
 const off: number[] = [];
 const on: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
@@ -76,6 +84,7 @@ for (let r = 0; r < ROUNDS; r++) {
     }
   }
 }
+console.log(`# load average after the rounds: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}`);
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
 line('history_off_writes_per_s', median(off), 'writes/s', `median of ${ROUNDS}, spread ${spread(off)}`);
 line('history_on_writes_per_s', median(on), 'writes/s', `median of ${ROUNDS}, spread ${spread(on)}`);

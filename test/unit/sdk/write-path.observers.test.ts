@@ -51,6 +51,6 @@ t.test('a refusing before stops the write; a failing after is only logged', asyn
 
 t.test('without active observers the write runs alone', async (t) => {
   t.equal(writesObserved(ctxWith(undefined)), false);
-  t.equal(writesObserved(ctxWith({ active: false, before: async () => t.fail(), after: async () => t.fail() })), false);
+  t.equal(writesObserved(ctxWith({ active: false, before: async () => { t.fail(); }, after: async () => { t.fail(); } })), false);
   t.equal(await observedWrite(ctxWith(undefined), intent, async () => 'x'), 'x');
 });
