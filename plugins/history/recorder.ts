@@ -8,6 +8,8 @@ import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
 import { addRevision, keepIncumbent, latest, prune, storeSize, type StoreSize } from './store.js';
 
 export const HISTORY_SERVICE = 'history';
+/** Paths whose latest kept hash the recorder remembers (an LRU-ish bound on its memory). */
+const LATEST_KEPT_MAX = 10_000;
 
 export function historySettings(raw: Readonly<Record<string, unknown>>): HistorySettings {
   return { ...HISTORY_DEFAULTS, ...(raw.history as Partial<HistorySettings> | undefined) };
@@ -18,6 +20,12 @@ export class HistoryRecorder {
   private feedTable: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private pruning: Promise<unknown> | undefined;
+  /**
+   * The hash of the latest revision this recorder wrote per (vault, path), whose version is stored: an
+   * agent editing a note again finds its incumbent here and `before` costs no statement. Bounded; cleared
+   * by every prune (which may drop versions).
+   */
+  private readonly latestKept = new Map<string, string>();
 
   constructor(readonly db: Database, readonly settings: HistorySettings, private readonly log: Logger) {}
 
@@ -32,6 +40,7 @@ export class HistoryRecorder {
 
   /** One prune at a time: by age (history.retentionDays), then by size (history.maxStoreBytes). */
   prune(now?: Date): Promise<{ revisions: number; versions: number }> {
+    this.latestKept.clear();
     const run = (this.pruning as Promise<{ revisions: number; versions: number }> | undefined) ?? prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now).finally(() => (this.pruning = undefined));
     this.pruning = run;
     return run;
@@ -51,8 +60,17 @@ export class HistoryRecorder {
     return size > this.settings.maxVersionBytes ? `larger than history.maxVersionBytes (${size} > ${this.settings.maxVersionBytes} bytes)` : null;
   }
 
+  private remember(vaultId: number, path: string, hash: string | null): void {
+    const key = `${vaultId}\u0000${path}`;
+    this.latestKept.delete(key);
+    if (hash === null) return;
+    if (this.latestKept.size >= LATEST_KEPT_MAX) this.latestKept.delete(this.latestKept.keys().next().value as string);
+    this.latestKept.set(key, hash);
+  }
+
   async before(e: WriteEvent): Promise<void> {
     if (!e.incumbent) return;
+    if (this.latestKept.get(`${e.vaultId}\u0000${e.path}`) === e.incumbent.hash) return;
     const size = e.incumbent.bytes.length;
     const skipped = this.tooLarge(size);
     await this.guard(e, () => keepIncumbent(this.db, e.vaultId, e.path, e.target, skipped ? null : { hash: e.incumbent!.hash, bytes: e.incumbent!.bytes }, e.incumbent!.hash, size, skipped, e.at));
@@ -65,11 +83,16 @@ export class HistoryRecorder {
       if (!e.next) return;
       const skipped = this.tooLarge(e.next.bytes.length);
       const rev = { ...base, path: e.path, kind: e.kind === 'create' ? ('create' as const) : ('write' as const), hash: e.next.hash, previousHash: e.incumbent?.hash ?? null, size: e.next.bytes.length, skipped };
+      this.remember(e.vaultId, e.path, null);
       await addRevision(this.db, rev, skipped ? null : { hash: e.next.hash, bytes: e.next.bytes }, link);
+      if (!skipped) this.remember(e.vaultId, e.path, e.next.hash);
     } else if (e.kind === 'remove') {
+      this.remember(e.vaultId, e.path, null);
       const hash = e.incumbent?.hash ?? null;
       await addRevision(this.db, { ...base, path: e.path, kind: 'delete', hash, previousHash: hash, size: e.incumbent?.bytes.length ?? null, skipped: e.incumbent ? this.tooLarge(e.incumbent.bytes.length) : 'not read (over the files read limit)' }, null, link);
     } else if (e.kind === 'move' && e.toPath) {
+      this.remember(e.vaultId, e.path, null);
+      this.remember(e.vaultId, e.toPath, null);
       const last = await latest(this.db, e.vaultId, e.path);
       await addRevision(this.db, { ...base, path: e.toPath, kind: 'move', hash: last?.hash ?? null, previousHash: last?.hash ?? null, fromPath: e.path, size: last?.size ?? null, skipped: last ? last.skipped : 'moved before any version was recorded' }, null, link);
     }

@@ -67,7 +67,7 @@ export async function keepIncumbent(db: Database, vaultId: number, path: string,
 export async function addRevision(db: Database, r: NewRevision, blob: Blob | null, linkEvents: boolean): Promise<void> {
   const insertBlob = blob ? sql`WITH b AS (INSERT INTO history_blobs (vault_id, hash, size, content) VALUES (${r.vaultId}, ${blob.hash}, ${blob.bytes.length}, ${Buffer.from(blob.bytes)}) ON CONFLICT DO NOTHING) ` : sql``;
   const event = linkEvents && r.actor
-    ? sql`(SELECT max(seq) FROM change_events WHERE vault_id = ${r.vaultId} AND path = ${r.path} AND actor_id = ${r.actor.id})`
+    ? sql`(SELECT seq FROM change_events WHERE vault_id = ${r.vaultId} AND path = ${r.path} AND actor_id = ${r.actor.id} ORDER BY vault_id DESC, seq DESC LIMIT 1)`
     : sql`NULL::bigint`;
   await sql`${insertBlob}
     INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, previous_hash, from_path, size, skipped, actor_kind, actor_id, actor_name, user_name, client_name, tool, event_id)
