@@ -7,7 +7,8 @@
 // BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread).
 // The server inherits this environment, so its escape hatches (EXOCORTEX_NATIVE_POOL=1,
 // EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines docs/performance.md and docs/operations.md quote; BENCH_DEFERRED=0 sets
-// index.deferredWrites: false (one transaction per write-through batch).
+// index.deferredWrites: false (one transaction per write-through batch); BENCH_HISTORY=0 switches the history
+// family off (bench/history compares on and off in one run).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -131,7 +132,7 @@ async function runEngine(engine: string): Promise<void> {
         server: { port: 0 },
         log: { level: 'info' },
         auth: { mintAdminKeyOnFirstStart: false },
-        families: { transfer: { enabled: false }, files: { enabled: false } },
+        families: { transfer: { enabled: false }, files: { enabled: false }, ...(process.env.BENCH_HISTORY === '0' ? { history: { enabled: false } } : {}) },
         admission: { callsPerMinute: 10_000_000, writesPerMinute: 10_000_000, concurrency: { read: 64, write: WRITERS } },
         index: { deferredWrites: process.env.BENCH_DEFERRED !== '0' },
       }),

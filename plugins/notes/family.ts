@@ -14,11 +14,14 @@ import { manageTagsTool, renameTagTool, replaceInNoteTool } from './tools/tag-re
 import { loadGuide, renderGuide } from './lib/guide.js';
 import { notesPrompts } from './prompts.js';
 import { completeNotePath, noteResourceEvents } from './lib/note-resource.js';
+import { createNoteWriter } from './lib/note-writer.js';
 
 export default defineFamily<NotesTools>({
   name: 'notes',
   description: 'Read, navigate and safely write Markdown notes',
   requires: ['index?'],
+  // The one note-write path, for every family that writes notes (tasks, history, third parties).
+  provides: { 'note-writer': { create: createNoteWriter } },
   schemas: new URL('../../schemas/notes/', import.meta.url),
   settings: { notes: notesSettingsSchema },
   tools: {

@@ -103,6 +103,7 @@ export class Host {
     };
     services.named.set('list-events', lists);
     this.manager = new FamilyManager(services, builtinDir);
+    services.named.set('write-observers', this.manager.registry.observersService());
     this.manager.registry.vaultReadOnly = h.vault.readOnly;
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);

@@ -26,3 +26,4 @@ export { estimateTokens, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP } from './c
 export { countTokens, countTokensBound, EXACT_TOKEN_CHARS } from './tokens.js';
 export { FRONTMATTER_MAX_ALIAS_COUNT, DEFAULT_MAX_FRONTMATTER_BYTES, frontmatterBlockBytes } from './frontmatter.js';
 export { MAX_MICROMARK_NESTING, MAX_MICROMARK_CHARS } from './structure.js';
+export { unifiedPatch } from './unified-diff.js';

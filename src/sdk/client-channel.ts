@@ -16,6 +16,8 @@ export interface ClientChannel {
   log(level: ClientLogLevel, data: unknown): void;
   /** What the client said it can answer: form/URL elicitation, sampling, a roots list. */
   readonly can: { readonly elicitation: boolean; readonly sampling: boolean; readonly roots: boolean };
+  /** The name the client gave for itself (clientInfo.name), when it gave one; for attribution only. */
+  readonly clientName?: string;
   /** Answers to the input an earlier round of this call asked for, by key (untrusted client data). */
   readonly inputResponses?: Readonly<Record<string, unknown>>;
   /** The state an earlier round returned, as it returned it: the host seals it and refuses a forged, expired or foreign one before the handler runs. */

@@ -20,6 +20,7 @@ import type {
   ToolsOf,
 } from './types.js';
 import type { FamilyRefusals, RefusalSpec } from './refusals.js';
+import type { WriteObserverDeclaration } from './write-hooks.js';
 
 /** The tools of a family that names no generated tool map: any modules, checked only at run time. */
 export type UntypedTools = { readonly [tool: string]: { readonly input: any; readonly output: any } };
@@ -49,6 +50,12 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
    * once per generation, when it boots), so contributors can read settings and services.
    */
   readonly indexers?: readonly IndexContributor<any>[] | ((ctx: ContributorFactoryContext) => readonly IndexContributor<any>[]);
+  /**
+   * Observers of writes made through the tools (before a note or file is replaced, moved or removed, with
+   * the incumbent's bytes; after the write): the history family keeps prior versions this way. Like
+   * `indexers`, a function builds them once per generation from its settings and service lookups.
+   */
+  readonly writeObservers?: WriteObserverDeclaration;
   readonly routes?: FamilyRoutes;
   readonly prompts?: Readonly<Record<string, PromptDefinition>>;
   readonly resources?: readonly ResourceDefinition[];

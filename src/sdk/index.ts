@@ -14,3 +14,6 @@ export * from './client-channel.js';
 export * from './link-moves.js';
 export type { ResultPaging, BudgetCut } from './result-budget.js';
 export * from './scopes.js';
+export type * from './write-hooks.js';
+export { WRITE_OBSERVERS, NOTE_WRITER } from './write-hooks.js';
+export * from './write-path.js';

@@ -8,6 +8,7 @@ import type { IndexService } from './index-service.js';
 import { mapLimit } from './map-limit.js';
 import { Refusal, isRefusal } from './refusals.js';
 import type { ToolContext } from './types.js';
+import { observedWrite } from './write-path.js';
 
 export interface MoveWithLinksOptions {
   from: string;
@@ -144,17 +145,25 @@ export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOp
     out.diff = diffs.join('\n').slice(0, opts.maxDiffChars);
     return out;
   }
-  await ctx.vault.fs.move(from, to);
-  if (isNote(from)) await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
+  await observedWrite(ctx, { kind: 'move', target: isNote(from) ? 'note' : 'file', path: from, toPath: to }, async () => {
+    await ctx.vault.fs.move(from, to);
+    if (isNote(from)) await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
+  });
   out.moved = true;
   const rewriting = (done: number, total: number) => ctx.client.progress(50 + (50 * done) / total, 100, 'rewriting links');
   await mapLimit(plans, 8, async (p) => {
     const target = p.path === from ? to : p.path;
     try {
       const before = Buffer.from(originals.get(p.path) ?? '', 'utf8');
-      const w = await ctx.vault.fs.replace(target, Buffer.from(p.text, 'utf8'), { expectedHash: ctx.vault.fs.contentHash(before) });
+      const after = Buffer.from(p.text, 'utf8');
+      const beforeHash = ctx.vault.fs.contentHash(before);
+      const intent = { kind: 'replace' as const, target: 'note' as const, path: target, incumbent: { bytes: before, hash: beforeHash }, next: { bytes: after, hash: ctx.vault.fs.contentHash(after) } };
+      const w = await observedWrite(ctx, intent, async () => {
+        const r = await ctx.vault.fs.replace(target, after, { expectedHash: beforeHash });
+        await writeThrough(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, target, originOf(ctx.principal)));
+        return r;
+      });
       if (target === to) out.moved_hash = w.contentHash;
-      await writeThrough(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, target, originOf(ctx.principal)));
     } catch (e) {
       if (!isRefusal(e)) throw e;
       out.failures.push({ path: target, code: e.code === 'stale_precondition' ? 'concurrent_write' : e.code, message: e.message });

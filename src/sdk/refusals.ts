@@ -89,6 +89,8 @@ export const REFUSALS = {
   credential_expiring: { sentence: 'No link was minted: the calling credential expires in {secondsLeft} s, under the {minSeconds} s a link needs.', retryable: false, details: ['secondsLeft', 'minSeconds'] },
   url_refused: { sentence: 'Refused to fetch that URL: {rule}. Nothing was fetched or written.', retryable: false, details: ['rule', 'host'] },
   fetch_failed: { sentence: 'Fetching from {host} failed: {reason}. Nothing was written.', retryable: true, details: ['host', 'reason'] },
+  // write observers (any family's) and the history family
+  write_not_recorded: { sentence: 'Nothing was written to "{path}": {reason}. The operator can let writes go ahead unrecorded with {setting}.', retryable: true, details: ['path', 'reason', 'setting', 'family'] },
   // catch-all for bugs: thrown errors are reported as this, never as a family's own code
   internal: { sentence: 'An internal error occurred ({reference}); it has been logged.', retryable: true, details: ['reference'] },
 } as const satisfies Record<string, RefusalSpec>;

@@ -118,6 +118,8 @@ export interface ToolContext<Settings = Record<string, unknown>> {
   readonly server: HostInfo;
   /** Aborts when the call's deadline passes or the client goes away. */
   readonly signal: AbortSignal;
+  /** The tool being called (absent for prompts and resources): for attribution of writes. */
+  readonly tool?: string;
   /** The family's own settings (its declared sections of the config file, defaults applied). */
   readonly settings: Settings;
   /** Whether this call may write (family not read-only and principal has readwrite). */

@@ -98,7 +98,7 @@ const learned = new Map<string, Set<string>>();
 const harvest = (value: unknown) => {
   const walk = (v: unknown, key: string) => {
     if (typeof v === 'string') {
-      if (/cursor|since|(^|_)id$|url|hash|token/.test(key)) {
+      if (/cursor|since|(^|_)id$|url|hash|token|^revision$/.test(key)) {
         if (!learned.has(key)) learned.set(key, new Set());
         learned.get(key)!.add(v);
       }
@@ -128,6 +128,10 @@ t.test('user A can see what B must not (the test is not vacuous), and A\'s ident
     ['request_download', { path: A_NOTE }],
     ['request_upload', { path: 'alpha-private/upload.bin' }],
     ['get_backlinks', { path: A_NOTE }],
+    // A write, so the history family holds a revision of A's note (its id is learned and tried by B).
+    ['edit_note', { path: A_NOTE, content: '\nan edit by A', append: true }],
+    ['list_revisions', { path: A_NOTE }],
+    ['list_deleted_notes', {}],
   ];
   let seen = '';
   for (const [name, args] of asA) {

@@ -1,6 +1,6 @@
 // delete_file: soft delete (to .trash/) or permanent unlink of one non-note file, optionally hash-guarded.
 // Never deletes markdown, folders or symlinks; every mutation goes through ctx.vault.fs.
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, observedWrite, writesObserved, type ToolContext } from '../../../src/sdk/index.js';
 import { HASH_RE, isMarkdownPath } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';
@@ -17,17 +17,24 @@ async function handler(input: DeleteFileInput, ctx: ToolContext<FilesCtxSettings
   const st = await fs.stat(path);
   if (st.kind === 'directory') ctx.refuse('is_directory', { path });
   if (st.kind === 'symlink') ctx.refuse('is_symlink', { path, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
-  if (expected !== undefined) {
+  const observed = writesObserved(ctx);
+  let incumbent: { bytes: Buffer; hash: string } | undefined;
+  if (expected !== undefined || observed) {
     const limit = ctx.settings.files.maxReadBytes;
-    if (st.size > limit) ctx.refuse('precondition_unavailable', { path, size: st.size, limit });
-    const current = fs.contentHash(await fs.readBytes(path, { maxBytes: limit }));
-    if (current !== expected) ctx.refuse('stale_precondition', { path, expectedHash: expected, currentHash: current });
+    if (st.size > limit && expected !== undefined) ctx.refuse('precondition_unavailable', { path, size: st.size, limit });
+    if (st.size <= limit) {
+      const bytes = await fs.readBytes(path, { maxBytes: limit });
+      incumbent = { bytes, hash: fs.contentHash(bytes) };
+      if (expected !== undefined && incumbent.hash !== expected) ctx.refuse('stale_precondition', { path, expectedHash: expected, currentHash: incumbent.hash });
+    }
   }
+  // The write observers (history) get the bytes read above; a file over files.maxReadBytes goes without them.
+  const intent = { kind: 'remove' as const, target: 'file' as const, path, permanent: input.permanent === true, ...(incumbent ? { incumbent } : {}) };
   if (input.permanent) {
-    await fs.unlink(path);
+    await observedWrite(ctx, intent, () => fs.unlink(path));
     return { path, permanent: true, trash_path: null, size: st.size };
   }
-  const r = await fs.trash(path);
+  const r = await observedWrite(ctx, intent, () => fs.trash(path));
   return { path, permanent: false, trash_path: r.trashPath, size: st.size };
 }
 

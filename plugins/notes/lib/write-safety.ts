@@ -1,7 +1,8 @@
-// The precondition ladder every note write climbs (digest §4.3) and the one publish path with index
-// write-through. Order: malformed → no_incumbent → precondition_unavailable → required → stale → concurrent.
+// The precondition ladder every note write climbs (digest §4.3) and the one publish path with the write
+// observers and index write-through: every family's note writes end here (the `note-writer` service).
+// Order: malformed → no_incumbent → precondition_unavailable → required → stale → concurrent.
 import { frontmatterBlockBytes } from '../../../src/markdown/index.js';
-import { Refusal, isRefusal, originOf, type IndexService } from '../../../src/sdk/index.js';
+import { Refusal, isRefusal, observedWrite, originOf, writesObserved, type IndexService } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 import { loadNote, type LoadedNote } from './note-io.js';
 
@@ -52,18 +53,57 @@ export function checkSize(ctx: NotesCtx, path: string, text: string): Buffer {
   return bytes;
 }
 
+/** What publish needs of the note it replaces: the bytes and hash the write was checked against. */
+export type Incumbent = Pick<LoadedNote, 'path' | 'bytes' | 'hash'>;
+
+/** The observers' view of new bytes (hashed only when someone observes). */
+function next(ctx: NotesCtx, bytes: Buffer): { bytes: Buffer; hash: string } | undefined {
+  return writesObserved(ctx) ? { bytes, hash: ctx.vault.fs.contentHash(bytes) } : undefined;
+}
+
 /** Publish new bytes over the note we read; a change since our read is `concurrent_write`. */
-export async function publish(ctx: NotesCtx, note: LoadedNote, bytes: Buffer): Promise<string> {
+export async function publish(ctx: NotesCtx, note: Incumbent, bytes: Buffer): Promise<string> {
   try {
-    const r = await ctx.vault.fs.replace(note.path, bytes, { expectedHash: note.hash });
-    await indexWritten(ctx, note.path);
-    return r.contentHash;
+    const intent = { kind: 'replace' as const, target: 'note' as const, path: note.path, incumbent: { bytes: note.bytes, hash: note.hash }, next: next(ctx, bytes) };
+    return await observedWrite(ctx, intent, async () => {
+      const r = await ctx.vault.fs.replace(note.path, bytes, { expectedHash: note.hash });
+      await indexWritten(ctx, note.path);
+      return r.contentHash;
+    });
   } catch (e) {
     if (isRefusal(e) && (e.code === 'stale_precondition' || e.code === 'no_incumbent')) {
       throw new Refusal('concurrent_write', { path: note.path, currentHash: (e.details.currentHash as string | undefined) ?? null });
     }
     throw e;
   }
+}
+
+/** No-clobber create of a new note (`already_exists` when anything is there). */
+export async function createNote(ctx: NotesCtx, path: string, bytes: Buffer): Promise<{ contentHash: string; size: number }> {
+  return observedWrite(ctx, { kind: 'create', target: 'note', path, next: next(ctx, bytes) }, async () => {
+    const r = await ctx.vault.fs.create(path, bytes);
+    await indexWritten(ctx, path);
+    return { contentHash: r.contentHash, size: r.size };
+  });
+}
+
+/**
+ * Soft delete (or unlink) of the note we read. The trash rename and the unlink are not hash-conditional in
+ * the core: re-check right before them (the one extra read a delete pays, with or without observers).
+ */
+export async function removeNote(ctx: NotesCtx, note: Incumbent, permanent: boolean): Promise<{ trashPath?: string }> {
+  const now = ctx.vault.fs.contentHash(await ctx.vault.fs.readBytes(note.path, { maxBytes: ctx.settings.notes.write.maxNoteBytes }));
+  if (now !== note.hash) ctx.refuse('concurrent_write', { path: note.path, currentHash: now });
+  return observedWrite(ctx, { kind: 'remove', target: 'note', path: note.path, incumbent: { bytes: note.bytes, hash: note.hash }, permanent }, async () => {
+    if (permanent) {
+      await ctx.vault.fs.unlink(note.path);
+      await indexRemoved(ctx, note.path);
+      return {};
+    }
+    const r = await ctx.vault.fs.trash(note.path);
+    await indexRemoved(ctx, note.path);
+    return { trashPath: r.trashPath };
+  });
 }
 
 function index(ctx: NotesCtx): IndexService | undefined {

@@ -4,7 +4,7 @@ import { defineTool, isRefusal } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { Granularity, NotesCtx, PeriodicDefault } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
-import { indexWritten, indexService } from '../lib/write-safety.js';
+import { createNote, indexService } from '../lib/write-safety.js';
 import { bodyStartByte, deepLink, loadNote, parseNoteBounded, sliceBytes } from '../lib/note-io.js';
 import { mergePeriodicConfig, periodicPath, periodStart } from '../lib/periodic.js';
 import { readAllNotes } from '../lib/vault-scan.js';
@@ -37,9 +37,8 @@ export const getPeriodicNoteTool = defineTool<NotesTools['get_periodic_note']>({
       if (!input.create_if_missing) return { ...base, exists: false, created: false };
       // A call that asks to create was admitted as a write by the host (writesOnlyWith: create_if_missing).
       try {
-        await ctx.vault.fs.create(path, Buffer.alloc(0));
+        await createNote(ctx, path, Buffer.alloc(0));
         created = true;
-        await indexWritten(ctx, path);
       } catch (e) {
         if (!(isRefusal(e) && e.code === 'already_exists')) throw e;
       }

@@ -87,7 +87,8 @@ export const renameTagTool = defineTool<NotesTools['rename_tag']>({
     await mapLimit(planned, 8, async (p) => {
       try {
         const bytes = Buffer.from(p.after, 'utf8');
-        const hash = await publish(ctx, { path: p.path, hash: ctx.vault.fs.contentHash(Buffer.from(p.before, 'utf8')) } as Parameters<typeof publish>[1], bytes);
+        const before = Buffer.from(p.before, 'utf8');
+        const hash = await publish(ctx, { path: p.path, bytes: before, hash: ctx.vault.fs.contentHash(before) }, bytes);
         done.push({ path: p.path, occurrences: p.count, content_hash: hash });
       } catch (e) {
         if (!isRefusal(e)) throw e;

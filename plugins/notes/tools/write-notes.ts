@@ -5,7 +5,7 @@ import { defineTool } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { notePath } from '../lib/note-io.js';
-import { checkHashSyntax, checkSize, indexRemoved, indexWritten, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
+import { checkHashSyntax, checkSize, createNote, publish, readIncumbent, removeNote, unifiedDiff } from '../lib/write-safety.js';
 import { appendContent, findReplace, replaceBody, replaceSection } from '../edits/sections.js';
 import { editFrontmatter } from '../edits/frontmatter.js';
 import { keepLineEndings } from '../edits/line-endings.js';
@@ -26,8 +26,7 @@ export const createNoteTool = defineTool<NotesTools['create_note']>({
     const path = notePath(ctx, input.path);
     if (input.expected_hash !== undefined) ctx.refuse('no_incumbent', { path });
     const bytes = checkSize(ctx, path, input.content);
-    const r = await ctx.vault.fs.create(path, bytes);
-    await indexWritten(ctx, path);
+    const r = await createNote(ctx, path, bytes);
     return { path, changed: true, dry_run: false, content_hash: r.contentHash, message: `Created note: ${path} (${r.size} bytes)` };
   },
   render: renderWrite,
@@ -122,17 +121,13 @@ export const deleteNoteTool = defineTool<NotesTools['delete_note']>({
     checkHashSyntax(ctx, input.expected_hash);
     const path = notePath(ctx, input.path);
     const note = await readIncumbent(ctx, path, input.expected_hash);
-    // The trash rename and the unlink are not hash-conditional in the core: re-check right before them.
-    const now = ctx.vault.fs.contentHash(await ctx.vault.fs.readBytes(path, { maxBytes: ctx.settings.notes.write.maxNoteBytes }));
-    if (now !== note.hash) ctx.refuse('concurrent_write', { path, currentHash: now });
     if (input.permanent) {
-      await ctx.vault.fs.unlink(path);
-      await indexRemoved(ctx, path);
+      await removeNote(ctx, note, true);
       return { path, permanent: true, previous_hash: note.hash, message: `Permanently deleted: ${path}` };
     }
-    const r = await ctx.vault.fs.trash(path);
-    await indexRemoved(ctx, path);
-    return { path, permanent: false, trash_path: r.trashPath, previous_hash: note.hash, message: `Soft-deleted: ${path} → ${r.trashPath}` };
+    const r = await removeNote(ctx, note, false);
+    const trashPath = r.trashPath ?? '';
+    return { path, permanent: false, trash_path: trashPath, previous_hash: note.hash, message: `Soft-deleted: ${path} → ${trashPath}` };
   },
   render: (o) => o.message,
 });

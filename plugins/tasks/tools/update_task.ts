@@ -1,10 +1,8 @@
 // update_task: set or toggle one checkbox task's status in place, adding/removing the ✅ (and ❌) date and
 // writing a recurring task's next occurrence the way the Tasks plugin does, bound to the bytes read.
-// Touches only that line (plus the inserted occurrence); never writes outside the notes write path.
-import type { IndexService } from '../../../src/sdk/index-service.js';
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+// Touches only that line (plus the inserted occurrence); writes only through the note-writer service.
+import { defineTool, NOTE_WRITER, type NoteWriter, type ToolContext } from '../../../src/sdk/index.js';
 import type { TasksTools } from '../../../src/generated/tasks/index.js';
-import { originOf } from '../../../src/sdk/define-family.js';
 import { recurrenceOptions } from '../plugin-options.js';
 import { nextOccurrence, parseRecurrence } from '../recurrence.js';
 import { addField, CANCELLED_FIELD, DONE_FIELD, nextOccurrenceLine, readFields, TASK_LINE } from '../task-line.js';
@@ -15,19 +13,18 @@ type NextOccurrence = NonNullable<Output['next_occurrence']>;
 export const updateTask = defineTool<TasksTools['update_task']>({
   async handler(input, ctx: ToolContext<any>) {
     if (input.status !== undefined && input.done !== undefined) ctx.refuse('invalid_arguments', { problems: 'give status or done, not both' });
-    const fs = ctx.vault.fs;
-    const bytes = await fs.readBytes(input.path);
-    const hash = fs.contentHash(bytes);
-    if (input.expected_hash !== undefined && input.expected_hash !== hash) {
-      ctx.refuse('stale_precondition', { path: input.path, expectedHash: input.expected_hash, currentHash: hash });
-    }
-    const lines = bytes.toString('utf8').split('\n');
+    const writer = ctx.service<NoteWriter>(NOTE_WRITER);
+    writer.checkHash(ctx, input.expected_hash);
+    const path = writer.notePath(ctx, input.path);
+    const note = await writer.read(ctx, path, input.expected_hash);
+    const hash = note.hash;
+    const lines = note.text.split('\n');
     const idx = input.line - 1;
-    if (idx < 0 || idx >= lines.length) ctx.refuse('invalid_arguments', { problems: `line ${input.line} is past the end of "${input.path}" (${lines.length} lines)` });
+    if (idx < 0 || idx >= lines.length) ctx.refuse('invalid_arguments', { problems: `line ${input.line} is past the end of "${path}" (${lines.length} lines)` });
     const cr = lines[idx].endsWith('\r') ? '\r' : '';
     const body = cr ? lines[idx].slice(0, -1) : lines[idx];
     const m = TASK_LINE.exec(body);
-    if (!m) ctx.refuse('invalid_arguments', { problems: `line ${input.line} of "${input.path}" is not a checkbox task (list it with list_tasks)` });
+    if (!m) ctx.refuse('invalid_arguments', { problems: `line ${input.line} of "${path}" is not a checkbox task (list it with list_tasks)` });
     const [, head, old, close, rest0] = m;
     const wasDone = old === 'x' || old === 'X';
     const next = input.status ?? (input.done === undefined ? (wasDone ? ' ' : 'x') : input.done ? 'x' : ' ');
@@ -40,7 +37,7 @@ export const updateTask = defineTool<TasksTools['update_task']>({
     if (next !== '-' && old === '-') rest = rest.replace(CANCELLED_FIELD, '');
     const updated = `${head}${next}${close}${rest}`;
     const fields = readFields(rest0);
-    const base = { path: input.path, previous_status: old, status: next, text: updated, recurrence: fields.recurrence };
+    const base = { path, previous_status: old, status: next, text: updated, recurrence: fields.recurrence };
     if (updated === body) {
       return { ...base, line: input.line, content_hash: hash, changed: false, next_occurrence: null, completed_removed: false, recurrence_problem: null };
     }
@@ -69,8 +66,7 @@ export const updateTask = defineTool<TasksTools['update_task']>({
         occurrence = { line: occLine, text, ...dates };
       }
     }
-    const written = await fs.replace(input.path, Buffer.from(out.join('\n'), 'utf8'), { expectedHash: hash });
-    if (ctx.hasService('index')) await ctx.service<IndexService>('index').noteWritten(ctx.vault.id, input.path, originOf(ctx.principal));
+    const written = await writer.replace(ctx, note, writer.checkSize(ctx, path, out.join('\n')));
     return {
       ...base, line: taskLine, content_hash: written.contentHash, changed: true,
       next_occurrence: occurrence, completed_removed: removed, recurrence_problem: problem,

@@ -103,7 +103,7 @@ export class ToolDispatcher {
       const timeoutMs = this.settings.callTimeoutMs;
       const deadline = AbortSignal.timeout(timeoutMs);
       const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-      const ctx = this.contextFor(entry.generation, principal, signal, options.client);
+      const ctx = { ...this.contextFor(entry.generation, principal, signal, options.client), tool: tool.name };
       const handle = async (args: Record<string, unknown>): Promise<unknown> => {
         const output = await raceAbort(Promise.resolve().then(() => tool.module.handler(args, ctx)), signal, timeoutMs);
         if (isInputNeeded(output)) return output;

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { createContainer, asValue, type AwilixContainer } from 'awilix';
 import type { DefinedFamily } from '../../sdk/define-family.js';
 import type { FamilyRouteContext, IndexContributor, ServiceFactoryContext } from '../../sdk/types.js';
+import type { WriteObserver } from '../../sdk/write-hooks.js';
 import type { CompiledTool } from './tool-compiler.js';
 import type { HostServices } from './host-services.js';
 
@@ -29,6 +30,8 @@ export class FamilyGeneration {
   readonly tools: ReadonlyMap<string, CompiledTool>;
   /** This generation's index contributors (a family may build them from its settings and services). */
   indexers: readonly IndexContributor<any>[] = [];
+  /** This generation's write observers (built like its indexers). */
+  writeObservers: readonly WriteObserver[] = [];
   /** Scoped container: host values plus this family's own services. */
   readonly container: AwilixContainer;
   readonly provided = new Map<string, unknown>();
@@ -79,6 +82,8 @@ export class FamilyGeneration {
     }
     const indexers = this.family.indexers;
     this.indexers = typeof indexers === 'function' ? indexers({ settings: this.settings, log: host.log, service, hasService }) : (indexers ?? []);
+    const observers = this.family.writeObservers;
+    this.writeObservers = typeof observers === 'function' ? observers({ settings: this.settings, log: host.log, service, hasService }) : (observers ?? []);
     if (this.family.routes) {
       const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
       const routeCtx: FamilyRouteContext = { server: host.server, db: host.database.db, log: host.log, settings: this.settings, service, hasService, vault: (id) => host.vault(id) };

@@ -3,6 +3,7 @@
 import { EventEmitter } from 'node:events';
 import type { IndexContributor, Principal, PromptDefinition, ResourceDefinition } from '../../sdk/types.js';
 import { mayRead, mayWrite } from '../../sdk/scopes.js';
+import type { WriteEvent, WriteObserver, WriteObservers } from '../../sdk/write-hooks.js';
 import type { FamilyGeneration } from './generation.js';
 import type { CompiledTool } from './tool-compiler.js';
 
@@ -157,6 +158,42 @@ export class FamilyRegistry extends EventEmitter {
     const out: Array<{ family: string; contributor: IndexContributor<any> }> = [];
     for (const gen of this.snap.generations.values()) for (const c of gen.indexers) out.push({ family: gen.name, contributor: c });
     return out;
+  }
+
+  /** Every serving family's write observers, in family order. */
+  writeObservers(): Array<{ family: string; observer: WriteObserver }> {
+    const out: Array<{ family: string; observer: WriteObserver }> = [];
+    for (const gen of this.snap.generations.values()) for (const o of gen.writeObservers) out.push({ family: gen.name, observer: o });
+    return out;
+  }
+
+  /**
+   * The host service `write-observers`: each call runs the observers serving at that moment, so a
+   * family switched off stops observing at the next write. A `before` that throws refuses the write.
+   */
+  observersService(): WriteObservers {
+    const registry = this;
+    return {
+      get active() {
+        for (const gen of registry.snap.generations.values()) if (gen.writeObservers.length) return true;
+        return false;
+      },
+      async before(event: WriteEvent) {
+        for (const { observer } of registry.writeObservers()) if (observer.before) await observer.before(event);
+      },
+      async after(event: WriteEvent) {
+        const failures: unknown[] = [];
+        for (const { observer } of registry.writeObservers()) {
+          if (!observer.after) continue;
+          try {
+            await observer.after(event);
+          } catch (e) {
+            failures.push(e);
+          }
+        }
+        if (failures.length) throw failures[0];
+      },
+    };
   }
 
   /** A service provided by a serving family, or undefined. */

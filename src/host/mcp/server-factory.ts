@@ -1,7 +1,7 @@
 // Builds one low-level MCP `Server` (SDK v2) bound to a principal, answering from the live family
 // registry, for either protocol era. Knows nothing about transports: the HTTP and stdio modules serve
 // what this returns, per request (2026-07-28 and session-less 2025 requests) or per session.
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, ProtocolError, ProtocolErrorCode, Server, type CacheHint, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, inputRequired, ProtocolError, ProtocolErrorCode, Server, type CacheHint, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import { isInputNeeded, type ClientChannel, type ClientLogLevel, type InputNeeded } from '../../sdk/client-channel.js';
 import { Refusal, isRefusal } from '../../sdk/refusals.js';
 import type { Principal } from '../../sdk/types.js';
@@ -250,6 +250,8 @@ function channelFor(server: Server, ctx: ServerContext): ClientChannel {
   const caps: ClientCapabilities = server.getClientCapabilities() ?? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {};
   let last = -Infinity;
   const state = ctx.mcpReq.requestState();
+  const info = server.getClientVersion() ?? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined);
+  const clientName = typeof info?.name === 'string' ? info.name.slice(0, 200) : undefined;
   return {
     progress(progress, total, message) {
       if (token === undefined || !(progress > last)) return;
@@ -260,6 +262,7 @@ function channelFor(server: Server, ctx: ServerContext): ClientChannel {
       void ctx.mcpReq.log(level, data, SERVER_NAME).catch(() => undefined);
     },
     can: { elicitation: caps.elicitation !== undefined, sampling: caps.sampling !== undefined, roots: caps.roots !== undefined },
+    ...(clientName ? { clientName } : {}),
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     ...(typeof state === 'string' ? { requestState: state } : {}),
   };

@@ -57,6 +57,8 @@ export interface TestServer {
   readonly key: string;
   readonly readKey: string;
   connect(options?: { key?: string; name?: string }): Promise<Client>;
+  /** Stop the host and start it again on the same vault, database and config (clients must reconnect). */
+  restart(): Promise<void>;
   /** Rewrite the config file (merged over the original) and wait for the reload to apply. */
   rewriteConfig(raw: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
@@ -126,14 +128,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   writeFileSync(configFile, YAML.stringify(raw));
   const settings = loadSettings({ file: configFile, env: options.env ?? {}, cwd: dir });
   const builtinDir = options.builtinDir === null ? path.join(dir, 'no-builtins') : options.builtinDir;
-  const host = await Host.start({ settings, http: options.http ?? true, builtinDir, log: createLogger(options.logLevel ?? 'silent') });
+  const startHost = () => Host.start({ settings, http: options.http ?? true, builtinDir, log: createLogger(options.logLevel ?? 'silent') });
+  let host = await startHost();
   const db = host.database.db;
   const key = (await createApiKey(db, { name: 'test-rw', scope: 'readwrite', vaultId: host.vaultHandle.id })).raw;
   const readKey = (await createApiKey(db, { name: 'test-ro', scope: 'read', vaultId: host.vaultHandle.id })).raw;
   const clients: Client[] = [];
   return {
-    host,
-    url: host.url,
+    get host() {
+      return host;
+    },
+    get url() {
+      return host.url;
+    },
     dir,
     vaultDir,
     configFile,
@@ -147,6 +154,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await client.connect(transport);
       clients.push(client);
       return client;
+    },
+    async restart() {
+      await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
+      await host.close();
+      host = await startHost();
     },
     async rewriteConfig(patch) {
       raw = { ...raw, ...patch };

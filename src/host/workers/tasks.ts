@@ -1,8 +1,7 @@
 // Built-in worker tasks: CPU-heavy pure functions run off the event loop. Each takes and returns
 // structured-clone-able data. Never does I/O.
 import { createHash } from 'node:crypto';
-import { createTwoFilesPatch } from 'diff';
-import { countTokens, countTokensBound, parseNote } from '../../markdown/index.js';
+import { countTokens, countTokensBound, parseNote, unifiedPatch } from '../../markdown/index.js';
 
 export type WorkerTask = (payload: any) => unknown;
 
@@ -10,7 +9,7 @@ export const builtinTasks: Record<string, WorkerTask> = {
   echo: (payload) => payload,
   sha256: (payload: { bytes: Uint8Array }) => 'sha256:' + createHash('sha256').update(payload.bytes).digest('hex'),
   'unified-diff': (payload: { path: string; before: string; after: string; context?: number }) =>
-    createTwoFilesPatch(`a/${payload.path}`, `b/${payload.path}`, payload.before, payload.after, undefined, undefined, { context: payload.context ?? 3 }),
+    unifiedPatch(payload.path, payload.before, payload.after, payload.context ?? 3),
   // cl100k token counts for read results (the encoder loads once per worker thread).
   'count-tokens': (payload: { texts: string[] }) => Promise.all(payload.texts.map((t) => countTokens(t))),
   // The result budget's count: whole-text cl100k counts, never sampled, at or just above the real encoder's.

@@ -21,10 +21,11 @@ const refusalOf = (r: unknown) => refusalOfResult(r as { isError?: boolean; cont
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
 const corpus = corpusPath('obsidian-tasks-demo');
+// update_task writes through the notes family's note-writer, so the notes family is loaded beside tasks.
 const server = await startTestServer({
   builtinDir: null,
   copyVaultFrom: corpus,
-  config: { plugins: [path.join(root, 'plugins/tasks')], tasks: { statuses: { '!': 'todo' } }, index: { watch: false, reconcileSeconds: 0 } },
+  config: { plugins: [path.join(root, 'plugins/notes'), path.join(root, 'plugins/tasks')], tasks: { statuses: { '!': 'todo' } }, index: { watch: false, reconcileSeconds: 0 } },
 });
 t.teardown(() => server.close());
 const client = await server.connect();

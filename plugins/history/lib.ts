@@ -1,0 +1,112 @@
+// Shared pieces of the history tools: revision ids, the revision as tools show it, paths, the live
+// note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
+import { unifiedPatch } from '../../src/markdown/index.js';
+import { isRefusal, type ToolContext } from '../../src/sdk/index.js';
+import type { HistoryTools } from '../../src/generated/history/index.js';
+import { historySettings } from './recorder.js';
+import type { HistorySettings } from './settings.js';
+import { blob, revision, type RevisionRow } from './store.js';
+import { historyRefusals } from './refusals.js';
+
+export type RevisionOut = HistoryTools['list_revisions']['output']['revisions'][number];
+
+export function settingsOf(ctx: ToolContext<any>): HistorySettings {
+  return historySettings(ctx.settings as Record<string, unknown>);
+}
+
+export const revisionId = (id: string | number): string => `rev-${id}`;
+
+/** rev-<n> → n, or undefined for anything else (refused by the caller as unknown_revision). */
+export function parseRevisionId(text: string): number | undefined {
+  const m = /^rev-(\d{1,15})$/.exec(text.trim());
+  return m ? Number(m[1]) : undefined;
+}
+
+/** A path as history keys it: a name without an extension is a note (`.md` added), as the notes tools do. */
+export function historyPath(ctx: ToolContext<any>, input: string): string {
+  const last = input.split('/').pop() ?? '';
+  return ctx.vault.fs.checkPath(last.includes('.') ? input : `${input}.md`);
+}
+
+export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
+  const agent = r.actor_kind !== 'human';
+  return {
+    revision: revisionId(r.id),
+    kind: r.kind,
+    at: new Date(r.at).toISOString(),
+    path: r.path,
+    from_path: r.from_path,
+    content_hash: r.hash,
+    previous_hash: r.previous_hash,
+    size: r.size,
+    skipped: r.skipped,
+    by: agent ? r.actor_kind : 'human/sync',
+    by_name: r.actor_name,
+    credential: r.actor_id,
+    user: r.user_name,
+    client: r.client_name,
+    tool: r.tool,
+    event: r.event_id === null ? null : `ev:${r.event_id}`,
+    you: agent && r.actor_id === ctx.principal.id,
+  };
+}
+
+/** The revision `id` of `path` in the caller's vault, or unknown_revision (another vault's, another note's, pruned). */
+export async function findRevision(ctx: ToolContext<any>, path: string, id: string): Promise<RevisionRow> {
+  const n = parseRevisionId(id);
+  const row = n === undefined ? undefined : await revision(ctx.db, ctx.vault.id, n);
+  if (!row || row.path !== path) historyRefusals.refuse('unknown_revision', { path, revision: id });
+  return row;
+}
+
+/** The bytes a revision names, or undefined when its version was skipped or pruned. */
+export async function versionBytes(ctx: ToolContext<any>, row: RevisionRow): Promise<Buffer | undefined> {
+  if (row.hash === null) return undefined;
+  return blob(ctx.db, ctx.vault.id, row.hash);
+}
+
+/** The file at `path` now, or null when there is none. */
+export async function currentBytes(ctx: ToolContext<any>, path: string, maxBytes: number): Promise<Buffer | null> {
+  try {
+    return await ctx.vault.fs.readBytes(path, { maxBytes });
+  } catch (e) {
+    if (isRefusal(e) && e.code === 'not_found') return null;
+    throw e;
+  }
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+/** Text when the bytes are UTF-8 without NULs, else undefined (binary: summarised, never diffed). */
+export function asText(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Texts up to this size together are diffed on the event loop (a worker hop costs more than the diff). */
+const INLINE_DIFF_CHARS = 32 * 1024;
+
+/** A unified diff (the dry runs' helper; in the worker pool for large texts), cut at history.maxDiffChars. */
+export async function boundedDiff(ctx: ToolContext<any>, path: string, before: string, after: string): Promise<{ diff: string; truncated: boolean }> {
+  if (before === after) return { diff: '', truncated: false };
+  const diff = before.length + after.length <= INLINE_DIFF_CHARS
+    ? unifiedPatch(path, before, after, 3)
+    : await ctx.workers.run<string>('unified-diff', { path, before, after, context: 3 }, { signal: ctx.signal });
+  const max = settingsOf(ctx).maxDiffChars;
+  return diff.length > max ? { diff: `${diff.slice(0, max)}\n… (diff cut at history.maxDiffChars = ${max} characters)`, truncated: true } : { diff, truncated: false };
+}
+
+export function cursorOf(rows: readonly RevisionRow[], limit: number): string | null {
+  return rows.length > limit ? `before:${rows[limit - 1].id}` : null;
+}
+
+export function parseCursor(ctx: ToolContext<any>, cursor: string | undefined): number | null {
+  if (cursor === undefined) return null;
+  const m = /^before:(\d{1,15})$/.exec(cursor);
+  if (!m) ctx.refuse('invalid_arguments', { problems: 'cursor must be a next_cursor this tool returned' });
+  return Number(m[1]);
+}

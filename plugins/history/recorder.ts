@@ -1,0 +1,138 @@
+// The history family's write observer and its service: keep the version a tool is about to replace,
+// move or remove (and the outside editor's version before an agent's first write), then the revision
+// once the write is done. Refuses the write when the prior version cannot be kept, unless the operator
+// chose history.onRecordFailure: write. Never reads the vault: the writer hands over the bytes.
+import { sql } from 'kysely';
+import { Refusal, isRefusal, type ContributorFactoryContext, type Database, type Logger, type ServiceFactoryContext, type WriteEvent, type WriteObserver } from '../../src/sdk/index.js';
+import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
+import { addRevision, keepIncumbent, latest, prune, storeSize, type StoreSize } from './store.js';
+
+export const HISTORY_SERVICE = 'history';
+/** Paths whose latest kept hash the recorder remembers (an LRU-ish bound on its memory). */
+const LATEST_KEPT_MAX = 10_000;
+
+export function historySettings(raw: Readonly<Record<string, unknown>>): HistorySettings {
+  return { ...HISTORY_DEFAULTS, ...(raw.history as Partial<HistorySettings> | undefined) };
+}
+
+/** The service `history`: the store's database, settings, prune and size (for /health and the CLI). */
+export class HistoryRecorder {
+  private feedTable: Promise<boolean> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private pruning: Promise<unknown> | undefined;
+  /**
+   * The hash of the latest revision this recorder wrote per (vault, path), whose version is stored: an
+   * agent editing a note again finds its incumbent here and `before` costs no statement. Bounded; cleared
+   * by every prune (which may drop versions).
+   */
+  private readonly latestKept = new Map<string, string>();
+
+  constructor(readonly db: Database, readonly settings: HistorySettings, private readonly log: Logger) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.prune().catch((e) => this.log.warn({ err: (e as Error).message }, 'history prune failed')), this.settings.pruneIntervalMinutes * 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** One prune at a time: by age (history.retentionDays), then by size (history.maxStoreBytes). */
+  prune(now?: Date): Promise<{ revisions: number; versions: number }> {
+    this.latestKept.clear();
+    const run = (this.pruning as Promise<{ revisions: number; versions: number }> | undefined) ?? prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now).finally(() => (this.pruning = undefined));
+    this.pruning = run;
+    return run;
+  }
+
+  size(vaultId?: number): Promise<StoreSize> {
+    return storeSize(this.db, vaultId);
+  }
+
+  /** Whether the change feed's table is there to link revisions to their events (checked once). */
+  private linkEvents(): Promise<boolean> {
+    this.feedTable ??= sql<{ t: string | null }>`SELECT to_regclass('change_events')::text AS t`.execute(this.db).then((r) => r.rows[0]?.t != null, () => false);
+    return this.feedTable;
+  }
+
+  private tooLarge(size: number): string | null {
+    return size > this.settings.maxVersionBytes ? `larger than history.maxVersionBytes (${size} > ${this.settings.maxVersionBytes} bytes)` : null;
+  }
+
+  private remember(vaultId: number, path: string, hash: string | null): void {
+    const key = `${vaultId}\u0000${path}`;
+    this.latestKept.delete(key);
+    if (hash === null) return;
+    if (this.latestKept.size >= LATEST_KEPT_MAX) this.latestKept.delete(this.latestKept.keys().next().value as string);
+    this.latestKept.set(key, hash);
+  }
+
+  async before(e: WriteEvent): Promise<void> {
+    if (!e.incumbent) return;
+    if (this.latestKept.get(`${e.vaultId}\u0000${e.path}`) === e.incumbent.hash) return;
+    const size = e.incumbent.bytes.length;
+    const skipped = this.tooLarge(size);
+    await this.guard(e, () => keepIncumbent(this.db, e.vaultId, e.path, e.target, skipped ? null : { hash: e.incumbent!.hash, bytes: e.incumbent!.bytes }, e.incumbent!.hash, size, skipped, e.at));
+  }
+
+  async after(e: WriteEvent): Promise<void> {
+    const base = { vaultId: e.vaultId, target: e.target, actor: e.origin, user: e.user ?? null, client: e.client ?? null, tool: e.tool ?? null, at: new Date() };
+    const link = await this.linkEvents();
+    if (e.kind === 'create' || e.kind === 'replace') {
+      if (!e.next) return;
+      const skipped = this.tooLarge(e.next.bytes.length);
+      const rev = { ...base, path: e.path, kind: e.kind === 'create' ? ('create' as const) : ('write' as const), hash: e.next.hash, previousHash: e.incumbent?.hash ?? null, size: e.next.bytes.length, skipped };
+      this.remember(e.vaultId, e.path, null);
+      await addRevision(this.db, rev, skipped ? null : { hash: e.next.hash, bytes: e.next.bytes }, link);
+      if (!skipped) this.remember(e.vaultId, e.path, e.next.hash);
+    } else if (e.kind === 'remove') {
+      this.remember(e.vaultId, e.path, null);
+      const hash = e.incumbent?.hash ?? null;
+      await addRevision(this.db, { ...base, path: e.path, kind: 'delete', hash, previousHash: hash, size: e.incumbent?.bytes.length ?? null, skipped: e.incumbent ? this.tooLarge(e.incumbent.bytes.length) : 'not read (over the files read limit)' }, null, link);
+    } else if (e.kind === 'move' && e.toPath) {
+      this.remember(e.vaultId, e.path, null);
+      this.remember(e.vaultId, e.toPath, null);
+      const last = await latest(this.db, e.vaultId, e.path);
+      await addRevision(this.db, { ...base, path: e.toPath, kind: 'move', hash: last?.hash ?? null, previousHash: last?.hash ?? null, fromPath: e.path, size: last?.size ?? null, skipped: last ? last.skipped : 'moved before any version was recorded' }, null, link);
+    }
+  }
+
+  /** A failure to keep the prior version refuses the write (history.onRecordFailure: refuse) or is logged. */
+  private async guard(e: WriteEvent, run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (err) {
+      if (isRefusal(err)) throw err;
+      const reason = `the history family could not keep its prior version (${(err as Error).message.slice(0, 200)})`;
+      if (this.settings.onRecordFailure === 'write') {
+        this.log.warn({ path: e.path, err: (err as Error).message }, 'history: prior version not recorded; writing anyway (history.onRecordFailure: write)');
+        return;
+      }
+      throw new Refusal('write_not_recorded', { path: e.path, reason, setting: 'history.onRecordFailure', family: 'history' });
+    }
+  }
+}
+
+export const historyProvider = {
+  create(ctx: ServiceFactoryContext): HistoryRecorder {
+    const r = new HistoryRecorder(ctx.db, historySettings(ctx.settings), ctx.log);
+    r.start();
+    return r;
+  },
+  dispose(r: HistoryRecorder): void {
+    r.stop();
+  },
+};
+
+/** The family's write observer: resolved per write, so a reload's new recorder takes over at once. */
+export function historyObservers(ctx: ContributorFactoryContext): WriteObserver[] {
+  const recorder = () => (ctx.hasService(HISTORY_SERVICE) ? ctx.service<HistoryRecorder>(HISTORY_SERVICE) : undefined);
+  return [
+    {
+      name: 'history',
+      before: async (e) => recorder()?.before(e),
+      after: async (e) => recorder()?.after(e),
+    },
+  ];
+}

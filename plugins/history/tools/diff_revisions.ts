@@ -1,0 +1,39 @@
+// diff_revisions: a bounded unified diff between two kept versions, or a version and the note now.
+import { defineTool } from '../../../src/sdk/index.js';
+import type { HistoryTools } from '../../../src/generated/history/index.js';
+import { asText, boundedDiff, currentBytes, findRevision, historyPath, settingsOf, versionBytes } from '../lib.js';
+import type { HistoryCtx } from '../settings.js';
+import { historyRefusals } from '../refusals.js';
+
+/** The bytes of `rev` (a revision id or `current`), with its hash. */
+async function side(ctx: HistoryCtx, path: string, rev: string): Promise<{ bytes: Buffer | null; hash: string | null }> {
+  if (rev === 'current') {
+    const bytes = await currentBytes(ctx, path, settingsOf(ctx).maxVersionBytes);
+    return { bytes, hash: bytes ? ctx.vault.fs.contentHash(bytes) : null };
+  }
+  const row = await findRevision(ctx, path, rev);
+  const bytes = await versionBytes(ctx, row);
+  if (!bytes) historyRefusals.refuse('unknown_revision', { path, revision: rev }, `The content of revision "${rev}" of "${path}" is not kept (${row.skipped ?? 'pruned'}); it cannot be diffed.`);
+  return { bytes, hash: row.hash };
+}
+
+export const diffRevisions = defineTool<HistoryTools['diff_revisions']>({
+  async handler(input, ctx: HistoryCtx) {
+    const path = historyPath(ctx, input.path);
+    const to = input.to ?? 'current';
+    const a = await side(ctx, path, input.from);
+    const b = await side(ctx, path, to);
+    const base = { path, from: input.from, to, from_hash: a.hash, to_hash: b.hash, changed: a.hash !== b.hash };
+    const before = a.bytes ? asText(a.bytes) : '';
+    const after = b.bytes ? asText(b.bytes) : '';
+    if (before === undefined || after === undefined) {
+      return { ...base, binary: true, truncated: false, diff: `Binary content is not diffed: ${a.bytes?.length ?? 0} bytes (${a.hash ?? 'absent'}) → ${b.bytes?.length ?? 0} bytes (${b.hash ?? 'absent'}).` };
+    }
+    const d = await boundedDiff(ctx, path, before, after);
+    return { ...base, binary: false, ...d };
+  },
+  render(o) {
+    const head = `${o.path}: ${o.from} (${o.from_hash ?? 'absent'}) → ${o.to} (${o.to_hash ?? 'absent'})`;
+    return o.changed ? `${head}\n\n${o.diff}` : `${head}: no changes`;
+  },
+});

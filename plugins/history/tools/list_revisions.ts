@@ -1,0 +1,24 @@
+// list_revisions: the kept versions of one note or file, newest first, with who made each. Read-only.
+import { defineTool } from '../../../src/sdk/index.js';
+import type { HistoryTools } from '../../../src/generated/history/index.js';
+import { currentBytes, cursorOf, historyPath, parseCursor, settingsOf, toOut } from '../lib.js';
+import { listRevisions as rows } from '../store.js';
+
+export const listRevisions = defineTool<HistoryTools['list_revisions']>({
+  async handler(input, ctx) {
+    const path = historyPath(ctx, input.path);
+    const limit = Math.min(input.limit ?? 20, settingsOf(ctx).listCap);
+    const found = await rows(ctx.db, ctx.vault.id, path, limit + 1, parseCursor(ctx, input.cursor));
+    const now = await currentBytes(ctx, path, settingsOf(ctx).maxVersionBytes).catch(() => null);
+    return { path, current_hash: now ? ctx.vault.fs.contentHash(now) : null, revisions: found.slice(0, limit).map((r) => toOut(ctx, r)), next_cursor: cursorOf(found, limit) };
+  },
+  render(o) {
+    if (o.revisions.length === 0) return `No revisions of ${o.path} are kept (current_hash: ${o.current_hash ?? 'none — no such file'}).`;
+    const lines = o.revisions.map((r) => {
+      const who = r.by === 'human/sync' ? 'human/sync' : `${r.by_name ?? r.credential}${r.you ? ' (you)' : ''}${r.client ? ` via ${r.client}` : ''}${r.tool ? ` · ${r.tool}` : ''}`;
+      const where = r.kind === 'move' ? ` from ${r.from_path}` : '';
+      return `${r.revision} ${r.at} ${r.kind}${where} by ${who} — ${r.content_hash ?? '(no content)'} ${r.size ?? '?'} bytes${r.skipped ? ` [not kept: ${r.skipped}]` : ''}`;
+    });
+    return [`Revisions of ${o.path}, newest first (current_hash: ${o.current_hash ?? 'none'}):`, ...lines, ...(o.next_cursor ? [`More: cursor=${o.next_cursor}`] : [])].join('\n');
+  },
+});

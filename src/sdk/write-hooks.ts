@@ -1,0 +1,95 @@
+// The write-observer contract and the one note-write service, as every family sees them. A family
+// declares `writeObservers` (like index contributors); whoever publishes or removes vault bytes calls
+// the host's `write-observers` service with the incumbent it already read. Declarations only.
+import type { ChangeOrigin, ContributorFactoryContext, ToolContext } from './types.js';
+
+/** What is about to happen to the file at `path`. */
+export type WriteKind = 'create' | 'replace' | 'move' | 'remove';
+
+/** One write, as observers see it: the incumbent's bytes are the ones the writer read for its hash check. */
+export interface WriteEvent {
+  readonly vaultId: number;
+  readonly kind: WriteKind;
+  /** The path written (for a move: where the file was). */
+  readonly path: string;
+  /** For a move: where the file goes. */
+  readonly toPath?: string;
+  /** `note` for markdown notes, `file` for anything the files family writes. */
+  readonly target: 'note' | 'file';
+  /** The bytes being replaced, moved or removed (absent for a create). */
+  readonly incumbent?: { readonly bytes: Uint8Array; readonly hash: string };
+  /** The bytes being published (create, replace); absent for move and remove. */
+  readonly next?: { readonly bytes: Uint8Array; readonly hash: string };
+  /** Soft delete (into .trash) or permanent. */
+  readonly permanent?: boolean;
+  /** Who writes: the credential, its user, the MCP client's own name, and the tool. */
+  readonly origin?: ChangeOrigin;
+  readonly user?: string;
+  readonly client?: string;
+  readonly tool?: string;
+  readonly at: Date;
+}
+
+/**
+ * A family's observer of writes made through Exocortex's tools. `before` runs before the bytes are
+ * published or removed, and may refuse the write by throwing a Refusal (history: its store is full);
+ * `after` runs once the write (and its index write-through) is done. Neither may read the vault.
+ */
+export interface WriteObserver {
+  readonly name: string;
+  before?(event: WriteEvent): Promise<void>;
+  after?(event: WriteEvent): Promise<void>;
+}
+
+export type WriteObserverDeclaration = readonly WriteObserver[] | ((ctx: ContributorFactoryContext) => readonly WriteObserver[]);
+
+/** The host service `write-observers`: runs every serving family's observers, in family order. */
+export interface WriteObservers {
+  before(event: WriteEvent): Promise<void>;
+  after(event: WriteEvent): Promise<void>;
+  /** Whether any serving family observes writes (writers may skip building events when none does). */
+  readonly active: boolean;
+}
+
+export const WRITE_OBSERVERS = 'write-observers';
+export const NOTE_WRITER = 'note-writer';
+
+/** A note as the write path read it (strict UTF-8, under the write cap), bound to its hash. */
+export interface NoteIncumbent {
+  readonly path: string;
+  readonly text: string;
+  readonly bytes: Buffer;
+  readonly hash: string;
+}
+
+export interface NoteWriteResult {
+  readonly path: string;
+  readonly contentHash: string;
+  readonly previousHash?: string;
+  readonly size: number;
+}
+
+/**
+ * The one note-write path (service `note-writer`, provided by the notes family): path normalisation
+ * (`.md` added), the precondition ladder (malformed → no_incumbent → precondition_unavailable →
+ * precondition_required → stale), size caps, no-clobber publish, the write observers, index
+ * write-through and change-feed attribution. Each method takes the calling tool's ctx.
+ */
+export interface NoteWriter {
+  /** `.md` added when missing, then the vault's path check. */
+  notePath(ctx: ToolContext<any>, path: string): string;
+  /** Refuse a malformed expected_hash (step 1, before any path work). */
+  checkHash(ctx: ToolContext<any>, expectedHash: string | undefined): void;
+  /** Read the incumbent and climb the ladder (expected_hash, notes.write.preconditionRequired). */
+  read(ctx: ToolContext<any>, path: string, expectedHash: string | undefined): Promise<NoteIncumbent>;
+  /** Size and frontmatter caps for new content; the bytes to publish. */
+  checkSize(ctx: ToolContext<any>, path: string, text: string): Buffer;
+  /** Publish over the incumbent; someone else's change since the read is `concurrent_write`. */
+  replace(ctx: ToolContext<any>, incumbent: NoteIncumbent, bytes: Buffer): Promise<NoteWriteResult>;
+  /** No-clobber create (`already_exists`). */
+  create(ctx: ToolContext<any>, path: string, bytes: Buffer): Promise<NoteWriteResult>;
+  /** Soft delete into .trash (or permanent), re-checked against the incumbent's hash. */
+  remove(ctx: ToolContext<any>, incumbent: NoteIncumbent, options?: { permanent?: boolean }): Promise<{ trashPath?: string }>;
+  /** Unified diff of two texts, bounded like the dry runs' diffs. */
+  diff(ctx: ToolContext<any>, path: string, before: string, after: string): Promise<string>;
+}
