@@ -13,3 +13,6 @@ export { mapLimit } from './map-limit.js';
 export * from './client-channel.js';
 export * from './link-moves.js';
 export type { ResultPaging, BudgetCut } from './result-budget.js';
+export * from './ssrf/ip-policy.js';
+export * from './ssrf/url-policy.js';
+export * from './ssrf/guarded-fetch.js';

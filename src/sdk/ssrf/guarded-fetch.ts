@@ -1,13 +1,14 @@
-// import_from_url's network side: vet the URL, resolve and vet EVERY DNS answer, connect only to the
-// vetted address (undici with our own connect), re-vet each redirect hop, enforce deadline and byte cap.
-// Never uses the global fetch, never trusts proxy env vars, never returns a partial body.
+// Outbound fetches on a user's behalf (import_from_url, OAuth client metadata documents): vet the URL,
+// resolve and vet EVERY DNS answer, connect only to the vetted address (undici with our own connect),
+// re-vet each redirect hop, enforce deadline and byte cap. Never uses the global fetch, never trusts
+// proxy env vars, never returns a partial body.
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { promises as dns } from 'node:dns';
 import { Agent, request } from 'undici';
-import { deniedAddressRule } from './ssrf/ip-policy.js';
-import { UrlRefusedError, vetUrl, type UrlPolicy, type VettedUrl } from './ssrf/url-policy.js';
+import { deniedAddressRule } from './ip-policy.js';
+import { UrlRefusedError, vetUrl, type UrlPolicy, type VettedUrl } from './url-policy.js';
 
 export interface DnsAnswer {
   readonly address: string;
