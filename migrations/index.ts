@@ -4,10 +4,12 @@ import m0001 from './0001-host-core.js';
 import m0002 from './0002-index.js';
 import m0003 from './0003-index-deferred.js';
 import m0004 from './0004-users.js';
+import m0005 from './0005-oauth.js';
 
 export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
   '0001-host-core': m0001,
   '0002-index': m0002,
   '0003-index-deferred': m0003,
   '0004-users': m0004,
+  '0005-oauth': m0005,
 };

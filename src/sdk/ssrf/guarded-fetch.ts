@@ -68,6 +68,8 @@ export interface Fetched {
   readonly bytes: Buffer;
   readonly finalUrl: string;
   readonly contentType: string | null;
+  /** The answer's Cache-Control header, for callers that cache what they fetched. */
+  readonly cacheControl: string | null;
   readonly redirects: number;
 }
 
@@ -189,7 +191,8 @@ export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimi
         throw failure(e, abort, deadline, limits, target.host);
       }
       const ct = res.headers['content-type'];
-      return { bytes, finalUrl: target.url.href, contentType: typeof ct === 'string' ? ct : null, redirects: hop };
+      const cc = res.headers['cache-control'];
+      return { bytes, finalUrl: target.url.href, contentType: typeof ct === 'string' ? ct : null, cacheControl: typeof cc === 'string' ? cc : null, redirects: hop };
     } finally {
       void agent.close().catch(() => undefined);
     }
