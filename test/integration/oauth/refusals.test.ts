@@ -91,6 +91,17 @@ t.test('refusals', async (t) => {
     t.equal(plain.headers.get('location'), null);
   });
 
+  t.test('the redirect URIs claude.ai and ChatGPT register reach the sign-in page', async (t) => {
+    const uris = ['https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback', 'https://chatgpt.com/connector/oauth/AbC123xyz', 'https://chatgpt.com/connector_platform_oauth_redirect'];
+    const r = await register(base, { client_name: 'Connector', redirect_uris: uris, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] });
+    t.equal(r.status, 201, JSON.stringify(r.body));
+    for (const uri of uris) {
+      const page = await new FormAgent().follow(authorizeUrl(base, { clientId: r.body.client_id, redirectUri: uri, challenge: pkce().challenge }), base);
+      t.equal(page.status, 200, uri);
+      t.match(page.html, /name="password"/, `${uri}: the sign-in page`);
+    }
+  });
+
   t.test('tokens for another audience, expired tokens, and missing scopes are refused', async (t) => {
     const { code, verifier } = await codeFor({ scopes: ['vault:read'] });
     const tok = await postForm(`${base}/token`, { grant_type: 'authorization_code', code, redirect_uri: cb.url, client_id: clientId, code_verifier: verifier });
