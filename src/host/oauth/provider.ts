@@ -176,6 +176,8 @@ export async function createProvider(o: ProviderOptions): Promise<Provider> {
   provider.proxy = true;
   // Redirect rules the provider does not know: https only, loopback http, the operator's host list.
   provider.use(async (ctx, next) => {
+    // A client that asks for no scope asks for reading (OAuth 2.1 §3.2.2.1: the server's documented default).
+    if (ctx.path === '/authorize' && ctx.method === 'GET' && !ctx.query.scope) ctx.query = { ...ctx.query, scope: SCOPE_READ };
     if (ctx.path === '/authorize' && typeof ctx.query.redirect_uri === 'string') {
       const problem = redirectUriProblem(ctx.query.redirect_uri, o);
       if (problem) {
