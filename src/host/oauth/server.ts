@@ -55,7 +55,8 @@ export class OAuthServer {
     return server;
   }
 
-  private async sweep(): Promise<void> {
+  /** Delete expired rows now (also run at start and every hour). */
+  async sweep(): Promise<void> {
     try {
       const n = await sweepExpired(this.db);
       if (n) this.log.debug({ rows: n }, 'expired oauth rows swept');

@@ -125,6 +125,9 @@ t.test('refusals', async (t) => {
     const expired = await mcp(tok.body.access_token, { jsonrpc: '2.0', id: 4, method: 'tools/list' });
     t.equal(expired.status, 401, 'an expired token is refused');
     t.match(expired.headers.get('www-authenticate'), /error="invalid_token"/);
+    await server.host.oauth!.sweep();
+    const left = await db.selectFrom('oauth_records').select('id').where('model', '=', 'AccessToken').where('id', '=', tok.body.access_token).execute();
+    t.equal(left.length, 0, 'the sweep removed the expired row');
   });
 
   t.test('consent denied sends the client access_denied', async (t) => {
