@@ -2,14 +2,18 @@
 // sign-in page checks, `users login-link` mints a one-time code, `oauth clients|grants list|revoke` show
 // and remove what users allowed — and a revoked grant's access token is refused on the very next request.
 import t from 'tap';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execFile } from 'node:child_process';
 import { AdminClient } from '../../../src/host/admin/channel-client.js';
 import type { ClientView, GrantView } from '../../../src/host/admin/oauth-operations.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { authorizeOverHttp, authorizeUrl, callbackServer, FormAgent, pkce, postForm, register } from '../../fixtures/oauth/flow.js';
 
+const echo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/families/echo');
+
 t.test('users passwd, login-link and oauth clients|grants list|revoke, live', async (t) => {
-  const server = await startTestServer({ loopbackPublicUrl: true });
+  const server = await startTestServer({ builtinDir: null, loopbackPublicUrl: true, config: { plugins: [echo] } });
   const cb = await callbackServer();
   const admin = (await AdminClient.connect(server.host.admin!.socketPath))!;
   t.teardown(async () => {
@@ -46,12 +50,11 @@ t.test('users passwd, login-link and oauth clients|grants list|revoke, live', as
 
   const clients = (await admin.get<{ clients: ClientView[] }>('/v1/oauth/clients')).clients;
   t.match(clients.find((c) => c.clientId === clientId), { name: 'Admin Test Client', registration: 'dcr', grants: 1 });
-  const listed = await cli(['oauth', 'grants', 'list']);
-  t.equal(listed.status, 0, listed.stderr);
+  // The CLI's list is this same operation rendered as a table; the CLI is spawned only where its own code
+  // does something (stdin, the revoke), each spawn costing seconds.
   const grants = (await admin.get<{ grants: GrantView[] }>('/v1/oauth/grants')).grants;
   t.equal(grants.length, 1);
   t.match(grants[0], { user: 'operator', clientId, scopes: 'vault:read' });
-  t.match(listed.stdout, new RegExp(`^${grants[0].id}\\toperator\\t${clientId}\\tvault:read\\t`, 'm'), 'grants list shows the grant');
 
   const revoked = await cli(['oauth', 'grants', 'revoke', grants[0].id]);
   t.equal(revoked.status, 0, revoked.stderr);

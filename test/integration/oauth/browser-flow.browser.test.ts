@@ -3,16 +3,23 @@
 // loopback callback, exchange the code, call tools with the access token through the MCP SDK client,
 // refresh, replay the old refresh token (the grant is revoked), revoke. Skips without Chromium.
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { setPassword } from '../../../src/host/auth/passwords.js';
 import { userByName } from '../../../src/host/auth/users.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { authorizeUrl, callbackServer, chromiumMissing, launchBrowser, pkce, postForm, register, signInAndConsent } from '../../fixtures/oauth/flow.js';
 
+const echo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/families/echo');
+
 const PASSWORD = 'correct horse battery staple';
 
 t.test('DCR, sign-in, consent, code exchange, tool calls, refresh rotation, reuse detection, revocation', { skip: chromiumMissing }, async (t) => {
-  const server = await startTestServer({ loopbackPublicUrl: true, files: { 'Hello.md': '# Hello\n\nfrom the vault\n' } });
+  // The echo test family (a read tool and a write tool) keeps the start short; the built-in families are
+  // the same code path (test/security/vault-isolation.every-tool.test.ts covers them per principal).
+  const server = await startTestServer({ builtinDir: null, loopbackPublicUrl: true, config: { plugins: [echo] } });
   const base = server.url;
   const db = server.host.database.db;
   await setPassword(db, (await userByName(db, 'operator'))!.id, PASSWORD);
@@ -69,12 +76,13 @@ t.test('DCR, sign-in, consent, code exchange, tool calls, refresh rotation, reus
   };
   const client = await connect(tok.body.access_token);
   const tools = await client.listTools();
-  t.ok(tools.tools.some((x) => x.name === 'create_note'), 'a write scope lists the write tools');
-  const read = await client.callTool({ name: 'read_note', arguments: { path: 'Hello.md' } });
-  t.notOk(read.isError, 'read_note works with the access token');
-  t.match(JSON.stringify(read.content), /from the vault/);
-  const wrote = await client.callTool({ name: 'create_note', arguments: { path: 'From OAuth.md', content: 'made over OAuth\n' } });
-  t.notOk(wrote.isError, 'create_note works with vault:write');
+  t.ok(tools.tools.some((x) => x.name === 'append_note'), 'a write scope lists the write tools');
+  const read = await client.callTool({ name: 'echo', arguments: { text: 'over oauth' } });
+  t.notOk(read.isError, 'a read tool works with the access token');
+  t.match(JSON.stringify(read.content), /over oauth/);
+  const wrote = await client.callTool({ name: 'append_note', arguments: { path: 'From OAuth.md', text: 'made over OAuth\n' } });
+  t.notOk(wrote.isError, 'a write tool works with vault:write');
+  t.equal(readFileSync(path.join(server.vaultDir, 'From OAuth.md'), 'utf8'), 'made over OAuth\n', 'the note is in the vault');
   await client.close();
 
   // Refresh rotates the refresh token; replaying the old one revokes the whole grant.
@@ -101,7 +109,7 @@ t.test('DCR, sign-in, consent, code exchange, tool calls, refresh rotation, reus
   t.equal(tok2.status, 200, tok2.status === 200 ? 'answered 200' : JSON.stringify(tok2.body));
   t.equal(tok2.body.scope.split(' ').includes('vault:write'), false, 'write is opt-in: not ticked, not granted');
   const ro = await connect(tok2.body.access_token);
-  t.notOk((await ro.listTools()).tools.some((x) => x.name === 'create_note'), 'a read-only grant hides write tools');
+  t.notOk((await ro.listTools()).tools.some((x) => x.name === 'append_note'), 'a read-only grant hides write tools');
   await ro.close();
   const revoked = await postForm(`${base}/revoke`, { token: tok2.body.refresh_token, client_id: clientId });
   t.equal(revoked.status, 200, 'revocation answers 200');

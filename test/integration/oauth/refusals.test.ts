@@ -4,6 +4,8 @@
 // without its CSRF token, too many failed sign-ins (429), and Client ID Metadata Documents: one that
 // works, and ones refused by the SSRF rules, for size and for time. Nothing connects beyond loopback.
 import t from 'tap';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Connector, ConnectRequest } from '../../../src/sdk/index.js';
@@ -12,6 +14,8 @@ import { userByName } from '../../../src/host/auth/users.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { makeTestTls, startHttpsServer } from '../../fixtures/transfer/tls-fixture.js';
 import { authorizeOverHttp, authorizeUrl, callbackServer, csrfOf, FormAgent, pkce, postForm, register } from '../../fixtures/oauth/flow.js';
+
+const echo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/families/echo');
 
 const PASSWORD = 'a long and careful password';
 // A public-looking address the test DNS gives clients.example.com; the test connector takes it to loopback.
@@ -40,9 +44,9 @@ t.test('refusals', async (t) => {
   httpsPort = docs.port;
   const server = await startTestServer({
     loopbackPublicUrl: true,
-    config: { oauth: { clientMetadataTimeoutMs: 400, clientMetadataMaxBytes: 4096, signInFailures: 3, signInWindowSeconds: 60 } },
+    builtinDir: null,
+    config: { plugins: [echo], oauth: { clientMetadataTimeoutMs: 400, clientMetadataMaxBytes: 4096, signInFailures: 3, signInWindowSeconds: 60 } },
     oauthFetchSeams: { resolver: async (name) => (name === 'clients.example.com' ? [{ address: STAND_IN, family: 4 }] : Promise.reject(Object.assign(new Error('no such name'), { code: 'ENOTFOUND' }))), connector },
-    files: { 'Hello.md': '# Hello\n' },
   });
   t.teardown(async () => {
     await server.close();
@@ -108,7 +112,7 @@ t.test('refusals', async (t) => {
     t.equal(tok.status, 200);
     const list = await mcp(tok.body.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     t.equal(list.status, 200, 'the read token lists tools');
-    const write = await mcp(tok.body.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_note', arguments: { path: 'x.md', content: 'x' } } });
+    const write = await mcp(tok.body.access_token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'append_note', arguments: { path: 'x.md', text: 'x' } } });
     t.equal(write.status, 403, 'a write tool without vault:write answers 403');
     t.match(write.headers.get('www-authenticate'), /^Bearer error="insufficient_scope", resource_metadata="[^"]+", scope="vault:read vault:write"/);
     t.match(((await write.json()) as any).error.data.refusal, { code: 'insufficient_scope', scope: 'vault:read vault:write' });

@@ -3,11 +3,15 @@
 // PKCE authorization (signed in and consented by a browser-less user agent) → token → tool calls. No key
 // is copied by hand. Also: API keys keep working beside OAuth on the same server.
 import t from 'tap';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { setPassword } from '../../../src/host/auth/passwords.js';
 import { userByName } from '../../../src/host/auth/users.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { authorizeOverHttp, callbackServer, FormAgent } from '../../fixtures/oauth/flow.js';
+
+const echo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/families/echo');
 
 const PASSWORD = 'discovery only, no keys';
 
@@ -35,7 +39,7 @@ function memoryProvider(redirectUrl: string): Provider {
 }
 
 t.test('the SDK client OAuth provider connects through discovery alone', async (t) => {
-  const server = await startTestServer({ loopbackPublicUrl: true, files: { 'Hello.md': '# Hello\n\nfound by discovery\n' } });
+  const server = await startTestServer({ builtinDir: null, loopbackPublicUrl: true, config: { plugins: [echo] } });
   const cb = await callbackServer();
   t.teardown(async () => {
     await cb.close();
@@ -66,8 +70,8 @@ t.test('the SDK client OAuth provider connects through discovery alone', async (
   const client = new Client({ name: 'sdk-oauth', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
   const tools = await client.listTools();
-  t.ok(tools.tools.some((x) => x.name === 'read_note'));
-  const read = await client.callTool({ name: 'read_note', arguments: { path: 'Hello.md' } });
+  t.ok(tools.tools.some((x) => x.name === 'append_note'), 'the consented write scope lists write tools');
+  const read = await client.callTool({ name: 'echo', arguments: { text: 'found by discovery' } });
   t.match(JSON.stringify(read.content), /found by discovery/);
   await client.close();
 
