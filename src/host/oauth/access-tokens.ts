@@ -16,7 +16,6 @@ export function resourceMetadata(e: OAuthEndpoints, path: '' | '/mcp'): Record<s
     scopes_supported: [SCOPE_READ, SCOPE_WRITE],
     bearer_methods_supported: ['header'],
     resource_name: 'Exocortex',
-    resource_documentation: `${e.issuer}/health`,
   };
 }
 

@@ -104,6 +104,9 @@ function crossChecks(s: HostSettings): string[] {
   if (s.oauth.enabled && s.server.publicUrl && !isSecureOrLoopback(s.server.publicUrl)) {
     out.push(`server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) is offered only over https (or a loopback address): set server.publicUrl to the https:// address clients use, or oauth.enabled: false`);
   }
+  if (s.oauth.enabled && s.server.publicUrl && new URL(s.server.publicUrl).pathname.replace(/\/+$/, '') !== '') {
+    out.push(`server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) needs an origin without a path (https://host[:port]); serve Exocortex at the root of its own host name`);
+  }
   if (s.database.url.startsWith('pglite:') && s.database.url.length <= 'pglite:'.length) {
     out.push('database.url "pglite:" names no directory: use pglite:./data/db or pglite:memory://');
   }

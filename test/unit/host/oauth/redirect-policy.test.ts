@@ -50,6 +50,7 @@ t.test('server.publicUrl must be https (loopback excepted) while oauth is enable
   t.same(load('server:\n  publicUrl: http://vault.example.org\noauth:\n  enabled: false\n'), []);
   t.same(load('server:\n  publicUrl: https://vault.example.org\n'), []);
   t.same(load('server:\n  publicUrl: http://127.0.0.1:3737\n'), []);
+  t.match(load('server:\n  publicUrl: https://example.org/exocortex\n'), [/without a path/]);
 });
 
 t.test('scopes map onto key scopes; challenges name the resource metadata', async (t) => {
