@@ -74,6 +74,16 @@ t.test('refusals', async (t) => {
     t.equal(r.body.error, 'invalid_grant');
   });
 
+  t.test('a replayed authorization code is refused and revokes the grant', async (t) => {
+    const { code, verifier } = await codeFor();
+    const exchange = () => postForm(`${base}/token`, { grant_type: 'authorization_code', code, redirect_uri: cb.url, client_id: clientId, code_verifier: verifier });
+    const first = await exchange();
+    t.equal(first.status, 200);
+    const second = await exchange();
+    t.equal(second.body.error, 'invalid_grant', 'the second exchange is refused');
+    t.equal((await mcp(first.body.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status, 401, 'and the first exchange\'s token no longer works');
+  });
+
   t.test('PKCE is required: an authorization without code_challenge is refused', async (t) => {
     const res = await fetch(`${base}/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: cb.url, scope: 'vault:read', state: 's' })}`, { redirect: 'manual' });
     const to = new URL(res.headers.get('location') ?? `${base}/`);
