@@ -1,6 +1,6 @@
 // What createTransferFamily can be given in code (never from config): the DNS resolver, the socket
 // connector, the clock, and the test-only loopback opt-in. Defaults are the real system ones.
-import { systemConnector, systemResolver, type Connector, type Resolver } from './importer.js';
+import { systemConnector, systemResolver, type Connector, type Resolver } from '../../src/sdk/index.js';
 
 export interface TransferOptions {
   /** DNS resolution for import_from_url (default: the system resolver, every answer). */

@@ -10,7 +10,7 @@ import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { OperationTarget } from './admin/operations.js';
 import { adminSocketPath } from './admin/protocol.js';
 import { Admission, effectiveLimits, type WriteCallGauge } from './admission/index.js';
-import { ApiKeyVerifier, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
+import { ApiKeyVerifier, KEY_PREFIX, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
 import { ensureOperator, listUsers } from './auth/users.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { AuditWriter } from './audit/batch-writer.js';
@@ -19,6 +19,8 @@ import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
 import { FamilyManager, type ApplyResult } from './families/manager.js';
 import { buildHttpApp } from './http/app.js';
+import type { OAuthServer } from './oauth/server.js';
+import type { ProviderOptions } from './oauth/provider.js';
 import type { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
 import type { ServerDeps } from './mcp/server-factory.js';
@@ -41,6 +43,8 @@ export interface HostOptions {
   readonly admin?: boolean;
   /** How the lock file and the admin hello name this process (e.g. "exocortex serve"). */
   readonly command?: string;
+  /** Test-only seams for the OAuth client metadata fetch (never set from configuration). */
+  readonly oauthFetchSeams?: ProviderOptions['fetchSeams'];
 }
 
 export const WELCOME_NOTE = `# Welcome to your vault
@@ -70,6 +74,8 @@ export class Host {
   vaultHandle!: VaultHandle;
   /** The admin channel's socket, when this process opened one. */
   admin: AdminChannel | undefined;
+  /** The embedded authorization server, when offered (server.publicUrl set and oauth.enabled). */
+  oauth: OAuthServer | undefined;
   private watcher: FSWatcher | undefined;
   /** Stops listening for revocations made by other processes sharing a server database. */
   private stopKeyListener: (() => Promise<void>) | undefined;
@@ -174,6 +180,10 @@ export class Host {
       const h2 = host;
       await host.reloadUserLimits();
       host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => h2.credentialsChanged());
+      if (options.http && h.oauth.enabled && h.server.publicUrl) {
+        const { OAuthServer } = await import('./oauth/server.js');
+        host.oauth = await OAuthServer.start({ db: database.db, log, publicUrl: h.server.publicUrl, settings: h.oauth, fetchSeams: options.oauthFetchSeams });
+      }
       if (options.http) await host.listen();
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
       if (socketPath) await host.openAdmin(socketPath, options.command ?? 'exocortex');
@@ -234,7 +244,8 @@ export class Host {
       maxSessionsPerCredential: s.maxSessionsPerCredential,
       maxListenStreams: s.maxListenStreams,
       connection: s,
-      verifier: this.verifier,
+      verifier: this.credentials,
+      oauth: this.oauth,
       hub: this.hub,
       deps: this.serverDeps,
       log: this.log,
@@ -248,6 +259,14 @@ export class Host {
     await this.app.listen({ host: s.host, port: s.port });
     this.reaper = setInterval(() => void this.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);
     this.reaper.unref();
+  }
+
+  /** API keys (exo_…) and, when the authorization server is offered, its access tokens. */
+  private get credentials(): { verify(raw: string | undefined): Promise<Principal> } {
+    const oauth = this.oauth;
+    return {
+      verify: (raw) => (!oauth || !raw || raw.startsWith(KEY_PREFIX) ? this.verifier.verify(raw) : oauth.tokens.verify(raw)),
+    };
   }
 
   /** server.bodyLimitBytes, raised to what serving families declare they need (fixed at listen). */
@@ -308,7 +327,7 @@ export class Host {
       this.manager.lastResult = { ...result, at: new Date().toISOString() };
       return result;
     }
-    const restartOnly = (['vault', 'server', 'database', 'auth', 'admission', 'tools', 'audit', 'workers', 'log', 'index'] as const).filter(
+    const restartOnly = (['vault', 'server', 'database', 'auth', 'oauth', 'admission', 'tools', 'audit', 'workers', 'log', 'index'] as const).filter(
       (k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]),
     );
     if (restartOnly.length) this.log.warn({ keys: restartOnly }, 'these settings change only on restart');
@@ -431,6 +450,7 @@ export class Host {
     clearInterval(this.reaper);
     this.watcher?.close();
     await this.admin?.close();
+    this.oauth?.close();
     await this.stopKeyListener?.();
     await this.hub.closeAll();
     if (this.app) await this.app.close().catch(() => undefined);

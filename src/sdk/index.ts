@@ -17,3 +17,6 @@ export * from './scopes.js';
 export type * from './write-hooks.js';
 export { WRITE_OBSERVERS, NOTE_WRITER } from './write-hooks.js';
 export * from './write-path.js';
+export * from './ssrf/ip-policy.js';
+export * from './ssrf/url-policy.js';
+export * from './ssrf/guarded-fetch.js';

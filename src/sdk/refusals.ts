@@ -23,7 +23,8 @@ export const REFUSALS = {
   unknown_resource: { sentence: 'No resource matches "{uri}".', retryable: false, details: ['uri'] },
   result_too_large: { sentence: 'The result would be about {tokens} tokens, over the result budget of {budget} tokens ({setting}), and {tool} cannot cut it smaller: {hint}.', retryable: false, details: ['tool', 'tokens', 'budget', 'setting', 'hint'] },
   // auth and admission
-  unauthenticated: { sentence: 'A valid API key is required (Authorization: Bearer exo_…).', retryable: false, details: [] },
+  unauthenticated: { sentence: 'A valid API key or OAuth access token is required (Authorization: Bearer …).', retryable: false, details: [] },
+  insufficient_scope: { sentence: 'This access token lacks the scope {scope}: {reason}; authorize again asking for it.', retryable: false, details: ['scope', 'reason'] },
   forbidden: { sentence: 'This credential may not do that: {reason}.', retryable: false, details: ['reason'] },
   vault_read_only: { sentence: 'This vault is served read-only (vault.readOnly): {tool} was refused and nothing was written.', retryable: false, details: ['tool'] },
   read_only: { sentence: 'The tool "{tool}" writes, and {who} is read-only.', retryable: false, details: ['tool', 'who'] },

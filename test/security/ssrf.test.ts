@@ -2,9 +2,9 @@
 // production policy. The connector is a guard that throws on anything but loopback and counts attempts;
 // the suite requires ≥ 200 cases and zero connection attempts to a denied address.
 import t from 'tap';
-import { ImportError, fetchUrl, nextHop, vettedAddress, type Connector, type DnsAnswer } from '../../plugins/transfer/importer.js';
-import { vetUrl, type UrlPolicy } from '../../plugins/transfer/ssrf/url-policy.js';
-import { deniedAddressRule } from '../../plugins/transfer/ssrf/ip-policy.js';
+import { ImportError, fetchUrl, nextHop, vettedAddress, type Connector, type DnsAnswer } from '../../src/sdk/ssrf/guarded-fetch.js';
+import { vetUrl, type UrlPolicy } from '../../src/sdk/ssrf/url-policy.js';
+import { deniedAddressRule } from '../../src/sdk/ssrf/ip-policy.js';
 
 const policy: UrlPolicy = { allowHttp: false, maxUrlLength: 2048 };
 const limits = { maxBytes: 1024, timeoutMs: 2000, maxRedirects: 5 };

@@ -1,7 +1,7 @@
-// import_from_url: the server fetches one public URL into the vault (SSRF rules in importer.ts).
+// import_from_url: the server fetches one public URL into the vault (SSRF rules and the guarded fetch in src/sdk/ssrf/).
 // Publishes atomically through ctx.vault.fs only after the whole body arrived; never clobbers by default.
 import { isRefusal, type ToolContext, type ToolFor, type WriteResult } from '../../../src/sdk/index.js';
-import { ImportError, fetchUrl } from '../importer.js';
+import { ImportError, fetchUrl } from '../../../src/sdk/index.js';
 import { mimeOf } from '../mime.js';
 import type { TransferDeps } from '../options.js';
 import type { TransferCtxSettings } from '../settings.js';

@@ -11,6 +11,7 @@ import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
 import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
 import { usersAddOp, usersDisableOp, usersLimitsOp, usersListOp, vaultsAddOp, vaultsListOp, vaultsRemoveOp } from './account-operations.js';
+import { oauthClientsListOp, oauthClientsRevokeOp, oauthGrantsListOp, oauthGrantsRevokeOp, usersLoginLinkOp, usersPasswdOp } from './oauth-operations.js';
 import { familyCommandOp, indexOp, keysCreateOp, keysListOp, keysRevokeOp, OperationError, type OperationTarget } from './operations.js';
 
 export interface AdminChannelOptions {
@@ -59,6 +60,12 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   app.post<{ Body: { name: string; vault: string; admin?: boolean; share?: boolean } }>('/v1/users', async (request) => ({ user: await usersAddOp(o.target(), request.body ?? ({} as never)) }));
   app.post<{ Body: { name: string } }>('/v1/users/disable', async (request) => usersDisableOp(o.target(), String(request.body?.name ?? '')));
   app.post<{ Body: { name: string; limits?: unknown; clear?: boolean } }>('/v1/users/limits', async (request) => ({ user: await usersLimitsOp(o.target(), request.body ?? ({} as never)) }));
+  app.post<{ Body: { name: string; password: string } }>('/v1/users/passwd', async (request) => usersPasswdOp(o.target(), request.body ?? ({} as never)));
+  app.post<{ Body: { name: string } }>('/v1/users/login-link', async (request) => usersLoginLinkOp(o.target(), String(request.body?.name ?? '')));
+  app.get('/v1/oauth/clients', async () => ({ clients: await oauthClientsListOp(o.target()) }));
+  app.post<{ Body: { id: string } }>('/v1/oauth/clients/revoke', async (request) => oauthClientsRevokeOp(o.target(), String(request.body?.id ?? '')));
+  app.get('/v1/oauth/grants', async () => ({ grants: await oauthGrantsListOp(o.target()) }));
+  app.post<{ Body: { id: string } }>('/v1/oauth/grants/revoke', async (request) => oauthGrantsRevokeOp(o.target(), String(request.body?.id ?? '')));
   app.get('/v1/vaults', async () => ({ vaults: await vaultsListOp(o.target()) }));
   app.post<{ Body: { name: string; root: string; shared?: boolean } }>('/v1/vaults', async (request) => ({ vault: await vaultsAddOp(o.target(), request.body ?? ({} as never)) }));
   app.post<{ Body: { name: string; force?: boolean } }>('/v1/vaults/remove', async (request) => vaultsRemoveOp(o.target(), String(request.body?.name ?? ''), request.body?.force === true));

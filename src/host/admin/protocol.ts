@@ -6,7 +6,7 @@ import { ADMIN_SOCKET_FILE } from '../db/owner-lock.js';
 import { resolvePath, type Settings } from '../settings/load.js';
 
 /** Bumped when a route or a body changes shape; a CLI and a server that differ refuse each other by name. */
-export const ADMIN_PROTOCOL = 2;
+export const ADMIN_PROTOCOL = 3;
 
 export interface Hello {
   readonly protocol: number;

@@ -6,6 +6,7 @@ import type { DatabaseService } from '../db/index.js';
 import type { AdminClient } from '../admin/channel-client.js';
 import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
 import type { AccountTarget, UserView, VaultView } from '../admin/account-operations.js';
+import type { ClientView, GrantView } from '../admin/oauth-operations.js';
 import { resolvePath, type Settings } from '../settings/load.js';
 import type { Scope } from '../../sdk/scopes.js';
 
@@ -14,6 +15,7 @@ const loadKeys = () => import('../auth/api-keys.js');
 const loadLogger = () => import('../log/logger.js').then((m) => m.createLogger);
 const loadOps = () => import('../admin/operations.js');
 const loadAccounts = () => import('../admin/account-operations.js');
+const loadOAuth = () => import('../admin/oauth-operations.js');
 
 /** How long a command waits for an owner that holds the lock but does not answer yet (it is starting). */
 const OWNER_WAIT_MS = 30_000;
@@ -278,6 +280,105 @@ export async function usersLimits(settings: Settings, name: string, input: { lim
     () => withAccounts(settings, (t) => usersLimitsOp(t, body)),
   );
   process.stderr.write(`limits of user ${user.name}: ${renderLimits(user.limits)} (over admission.perUser; they apply from the next call)\n`);
+}
+
+/** Read a password from stdin (a pipe, or a terminal with echo off), without its final newline. */
+async function readPassword(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) {
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding('utf8');
+    return new Promise((resolve, reject) => {
+      let typed = '';
+      const onData = (chunk: string) => {
+        for (const ch of chunk) {
+          if (ch === '\r' || ch === '\n') {
+            stdin.setRawMode(false);
+            stdin.pause();
+            stdin.off('data', onData);
+            process.stderr.write('\n');
+            return resolve(typed);
+          }
+          if (ch === '\u0003') {
+            stdin.setRawMode(false);
+            return reject(new Error('cancelled'));
+          }
+          if (ch === '\u007f') typed = typed.slice(0, -1);
+          else typed += ch;
+        }
+      };
+      stdin.on('data', onData);
+    });
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+export async function usersPasswd(settings: Settings, name: string): Promise<void> {
+  const { usersPasswdOp } = await loadOAuth();
+  const input = { name, password: await readPassword(`password for ${name}: `) };
+  const r = await reachOwner(
+    settings,
+    (owner) => owner.post<{ user: string }>('/v1/users/passwd', input),
+    () => withAccounts(settings, (t) => usersPasswdOp(t, input)),
+  );
+  process.stderr.write(`set the sign-in password of ${r.user} (OAuth connectors sign in with it)\n`);
+}
+
+export async function usersLoginLink(settings: Settings, name: string): Promise<void> {
+  const { usersLoginLinkOp } = await loadOAuth();
+  const r = await reachOwner(
+    settings,
+    (owner) => owner.post<{ user: string; code: string; expiresAt: string }>('/v1/users/login-link', { name }),
+    () => withAccounts(settings, (t) => usersLoginLinkOp(t, name)),
+  );
+  process.stdout.write(`${r.code}\n`);
+  process.stderr.write(`one-time sign-in code for ${r.user}, usable once until ${r.expiresAt}: paste it on the sign-in page your connector opens\n`);
+}
+
+export async function oauthClientsList(settings: Settings): Promise<void> {
+  const { oauthClientsListOp } = await loadOAuth();
+  const clients = await reachOwner(
+    settings,
+    (owner) => owner.get<{ clients: ClientView[] }>('/v1/oauth/clients').then((r) => r.clients),
+    () => withAccounts(settings, (t) => oauthClientsListOp(t)),
+  );
+  const lines = clients.map((c) => [c.clientId, c.name, c.registration, String(c.grants), c.redirectUris.join(' ') || '-', c.createdAt ?? '-'].join('\t'));
+  process.stdout.write(['client id\tname\tregistered by\tgrants\tredirect uris\tcreated', ...lines].join('\n') + '\n');
+}
+
+export async function oauthClientsRevoke(settings: Settings, id: string): Promise<void> {
+  const { oauthClientsRevokeOp } = await loadOAuth();
+  const r = await reachOwner(
+    settings,
+    (owner) => owner.post<{ revoked: string; grants: number }>('/v1/oauth/clients/revoke', { id }),
+    () => withAccounts(settings, (t) => oauthClientsRevokeOp(t, id)),
+  );
+  process.stderr.write(`removed client ${r.revoked} and its ${r.grants} grant${r.grants === 1 ? '' : 's'}: their tokens are refused from now on\n`);
+}
+
+export async function oauthGrantsList(settings: Settings): Promise<void> {
+  const { oauthGrantsListOp } = await loadOAuth();
+  const grants = await reachOwner(
+    settings,
+    (owner) => owner.get<{ grants: GrantView[] }>('/v1/oauth/grants').then((r) => r.grants),
+    () => withAccounts(settings, (t) => oauthGrantsListOp(t)),
+  );
+  const lines = grants.map((g) => [g.id, g.user, g.clientId, g.scopes || '-', g.createdAt, g.expiresAt ?? '-'].join('\t'));
+  process.stdout.write(['grant id\tuser\tclient id\tscopes\tcreated\texpires', ...lines].join('\n') + '\n');
+}
+
+export async function oauthGrantsRevoke(settings: Settings, id: string): Promise<void> {
+  const { oauthGrantsRevokeOp } = await loadOAuth();
+  const r = await reachOwner(
+    settings,
+    (owner) => owner.post<{ revoked: string; rows: number }>('/v1/oauth/grants/revoke', { id }),
+    () => withAccounts(settings, (t) => oauthGrantsRevokeOp(t, id)),
+  );
+  process.stderr.write(`revoked grant ${r.revoked}: its access and refresh tokens are refused from now on\n`);
 }
 
 export async function vaultsAdd(settings: Settings, name: string, root: string, opts: { shared?: boolean }): Promise<void> {

@@ -3,7 +3,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
-import { keysCreate, keysList, keysRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersDisable, usersLimits, usersList, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
+import { keysCreate, keysList, keysRevoke, oauthClientsList, oauthClientsRevoke, oauthGrantsList, oauthGrantsRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersDisable, usersLimits, usersList, usersLoginLink, usersPasswd, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
 
 const program = new Command();
 program.name('exocortex').addHelpText('after', '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
@@ -77,6 +77,27 @@ withConfig(users.command('limits').description("set a user's own limits over adm
   });
 withConfig(users.command('disable').description("disable a user: every one of their keys is refused at once").argument('<name>')).action(async (name: string, opts) => {
   await usersDisable(settingsOf(opts), name);
+});
+withConfig(users.command('passwd').description('set the password a user signs in with when a connector asks (OAuth); read from stdin').argument('<name>')).action(async (name: string, opts) => {
+  await usersPasswd(settingsOf(opts), name);
+});
+withConfig(users.command('login-link').description('mint a one-time sign-in code for the OAuth sign-in page (for users without a password)').argument('<name>')).action(async (name: string, opts) => {
+  await usersLoginLink(settingsOf(opts), name);
+});
+const oauth = program.command('oauth').description('OAuth clients and grants of the embedded authorization server');
+const clients = oauth.command('clients').description('clients that registered (DCR) or hold grants (metadata documents)');
+withConfig(clients.command('list').description('list OAuth clients')).action(async (opts) => {
+  await oauthClientsList(settingsOf(opts));
+});
+withConfig(clients.command('revoke').description('remove a client and all its grants; their tokens are refused at once').argument('<client-id>')).action(async (id: string, opts) => {
+  await oauthClientsRevoke(settingsOf(opts), id);
+});
+const grants = oauth.command('grants').description('what users allowed which clients');
+withConfig(grants.command('list').description('list OAuth grants')).action(async (opts) => {
+  await oauthGrantsList(settingsOf(opts));
+});
+withConfig(grants.command('revoke').description('revoke a grant; its access and refresh tokens are refused at once').argument('<grant-id>')).action(async (id: string, opts) => {
+  await oauthGrantsRevoke(settingsOf(opts), id);
 });
 const vaults = program.command('vaults').description('manage vaults: a name and a root folder, each with its own index');
 withConfig(vaults.command('add').description('serve another vault root (it must exist and overlap no other vault)').argument('<name>').argument('<root>'))

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import type { FamilyRegistry } from '../families/registry.js';
 import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
+import type { OAuthServer } from '../oauth/server.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {
@@ -18,7 +19,9 @@ export interface ConnectionLimits {
   readonly unauthenticatedBodyLimitBytes: number;
 }
 
-export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHost' | 'isAllowedOrigin'> {
+export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHost' | 'isAllowedOrigin' | 'challenge'> {
+  /** The embedded authorization server, when offered (server.publicUrl set, oauth.enabled). */
+  readonly oauth?: OAuthServer;
   readonly connection: ConnectionLimits;
   readonly registry: FamilyRegistry;
   readonly allowedHosts: readonly string[];
@@ -68,6 +71,7 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
           connectionsCheckingInterval: Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4),
         },
         (req, res) => {
+          if (o.oauth?.owns(req.url ?? '/')) return o.oauth.handle(req, res);
           const gen = o.registry.routeFor(req.url ?? '/');
           if (gen?.routeApp && gen.enter()) {
             res.on('close', () => gen.leave());
@@ -88,6 +92,16 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' && request.method !== 'POST') return done(null, undefined);
     parseJson(request, body as string, done);
+  });
+
+  // The sign-in and consent forms post urlencoded fields (they work without JavaScript).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    const form: Record<string, string | string[]> = {};
+    for (const [k, v] of new URLSearchParams(body as string)) {
+      const had = form[k];
+      form[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+    }
+    done(null, form);
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
@@ -126,6 +140,8 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     return reply.code(body.status === 'down' ? 503 : 200).send(body);
   });
 
-  registerMcpRoutes(app, { ...o, isAllowedHost, isAllowedOrigin });
+  o.oauth?.register(app);
+  const oauth = o.oauth;
+  registerMcpRoutes(app, { ...o, isAllowedHost, isAllowedOrigin, challenge: oauth ? (path, extra) => oauth.challenge(path, extra) : undefined });
   return app;
 }

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo, type McpRequestContext } from '@modelcontextprotocol/server';
-import { isRefusal, type Refusal } from '../../sdk/refusals.js';
+import { isRefusal, Refusal } from '../../sdk/refusals.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { ApiKeyVerifier } from '../auth/api-keys.js';
 import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
@@ -33,6 +33,11 @@ export interface HttpTransportOptions {
   readonly log: Logger;
   readonly isAllowedHost: (host: string | undefined) => boolean;
   readonly isAllowedOrigin: (origin: string | undefined) => boolean;
+  /**
+   * The WWW-Authenticate challenge for a request to `path` (RFC 9728 resource metadata and the scope
+   * needed) when the OAuth authorization server is offered; absent: API keys only.
+   */
+  readonly challenge?: (path: string, extra?: { error?: string; scope?: string; description?: string }) => string;
 }
 
 /** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
@@ -97,7 +102,7 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       principals.set(request, await o.verifier.verify(bearer(request)));
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      reply.header('www-authenticate', 'Bearer realm="exocortex"').header('connection', 'close');
+      reply.header('www-authenticate', o.challenge ? o.challenge(request.url, bearer(request) ? { error: 'invalid_token' } : {}) : 'Bearer realm="exocortex"').header('connection', 'close');
       return jsonRpcError(reply, 401, -32001, (e as Refusal).message, { refusal: { code: (e as Refusal).code } });
     }
     if (request.method === 'POST' && !isJson(request.headers['content-type'])) {
@@ -107,9 +112,15 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
   };
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = principals.get(request);
-    if (!principal) return jsonRpcError(reply, 401, -32001, 'A valid API key is required');
+    if (!principal) return jsonRpcError(reply, 401, -32001, 'A valid API key or OAuth access token is required');
     if (request.method === 'POST' && Array.isArray(request.body) && request.body.length === 0) {
       return jsonRpcError(reply, 400, -32600, 'Invalid Request: an empty batch');
+    }
+    const needed = o.challenge && principal.kind === 'oauth' ? missingScope(principal, request.body, o.deps) : undefined;
+    if (needed) {
+      const refusal = new Refusal('insufficient_scope', { scope: needed.scope, reason: needed.why });
+      reply.header('www-authenticate', o.challenge!(request.url, { error: 'insufficient_scope', scope: needed.scope, description: needed.why }));
+      return jsonRpcError(reply, 403, -32001, refusal.message, { refusal: { code: refusal.code, ...refusal.details } }, idOf(request.body));
     }
     if (request.method === 'POST' && !(await isLegacyRequest(headersOnly(request), request.body ?? null))) {
       const mismatch = paramHeaderProblem(request, o.deps);
@@ -123,6 +134,23 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
     return legacy(request, reply, principal, o);
   };
   for (const url of ['/mcp', '/']) app.route({ method: ['POST', 'GET', 'DELETE'], url, onRequest, handler });
+}
+
+/**
+ * The scope an OAuth principal lacks for this request (step-up, RFC 6750 §3.1): any request needs
+ * vault:read, a tools/call of a write tool needs vault:write too.
+ */
+function missingScope(principal: Principal, body: unknown, deps: ServerDeps): { scope: string; why: string } | undefined {
+  if (!principal.scopes.includes('read')) return { scope: 'vault:read', why: 'this access token does not carry the scope vault:read' };
+  if (principal.scopes.includes('readwrite')) return undefined;
+  const messages = Array.isArray(body) ? body : [body];
+  for (const m of messages) {
+    const call = m as { method?: unknown; params?: { name?: unknown } } | null;
+    if (!call || call.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
+    const entry = deps.registry.findTool(call.params.name);
+    if (entry?.tool.writes) return { scope: 'vault:read vault:write', why: `${call.params.name} writes to the vault, which needs the scope vault:write` };
+  }
+  return undefined;
 }
 
 /** SEP-2243's check of a tools/call naming a family tool that mirrors arguments into Mcp-Param-* headers. */

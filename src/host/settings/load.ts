@@ -88,11 +88,24 @@ export function parseSettings(raw: Record<string, unknown>, where: { file: strin
   return { host, sections, file: where.file, baseDir: where.baseDir, familyEnv: {} };
 }
 
+/** https, or http to a loopback address (a local test or a client on the same machine). */
+export function isSecureOrLoopback(url: string): boolean {
+  const u = new URL(url);
+  if (u.protocol === 'https:') return true;
+  return u.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+}
+
 function crossChecks(s: HostSettings): string[] {
   const out: string[] = [];
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(s.server.host);
   if (!loopback && !s.server.publicUrl) {
     out.push(`server.host is ${s.server.host} (reachable from other machines) but server.publicUrl is not set: set server.publicUrl to the https:// address clients use`);
+  }
+  if (s.oauth.enabled && s.server.publicUrl && !isSecureOrLoopback(s.server.publicUrl)) {
+    out.push(`server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) is offered only over https (or a loopback address): set server.publicUrl to the https:// address clients use, or oauth.enabled: false`);
+  }
+  if (s.oauth.enabled && s.server.publicUrl && new URL(s.server.publicUrl).pathname.replace(/\/+$/, '') !== '') {
+    out.push(`server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) needs an origin without a path (https://host[:port]); serve Exocortex at the root of its own host name`);
   }
   if (s.database.url.startsWith('pglite:') && s.database.url.length <= 'pglite:'.length) {
     out.push('database.url "pglite:" names no directory: use pglite:./data/db or pglite:memory://');

@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApiKey } from '../auth/api-keys.js';
 import { migrateHost, openDatabase } from '../db/index.js';
-import { Host } from '../host.js';
+import { Host, type HostOptions } from '../host.js';
+import { freePort } from './free-port.js';
 import { createLogger } from '../log/logger.js';
 import { deepMerge, loadSettings } from '../settings/load.js';
 
@@ -45,6 +46,13 @@ export interface TestServerOptions {
    * name them. `exocortex` itself is linked to this checkout for their `exocortex/sdk` imports.
    */
   readonly packages?: Record<string, string>;
+  /**
+   * Listen on a free loopback port chosen before start and make http://127.0.0.1:PORT the
+   * server.publicUrl (the OAuth issuer must be known before the server listens).
+   */
+  readonly loopbackPublicUrl?: boolean;
+  /** Test-only seams for the OAuth client metadata fetch. */
+  readonly oauthFetchSeams?: HostOptions['oauthFetchSeams'];
 }
 
 export interface TestServer {
@@ -116,9 +124,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
   cpSync(await pgliteTemplate(), dataDir, { recursive: true });
   if (options.packages) installPackages(dir, options.packages);
+  const port = options.loopbackPublicUrl ? await freePort() : 0;
   const base = {
     vault: { path: vaultDir },
-    server: { host: '127.0.0.1', port: 0 },
+    server: { host: '127.0.0.1', port, ...(options.loopbackPublicUrl ? { publicUrl: `http://127.0.0.1:${port}` } : {}) },
     database: { url: `pglite:${dataDir}` },
     auth: { mintAdminKeyOnFirstStart: false },
     log: { level: options.logLevel ?? 'silent' },
@@ -128,7 +137,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   writeFileSync(configFile, YAML.stringify(raw));
   const settings = loadSettings({ file: configFile, env: options.env ?? {}, cwd: dir });
   const builtinDir = options.builtinDir === null ? path.join(dir, 'no-builtins') : options.builtinDir;
-  const startHost = () => Host.start({ settings, http: options.http ?? true, builtinDir, log: createLogger(options.logLevel ?? 'silent') });
+  const startHost = () => Host.start({ settings, http: options.http ?? true, builtinDir, log: createLogger(options.logLevel ?? 'silent'), oauthFetchSeams: options.oauthFetchSeams });
   let host = await startHost();
   const db = host.database.db;
   const key = (await createApiKey(db, { name: 'test-rw', scope: 'readwrite', vaultId: host.vaultHandle.id })).raw;

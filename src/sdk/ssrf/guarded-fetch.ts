@@ -1,13 +1,14 @@
-// import_from_url's network side: vet the URL, resolve and vet EVERY DNS answer, connect only to the
-// vetted address (undici with our own connect), re-vet each redirect hop, enforce deadline and byte cap.
-// Never uses the global fetch, never trusts proxy env vars, never returns a partial body.
+// Outbound fetches on a user's behalf (import_from_url, OAuth client metadata documents): vet the URL,
+// resolve and vet EVERY DNS answer, connect only to the vetted address (undici with our own connect),
+// re-vet each redirect hop, enforce deadline and byte cap. Never uses the global fetch, never trusts
+// proxy env vars, never returns a partial body.
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { promises as dns } from 'node:dns';
 import { Agent, request } from 'undici';
-import { deniedAddressRule } from './ssrf/ip-policy.js';
-import { UrlRefusedError, vetUrl, type UrlPolicy, type VettedUrl } from './ssrf/url-policy.js';
+import { deniedAddressRule } from './ip-policy.js';
+import { UrlRefusedError, vetUrl, type UrlPolicy, type VettedUrl } from './url-policy.js';
 
 export interface DnsAnswer {
   readonly address: string;
@@ -67,6 +68,8 @@ export interface Fetched {
   readonly bytes: Buffer;
   readonly finalUrl: string;
   readonly contentType: string | null;
+  /** The answer's Cache-Control header, for callers that cache what they fetched. */
+  readonly cacheControl: string | null;
   readonly redirects: number;
 }
 
@@ -188,7 +191,8 @@ export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimi
         throw failure(e, abort, deadline, limits, target.host);
       }
       const ct = res.headers['content-type'];
-      return { bytes, finalUrl: target.url.href, contentType: typeof ct === 'string' ? ct : null, redirects: hop };
+      const cc = res.headers['cache-control'];
+      return { bytes, finalUrl: target.url.href, contentType: typeof ct === 'string' ? ct : null, cacheControl: typeof cc === 'string' ? cc : null, redirects: hop };
     } finally {
       void agent.close().catch(() => undefined);
     }
