@@ -51,6 +51,27 @@ t.test('deploy/nginx.conf passes nginx -t', { skip: !has('nginx') && 'nginx is n
   t.match(r.stderr, /syntax is ok/);
 });
 
+// Docker cannot run here: the Dockerfile and the compose file are linted instead of built.
+t.test('the Dockerfile lints clean (dockerfile-utils, the Docker language server\'s checks)', async (t) => {
+  const { validate } = await import('dockerfile-utils');
+  const text = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+  const problems = validate(text).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
+  t.same(problems, [], 'no diagnostics');
+  t.match(text, /^USER exocortex$/m, 'it runs as a non-root user');
+  t.match(text, /^HEALTHCHECK /m);
+  // What .ci/run installs must reach the image: every top-level folder the build reads is copied in.
+  for (const dir of ['native', 'scripts', 'src', 'plugins', 'schemas', 'migrations', 'config', 'bin']) t.match(text, new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'), `${dir}/ is copied into the build stage`);
+});
+
+t.test('deploy/compose.yaml (Exocortex with PostgreSQL and pgvector) passes dclint', async (t) => {
+  const r = spawnSync(process.execPath, [path.join(root, 'node_modules/dclint/bin/dclint.cjs'), path.join(root, 'deploy/compose.yaml')], { encoding: 'utf8' });
+  t.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+  t.notMatch(`${r.stdout}${r.stderr}`, /warning|error/, 'no warnings either');
+  const compose = YAML.parse(readFileSync(path.join(root, 'deploy/compose.yaml'), 'utf8')) as { services: Record<string, { environment?: Record<string, string>; ports?: string[] }> };
+  t.match(compose.services.exocortex.environment?.EXO_DATABASE_URL, /^postgres:\/\/.*@postgres:5432\//, 'Exocortex uses the compose PostgreSQL');
+  t.ok(compose.services.exocortex.ports?.every((p) => p.startsWith('127.0.0.1:')), 'published on loopback only (a reverse proxy fronts it)');
+});
+
 t.test('backup and restore of the embedded database: stop, copy ./data, start from the copy', async (t) => {
   t.setTimeout(300_000);
   const dir = path.join(tmp, 'server');
