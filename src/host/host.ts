@@ -10,6 +10,7 @@ import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { OperationTarget } from './admin/operations.js';
 import { adminSocketPath } from './admin/protocol.js';
 import { Admission, effectiveLimits, type WriteCallGauge } from './admission/index.js';
+import { HostMetrics } from './metrics/index.js';
 import { ApiKeyVerifier, KEY_PREFIX, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
 import { ensureOperator, listUsers } from './auth/users.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
@@ -87,6 +88,8 @@ export class Host {
   /** Write-class tool calls in flight per vault (the index's group commit waits for them). */
   readonly writeCalls: WriteCallGauge;
   private readonly admission: Admission;
+  /** Prometheus metrics, when metrics.enabled. */
+  readonly metrics: HostMetrics | undefined;
 
   private constructor(
     public settings: Settings,
@@ -132,6 +135,18 @@ export class Host {
       writeCalls: this.writeCalls,
     });
     this.manager.registry.on('changed', () => this.vaults.contributorsChanged());
+    if (h.metrics.enabled) {
+      const metrics = new HostMetrics({
+        sessions: () => this.hub.size,
+        subscriptions: () => this.subscriptions.count(),
+        listenStreams: () => this.hub.streamCount,
+        vaults: () => this.vaults.health(),
+        workers: () => this.workers.stats(),
+        audit: () => ({ pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped }),
+      });
+      this.metrics = metrics;
+      this.dispatcher.onCall = (tool, seconds, outcome, code) => metrics.toolCall(tool, seconds, outcome, code);
+    }
   }
 
   /** The index pipeline of the vault.path vault (tests and the CLI's index pass). */
@@ -255,6 +270,7 @@ export class Host {
       allowedOrigins: s.allowedOrigins,
       publicUrl: s.publicUrl,
       health: () => this.health(),
+      metricsEndpoint: this.metrics ? { registry: this.metrics, access: this.settings.host.metrics } : undefined,
     });
     await this.app.listen({ host: s.host, port: s.port });
     this.reaper = setInterval(() => void this.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);
@@ -327,7 +343,7 @@ export class Host {
       this.manager.lastResult = { ...result, at: new Date().toISOString() };
       return result;
     }
-    const restartOnly = (['vault', 'server', 'database', 'auth', 'oauth', 'admission', 'tools', 'audit', 'workers', 'log', 'index'] as const).filter(
+    const restartOnly = (['vault', 'server', 'database', 'auth', 'oauth', 'admission', 'tools', 'audit', 'workers', 'log', 'index', 'metrics'] as const).filter(
       (k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]),
     );
     if (restartOnly.length) this.log.warn({ keys: restartOnly }, 'these settings change only on restart');

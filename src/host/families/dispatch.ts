@@ -37,6 +37,9 @@ export interface ToolCallSettings {
 const BUDGET_SETTING = 'tools.maxResultTokens';
 
 export class ToolDispatcher {
+  /** Told of every call answered (the host's metrics): tool, seconds, outcome, refusal code. */
+  onCall: ((tool: string, seconds: number, outcome: 'ok' | 'refused' | 'error', refusalCode: string | null) => void) | undefined;
+
   constructor(
     private readonly registry: FamilyRegistry,
     private readonly admission: Admission,
@@ -72,6 +75,7 @@ export class ToolDispatcher {
       result = { content: [{ type: 'text', text: renderRefusal(refusal) }], isError: true };
       options.client?.log(refusal.code === 'internal' ? 'error' : 'warning', { tool: name, refusal: refusal.code, message: refusal.message });
     }
+    this.onCall?.(entry?.tool.name ?? 'unknown', (performance.now() - started) / 1000, outcome, refusalCode);
     const responseBytes = isInputNeeded(result) ? 0 : result.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : c.type === 'image' ? c.data.length : 0), 0);
     this.audit.record({
       at: new Date(),

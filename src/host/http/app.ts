@@ -9,6 +9,7 @@ import helmet from '@fastify/helmet';
 import type { FamilyRegistry } from '../families/registry.js';
 import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
 import type { OAuthServer } from '../oauth/server.js';
+import { mayScrape, type HostMetrics } from '../metrics/index.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {
@@ -28,6 +29,8 @@ export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHos
   readonly allowedOrigins: readonly string[];
   readonly publicUrl: string | null;
   readonly health: () => Promise<Record<string, unknown>>;
+  /** Prometheus metrics and who may scrape them, when metrics.enabled. */
+  readonly metricsEndpoint?: { readonly registry: HostMetrics; readonly access: { token: string; allowLoopback: boolean } };
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -140,8 +143,18 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     return reply.code(body.status === 'down' ? 503 : 200).send(body);
   });
 
+  const metrics = o.metricsEndpoint;
+  app.get('/metrics', async (request, reply) => {
+    if (!metrics) return reply.code(404).send({ error: 'metrics are off (metrics.enabled)' });
+    if (!mayScrape(metrics.access, request.headers.authorization, request.socket.remoteAddress, request.headers['x-forwarded-for'] !== undefined)) {
+      return reply.code(401).header('www-authenticate', 'Bearer realm="exocortex-metrics"').send({ error: 'a scraper sends Authorization: Bearer <metrics.token>' });
+    }
+    const { contentType, body } = await metrics.registry.render();
+    return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+  });
+
   o.oauth?.register(app);
   const oauth = o.oauth;
-  registerMcpRoutes(app, { ...o, isAllowedHost, isAllowedOrigin, challenge: oauth ? (path, extra) => oauth.challenge(path, extra) : undefined });
+  registerMcpRoutes(app, { ...o, isAllowedHost, isAllowedOrigin, challenge: oauth ? (path, extra) => oauth.challenge(path, extra) : undefined, metrics: metrics?.registry });
   return app;
 }

@@ -38,6 +38,17 @@ export interface HttpTransportOptions {
    * needed) when the OAuth authorization server is offered; absent: API keys only.
    */
   readonly challenge?: (path: string, extra?: { error?: string; scope?: string; description?: string }) => string;
+  /** Told of each MCP request answered other than tools/call (the dispatcher reports those) and listen streams. */
+  readonly metrics?: { request(method: string, seconds: number, status: number): void };
+}
+
+/** The JSON-RPC method of a request, for metrics: bounded to method-shaped names (one label per batch). */
+function methodOf(request: FastifyRequest): string {
+  if (request.method !== 'POST') return `HTTP ${request.method}`;
+  const body = request.body as { method?: unknown } | unknown[] | null;
+  if (Array.isArray(body)) return 'batch';
+  const m = body && typeof body === 'object' ? (body as { method?: unknown }).method : undefined;
+  return typeof m === 'string' && /^[a-z][a-zA-Z_/]{0,39}$/.test(m) ? m : 'other';
 }
 
 /** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
@@ -111,6 +122,13 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
     return undefined;
   };
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (o.metrics) {
+      const method = methodOf(request);
+      if (method !== 'tools/call' && method !== 'subscriptions/listen') {
+        const started = performance.now();
+        reply.raw.once('finish', () => o.metrics!.request(method, (performance.now() - started) / 1000, reply.raw.statusCode));
+      }
+    }
     const principal = principals.get(request);
     if (!principal) return jsonRpcError(reply, 401, -32001, 'A valid API key or OAuth access token is required');
     if (request.method === 'POST' && Array.isArray(request.body) && request.body.length === 0) {

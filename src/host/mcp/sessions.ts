@@ -48,6 +48,13 @@ export class SessionHub {
     return this.sessions.size;
   }
 
+  /** Open subscriptions/listen streams. */
+  get streamCount(): number {
+    let n = 0;
+    for (const set of this.streams.values()) n += set.size;
+    return n;
+  }
+
   /** Sessions opened by the credentials of one user. */
   countForUser(user: string): number {
     let n = 0;

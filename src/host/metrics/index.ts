@@ -1,0 +1,118 @@
+// Prometheus metrics for /metrics (prom-client): MCP operation durations by method and tool (named after
+// OpenTelemetry's MCP semantic conventions: mcp.server.operation.duration, mcp.method.name,
+// gen_ai.tool.name, error.type), tool results by outcome and refusal code, admission refusals by reason,
+// and gauges read when scraped (sessions, subscriptions, listen streams, index pending per vault, worker
+// queue, audit queue and drops), plus prom-client's default process metrics. Holds no vault content:
+// labels are tool names, method names, refusal codes and vault names only.
+import { timingSafeEqual } from 'node:crypto';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the gauges read at scrape time; each is cheap and in memory. */
+export interface MetricsSources {
+  sessions(): number;
+  subscriptions(): number;
+  listenStreams(): number;
+  vaults(): Record<string, { state: string; notes?: number; pending?: number; failures?: number }>;
+  workers(): { threads: number; queued: number; completed: number };
+  audit(): { pending: number; written: number; dropped: number };
+}
+
+const ADMISSION_CODES = new Set(['rate_limited', 'busy', 'quota_exceeded']);
+/** Seconds; MCP calls run from sub-millisecond reads to the 30 s deadline. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export class HostMetrics {
+  readonly registry = new Registry();
+  private readonly operation: Histogram<'mcp_method_name' | 'gen_ai_tool_name' | 'error_type'>;
+  private readonly results: Counter<'gen_ai_tool_name' | 'outcome' | 'code'>;
+  private readonly admission: Counter<'reason'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.operation = new Histogram({
+      name: 'mcp_server_operation_duration_seconds',
+      help: 'Duration of MCP requests the server answered (OpenTelemetry mcp.server.operation.duration), by method and, for tools/call, tool.',
+      labelNames: ['mcp_method_name', 'gen_ai_tool_name', 'error_type'],
+      buckets: BUCKETS,
+      registers,
+    });
+    this.results = new Counter({
+      name: 'exocortex_tool_results_total',
+      help: 'Tool call results by outcome (ok, refused, error) and refusal code.',
+      labelNames: ['gen_ai_tool_name', 'outcome', 'code'],
+      registers,
+    });
+    this.admission = new Counter({ name: 'exocortex_admission_refusals_total', help: 'Calls refused before any work by admission (rate_limited, busy, quota_exceeded).', labelNames: ['reason'], registers });
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge('exocortex_mcp_sessions', 'Open stateful MCP sessions (2025-era clients and stdio).', () => sources.sessions());
+    gauge('exocortex_resource_subscriptions', 'Resource subscriptions held by 2025-era sessions.', () => sources.subscriptions());
+    gauge('exocortex_listen_streams', 'Open subscriptions/listen streams (2026-07-28 clients).', () => sources.listenStreams());
+    gauge('exocortex_worker_queue_depth', 'Tasks waiting for a worker thread (parsing, chunking, diffing, token counts).', () => sources.workers().queued);
+    gauge('exocortex_worker_threads', 'Worker threads running.', () => sources.workers().threads);
+    gauge('exocortex_audit_queue', 'Usage rows waiting to be written.', () => sources.audit().pending);
+    new Counter({
+      name: 'exocortex_audit_dropped_total',
+      help: 'Usage rows dropped (the batch writer was full, or a flush failed).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(sources.audit().dropped);
+      },
+    });
+    const perVault = (name: string, help: string, pick: (v: { state: string; notes?: number; pending?: number; failures?: number }) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['vault'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [vault, v] of Object.entries(sources.vaults())) this.set({ vault }, pick(v));
+        },
+      });
+    perVault('exocortex_index_notes', 'Notes indexed, per vault.', (v) => v.notes ?? 0);
+    perVault('exocortex_index_pending', 'Changed notes waiting for the index, per vault (the index lag in notes).', (v) => v.pending ?? 0);
+    perVault('exocortex_index_failures', 'Notes the index could not read or parse, per vault.', (v) => v.failures ?? 0);
+    perVault('exocortex_vault_serving', '1 while the vault is served, 0 while it is unavailable.', (v) => (v.state === 'serving' ? 1 : 0));
+  }
+
+  /** One tools/call answered: its duration and outcome (refusalCode when refused). */
+  toolCall(tool: string, seconds: number, outcome: 'ok' | 'refused' | 'error', refusalCode: string | null): void {
+    const errorType = outcome === 'ok' ? '' : (refusalCode ?? outcome);
+    this.operation.observe({ mcp_method_name: 'tools/call', gen_ai_tool_name: tool, error_type: errorType }, seconds);
+    this.results.inc({ gen_ai_tool_name: tool, outcome, code: refusalCode ?? '' });
+    if (refusalCode && ADMISSION_CODES.has(refusalCode)) this.admission.inc({ reason: refusalCode });
+  }
+
+  /** Any other MCP request answered over HTTP (tools/list, resources/read, initialize…). */
+  request(method: string, seconds: number, status: number): void {
+    this.operation.observe({ mcp_method_name: method, gen_ai_tool_name: '', error_type: status >= 400 ? String(status) : '' }, seconds);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** Who may scrape: a bearer secret (compared in constant time), or a loopback peer when allowed. */
+export function mayScrape(o: { token: string; allowLoopback: boolean }, authorization: string | undefined, peer: string | undefined, forwarded: boolean): boolean {
+  if (o.token) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (m) {
+      const given = Buffer.from(m[1]);
+      const want = Buffer.from(o.token);
+      if (given.length === want.length && timingSafeEqual(given, want)) return true;
+    }
+  }
+  // A loopback peer that forwards for someone (a reverse proxy) is not a local scraper.
+  return o.allowLoopback && !forwarded && (peer === '127.0.0.1' || peer === '::1' || peer === '::ffff:127.0.0.1');
+}
