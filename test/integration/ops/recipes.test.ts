@@ -51,6 +51,17 @@ t.test('deploy/nginx.conf passes nginx -t', { skip: !has('nginx') && 'nginx is n
   t.match(r.stderr, /syntax is ok/);
 });
 
+t.test('deploy/Caddyfile adapts cleanly (caddy adapt: parsed and turned into Caddy\'s JSON, nothing started)', { skip: !has('caddy') && 'caddy is not installed' }, async (t) => {
+  const r = spawnSync('caddy', ['adapt', '--config', path.join(root, 'deploy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8', timeout: 30_000 });
+  t.equal(r.status, 0, r.stderr);
+  t.notMatch(r.stderr ?? '', /WARN|not formatted/i, 'no warning (formatting included)');
+  const json = JSON.parse(r.stdout) as { apps: { http: { servers: Record<string, { routes: Array<{ handle: Array<{ routes?: Array<{ handle: Array<Record<string, unknown>> }> }> }> }> } } };
+  const proxy = Object.values(json.apps.http.servers)[0].routes[0].handle[0].routes?.[0].handle[0];
+  t.equal(proxy?.handler, 'reverse_proxy');
+  t.equal(proxy?.flush_interval, -1, 'events are flushed at once (SSE answers and listen streams)');
+  t.match(JSON.stringify(proxy?.upstreams), /127\.0\.0\.1:3737/);
+});
+
 // Docker cannot run here: the Dockerfile and the compose file are linted instead of built.
 t.test('the Dockerfile lints clean (dockerfile-utils, the Docker language server\'s checks)', async (t) => {
   const { validate } = await import('dockerfile-utils');
