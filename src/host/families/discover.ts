@@ -1,9 +1,9 @@
 // Finds family modules: built-ins under plugins/<name>/family.{js,ts}, third-party ones by npm
 // package name or file path from the `plugins` setting. Imports them and checks the export.
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve as resolveImport } from 'import-meta-resolve';
 import { isDefinedFamily, type DefinedFamily } from '../../sdk/define-family.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -35,10 +35,12 @@ export function pluginSource(spec: string, baseDir: string): FamilySource {
     const target = statSync(file).isDirectory() ? resolveDirectoryEntry(file) : file;
     return { spec, url: pathToFileURL(target).href, builtin: false };
   }
-  const attempts = [path.join(baseDir, 'package.json'), fileURLToPath(import.meta.url)];
+  // Resolved as `import` would from the config's folder (then from the host's own), so packages whose
+  // exports offer only an `import` condition are found as well as CommonJS-style ones.
+  const attempts = [pathToFileURL(path.join(baseDir, 'package.json')).href, import.meta.url];
   for (const from of attempts) {
     try {
-      return { spec, url: pathToFileURL(createRequire(from).resolve(spec)).href, builtin: false };
+      return { spec, url: resolveImport(spec, from), builtin: false };
     } catch {
       // try the next base
     }
