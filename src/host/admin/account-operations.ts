@@ -1,7 +1,7 @@
 // Operator commands on users and vaults (`exocortex users …`, `exocortex vaults …`), over whatever owns the
 // database: the running server, which starts and stops the vault's pipeline live, or the CLI process.
 // Refusals carry the catalog's codes and sentences; nothing here writes to the terminal.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Refusal, type RefusalCode, type RefusalDetails } from '../../sdk/refusals.js';
 import { disableUsers, insertUser, listUsers, OPERATOR_USER, updateUser, userByName, usersOfVault } from '../auth/users.js';
 import { deleteVault, insertVault, listVaults, updateVault, vaultByName, type Source, type VaultRow } from '../auth/vaults.js';
@@ -110,8 +110,16 @@ export async function usersDisableOp(t: AccountTarget, nameArg: string): Promise
   await disableUsers(t.db, [user.id]);
   t.forgetKeys();
   const keyIds = (await t.db.selectFrom('api_keys').select('id').where('user_id', '=', user.id).execute()).map((r) => String(r.id));
-  const sessionsClosed = (await t.closeSessionsOf?.(new Set(keyIds))) ?? 0;
+  // OAuth principals are named after their grant; the user's grants' sessions and streams end too.
+  const grantIds = await oauthGrantsOf(t.db, name);
+  const sessionsClosed = (await t.closeSessionsOf?.(new Set([...keyIds, ...grantIds.map((g) => `oauth:${g}`)]))) ?? 0;
   return { disabled: name, keys: keyIds.length, sessionsClosed };
+}
+
+/** Ids of a user's OAuth grants (none where the OAuth tables are absent or hold nothing of theirs). */
+async function oauthGrantsOf(db: Kysely<any>, user: string): Promise<string[]> {
+  const rows = await db.selectFrom('oauth_records').select('id').where('model', '=', 'Grant').where(sql<string>`payload->>'accountId'`, '=', user).execute();
+  return rows.map((r) => String(r.id));
 }
 
 /** Add a vault (root given absolute by the CLI); refused when its root is unusable or overlaps another. */

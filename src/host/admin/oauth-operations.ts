@@ -12,6 +12,8 @@ import { OperationError } from './errors.js';
 export interface OAuthTarget {
   readonly db: Kysely<any>;
   readonly settings: Settings;
+  /** Close the open MCP sessions and listen streams of these credentials (only in a running server). */
+  closeSessionsOf?(credentialIds: ReadonlySet<string>): Promise<number>;
 }
 
 export interface ClientView {
@@ -49,7 +51,10 @@ export async function oauthGrantsListOp(t: OAuthTarget): Promise<GrantView[]> {
 export async function oauthGrantsRevokeOp(t: OAuthTarget, id: string): Promise<{ revoked: string; rows: number }> {
   const grant = await t.db.selectFrom('oauth_records').select('id').where('model', '=', 'Grant').where('id', '=', id).executeTakeFirst();
   if (!grant) throw new OperationError('not_found', `no grant "${id}"; see exocortex oauth grants list`);
-  return { revoked: id, rows: await revokeGrant(t.db, id) };
+  const rows = await revokeGrant(t.db, id);
+  // Requests re-check the token anyway; this ends the sessions and listen streams that would outlive it.
+  await t.closeSessionsOf?.(new Set([`oauth:${id}`]));
+  return { revoked: id, rows };
 }
 
 /** Registered (DCR) clients, and metadata-document clients that hold grants (those are fetched, not stored). */
@@ -75,6 +80,7 @@ export async function oauthClientsRevokeOp(t: OAuthTarget, clientId: string): Pr
   const client = await t.db.deleteFrom('oauth_records').where('model', '=', 'Client').where('id', '=', clientId).executeTakeFirst();
   if (Number(client.numDeletedRows) === 0 && grantIds.length === 0) throw new OperationError('not_found', `no client "${clientId}"; see exocortex oauth clients list`);
   for (const id of grantIds) await revokeGrant(t.db, id);
+  await t.closeSessionsOf?.(new Set(grantIds.map((id) => `oauth:${id}`)));
   return { revoked: clientId, grants: grantIds.length };
 }
 
