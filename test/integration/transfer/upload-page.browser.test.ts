@@ -2,30 +2,28 @@
 // file, uploads it, and a reused link shows the page's failure state. Skips when /usr/bin/chromium is absent.
 // Chromium must never reach the network: a dead loopback proxy, a NOTFOUND resolver and a route guard.
 import t from 'tap';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext } from 'playwright-core';
 import { textOf } from '../../../src/sdk/testkit.js';
+import { chromiumMissing, launchGuardedBrowser, type GuardedBrowser } from '../../fixtures/browser.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 
-const CHROMIUM = process.env.EXOCORTEX_CHROMIUM ?? '/usr/bin/chromium';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const family = path.resolve(here, '../../fixtures/transfer/family-under-test.ts');
 
 type Result = { isError?: boolean; content?: unknown; structuredContent?: unknown };
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium); the browser test skips`;
+const skip = chromiumMissing;
 
 t.test('the upload page works in headless Chromium', { skip }, async (t) => {
-  const { chromium } = await import('playwright-core');
   const transfer = { maxUploadBytes: 1024 * 1024, byteRequestsPerMinute: 10_000, pageRequestsPerMinute: 10_000 };
   const server = await startTestServer({ builtinDir: null, config: { plugins: [family], transfer } });
   const work = mkdtempSync(path.join(os.tmpdir(), 'exo-browser-'));
-  let context: BrowserContext | undefined;
+  let browser: GuardedBrowser | undefined;
   t.teardown(async () => {
-    await context?.close();
+    await browser?.close();
     await server.close();
     rmSync(work, { recursive: true, force: true });
   });
@@ -36,30 +34,8 @@ t.test('the upload page works in headless Chromium', { skip }, async (t) => {
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Result;
   const out = (r: Result) => r.structuredContent as Record<string, any>;
 
-  const profile = path.join(work, 'profile');
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--disable-domain-reliability', '--disable-breakpad', '--no-pings', '--no-default-browser-check',
-      // Anything not loopback goes to a dead local proxy port (loopback bypasses proxies) and no name resolves.
-      '--proxy-server=http://127.0.0.1:9', `--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`,
-    ],
-  });
-  const requested: string[] = [];
-  const blocked: string[] = [];
-  await context.route('**/*', (route) => {
-    const u = new URL(route.request().url());
-    requested.push(u.href);
-    if (u.origin !== origin) {
-      blocked.push(u.href);
-      return route.abort('blockedbyclient');
-    }
-    return route.continue();
-  });
+  browser = await launchGuardedBrowser(() => [origin]);
+  const { context, requested, blocked } = browser;
 
   const minted = await call('request_upload', { path: 'inbox/from-browser.bin' });
   t.notOk(minted.isError, minted.isError ? textOf(minted) : 'request_upload minted a link');
