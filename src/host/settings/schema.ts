@@ -19,22 +19,33 @@ export const declaredVaultSchema = z
 
 const limit = (what: string) => z.number().int().min(0).describe(what);
 
+/** What each per-user limit means: one text for admission.perUser (the defaults) and a user's own `limits`. */
+const LIMIT_TEXT = {
+  callsPerMinute: 'Rate bucket per user over all tool calls of all their credentials (0: only the per-credential bucket).',
+  writesPerMinute: 'Rate bucket per user over write-class calls of all their credentials (0: only the per-credential bucket).',
+  read: 'Concurrent read-class calls one user may run (0: only the server-wide slots).',
+  write: 'Concurrent write-class calls one user may run (0: only the server-wide slots).',
+  expensive: 'Concurrent expensive-class calls one user may run (0: only the server-wide slots).',
+  dailyQuota: 'Tool calls per user per day over all their credentials (0: unlimited).',
+  sessions: 'Open stateful MCP sessions one user may hold over all their credentials (0: only the per-credential and server caps).',
+} as const;
+
 /** Limits over all of one user's credentials together (0 = no limit of that kind beyond the others). */
 export const userLimitsSchema = z
   .object({
-    callsPerMinute: limit('Rate bucket per user over all tool calls of all their credentials (0: only the per-credential bucket).'),
-    writesPerMinute: limit('Rate bucket per user over write-class calls of all their credentials (0: only the per-credential bucket).'),
+    callsPerMinute: limit(LIMIT_TEXT.callsPerMinute),
+    writesPerMinute: limit(LIMIT_TEXT.writesPerMinute),
     concurrency: z
       .object({
-        read: limit('Concurrent read-class calls one user may run (0: only the server-wide slots).'),
-        write: limit('Concurrent write-class calls one user may run (0: only the server-wide slots).'),
-        expensive: limit('Concurrent expensive-class calls one user may run (0: only the server-wide slots).'),
+        read: limit(LIMIT_TEXT.read),
+        write: limit(LIMIT_TEXT.write),
+        expensive: limit(LIMIT_TEXT.expensive),
       })
       .strict()
       .partial()
       .describe('Concurrency slots per user and admission class, taken before the server-wide ones.'),
-    dailyQuota: limit('Tool calls per user per day over all their credentials (0: unlimited).'),
-    sessions: limit('Open stateful MCP sessions one user may hold over all their credentials (0: only the per-credential and server caps).'),
+    dailyQuota: limit(LIMIT_TEXT.dailyQuota),
+    sessions: limit(LIMIT_TEXT.sessions),
   })
   .strict()
   .partial();
@@ -223,19 +234,19 @@ export const hostSettingsSchema = z
           .describe('Deepest nesting of objects and arrays accepted in tool arguments; deeper calls are refused as invalid_arguments before validation.'),
         perUser: z
           .object({
-            callsPerMinute: limit('Rate bucket per user over all tool calls of all their credentials (0: only the per-credential bucket).').default(0),
-            writesPerMinute: limit('Rate bucket per user over write-class calls of all their credentials (0: only the per-credential bucket).').default(0),
+            callsPerMinute: limit(LIMIT_TEXT.callsPerMinute).default(0),
+            writesPerMinute: limit(LIMIT_TEXT.writesPerMinute).default(0),
             concurrency: z
               .object({
-                read: limit('Concurrent read-class calls one user may run (0: only the server-wide slots).').default(0),
-                write: limit('Concurrent write-class calls one user may run (0: only the server-wide slots).').default(0),
-                expensive: limit('Concurrent expensive-class calls one user may run (0: only the server-wide slots).').default(0),
+                read: limit(LIMIT_TEXT.read).default(0),
+                write: limit(LIMIT_TEXT.write).default(0),
+                expensive: limit(LIMIT_TEXT.expensive).default(0),
               })
               .strict()
               .prefault({})
               .describe('Concurrency slots per user and admission class, taken before the server-wide ones; on a shared server, set them below the server-wide slots so no user can hold them all.'),
-            dailyQuota: limit('Tool calls per user per day over all their credentials (0: unlimited).').default(0),
-            sessions: limit('Open stateful MCP sessions one user may hold over all their credentials (0: only the per-credential and server caps).').default(0),
+            dailyQuota: limit(LIMIT_TEXT.dailyQuota).default(0),
+            sessions: limit(LIMIT_TEXT.sessions).default(0),
           })
           .strict()
           .prefault({})
