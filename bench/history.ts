@@ -1,7 +1,8 @@
 // bench/history: what the history family costs the write path and what it stores. In one run, alternating
 // history off and on (same process, same vault shape): 8 concurrent writers appending to their own notes
 // (edit_note with expected_hash) → writes/s each way and the ratio; then with history on, the store's
-// bytes per 1,000 small edits, and list_revisions / diff_revisions p50 on a note with 200 revisions.
+// bytes per 1,000 small edits, and list_revisions / diff_revisions p50 on a note with 200 revisions. Also the
+// process's CPU ms per write each way: other jobs on the machine move it far less than they move writes/s.
 // Usage: tsx bench/history.ts   Env: BENCH_SECONDS (6), BENCH_ROUNDS (3).
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +37,8 @@ async function hashOf(c: Client, p: string): Promise<string> {
   return (r.structuredContent as { content_hash: string }).content_hash;
 }
 
-async function writesPerSecond(server: TestServer): Promise<number> {
+/** Writes/s in the window, and the process's CPU time per write (all threads: PGlite, workers, the clients). */
+async function writesPerSecond(server: TestServer): Promise<{ rate: number; cpuMs: number }> {
   const clients = await Promise.all(Array.from({ length: WRITERS }, () => server.connect()));
   const hashes = new Map<string, string>();
   for (let i = 0; i < WRITERS * NOTES_PER_WRITER; i++) hashes.set(`bench/n${i}.md`, await hashOf(clients[0], `bench/n${i}.md`));
@@ -64,21 +66,27 @@ async function writesPerSecond(server: TestServer): Promise<number> {
   await run(1);
   done = 0;
   refusals = 0;
+  const cpu0 = process.cpuUsage();
   await run(SECONDS);
+  const cpu = process.cpuUsage(cpu0);
   if (refusals) console.log(`# ${refusals} refused writes in the window (re-read and retried)`);
   await Promise.all(clients.map((c) => c.close()));
-  return done / SECONDS;
+  return { rate: done / SECONDS, cpuMs: (cpu.user + cpu.system) / 1000 / Math.max(1, done) };
 }
 
 console.log(`# bench/history on ${machine()}; ${WRITERS} writers × ${NOTES_PER_WRITER} notes of ~1.3 KB, in-process server (notes, change-feed ± history), ${SECONDS} s windows, ${ROUNDS} rounds alternating off/on`);
 console.log(`# load average at start: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} (other work on the machine)`);
 const off: number[] = [];
 const on: number[] = [];
+const offCpu: number[] = [];
+const onCpu: number[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   for (const history of [false, true]) {
     const server = await start(history);
     try {
-      (history ? on : off).push(await writesPerSecond(server));
+      const m = await writesPerSecond(server);
+      (history ? on : off).push(m.rate);
+      (history ? onCpu : offCpu).push(m.cpuMs);
     } finally {
       await server.close();
     }
@@ -90,6 +98,13 @@ line('history_off_writes_per_s', median(off), 'writes/s', `median of ${ROUNDS}, 
 line('history_on_writes_per_s', median(on), 'writes/s', `median of ${ROUNDS}, spread ${spread(on)}`);
 const ratios = on.map((v, i) => v / off[i]);
 line('history_on_vs_off', median(ratios), 'ratio', `per-round on/off: ${ratios.map((x) => x.toFixed(2)).join(', ')}`);
+// CPU per write is what bounds a saturated server, and other jobs on the machine move it far less than
+// they move writes/s: off/on is the throughput ratio a CPU-bound server would see.
+const spread2 = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
+line('history_off_cpu_ms_per_write', median(offCpu), 'ms', `median of ${ROUNDS}, spread ${spread2(offCpu)}`);
+line('history_on_cpu_ms_per_write', median(onCpu), 'ms', `median of ${ROUNDS}, spread ${spread2(onCpu)}`);
+const cpuRatios = offCpu.map((v, i) => v / onCpu[i]);
+line('history_cpu_off_vs_on', median(cpuRatios), 'ratio', `CPU-bound writes/s on/off; per round: ${cpuRatios.map((x) => x.toFixed(2)).join(', ')}`);
 
 // Storage: 1,000 small appends spread over 20 notes, with history on.
 const server = await start(true);

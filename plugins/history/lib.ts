@@ -3,7 +3,7 @@
 import { unifiedPatch } from '../../src/markdown/index.js';
 import { isRefusal, type ToolContext } from '../../src/sdk/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
-import { historySettings } from './recorder.js';
+import { HISTORY_SERVICE, historySettings, type HistoryRecorder } from './recorder.js';
 import type { HistorySettings } from './settings.js';
 import { blob, revision, type RevisionRow } from './store.js';
 import { historyRefusals } from './refusals.js';
@@ -12,6 +12,11 @@ export type RevisionOut = HistoryTools['list_revisions']['output']['revisions'][
 
 export function settingsOf(ctx: ToolContext<any>): HistorySettings {
   return historySettings(ctx.settings as Record<string, unknown>);
+}
+
+/** Wait for revisions of writes still being stored (group commit), so a tool reads the store as it is. */
+export async function settledStore(ctx: ToolContext<any>): Promise<void> {
+  if (ctx.hasService(HISTORY_SERVICE)) await ctx.service<HistoryRecorder>(HISTORY_SERVICE).settled();
 }
 
 export const revisionId = (id: string | number): string => `rev-${id}`;

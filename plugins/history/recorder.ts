@@ -5,9 +5,10 @@
 import { sql } from 'kysely';
 import { Refusal, isRefusal, type ContributorFactoryContext, type Database, type Logger, type ServiceFactoryContext, type WriteEvent, type WriteObserver } from '../../src/sdk/index.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
-import { addRevision, keepIncumbent, latest, prune, storeSize, type StoreSize } from './store.js';
+import { addRevisions, keepIncumbent, latest, prune, storeSize, type PendingRevision, type StoreSize } from './store.js';
 
 export const HISTORY_SERVICE = 'history';
+const key = (vaultId: number, path: string) => `${vaultId}\u0000${path}`;
 /** Paths whose latest kept hash the recorder remembers (an LRU-ish bound on its memory). */
 const LATEST_KEPT_MAX = 10_000;
 
@@ -26,6 +27,15 @@ export class HistoryRecorder {
    * by every prune (which may drop versions).
    */
   private readonly latestKept = new Map<string, string>();
+  /**
+   * Group commit: revisions waiting for the next statement, and the statement in flight. A write's
+   * `after` resolves once its revision is stored, so a tool never returns before its revision exists;
+   * writers arriving while a statement runs share the next one.
+   */
+  private queue: { item: PendingRevision; key: string; done: () => void; failed: (e: unknown) => void }[] = [];
+  private flushing: Promise<void> | undefined;
+  /** Paths with a revision queued or in flight (a `before` on one of them waits for it). */
+  private readonly unsettled = new Map<string, number>();
 
   constructor(readonly db: Database, readonly settings: HistorySettings, private readonly log: Logger) {}
 
@@ -61,16 +71,17 @@ export class HistoryRecorder {
   }
 
   private remember(vaultId: number, path: string, hash: string | null): void {
-    const key = `${vaultId}\u0000${path}`;
-    this.latestKept.delete(key);
+    const k = key(vaultId, path);
+    this.latestKept.delete(k);
     if (hash === null) return;
     if (this.latestKept.size >= LATEST_KEPT_MAX) this.latestKept.delete(this.latestKept.keys().next().value as string);
-    this.latestKept.set(key, hash);
+    this.latestKept.set(k, hash);
   }
 
   async before(e: WriteEvent): Promise<void> {
     if (!e.incumbent) return;
-    if (this.latestKept.get(`${e.vaultId}\u0000${e.path}`) === e.incumbent.hash) return;
+    if (this.unsettled.has(key(e.vaultId, e.path))) await this.settled();
+    if (this.latestKept.get(key(e.vaultId, e.path)) === e.incumbent.hash) return;
     const size = e.incumbent.bytes.length;
     const skipped = this.tooLarge(size);
     await this.guard(e, () => keepIncumbent(this.db, e.vaultId, e.path, e.target, skipped ? null : { hash: e.incumbent!.hash, bytes: e.incumbent!.bytes }, e.incumbent!.hash, size, skipped, e.at));
@@ -78,24 +89,64 @@ export class HistoryRecorder {
 
   async after(e: WriteEvent): Promise<void> {
     const base = { vaultId: e.vaultId, target: e.target, actor: e.origin, user: e.user ?? null, client: e.client ?? null, tool: e.tool ?? null, at: new Date() };
-    const link = await this.linkEvents();
     if (e.kind === 'create' || e.kind === 'replace') {
       if (!e.next) return;
       const skipped = this.tooLarge(e.next.bytes.length);
-      const rev = { ...base, path: e.path, kind: e.kind === 'create' ? ('create' as const) : ('write' as const), hash: e.next.hash, previousHash: e.incumbent?.hash ?? null, size: e.next.bytes.length, skipped };
+      const revision = { ...base, path: e.path, kind: e.kind === 'create' ? ('create' as const) : ('write' as const), hash: e.next.hash, previousHash: e.incumbent?.hash ?? null, size: e.next.bytes.length, skipped };
       this.remember(e.vaultId, e.path, null);
-      await addRevision(this.db, rev, skipped ? null : { hash: e.next.hash, bytes: e.next.bytes }, link);
+      await this.enqueue({ revision, blob: skipped ? null : { hash: e.next.hash, bytes: e.next.bytes } });
       if (!skipped) this.remember(e.vaultId, e.path, e.next.hash);
     } else if (e.kind === 'remove') {
       this.remember(e.vaultId, e.path, null);
       const hash = e.incumbent?.hash ?? null;
-      await addRevision(this.db, { ...base, path: e.path, kind: 'delete', hash, previousHash: hash, size: e.incumbent?.bytes.length ?? null, skipped: e.incumbent ? this.tooLarge(e.incumbent.bytes.length) : 'not read (over the files read limit)' }, null, link);
+      const skipped = e.incumbent ? this.tooLarge(e.incumbent.bytes.length) : 'not read (over the files read limit)';
+      await this.enqueue({ revision: { ...base, path: e.path, kind: 'delete', hash, previousHash: hash, size: e.incumbent?.bytes.length ?? null, skipped }, blob: null });
     } else if (e.kind === 'move' && e.toPath) {
       this.remember(e.vaultId, e.path, null);
       this.remember(e.vaultId, e.toPath, null);
+      await this.settled();
       const last = await latest(this.db, e.vaultId, e.path);
-      await addRevision(this.db, { ...base, path: e.toPath, kind: 'move', hash: last?.hash ?? null, previousHash: last?.hash ?? null, fromPath: e.path, size: last?.size ?? null, skipped: last ? last.skipped : 'moved before any version was recorded' }, null, link);
+      const revision = { ...base, path: e.toPath, kind: 'move' as const, hash: last?.hash ?? null, previousHash: last?.hash ?? null, fromPath: e.path, size: last?.size ?? null, skipped: last ? last.skipped : 'moved before any version was recorded' };
+      await this.enqueue({ revision, blob: null });
     }
+  }
+
+  /** Resolves once every revision queued so far is stored (readers of the store call it first). */
+  async settled(): Promise<void> {
+    while (this.flushing || this.queue.length) await (this.flushing ?? this.flush()).catch(() => undefined);
+  }
+
+  private enqueue(item: PendingRevision): Promise<void> {
+    const k = key(item.revision.vaultId, item.revision.path);
+    this.unsettled.set(k, (this.unsettled.get(k) ?? 0) + 1);
+    const stored = new Promise<void>((done, failed) => this.queue.push({ item, key: k, done, failed }));
+    if (!this.flushing) void this.flush();
+    return stored;
+  }
+
+  /** Store everything queued in one statement, then whatever queued meanwhile, until the queue is empty. */
+  private flush(): Promise<void> {
+    const run = async () => {
+      const link = await this.linkEvents();
+      while (this.queue.length) {
+        const batch = this.queue;
+        this.queue = [];
+        try {
+          await addRevisions(this.db, batch.map((b) => b.item), link);
+          for (const b of batch) b.done();
+        } catch (e) {
+          for (const b of batch) b.failed(e);
+        } finally {
+          for (const b of batch) {
+            const n = (this.unsettled.get(b.key) ?? 1) - 1;
+            if (n > 0) this.unsettled.set(b.key, n);
+            else this.unsettled.delete(b.key);
+          }
+        }
+      }
+    };
+    this.flushing = run().finally(() => (this.flushing = undefined));
+    return this.flushing;
   }
 
   /** A failure to keep the prior version refuses the write (history.onRecordFailure: refuse) or is logged. */

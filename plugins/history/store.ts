@@ -63,16 +63,31 @@ export async function keepIncumbent(db: Database, vaultId: number, path: string,
     WHERE NOT EXISTS (SELECT 1 FROM last WHERE last.hash IS NOT DISTINCT FROM ${hash})`.execute(db);
 }
 
-/** One revision (and its new version's blob), with the change-feed event it belongs to when the feed runs. */
-export async function addRevision(db: Database, r: NewRevision, blob: Blob | null, linkEvents: boolean): Promise<void> {
-  const insertBlob = blob ? sql`WITH b AS (INSERT INTO history_blobs (vault_id, hash, size, content) VALUES (${r.vaultId}, ${blob.hash}, ${blob.bytes.length}, ${Buffer.from(blob.bytes)}) ON CONFLICT DO NOTHING) ` : sql``;
-  const event = linkEvents && r.actor
-    ? sql`(SELECT seq FROM change_events WHERE vault_id = ${r.vaultId} AND path = ${r.path} AND actor_id = ${r.actor.id} ORDER BY vault_id DESC, seq DESC LIMIT 1)`
-    : sql`NULL::bigint`;
-  await sql`${insertBlob}
+/** A revision to add, with its new version's blob when one is kept. */
+export interface PendingRevision {
+  readonly revision: NewRevision;
+  readonly blob: Blob | null;
+}
+
+/**
+ * Revisions (and their new versions' blobs) in one statement, in the order given, each linked to the
+ * change-feed event it belongs to when the feed runs. Concurrent writers' revisions share a statement.
+ */
+export async function addRevisions(db: Database, batch: readonly PendingRevision[], linkEvents: boolean): Promise<void> {
+  if (batch.length === 0) return;
+  const blobs = batch.filter((p): p is PendingRevision & { blob: Blob } => p.blob !== null);
+  const insertBlobs = blobs.length
+    ? sql`WITH b AS (INSERT INTO history_blobs (vault_id, hash, size, content) VALUES ${sql.join(blobs.map(({ revision: r, blob: b }) => sql`(${r.vaultId}, ${b.hash}, ${b.bytes.length}, ${Buffer.from(b.bytes)})`))} ON CONFLICT DO NOTHING) `
+    : sql``;
+  const event = (r: NewRevision) =>
+    linkEvents && r.actor
+      ? sql`(SELECT seq FROM change_events WHERE vault_id = ${r.vaultId} AND path = ${r.path} AND actor_id = ${r.actor.id} ORDER BY vault_id DESC, seq DESC LIMIT 1)`
+      : sql`NULL::bigint`;
+  const rows = batch.map(({ revision: r }) => sql`(${r.vaultId}, ${r.path}, ${r.at}, ${r.kind}, ${r.target}, ${r.hash}, ${r.previousHash}, ${r.fromPath ?? null}, ${r.size}, ${r.skipped ?? null},
+            ${r.actor?.kind ?? 'human'}, ${r.actor?.id ?? null}, ${r.actor?.name ?? null}, ${r.user ?? null}, ${r.client ?? null}, ${r.tool ?? null}, ${event(r)})`);
+  await sql`${insertBlobs}
     INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, previous_hash, from_path, size, skipped, actor_kind, actor_id, actor_name, user_name, client_name, tool, event_id)
-    VALUES (${r.vaultId}, ${r.path}, ${r.at}, ${r.kind}, ${r.target}, ${r.hash}, ${r.previousHash}, ${r.fromPath ?? null}, ${r.size}, ${r.skipped ?? null},
-            ${r.actor?.kind ?? 'human'}, ${r.actor?.id ?? null}, ${r.actor?.name ?? null}, ${r.user ?? null}, ${r.client ?? null}, ${r.tool ?? null}, ${event})`.execute(db);
+    VALUES ${sql.join(rows)}`.execute(db);
 }
 
 /** The latest revision of a path (for a move: the hash it carries along). */

@@ -1,11 +1,12 @@
 // list_deleted_notes: notes deleted through the tools whose last version history still keeps. Read-only.
 import { defineTool } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
-import { cursorOf, parseCursor, settingsOf, toOut } from '../lib.js';
+import { cursorOf, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { deletedNotes } from '../store.js';
 
 export const listDeletedNotes = defineTool<HistoryTools['list_deleted_notes']>({
   async handler(input, ctx) {
+    await settledStore(ctx);
     const limit = Math.min(input.limit ?? 20, settingsOf(ctx).listCap);
     const rows = await deletedNotes(ctx.db, ctx.vault.id, limit + 1, parseCursor(ctx, input.cursor));
     const gone = [];

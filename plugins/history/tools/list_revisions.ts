@@ -1,11 +1,12 @@
 // list_revisions: the kept versions of one note or file, newest first, with who made each. Read-only.
 import { defineTool } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
-import { currentBytes, cursorOf, historyPath, parseCursor, settingsOf, toOut } from '../lib.js';
+import { currentBytes, cursorOf, historyPath, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { listRevisions as rows } from '../store.js';
 
 export const listRevisions = defineTool<HistoryTools['list_revisions']>({
   async handler(input, ctx) {
+    await settledStore(ctx);
     const path = historyPath(ctx, input.path);
     const limit = Math.min(input.limit ?? 20, settingsOf(ctx).listCap);
     const found = await rows(ctx.db, ctx.vault.id, path, limit + 1, parseCursor(ctx, input.cursor));

@@ -3,13 +3,14 @@
 // unless the caller names its hash.
 import { defineTool, NOTE_WRITER, type NoteWriter } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
-import { asText, boundedDiff, findRevision, historyPath, revisionId, versionBytes } from '../lib.js';
+import { asText, boundedDiff, findRevision, historyPath, revisionId, versionBytes, settledStore } from '../lib.js';
 import { knownHash } from '../store.js';
 import type { HistoryCtx } from '../settings.js';
 import { historyRefusals } from '../refusals.js';
 
 export const restoreRevision = defineTool<HistoryTools['restore_revision']>({
   async handler(input, ctx: HistoryCtx) {
+    await settledStore(ctx);
     const writer = ctx.service<NoteWriter>(NOTE_WRITER);
     writer.checkHash(ctx, input.expected_hash);
     const path = historyPath(ctx, input.path);

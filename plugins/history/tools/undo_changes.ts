@@ -3,7 +3,7 @@
 // with both diffs and left as it is; dry_run (the default) only plans.
 import { defineTool, isRefusal, NOTE_WRITER, type NoteWriter } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
-import { asText, boundedDiff, currentBytes, historyPath, revisionId, settingsOf } from '../lib.js';
+import { asText, boundedDiff, currentBytes, historyPath, revisionId, settingsOf, settledStore } from '../lib.js';
 import { agentRevisions, blob, revisionsAfter, type RevisionRow, type UndoFilter } from '../store.js';
 import type { HistoryCtx } from '../settings.js';
 
@@ -25,6 +25,7 @@ async function textOf(ctx: HistoryCtx, hash: string | null): Promise<string | un
 
 export const undoChanges = defineTool<HistoryTools['undo_changes']>({
   async handler(input, ctx: HistoryCtx) {
+    await settledStore(ctx);
     if (input.credential !== undefined && input.client !== undefined) ctx.refuse('invalid_arguments', { problems: 'give credential or client, not both' });
     const filter: UndoFilter = {
       since: parseTime(ctx, 'since', input.since),
