@@ -78,7 +78,17 @@ export class HistoryRecorder {
     this.latestKept.set(k, hash);
   }
 
+  /** Versions larger than history.maxVersionBytes are not kept, so a writer need not read them for us. */
+  incumbentLimit(): number {
+    return this.settings.maxVersionBytes;
+  }
+
   async before(e: WriteEvent): Promise<void> {
+    if (e.incumbentUnread) {
+      const reason = `${this.tooLarge(e.incumbentUnread.size) ?? 'not read'}; replaced without being kept`;
+      await this.guard(e, () => keepIncumbent(this.db, e.vaultId, e.path, e.target, null, null, e.incumbentUnread!.size, reason, e.at));
+      return;
+    }
     if (!e.incumbent) return;
     if (this.unsettled.has(key(e.vaultId, e.path))) await this.settled();
     if (this.latestKept.get(key(e.vaultId, e.path)) === e.incumbent.hash) return;
@@ -182,6 +192,7 @@ export function historyObservers(ctx: ContributorFactoryContext): WriteObserver[
   return [
     {
       name: 'history',
+      incumbentLimit: () => recorder()?.incumbentLimit() ?? 0,
       before: async (e) => recorder()?.before(e),
       after: async (e) => recorder()?.after(e),
     },

@@ -54,7 +54,7 @@ const COLUMNS = sql`id, path, at, kind, target, hash, previous_hash, from_path, 
  * The version found at a path before a tool writes it, kept when it is not already the path's latest
  * revision (an outside editor changed it, or it was never recorded): one statement, the blob deduplicated.
  */
-export async function keepIncumbent(db: Database, vaultId: number, path: string, target: 'note' | 'file', blob: Blob | null, hash: string, size: number, skipped: string | null, at: Date): Promise<void> {
+export async function keepIncumbent(db: Database, vaultId: number, path: string, target: 'note' | 'file', blob: Blob | null, hash: string | null, size: number, skipped: string | null, at: Date): Promise<void> {
   const insertBlob = blob ? sql`, b AS (INSERT INTO history_blobs (vault_id, hash, size, content) VALUES (${vaultId}, ${hash}, ${size}, ${Buffer.from(blob.bytes)}) ON CONFLICT DO NOTHING)` : sql``;
   await sql`
     WITH last AS (SELECT hash FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY id DESC LIMIT 1)${insertBlob}
@@ -142,6 +142,12 @@ export async function agentRevisions(db: Database, vaultId: number, f: UndoFilte
   if (f.client) where.push(sql`client_name = ${f.client}`);
   if (f.paths?.length) where.push(sql`path = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(f.paths)}::jsonb)))`);
   return (await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE ${sql.join(where, sql` AND `)} ORDER BY id LIMIT ${cap}`.execute(db)).rows;
+}
+
+/** The newest revision id of a vault (0 when none): an undo ignores the revisions it makes itself. */
+export async function newestRevisionId(db: Database, vaultId: number): Promise<number> {
+  const row = (await sql<{ m: string | null }>`SELECT max(id) AS m FROM history_revisions WHERE vault_id = ${vaultId}`.execute(db)).rows[0];
+  return Number(row?.m ?? 0);
 }
 
 /** Every revision of a path after `afterId` (to see who else changed it since). */

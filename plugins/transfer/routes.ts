@@ -3,7 +3,7 @@
 // Never reads a token from the URL, never logs one, never publishes a partial body.
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isRefusal, type FamilyRouteContext, type FamilyRoutes } from '../../src/sdk/index.js';
+import { createFileObserved, isRefusal, replaceFileObserved, type ChangeOrigin, type FamilyRouteContext, type FamilyRoutes, type WriteScope } from '../../src/sdk/index.js';
 import { mimeOf } from './mime.js';
 import type { TransferDeps } from './options.js';
 import { DOWNLOAD_JS, DOWNLOAD_PAGE, UPLOAD_JS, UPLOAD_PAGE } from './pages.js';
@@ -155,6 +155,15 @@ export function transferRoutes(deps: TransferDeps): FamilyRoutes {
         return outcome === 'not_valid' ? reply : reply.code(outcome.status).send(outcome.body);
       });
 
+      /** An upload publishes for the credential that minted its link (history and the write observers see that). */
+      const publishScope = (row: LinkRow): WriteScope => ({
+        hasService: (name) => fam.hasService(name),
+        service: <T>(name: string) => fam.service<T>(name),
+        vault: fam.vault(row.vaultId),
+        author: { origin: { kind: row.principalKind as ChangeOrigin['kind'], id: row.principalId, name: row.principalId }, tool: 'request_upload' },
+        now: () => deps.now(),
+      });
+
       const upload = async (request: FastifyRequest, reply: FastifyReply, token: string): Promise<Answer> => {
         const closeAfter = () => closeAfterResponse(request, reply);
         const now = deps.now();
@@ -205,9 +214,12 @@ export function transferRoutes(deps: TransferDeps): FamilyRoutes {
               if (st.kind !== 'file' || st.ino !== row.pinned.ino || (row.pinned.mountId ?? st.mountId) !== st.mountId || st.size !== row.pinned.size || st.mtimeMs !== row.pinned.mtimeMs) {
                 throw Object.assign(new Error(`"${row.path}" changed since the link was minted; nothing was published.`), { conflict: true });
               }
-              await fs.replace(row.path, bytes, { expectedHash: row.pinned.hash });
+              const refuseStale = (): never => {
+                throw Object.assign(new Error(`"${row.path}" changed since the link was minted; nothing was published.`), { conflict: true });
+              };
+              await replaceFileObserved(publishScope(row), row.path, bytes, { expectedHash: row.pinned.hash, maxReadBytes: row.maxBytes, refuseStale }, fam.log);
             } else {
-              await fs.create(row.path, bytes);
+              await createFileObserved(publishScope(row), row.path, bytes, fam.log);
             }
           } catch (e) {
             const conflict = isRefusal(e) || (e as { conflict?: boolean }).conflict === true;

@@ -18,6 +18,8 @@ export interface WriteEvent {
   readonly target: 'note' | 'file';
   /** The bytes being replaced, moved or removed (absent for a create). */
   readonly incumbent?: { readonly bytes: Uint8Array; readonly hash: string };
+  /** A file replaced without its bytes read: larger than any observer keeps (`incumbentLimit`). */
+  readonly incumbentUnread?: { readonly size: number };
   /** The bytes being published (create, replace); absent for move and remove. */
   readonly next?: { readonly bytes: Uint8Array; readonly hash: string };
   /** Soft delete (into .trash) or permanent. */
@@ -37,6 +39,11 @@ export interface WriteEvent {
  */
 export interface WriteObserver {
   readonly name: string;
+  /**
+   * The largest incumbent, in bytes, this observer keeps: a writer that would have to read an incumbent
+   * only for the observers skips larger ones and says so (`incumbentUnread`). Absent: no limit.
+   */
+  incumbentLimit?(): number;
   before?(event: WriteEvent): Promise<void>;
   after?(event: WriteEvent): Promise<void>;
 }
@@ -49,6 +56,8 @@ export interface WriteObservers {
   after(event: WriteEvent): Promise<void>;
   /** Whether any serving family observes writes (writers may skip building events when none does). */
   readonly active: boolean;
+  /** The largest incumbent any serving observer keeps (the most a writer reads for them). */
+  incumbentLimit(): number;
 }
 
 export const WRITE_OBSERVERS = 'write-observers';
@@ -90,6 +99,11 @@ export interface NoteWriter {
   create(ctx: ToolContext<any>, path: string, bytes: Buffer): Promise<NoteWriteResult>;
   /** Soft delete into .trash (or permanent), re-checked against the incumbent's hash. */
   remove(ctx: ToolContext<any>, incumbent: NoteIncumbent, options?: { permanent?: boolean }): Promise<{ trashPath?: string }>;
+  /**
+   * Move the note (no links rewritten), seen by the observers; `already_exists` when `to` is taken.
+   * The incumbent is the one `read` returned under the caller's precondition.
+   */
+  move(ctx: ToolContext<any>, incumbent: NoteIncumbent, to: string): Promise<NoteWriteResult>;
   /** Unified diff of two texts, bounded like the dry runs' diffs. */
   diff(ctx: ToolContext<any>, path: string, before: string, after: string): Promise<string>;
 }

@@ -1,6 +1,6 @@
 // write_file: put a non-note file into the vault, no-clobber by default, checked replace on request.
 // Publishes only through ctx.vault.fs (create / replace); never writes markdown, never exceeds the cap.
-import { defineTool, isRefusal, observedWrite, writesObserved, type ToolContext, type WriteResult } from '../../../src/sdk/index.js';
+import { createFileObserved, defineTool, isRefusal, replaceFileObserved, toolWriteScope, type ToolContext, type WriteResult } from '../../../src/sdk/index.js';
 import { HASH_RE, formatBytes, isMarkdownPath, mimeOf } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';
@@ -34,21 +34,6 @@ function decode(input: WriteFileInput, path: string, limit: number, ctx: ToolCon
   return Buffer.from(compact, url ? 'base64url' : 'base64');
 }
 
-/**
- * An overwrite the write observers see. The core checks expected_hash itself and never hands the
- * incumbent out, so when a family observes writes (history) the incumbent is read here once, within
- * files.maxReadBytes, and the replace is bound to exactly those bytes.
- */
-async function replaceObserved(ctx: ToolContext<FilesCtxSettings>, path: string, bytes: Buffer, expected: string | undefined): Promise<WriteResult> {
-  const fs = ctx.vault.fs;
-  if (!writesObserved(ctx)) return fs.replace(path, bytes, expected !== undefined ? { expectedHash: expected } : {});
-  const before = await fs.readBytes(path, { maxBytes: ctx.settings.files.maxReadBytes });
-  const hash = fs.contentHash(before);
-  if (expected !== undefined && expected !== hash) ctx.refuse('stale_precondition', { path, expectedHash: expected, currentHash: hash });
-  const intent = { kind: 'replace' as const, target: 'file' as const, path, incumbent: { bytes: before, hash }, next: { bytes, hash: fs.contentHash(bytes) } };
-  return observedWrite(ctx, intent, () => fs.replace(path, bytes, { expectedHash: hash }));
-}
-
 async function handler(input: WriteFileInput, ctx: ToolContext<FilesCtxSettings>): Promise<WriteFileOutput> {
   const expected = input.expected_hash;
   if (expected !== undefined && !HASH_RE.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
@@ -60,18 +45,20 @@ async function handler(input: WriteFileInput, ctx: ToolContext<FilesCtxSettings>
   }
   const bytes = decode(input, path, ctx.settings.files.maxWriteBytes, ctx);
   const mime = mimeOf(path);
+  const scope = toolWriteScope(ctx);
   let result: WriteResult;
   let created: boolean;
   if (!input.overwrite) {
-    result = await fs.create(path, bytes);
+    result = await createFileObserved(scope, path, bytes, ctx.log);
     created = true;
   } else {
     try {
-      result = await replaceObserved(ctx, path, bytes, expected);
+      const refuseStale = (currentHash: string): never => ctx.refuse('stale_precondition', { path, expectedHash: expected, currentHash });
+      result = await replaceFileObserved(scope, path, bytes, { expectedHash: expected, maxReadBytes: ctx.settings.files.maxReadBytes, refuseStale }, ctx.log);
       created = false;
     } catch (e) {
       if (!isRefusal(e) || e.code !== 'not_found') throw e;
-      result = await observedWrite(ctx, { kind: 'create', target: 'file', path, next: { bytes, hash: fs.contentHash(bytes) } }, () => fs.create(path, bytes));
+      result = await createFileObserved(scope, path, bytes, ctx.log);
       created = true;
     }
   }

@@ -4,7 +4,7 @@
 import { defineTool, isRefusal, NOTE_WRITER, type NoteWriter } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, boundedDiff, currentBytes, historyPath, revisionId, settingsOf, settledStore } from '../lib.js';
-import { agentRevisions, blob, revisionsAfter, type RevisionRow, type UndoFilter } from '../store.js';
+import { agentRevisions, blob, newestRevisionId, revisionsAfter, type RevisionRow, type UndoFilter } from '../store.js';
 import type { HistoryCtx } from '../settings.js';
 
 type Output = HistoryTools['undo_changes']['output'];
@@ -38,6 +38,10 @@ export const undoChanges = defineTool<HistoryTools['undo_changes']>({
     const settings = settingsOf(ctx);
     const writer = ctx.service<NoteWriter>(NOTE_WRITER);
     const rows = await agentRevisions(ctx.db, ctx.vault.id, filter, settings.undoCap * 50);
+    // Revisions this undo makes (a note moved back) are not someone else's change to the notes after it.
+    const ceiling = await newestRevisionId(ctx.db, ctx.vault.id);
+    // What a dry run's planned moves would put back at a path (so the notes processed after see it there).
+    const planned = new Map<string, string | null>();
     const groups = new Map<string, RevisionRow[]>();
     for (const r of rows) groups.set(r.path, [...(groups.get(r.path) ?? []), r]);
     // Newest change first: the note touched last is reverted first.
@@ -45,16 +49,28 @@ export const undoChanges = defineTool<HistoryTools['undo_changes']>({
     const out: Output = { dry_run: dry, reverted: [], conflicts: [], skipped: [], message: '' };
     for (const [path, group] of ordered) {
       const ids = group.map((r) => revisionId(r.id));
-      if (group.some((r) => r.kind === 'move') || group[0].target !== 'note') {
-        out.skipped.push({ path, reason: group[0].target !== 'note' ? 'a file, not a note: read its versions with read_revision' : 'it was moved; moves are not undone (move it back with move_note)' });
+      if (group[0].target !== 'note') {
+        out.skipped.push({ path, reason: 'a file, not a note: read its versions with read_revision' });
+        continue;
+      }
+      const moves = group.filter((r) => r.kind === 'move');
+      if (moves.length > 1 || (moves.length === 1 && group[0].kind !== 'move')) {
+        out.skipped.push({ path, reason: 'moved more than once, or arrived here before the selection: move it back with move_note' });
+        continue;
+      }
+      // A note the selection moved here goes back to where it was (its content first, when edited since).
+      const movedFrom = moves.length === 1 ? moves[0].from_path : null;
+      if (movedFrom && (await ctx.vault.fs.exists(movedFrom))) {
+        out.conflicts.push({ path, reason: `its old path ${movedFrom} is taken now; left as it is`, revisions: ids, agent_diff: '', other_diff: '' });
         continue;
       }
       const first = group[0];
       const last = group[group.length - 1];
       const selected = new Set(group.map((r) => r.id));
-      const others = (await revisionsAfter(ctx.db, ctx.vault.id, path, Number(first.id))).filter((r) => !selected.has(r.id));
-      const now = await currentBytes(ctx, path, settings.maxVersionBytes);
-      const nowHash = now ? ctx.vault.fs.contentHash(now) : null;
+      const others = (await revisionsAfter(ctx.db, ctx.vault.id, path, Number(first.id))).filter((r) => !selected.has(r.id) && Number(r.id) <= ceiling);
+      const plannedHash = dry ? planned.get(path) : undefined;
+      const now = plannedHash !== undefined ? (plannedHash === null ? null : (await blob(ctx.db, ctx.vault.id, plannedHash)) ?? null) : await currentBytes(ctx, path, settings.maxVersionBytes);
+      const nowHash = plannedHash !== undefined ? plannedHash : now ? ctx.vault.fs.contentHash(now) : null;
       const leftByAgent = last.kind === 'delete' ? null : last.hash;
       const target = first.kind === 'create' ? null : first.previous_hash;
       const before = await textOf(ctx, target);
@@ -69,22 +85,38 @@ export const undoChanges = defineTool<HistoryTools['undo_changes']>({
         out.conflicts.push({ path, reason, revisions: ids, agent_diff: agent.diff, other_diff: other.diff });
         continue;
       }
+      if (movedFrom && target === null && group.length > 1) {
+        out.skipped.push({ path, reason: 'moved before any version of it was kept, then edited: its content before the selection is unknown' });
+        continue;
+      }
       if (before === undefined) {
         out.skipped.push({ path, reason: 'the version before the selected change is not kept (skipped or pruned)' });
         continue;
       }
-      if (target === null && now === null) {
+      if (!movedFrom && target === null && now === null) {
         out.skipped.push({ path, reason: 'created and deleted by the selected changes; nothing to revert' });
         continue;
       }
-      const action = target === null ? 'deleted' : now === null ? 'recreated' : 'restored';
+      const action = movedFrom ? 'moved back' : target === null ? 'deleted' : now === null ? 'recreated' : 'restored';
       if (dry) {
-        const d = await boundedDiff(ctx, path, now ? asText(now) ?? '' : '', target === null ? '' : before);
-        out.reverted.push({ path, action, revisions: ids, content_hash: target, diff: d.diff });
+        if (movedFrom) {
+          planned.set(movedFrom, target ?? nowHash);
+          planned.set(path, null);
+        }
+        const d = await boundedDiff(ctx, path, now ? asText(now) ?? '' : '', target === null ? (movedFrom && now ? asText(now) ?? '' : '') : before);
+        out.reverted.push({ path, action, revisions: ids, content_hash: target, diff: d.diff, ...(movedFrom ? { to_path: movedFrom } : {}) });
         continue;
       }
       try {
-        if (action === 'recreated') {
+        if (movedFrom) {
+          let note = await writer.read(ctx, path, nowHash ?? undefined);
+          if (target !== null && nowHash !== target) {
+            await writer.replace(ctx, note, writer.checkSize(ctx, path, before));
+            note = await writer.read(ctx, path, undefined);
+          }
+          const r = await writer.move(ctx, note, movedFrom);
+          out.reverted.push({ path, action, revisions: ids, content_hash: r.contentHash, to_path: r.path });
+        } else if (action === 'recreated') {
           const r = await writer.create(ctx, path, writer.checkSize(ctx, path, before));
           out.reverted.push({ path, action, revisions: ids, content_hash: r.contentHash });
         } else {
@@ -108,7 +140,7 @@ export const undoChanges = defineTool<HistoryTools['undo_changes']>({
   },
   render(o) {
     const lines = [o.message];
-    for (const r of o.reverted) lines.push(`${o.dry_run ? 'would be ' : ''}${r.action}: ${r.path} (${r.revisions.join(', ')})${r.diff ? `\n${r.diff}` : ''}`);
+    for (const r of o.reverted) lines.push(`${o.dry_run ? 'would be ' : ''}${r.action}: ${r.path}${r.to_path ? ` → ${r.to_path}` : ''} (${r.revisions.join(', ')})${r.diff ? `\n${r.diff}` : ''}`);
     for (const c of o.conflicts) lines.push(`CONFLICT ${c.path}: ${c.reason}\n-- what the selected change did:\n${c.agent_diff}\n-- what came after:\n${c.other_diff}`);
     for (const s of o.skipped) lines.push(`skipped ${s.path}: ${s.reason}`);
     return lines.join('\n');

@@ -1,6 +1,6 @@
 // import_from_url: the server fetches one public URL into the vault (SSRF rules and the guarded fetch in src/sdk/ssrf/).
 // Publishes atomically through ctx.vault.fs only after the whole body arrived; never clobbers by default.
-import { isRefusal, type ToolContext, type ToolFor, type WriteResult } from '../../../src/sdk/index.js';
+import { createFileObserved, isRefusal, replaceFileObserved, toolWriteScope, type ToolContext, type ToolFor, type WriteResult } from '../../../src/sdk/index.js';
 import { ImportError, fetchUrl } from '../../../src/sdk/index.js';
 import { mimeOf } from '../mime.js';
 import type { TransferDeps } from '../options.js';
@@ -42,14 +42,16 @@ export function importFromUrl(deps: TransferDeps): ToolFor<TransferTools['import
       }
       let result: WriteResult;
       let created = true;
-      if (!overwrite) result = await fs.create(path, fetched.bytes);
+      const scope = toolWriteScope(ctx);
+      if (!overwrite) result = await createFileObserved(scope, path, fetched.bytes, ctx.log);
       else {
         try {
-          result = await fs.replace(path, fetched.bytes);
+          const refuseStale = (currentHash: string): never => ctx.refuse('stale_precondition', { path, currentHash });
+          result = await replaceFileObserved(scope, path, fetched.bytes, { maxReadBytes: s.maxBytes, refuseStale }, ctx.log);
           created = false;
         } catch (e) {
           if (!isRefusal(e) || e.code !== 'not_found') throw e;
-          result = await fs.create(path, fetched.bytes);
+          result = await createFileObserved(scope, path, fetched.bytes, ctx.log);
         }
       }
       const ct = fetched.contentType?.split(';')[0].trim().toLowerCase();

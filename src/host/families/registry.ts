@@ -178,6 +178,11 @@ export class FamilyRegistry extends EventEmitter {
         for (const gen of registry.snap.generations.values()) if (gen.writeObservers.length) return true;
         return false;
       },
+      incumbentLimit() {
+        let limit = 0;
+        for (const { observer } of registry.writeObservers()) limit = Math.max(limit, observer.incumbentLimit?.() ?? Number.MAX_SAFE_INTEGER);
+        return limit;
+      },
       async before(event: WriteEvent) {
         for (const { observer } of registry.writeObservers()) if (observer.before) await observer.before(event);
       },

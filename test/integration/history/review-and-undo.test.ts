@@ -13,8 +13,8 @@ import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const families = ['notes', 'files', 'change-feed', 'history'].map((f) => path.join(root, 'plugins', f));
-const server = await startTestServer({ builtinDir: null, config: { plugins: families, history: { maxVersionBytes: 2048 } }, files: { 'plan.md': '# Plan\n\nwritten by a human\n' } });
+const families = ['notes', 'files', 'transfer', 'change-feed', 'history'].map((f) => path.join(root, 'plugins', f));
+const server = await startTestServer({ builtinDir: null, config: { plugins: families, history: { maxVersionBytes: 2048 }, transfer: { publicUrl: 'https://vault.example.test' } }, files: { 'plan.md': '# Plan\n\nwritten by a human\n' } });
 t.teardown(() => server.close());
 const vaultId = server.host.vaultHandle.id;
 await (server.host.services.named.get('index') as IndexService).whenReady(vaultId);
@@ -124,6 +124,22 @@ t.test('undo one client: a human edit interleaved is a conflict and kept; the ot
   t.equal((await refused('alice', 'undo_changes', { credential: 'bob', client: 'cursor' }))?.code, 'invalid_arguments');
 });
 
+t.test('undo a move: the note goes back to its old path with its content as before the selection', async (t) => {
+  await call('carol', 'create_note', { path: 'trip', content: 'trip v1\n' });
+  const since = new Date().toISOString();
+  await call('carol', 'edit_note', { path: 'trip', content: 'trip v2\n' });
+  await call('carol', 'move_note', { from_path: 'trip', to_path: 'archive/trip' });
+  await call('carol', 'edit_note', { path: 'archive/trip', content: 'trip v3\n' });
+  const plan = await call('carol', 'undo_changes', { credential: 'carol', since });
+  t.same(plan.conflicts, [], 'the old path is not a conflict in the dry run (the planned move puts the note back first)');
+  t.same(plan.reverted.map((r: any) => `${r.action} ${r.path}${r.to_path ? ` → ${r.to_path}` : ''}`), ['moved back archive/trip.md → trip.md', 'restored trip.md']);
+  const applied = await call('carol', 'undo_changes', { credential: 'carol', since, dry_run: false });
+  t.same(applied.conflicts, []);
+  t.equal(applied.reverted.length, 2);
+  t.equal(readFileSync(vaultFile('trip.md'), 'utf8'), 'trip v1\n', 'back at its old path with the content it had before the selection');
+  t.throws(() => readFileSync(vaultFile('archive/trip.md')), 'nothing left at the new path');
+});
+
 t.test('delete, empty the trash, list deleted notes, restore; an occupied path is refused', async (t) => {
   await call('carol', 'create_note', { path: 'gone', content: 'soon gone\n' });
   await call('carol', 'delete_note', { path: 'gone' });
@@ -145,13 +161,32 @@ t.test('a binary file overwritten through write_file: its version is kept, summa
   await call('alice', 'write_file', { path: 'img.png', content: png.toString('base64'), encoding: 'base64' });
   await call('alice', 'write_file', { path: 'img.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 9]).toString('base64'), encoding: 'base64', overwrite: true });
   const list = await call('alice', 'list_revisions', { path: 'img.png' });
-  t.same(list.revisions.map((r: any) => r.kind), ['write', 'outside'], 'the replaced bytes are kept (a create through write_file is not observed)');
+  t.same(list.revisions.map((r: any) => r.kind), ['write', 'create'], 'the create and the replace through write_file are both revisions');
   const diff = await call('alice', 'diff_revisions', { path: 'img.png', from: list.revisions[1].revision });
   t.equal(diff.binary, true);
   t.match(diff.diff, /Binary content is not diffed: 8 bytes/);
   const read = await call('alice', 'read_revision', { path: 'img.png', revision: list.revisions[1].revision });
   t.equal(read.content, null);
   t.equal((await refused('alice', 'restore_revision', { path: 'img.png', revision: list.revisions[1].revision }))?.code, 'not_a_note');
+});
+
+t.test('an upload through a transfer link is a revision of the credential that minted it', async (t) => {
+  await call('bob', 'write_file', { path: 'data.csv', content: 'a,b\n1,2\n', encoding: 'text' });
+  const link = await call('bob', 'request_upload', { path: 'data.csv', overwrite: true });
+  const token = String(link.url).slice(String(link.url).indexOf('#') + 1);
+  const put = await fetch(new URL('/transfer/upload', server.url), { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: 'a,b\n3,4\n' });
+  t.equal(put.status, 201, await put.text());
+  const list = await call('bob', 'list_revisions', { path: 'data.csv' });
+  t.same(list.revisions.map((r: any) => `${r.kind}:${r.tool}`), ['write:request_upload', 'create:write_file']);
+  t.equal(list.revisions[0].you, true, 'attributed to bob, who minted the link');
+  const old = await call('bob', 'read_revision', { path: 'data.csv', revision: list.revisions[1].revision });
+  t.equal(old.content, 'a,b\n1,2\n', 'the uploaded-over version is kept');
+  const big = await call('bob', 'write_file', { path: 'big.bin', content: Buffer.alloc(4096, 7).toString('base64'), overwrite: true });
+  t.equal(big.created, true);
+  await call('bob', 'write_file', { path: 'big.bin', content: Buffer.alloc(10, 1).toString('base64'), overwrite: true });
+  const bigList = await call('bob', 'list_revisions', { path: 'big.bin' });
+  t.same(bigList.revisions.map((r: any) => r.kind), ['write', 'outside', 'create']);
+  t.match(bigList.revisions[1].skipped, /maxVersionBytes.*replaced without being kept/, 'an incumbent over the limit is not read, and says so');
 });
 
 t.test('a note over history.maxVersionBytes is recorded as skipped, visibly', async (t) => {

@@ -24,6 +24,7 @@ t.test('before and after see the attributed event around the write', async (t) =
   let event: WriteEvent | undefined;
   const observers: WriteObservers = {
     active: true,
+    incumbentLimit: () => Number.MAX_SAFE_INTEGER,
     before: async (e) => {
       event = e;
       seen.push('before');
@@ -40,17 +41,17 @@ t.test('before and after see the attributed event around the write', async (t) =
 
 t.test('a refusing before stops the write; a failing after is only logged', async (t) => {
   let wrote = false;
-  const refusing: WriteObservers = { active: true, before: async () => { throw new Refusal('write_not_recorded', { path: 'a.md', reason: 'full', setting: 'history.onRecordFailure' }); }, after: async () => {} };
+  const refusing: WriteObservers = { active: true, incumbentLimit: () => Number.MAX_SAFE_INTEGER, before: async () => { throw new Refusal('write_not_recorded', { path: 'a.md', reason: 'full', setting: 'history.onRecordFailure' }); }, after: async () => {} };
   await t.rejects(observedWrite(ctxWith(refusing), intent, async () => { wrote = true; }), { code: 'write_not_recorded' });
   t.equal(wrote, false);
   const warnings: string[] = [];
-  const failingAfter: WriteObservers = { active: true, before: async () => {}, after: async () => { throw new Error('boom'); } };
+  const failingAfter: WriteObservers = { active: true, incumbentLimit: () => Number.MAX_SAFE_INTEGER, before: async () => {}, after: async () => { throw new Error('boom'); } };
   t.equal(await observedWrite(ctxWith(failingAfter, warnings), intent, async () => 'done'), 'done');
   t.equal(warnings.length, 1);
 });
 
 t.test('without active observers the write runs alone', async (t) => {
   t.equal(writesObserved(ctxWith(undefined)), false);
-  t.equal(writesObserved(ctxWith({ active: false, before: async () => { t.fail(); }, after: async () => { t.fail(); } })), false);
+  t.equal(writesObserved(ctxWith({ active: false, incumbentLimit: () => Number.MAX_SAFE_INTEGER, before: async () => { t.fail(); }, after: async () => { t.fail(); } })), false);
   t.equal(await observedWrite(ctxWith(undefined), intent, async () => 'x'), 'x');
 });
