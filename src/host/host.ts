@@ -143,7 +143,10 @@ export class Host {
         vaults: () => this.vaults.health(),
         workers: () => this.workers.stats(),
         audit: () => ({ pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped }),
+        pool: () => this.database.pool.counts(),
+        familyHealth: () => this.familyHealth(),
       });
+      this.database.pool.onWait = (seconds) => metrics.poolWait(seconds);
       this.metrics = metrics;
       this.dispatcher.onCall = (tool, seconds, outcome, code) => metrics.toolCall(tool, seconds, outcome, code);
     }

@@ -11,9 +11,17 @@ import type { DatabaseEngine } from './engines/types.js';
 
 export type { DatabaseEngine };
 
+/** How long queries waited for a pooled connection, and the pool's counts (for /metrics). */
+export interface PoolWatch {
+  /** Called with each wait for a connection, in seconds. */
+  onWait?: (seconds: number) => void;
+  counts(): { total: number; idle: number; waiting: number };
+}
+
 export interface DatabaseService {
   readonly db: Kysely<any>;
   readonly engine: DatabaseEngine;
+  readonly pool: PoolWatch;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -40,10 +48,23 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     lock?.release();
     throw e;
   }
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: engine.pool }) });
+  const pool = engine.pool;
+  const watch: PoolWatch = { counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) };
+  // Kysely asks for a connection per query or transaction: timing that call is the pool's wait.
+  const timed = {
+    async connect() {
+      const t0 = performance.now();
+      const client = await pool.connect();
+      watch.onWait?.((performance.now() - t0) / 1000);
+      return client;
+    },
+    end: () => pool.end(),
+  };
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: timed }) });
   return {
     db,
     engine,
+    pool: watch,
     async ping() {
       try {
         await sql`select 1`.execute(db);

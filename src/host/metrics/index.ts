@@ -2,7 +2,8 @@
 // OpenTelemetry's MCP semantic conventions: mcp.server.operation.duration, mcp.method.name,
 // gen_ai.tool.name, error.type), tool results by outcome and refusal code, admission refusals by reason,
 // and gauges read when scraped (sessions, subscriptions, listen streams, index pending per vault, worker
-// queue, audit queue and drops), plus prom-client's default process metrics. Holds no vault content:
+// queue, audit queue and drops, database pool connections, waiters and wait times, families' health
+// counts such as the embedding backlog), plus prom-client's default process metrics. Holds no vault content:
 // labels are tool names, method names, refusal codes and vault names only.
 import { timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -15,6 +16,10 @@ export interface MetricsSources {
   vaults(): Record<string, { state: string; notes?: number; pending?: number; failures?: number }>;
   workers(): { threads: number; queued: number; completed: number };
   audit(): { pending: number; written: number; dropped: number };
+  /** The database pool's connections and the queries waiting for one. */
+  pool(): { total: number; idle: number; waiting: number };
+  /** Each serving family's `health` counts (the search family's embedding backlog, history's store…). */
+  familyHealth(): Promise<Record<string, unknown>>;
 }
 
 const ADMISSION_CODES = new Set(['rate_limited', 'busy', 'quota_exceeded']);
@@ -26,6 +31,7 @@ export class HostMetrics {
   private readonly operation: Histogram<'mcp_method_name' | 'gen_ai_tool_name' | 'error_type'>;
   private readonly results: Counter<'gen_ai_tool_name' | 'outcome' | 'code'>;
   private readonly admission: Counter<'reason'>;
+  private readonly poolWaits: Histogram;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -68,6 +74,40 @@ export class HostMetrics {
         this.inc(sources.audit().dropped);
       },
     });
+    gauge('exocortex_db_pool_waiting', 'Queries waiting for a database connection.', () => sources.pool().waiting);
+    new Gauge({
+      name: 'exocortex_db_pool_connections',
+      help: 'Database connections by state (idle, busy); embedded PGlite has exactly one.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const c = sources.pool();
+        this.set({ state: 'idle' }, c.idle);
+        this.set({ state: 'busy' }, c.total - c.idle);
+      },
+    });
+    this.poolWaits = new Histogram({
+      name: 'exocortex_db_pool_wait_seconds',
+      help: 'Time a query or transaction waited for a database connection.',
+      buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers,
+    });
+    new Gauge({
+      name: 'exocortex_family_health',
+      help: "Each numeric or boolean field of a serving family's health (e.g. family=\"search\": queued and stale are the embedding backlog; family=\"history\": store_bytes).",
+      labelNames: ['family', 'field'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const [family, fields] of Object.entries(await sources.familyHealth())) {
+          if (typeof fields !== 'object' || fields === null) continue;
+          for (const [field, value] of Object.entries(fields)) {
+            if (typeof value === 'number' && Number.isFinite(value)) this.set({ family, field }, value);
+            else if (typeof value === 'boolean') this.set({ family, field }, value ? 1 : 0);
+          }
+        }
+      },
+    });
     const perVault = (name: string, help: string, pick: (v: { state: string; notes?: number; pending?: number; failures?: number }) => number) =>
       new Gauge({
         name,
@@ -91,6 +131,11 @@ export class HostMetrics {
     this.operation.observe({ mcp_method_name: 'tools/call', gen_ai_tool_name: tool, error_type: errorType }, seconds);
     this.results.inc({ gen_ai_tool_name: tool, outcome, code: refusalCode ?? '' });
     if (refusalCode && ADMISSION_CODES.has(refusalCode)) this.admission.inc({ reason: refusalCode });
+  }
+
+  /** A query waited this long for a database connection. */
+  poolWait(seconds: number): void {
+    this.poolWaits.observe(seconds);
   }
 
   /** Any other MCP request answered over HTTP (tools/list, resources/read, initialize…). */
