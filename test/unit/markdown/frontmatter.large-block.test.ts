@@ -1,16 +1,15 @@
 // Large frontmatter: a block over the limit is kept raw with a too_large error and never parsed, a block
 // under it parses in linear time (yaml's own duplicate-key check was quadratic), and duplicates are still errors.
+// Linear is checked as a ratio of two sizes measured in the same run (never a wall-clock limit: the machine
+// may be busy), so a quadratic parser (16× for 4× the keys) fails and a loaded machine does not.
 import t from 'tap';
 import { DEFAULT_MAX_FRONTMATTER_BYTES, frontmatterBlockBytes, parseNote } from '../../../src/markdown/index.js';
 
 const keys = (n: number): string => Array.from({ length: n }, (_, i) => `key_number_${i}: value number ${i}`).join('\n');
 const big = `---\n${keys(40_000)}\n---\n# Body\ntext #tag\n`;
 
-t.test('a 1.4 MB block of 40,000 keys is kept as raw text with too_large, at once', async (t) => {
-  const t0 = performance.now();
+t.test('a 1.4 MB block of 40,000 keys is kept as raw text with too_large, never parsed', async (t) => {
   const m = parseNote(big, { path: 'big.md' });
-  const took = performance.now() - t0;
-  t.ok(took < 1_000, `${took.toFixed(0)} ms`);
   t.equal(m.frontmatter.present, true);
   t.equal(m.frontmatter.data, null);
   t.equal(m.frontmatter.error?.code, 'too_large');
@@ -21,10 +20,20 @@ t.test('a 1.4 MB block of 40,000 keys is kept as raw text with too_large, at onc
 
 t.test('under a raised limit the same block parses in linear time', async (t) => {
   // Before: yaml compared every key with every earlier one; 20,000 keys took 9 s and 40,000 over a minute.
-  const t0 = performance.now();
-  const m = parseNote(big, { path: 'big.md', maxFrontmatterBytes: 4 * 1024 * 1024 });
-  const took = performance.now() - t0;
-  t.ok(took < 8_000, `${took.toFixed(0)} ms for 40,000 keys`);
+  const raised = { maxFrontmatterBytes: 4 * 1024 * 1024 };
+  const small = `---\n${keys(10_000)}\n---\n# Body\n`;
+  const best = (text: string) => {
+    let ms = Infinity;
+    for (let i = 0; i < 2; i++) {
+      const t0 = performance.now();
+      parseNote(text, { path: 'big.md', ...raised });
+      ms = Math.min(ms, performance.now() - t0);
+    }
+    return ms;
+  };
+  const ratio = best(big) / best(small);
+  t.ok(ratio < 12, `40,000 keys took ${ratio.toFixed(1)}× as long as 10,000 (linear: ~4, quadratic: ~16)`);
+  const m = parseNote(big, { path: 'big.md', ...raised });
   t.equal(Object.keys(m.frontmatter.data ?? {}).length, 40_000);
   t.equal(m.frontmatter.error, undefined);
 });
