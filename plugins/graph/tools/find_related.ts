@@ -2,7 +2,8 @@
 // Read-only; refuses service_unavailable cleanly when no family offers embeddings or it cannot answer now.
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
-import { clamp, clip, findNote, type GraphCtx } from '../common.js';
+import { clip, findNote, type GraphCtx } from '../common.js';
+import { clampLimit } from '../../../src/sdk/query/index.js';
 
 /** The part of the search family's `embeddings` service this tool uses (structural: no cross-family import). */
 export interface NearestNotesProvider {
@@ -31,7 +32,7 @@ export const findRelated = defineTool<GraphTools['find_related']>({
     const available = provider.availability?.() ?? { ok: true };
     if (!available.ok) ctx.refuse('service_unavailable', { service: 'embeddings', reason: available.reason });
     const note = await findNote(ctx, input.path);
-    const limit = clamp(input.limit, 10, ctx.settings.graph.relatedCap);
+    const limit = clampLimit(input.limit, ctx.settings.graph.relatedCap, 10);
     const hits = await provider.nearestNotes!(ctx.vault.id, { noteId: note.id }, limit + 1);
     const seen = new Set<string>([note.path]);
     const related: Row[] = [];
