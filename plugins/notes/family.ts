@@ -1,6 +1,6 @@
 // The notes family: read, navigate and write notes without ever clobbering one. Wires tools, settings,
 // resources and prompts; the logic lives in tools/, edits/ and lib/. Never touches bytes outside ctx.vault.fs.
-import { defineFamily, defineTool } from '../../src/sdk/index.js';
+import { defineFamily, defineTool, INDEX, NOTE_WRITER, optional } from '../../src/sdk/index.js';
 import type { NotesTools } from '../../src/generated/notes/index.js';
 import { notesSettingsSchema, type NotesCtx } from './settings.js';
 import { readNoteTool, readNote, renderReadNote } from './tools/read-note.js';
@@ -19,9 +19,9 @@ import { createNoteWriter } from './lib/note-writer.js';
 export default defineFamily<NotesTools>({
   name: 'notes',
   description: 'Read, navigate and safely write Markdown notes',
-  requires: ['index?'],
+  requires: [optional(INDEX)],
   // The one note-write path, for every family that writes notes (tasks, history, third parties).
-  provides: { 'note-writer': { create: createNoteWriter } },
+  provides: { [NOTE_WRITER.id]: { create: createNoteWriter } },
   schemas: new URL('../../schemas/notes/', import.meta.url),
   settings: { notes: notesSettingsSchema },
   tools: {

@@ -1,13 +1,11 @@
 // Shared search filters (folder, tags, frontmatter) as SQL over the host's `notes` row aliased `n`.
 // Builds parameterised fragments only; never interpolates user text into SQL.
 import { sql, type RawBuilder } from 'kysely';
+import type { NoteFilters } from '../../src/sdk/contracts/embeddings.js';
 import { escapeLike, folderScope, tagKey, underFolder } from '../../src/sdk/query/index.js';
 
-export interface SearchFilters {
-  readonly folder?: string;
-  readonly tags?: readonly string[];
-  readonly frontmatter?: Readonly<Record<string, unknown>>;
-}
+/** The search tools' filters: the SDK's NoteFilters, which the embeddings contract also takes. */
+export type SearchFilters = NoteFilters;
 
 /** The folder filter as the SDK reads it ('' = the whole vault); refuses traversal as invalid_path. */
 export function normaliseFolder(folder: string | undefined): string {

@@ -3,13 +3,14 @@
 // Never reads the vault itself: the writer hands over the incumbent it already read.
 import { originOf } from './define-family.js';
 import type { ToolContext } from './types.js';
-import { WRITE_OBSERVERS, type WriteEvent, type WriteObservers } from './write-hooks.js';
+import type { WriteEvent, WriteObservers } from './write-hooks.js';
+import { WRITE_OBSERVERS } from './services.js';
 
 export type WriteIntent = Omit<WriteEvent, 'vaultId' | 'origin' | 'user' | 'client' | 'tool' | 'at'>;
 
 function observersOf(ctx: ToolContext<any>): WriteObservers | undefined {
   if (!ctx.hasService(WRITE_OBSERVERS)) return undefined;
-  const o = ctx.service<WriteObservers | undefined>(WRITE_OBSERVERS);
+  const o: WriteObservers | undefined = ctx.service(WRITE_OBSERVERS);
   return o?.active ? o : undefined;
 }
 

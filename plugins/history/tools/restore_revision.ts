@@ -10,7 +10,7 @@ import { historyRefusals } from '../refusals.js';
 
 export const restoreRevision = defineTool<HistoryTools['restore_revision']>({
   async handler(input, ctx: HistoryCtx) {
-    const writer = ctx.service<NoteWriter>(NOTE_WRITER);
+    const writer = ctx.service(NOTE_WRITER);
     writer.checkHash(ctx, input.expected_hash);
     const path = historyPath(ctx, input.path);
     const row = await findRevision(ctx, path, input.revision);

@@ -35,7 +35,7 @@ export const undoChanges = defineTool<HistoryTools['undo_changes']>({
     };
     const dry = input.dry_run !== false;
     const settings = settingsOf(ctx);
-    const writer = ctx.service<NoteWriter>(NOTE_WRITER);
+    const writer = ctx.service(NOTE_WRITER);
     const rows = await agentRevisions(ctx.db, ctx.vault.id, filter, settings.undoCap * 50);
     const groups = new Map<string, RevisionRow[]>();
     for (const r of rows) groups.set(r.path, [...(groups.get(r.path) ?? []), r]);

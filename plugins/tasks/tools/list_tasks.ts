@@ -1,8 +1,8 @@
 // list_tasks: checkbox tasks from the index, filtered, ordered by due date (undated last), keyset-paged.
 // Read-only; never reads notes, and its header always says how much of the vault is not indexed yet.
 import { sql, type RawBuilder } from 'kysely';
-import { indexLag, type IndexService } from '../../../src/sdk/index-service.js';
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { indexLag } from '../../../src/sdk/index-service.js';
+import { defineTool, INDEX, type ToolContext } from '../../../src/sdk/index.js';
 import { clampLimit, cursorCodec, folderScope, jsonb, tagKeys, textArray, underFolder } from '../../../src/sdk/query/index.js';
 import type { TasksTools } from '../../../src/generated/tasks/index.js';
 import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
@@ -65,8 +65,8 @@ export const listTasks = defineTool<TasksTools['list_tasks']>({
         (SELECT count(*) FROM tasks_notes s JOIN notes n ON n.id = s.note_id WHERE s.vault_id = ${ctx.vault.id} AND s.error IS NOT NULL
            AND ${inFolder(sql`n.path`)}) AS not_indexable`.execute(ctx.db)).rows[0];
     let index_pending: number | null = null;
-    if (ctx.hasService('index')) {
-      const st = ctx.service<IndexService>('index').status(ctx.vault.id);
+    if (ctx.hasService(INDEX)) {
+      const st = ctx.service(INDEX).status(ctx.vault.id);
       index_pending = indexLag(st)?.pending ?? 0;
     }
     return { total: Number(counts.total), shown: tasks.length, not_scanned: Number(counts.not_scanned), not_indexable: Number(counts.not_indexable), index_pending, tasks, next_cursor };

@@ -13,7 +13,7 @@ type NextOccurrence = NonNullable<Output['next_occurrence']>;
 export const updateTask = defineTool<TasksTools['update_task']>({
   async handler(input, ctx: ToolContext<any>) {
     if (input.status !== undefined && input.done !== undefined) ctx.refuse('invalid_arguments', { problems: 'give status or done, not both' });
-    const writer = ctx.service<NoteWriter>(NOTE_WRITER);
+    const writer = ctx.service(NOTE_WRITER);
     writer.checkHash(ctx, input.expected_hash);
     const path = writer.notePath(ctx, input.path);
     const note = await writer.read(ctx, path, input.expected_hash);
