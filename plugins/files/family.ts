@@ -9,9 +9,11 @@ import writeFile from './tools/write-file.js';
 import listFiles from './tools/list-files.js';
 import deleteFile from './tools/delete-file.js';
 import moveFile from './tools/move-file.js';
+import { filesRefusals } from './refusals.js';
 
 export default defineFamily<FilesTools>({
   name: 'files',
+  refusals: filesRefusals,
   description: 'Attachments and data files: read (text, image, base64), write, list, delete',
   schemas: new URL('../../schemas/files/', import.meta.url),
   settings: { files: filesSettingsSchema },

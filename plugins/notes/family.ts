@@ -15,9 +15,11 @@ import { loadGuide, renderGuide } from './lib/guide.js';
 import { notesPrompts } from './prompts.js';
 import { completeNotePath, noteResourceEvents } from './lib/note-resource.js';
 import { createNoteWriter } from './lib/note-writer.js';
+import { notesRefusals } from './refusals.js';
 
 export default defineFamily<NotesTools>({
   name: 'notes',
+  refusals: notesRefusals,
   description: 'Read, navigate and safely write Markdown notes',
   requires: [optional(INDEX)],
   // The one note-write path, for every family that writes notes (tasks, history, third parties).

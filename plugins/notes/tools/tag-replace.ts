@@ -11,6 +11,7 @@ import { runRegexReplace } from '../lib/regex-runner.js';
 import { finishWrite, renderWrite, type WriteOutput } from './write-notes.js';
 import { mapLimit } from '../../../src/sdk/index.js';
 import { readAllNotes } from '../lib/vault-scan.js';
+import { notesRefusals } from '../refusals.js';
 
 export const replaceInNoteTool = defineTool<NotesTools['replace_in_note']>({
   async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
@@ -46,7 +47,7 @@ export const manageTagsTool = defineTool<NotesTools['manage_tags']>({
     const path = notePath(ctx, input.path);
     const note = await readIncumbent(ctx, path, input.expected_hash);
     const location = input.location ?? 'frontmatter';
-    if (location === 'frontmatter' && note.model.frontmatter.error) ctx.refuse('malformed_frontmatter', { path, reason: note.model.frontmatter.error.message.slice(0, 200) });
+    if (location === 'frontmatter' && note.model.frontmatter.error) notesRefusals.refuse('malformed_frontmatter', { path, reason: note.model.frontmatter.error.message.slice(0, 200) });
     const after = input.action === 'add' ? addTag(note, tag, location) : removeTag(note, tag, location);
     return finishWrite(ctx, note, after, input.dry_run === true, `${input.action === 'add' ? 'added' : 'removed'} #${tag} (${location}) in note`);
   },
