@@ -4,7 +4,8 @@ import { defineFamily, INDEX, optional, RESOURCE_EVENTS, type ContributorFactory
 import type { ChangeFeedTools } from '../../src/generated/change-feed/index.js';
 import { feedContributor, type FeedSettings } from './contributor.js';
 import { feedMigrations } from './migrations.js';
-import { getChanges, readChanges, renderChanges } from './tools/get_changes.js';
+import getChanges from './tools/get_changes.js';
+import { readChanges, renderChanges } from './tools/get_changes.js';
 
 const DEFAULTS: FeedSettings = { retentionDays: 90, maxEvents: 100_000, pruneEvery: 500, pageCap: 500, maxEventsPerPass: 1000 };
 export const CHANGES_URI = 'vault://changes';

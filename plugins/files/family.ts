@@ -4,11 +4,11 @@
 import { defineFamily, INDEX, optional } from '../../src/sdk/index.js';
 import type { FilesTools } from '../../src/generated/files/index.js';
 import { filesSettingsSchema } from './settings.js';
-import readFile from './tools/read-file.js';
-import writeFile from './tools/write-file.js';
-import listFiles from './tools/list-files.js';
-import deleteFile from './tools/delete-file.js';
-import moveFile from './tools/move-file.js';
+import readFile from './tools/read_file.js';
+import writeFile from './tools/write_file.js';
+import listFiles from './tools/list_files.js';
+import deleteFile from './tools/delete_file.js';
+import moveFile from './tools/move_file.js';
 import { filesRefusals } from './refusals.js';
 
 export default defineFamily<FilesTools>({

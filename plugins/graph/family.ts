@@ -5,12 +5,12 @@ import type { GraphTools } from '../../src/generated/graph/index.js';
 import { graphContributor } from './contributor.js';
 import { GRAPH_SETTINGS_SCHEMA, type GraphSettings } from './common.js';
 import { graphMigrations } from './migrations.js';
-import { auditNotes } from './tools/audit_notes.js';
-import { findOrphans } from './tools/find_orphans.js';
-import { findRelated } from './tools/find_related.js';
-import { getBacklinks } from './tools/get_backlinks.js';
-import { getLinks } from './tools/get_links.js';
-import { getNeighborhood } from './tools/get_neighborhood.js';
+import auditNotes from './tools/audit_notes.js';
+import findOrphans from './tools/find_orphans.js';
+import findRelated from './tools/find_related.js';
+import getBacklinks from './tools/get_backlinks.js';
+import getLinks from './tools/get_links.js';
+import getNeighborhood from './tools/get_neighborhood.js';
 
 
 export default defineFamily<GraphTools>({

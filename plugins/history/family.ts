@@ -8,12 +8,12 @@ import { HISTORY, historyObservers, historyProvider, historySettings } from './r
 import { historySettingsSchema } from './settings.js';
 import { historyRefusals } from './refusals.js';
 import { blob, listRevisions as rows, prune, storeSize } from './store.js';
-import { diffRevisions } from './tools/diff_revisions.js';
-import { listDeletedNotes } from './tools/list_deleted_notes.js';
-import { listRevisions } from './tools/list_revisions.js';
-import { readRevision } from './tools/read_revision.js';
-import { restoreRevision } from './tools/restore_revision.js';
-import { undoChanges } from './tools/undo_changes.js';
+import diffRevisions from './tools/diff_revisions.js';
+import listDeletedNotes from './tools/list_deleted_notes.js';
+import listRevisions from './tools/list_revisions.js';
+import readRevision from './tools/read_revision.js';
+import restoreRevision from './tools/restore_revision.js';
+import undoChanges from './tools/undo_changes.js';
 
 export default defineFamily<HistoryTools>({
   name: 'history',

@@ -4,8 +4,8 @@ import { defineFamily, INDEX, NOTE_WRITER, optional } from '../../src/sdk/index.
 import type { TasksTools } from '../../src/generated/tasks/index.js';
 import { tasksContributor } from './contributor.js';
 import { tasksMigrations } from './migrations.js';
-import { listTasks } from './tools/list_tasks.js';
-import { updateTask } from './tools/update_task.js';
+import listTasks from './tools/list_tasks.js';
+import updateTask from './tools/update_task.js';
 
 export default defineFamily<TasksTools>({
   name: 'tasks',

@@ -8,10 +8,10 @@ import { migrations } from './migrations.js';
 import { resolveOptions, type TransferOptions } from './options.js';
 import { transferRoutes } from './routes.js';
 import { transferSettingsSchema } from './settings.js';
-import { checkUpload } from './tools/check-upload.js';
-import { importFromUrl } from './tools/import-from-url.js';
-import { requestDownload } from './tools/request-download.js';
-import { requestUpload } from './tools/request-upload.js';
+import checkUpload from './tools/check_upload.js';
+import importFromUrl from './tools/import_from_url.js';
+import requestDownload from './tools/request_download.js';
+import requestUpload from './tools/request_upload.js';
 
 export type { TransferOptions } from './options.js';
 

@@ -7,11 +7,15 @@ import type { ChangeFeedTools } from '../../../src/generated/change-feed/index.j
 import type { FeedSettings } from '../contributor.js';
 
 type Ctx = ToolContext<{ changeFeed: FeedSettings }>;
+
 type Input = ChangeFeedTools['get_changes']['input'];
+
 export type Output = ChangeFeedTools['get_changes']['output'];
+
 type EventRow = Output['events'][number];
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export async function readChanges(ctx: ToolContext<any>, input: Input, cap: number): Promise<Output> {
@@ -63,7 +67,7 @@ export async function readChanges(ctx: ToolContext<any>, input: Input, cap: numb
   return { since: input.since, next_since: `ev:${next}`, more, history_truncated: since < pruned, last_event: last, events };
 }
 
-export const getChanges = defineTool<ChangeFeedTools['get_changes']>({
+export default defineTool<ChangeFeedTools['get_changes']>({
   handler: (input, ctx: Ctx) => readChanges(ctx, input, ctx.settings.changeFeed.pageCap),
   render: renderChanges,
   // Over the result budget a page holds fewer events; next_since continues after the last one shown.

@@ -9,14 +9,16 @@ import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/ind
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['audit_notes']['output'];
+
 type Section = Output['sections'][number];
+
 type Item = Section['items'][number];
 
 export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors', 'normalization_twins'] as const satisfies readonly Section['class'][];
 
 const SAMPLE = 5;
 
-export const auditNotes = defineTool<GraphTools['audit_notes']>({
+export default defineTool<GraphTools['audit_notes']>({
   async handler(input, ctx: GraphCtx) {
     const scope = folderScope(input.folder);
     const folder = scope.folder;

@@ -9,7 +9,7 @@ import { tagList } from './get_neighborhood.js';
 
 type Output = GraphTools['find_orphans']['output'];
 
-export const findOrphans = defineTool<GraphTools['find_orphans']>({
+export default defineTool<GraphTools['find_orphans']>({
   async handler(input, ctx: GraphCtx) {
     const scope = folderScope(input.folder);
     const folder = scope.folder;

@@ -7,9 +7,10 @@ import { clip, findNote, type GraphCtx } from '../common.js';
 import { clampLimit } from '../../../src/sdk/query/index.js';
 
 type Output = GraphTools['find_related']['output'];
+
 type Row = Output['related'][number];
 
-export const findRelated = defineTool<GraphTools['find_related']>({
+export default defineTool<GraphTools['find_related']>({
   // Listed only when an embeddings service can answer (the search family with a configured provider).
   available(services) {
     if (!services.hasService(EMBEDDINGS)) return 'no enabled family provides embeddings (enable the search family and its semantic arm)';

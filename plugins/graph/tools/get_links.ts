@@ -8,10 +8,12 @@ import { clampLimit } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['get_links']['output'];
+
 type LinkRow = Output['links'][number];
+
 type Status = LinkRow['status'];
 
-export const getLinks = defineTool<GraphTools['get_links']>({
+export default defineTool<GraphTools['get_links']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const note = await findNote(ctx, input.path);

@@ -7,9 +7,10 @@ import { findNote, type GraphCtx } from '../common.js';
 import { bigintArray, clampLimit } from '../../../src/sdk/query/index.js';
 
 type Output = GraphTools['get_neighborhood']['output'];
+
 type Row = Output['notes'][number];
 
-export const getNeighborhood = defineTool<GraphTools['get_neighborhood']>({
+export default defineTool<GraphTools['get_neighborhood']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const note = await findNote(ctx, input.path);

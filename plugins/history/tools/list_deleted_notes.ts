@@ -5,7 +5,7 @@ import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { cursorOf, parseCursor, settingsOf, toOut } from '../lib.js';
 import { deletedNotes } from '../store.js';
 
-export const listDeletedNotes = defineTool<HistoryTools['list_deleted_notes']>({
+export default defineTool<HistoryTools['list_deleted_notes']>({
   async handler(input, ctx) {
     const limit = clampLimit(input.limit, settingsOf(ctx).listCap, 20);
     const rows = await deletedNotes(ctx.db, ctx.vault.id, limit + 1, parseCursor(ctx, 'list_deleted_notes', input.cursor));

@@ -5,7 +5,7 @@ import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { currentBytes, cursorOf, historyPath, parseCursor, settingsOf, toOut } from '../lib.js';
 import { listRevisions as rows } from '../store.js';
 
-export const listRevisions = defineTool<HistoryTools['list_revisions']>({
+export default defineTool<HistoryTools['list_revisions']>({
   async handler(input, ctx) {
     const path = historyPath(ctx, input.path);
     const limit = clampLimit(input.limit, settingsOf(ctx).listCap, 20);

@@ -2,7 +2,7 @@
 // else from a filesystem walk (titles are file stems then). Read-only; cursors are the SDK's bound codec.
 import { sql } from 'kysely';
 import { indexLag } from '../../../src/sdk/index-service.js';
-import { printable } from '../../../src/sdk/index.js';
+import { printable, type ResultPaging } from '../../../src/sdk/index.js';
 import { clampLimit, cursorCodec, folderScope, underFolder } from '../../../src/sdk/query/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
@@ -96,3 +96,10 @@ export function renderList(title: string, o: ListResult): string {
   if (o.notice) lines.push(o.notice);
   return lines.join('\n');
 }
+
+/** Over the result budget a page holds fewer notes; next_cursor continues after the last one shown. */
+export const listPaging: ResultPaging<ListQuery, ListResult> = {
+  limit: 'limit',
+  size: (o) => o.notes.length,
+  next: (input, o) => (o.next_cursor ? { ...input, cursor: o.next_cursor } : undefined),
+};

@@ -8,15 +8,19 @@ import type { TasksTools } from '../../../src/generated/tasks/index.js';
 import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
 
 export interface TasksSettings { listCap: number; statuses: Record<string, StatusType> }
+
 type Ctx = ToolContext<{ tasks: TasksSettings }>;
+
 type Output = TasksTools['list_tasks']['output'];
+
 export type TaskRow = Output['tasks'][number];
 
 /** The keyset position after a page: (due, path, line) of its last task. */
 type TaskKey = [string | null, string, number];
+
 const cursors = cursorCodec('list_tasks', (v): v is TaskKey => Array.isArray(v) && v.length === 3 && (v[0] === null || typeof v[0] === 'string') && typeof v[1] === 'string' && Number.isInteger(v[2]));
 
-export const listTasks = defineTool<TasksTools['list_tasks']>({
+export default defineTool<TasksTools['list_tasks']>({
   async handler(input, ctx: Ctx) {
     const s = ctx.settings.tasks;
     const limit = clampLimit(input.limit, s.listCap, 100);

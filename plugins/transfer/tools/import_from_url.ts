@@ -8,7 +8,7 @@ import type { TransferCtxSettings } from '../settings.js';
 import type { TransferTools } from '../../../src/generated/transfer/index.js';
 import { transferRefusals } from '../refusals.js';
 
-export function importFromUrl(deps: TransferDeps): ToolFor<TransferTools['import_from_url']> {
+export default function importFromUrl(deps: TransferDeps): ToolFor<TransferTools['import_from_url']> {
   return {
     // Usage rows keep only the URL's host: paths and queries can carry tokens.
     auditParams(args) {
