@@ -1,11 +1,11 @@
 // The change-feed family: an index contributor recording note events, get_changes over them, and a
 // vault://changes resource with the latest events. Never writes the vault.
-import { defineFamily, type ContributorFactoryContext, type IndexContributor, type ResourceEvents } from '../../src/sdk/index.js';
-import type { IndexService } from '../../src/sdk/index-service.js';
+import { defineFamily, INDEX, optional, RESOURCE_EVENTS, type ContributorFactoryContext, type IndexContributor } from '../../src/sdk/index.js';
 import type { ChangeFeedTools } from '../../src/generated/change-feed/index.js';
 import { feedContributor, type FeedSettings } from './contributor.js';
 import { feedMigrations } from './migrations.js';
-import { getChanges, readChanges, renderChanges } from './tools/get_changes.js';
+import getChanges from './tools/get_changes.js';
+import { readChanges, renderChanges } from './tools/get_changes.js';
 
 const DEFAULTS: FeedSettings = { retentionDays: 90, maxEvents: 100_000, pruneEvery: 500, pageCap: 500, maxEventsPerPass: 1000 };
 export const CHANGES_URI = 'vault://changes';
@@ -16,15 +16,15 @@ const NOTIFY_DELAY_MS = 150;
 function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
   const settings: FeedSettings = { ...DEFAULTS, ...(ctx.settings.changeFeed as Partial<FeedSettings>) };
   // Whether the index is still on its initial scan decides if first sightings are a rebuild (reset) or creations.
-  const readiness = (vaultId: number) => (ctx.hasService('index') ? ctx.service<IndexService>('index').status(vaultId) : undefined);
+  const readiness = (vaultId: number) => (ctx.hasService(INDEX) ? ctx.service(INDEX).status(vaultId) : undefined);
   const inner = feedContributor(() => settings, readiness);
   // One timer per vault: each vault's subscribers hear of their own vault's changes only.
   const timers = new Map<number, NodeJS.Timeout>();
   const nudge = (vaultId: number) => {
-    if (timers.has(vaultId) || !ctx.hasService('resource-events')) return;
+    if (timers.has(vaultId) || !ctx.hasService(RESOURCE_EVENTS)) return;
     const timer = setTimeout(() => {
       timers.delete(vaultId);
-      ctx.service<ResourceEvents>('resource-events').updated(CHANGES_URI, vaultId);
+      ctx.service(RESOURCE_EVENTS).updated(CHANGES_URI, vaultId);
     }, NOTIFY_DELAY_MS);
     timer.unref();
     timers.set(vaultId, timer);
@@ -59,7 +59,7 @@ function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
 export default defineFamily<ChangeFeedTools>({
   name: 'change-feed',
   description: 'What changed in the vault since a cursor: created, modified, moved and deleted notes, attributed.',
-  requires: ['index?'],
+  requires: [optional(INDEX)],
   schemas: new URL('../../schemas/change-feed/', import.meta.url),
   async pruneVaults(db, remaining) {
     for (const table of ['change_events', 'change_feed_state', 'change_feed_meta']) {

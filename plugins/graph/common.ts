@@ -1,7 +1,9 @@
-// Shared helpers of the graph family: settings type, name keys, note lookup, folder filters, SQL json params.
+// Shared helpers of the graph family: settings type, name keys, note lookup, the orphan predicate.
+// (Folder scope, limits and SQL arrays are the SDK's: src/sdk/query.)
 // Pure helpers and read-only lookups; never writes rows and never reads vault bytes.
 import { sql, type RawBuilder } from 'kysely';
 import type { Database, DatabaseTransaction, ToolContext } from '../../src/sdk/types.js';
+import { textArray } from '../../src/sdk/query/index.js';
 
 export interface GraphSettings {
   maxLinksPerNote: number;
@@ -66,20 +68,6 @@ export function isAttachmentTarget(target: string): boolean {
   return /\.[^.\s]{1,16}$/.test(name) && !/\.md$/i.test(name);
 }
 
-/** A JSON value as a jsonb SQL parameter (portable across PGlite and node-postgres). */
-export function jsonb(value: unknown): RawBuilder<unknown> {
-  return sql`${JSON.stringify(value)}::jsonb`;
-}
-
-/** `ARRAY(...)` of texts from a JS string list. */
-export function textArray(values: readonly string[]): RawBuilder<unknown> {
-  return sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
-}
-
-export function bigintArray(values: readonly number[]): RawBuilder<unknown> {
-  return sql`ARRAY(SELECT (jsonb_array_elements_text(${JSON.stringify(values.map(String))}::jsonb))::bigint)`;
-}
-
 export interface NoteRef {
   id: number;
   path: string;
@@ -97,24 +85,9 @@ export async function findNote(ctx: GraphCtx | ToolContext<any>, path: string): 
   return { id: Number(rows[0].id), path: rows[0].path, title: rows[0].title };
 }
 
-/** Normalised folder prefix ('' = whole vault) and a SQL predicate on a path column. */
-export function folderPrefix(folder: string | undefined): string {
-  const f = (folder ?? '').replace(/\\/g, '/').replace(/^\/+|\/+$/g, '');
-  return f === '.' ? '' : f;
-}
-
-export function underFolder(column: RawBuilder<unknown>, folder: string): RawBuilder<unknown> {
-  if (folder === '') return sql`true`;
-  return sql`left(${column}, ${folder.length + 1}) = ${`${folder}/`}`;
-}
-
 export function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
-
-export function clamp(n: number | undefined, fallback: number, cap: number): number {
-  return Math.max(1, Math.min(n ?? fallback, cap));
 }
 
 export type Executor = Database | DatabaseTransaction;

@@ -5,7 +5,8 @@
 import { sql } from 'kysely';
 import { resolveLink, buildLinkIndex, type NoteModel, type Link } from '../../src/markdown/index.js';
 import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../src/sdk/types.js';
-import { aliasKey, bigintArray, isAttachmentTarget, jsonb, nameKeyOfPath, nameKeyOfTarget, targetKeyOf, textArray, type Executor } from './common.js';
+import { aliasKey, isAttachmentTarget, nameKeyOfPath, nameKeyOfTarget, targetKeyOf, type Executor } from './common.js';
+import { bigintArray, jsonb, textArray } from '../../src/sdk/query/index.js';
 
 interface NodeRow {
   note_id: number;

@@ -1,22 +1,22 @@
 // The graph family: the links index contributor plus read-only link tools (backlinks, links,
 // neighbourhood, orphans, audit, related). Declares settings and tables; never writes the vault.
-import { defineFamily } from '../../src/sdk/index.js';
+import { defineFamily, EMBEDDINGS, INDEX, optional } from '../../src/sdk/index.js';
 import type { GraphTools } from '../../src/generated/graph/index.js';
 import { graphContributor } from './contributor.js';
 import { GRAPH_SETTINGS_SCHEMA, type GraphSettings } from './common.js';
 import { graphMigrations } from './migrations.js';
-import { auditNotes } from './tools/audit_notes.js';
-import { findOrphans } from './tools/find_orphans.js';
-import { findRelated } from './tools/find_related.js';
-import { getBacklinks } from './tools/get_backlinks.js';
-import { getLinks } from './tools/get_links.js';
-import { getNeighborhood } from './tools/get_neighborhood.js';
+import auditNotes from './tools/audit_notes.js';
+import findOrphans from './tools/find_orphans.js';
+import findRelated from './tools/find_related.js';
+import getBacklinks from './tools/get_backlinks.js';
+import getLinks from './tools/get_links.js';
+import getNeighborhood from './tools/get_neighborhood.js';
 
 
 export default defineFamily<GraphTools>({
   name: 'graph',
   description: 'Link graph: backlinks, outgoing links, neighbourhoods, orphans, hygiene audit and related notes.',
-  requires: ['index?', 'embeddings?'],
+  requires: [optional(INDEX), optional(EMBEDDINGS)],
   schemas: new URL('../../schemas/graph/', import.meta.url),
   settings: { graph: GRAPH_SETTINGS_SCHEMA },
   migrations: graphMigrations,

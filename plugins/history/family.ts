@@ -1,26 +1,26 @@
 // The history family: keeps the prior version of every note or file a tool replaces, moves or removes
 // (through the SDK's write observers, no host special case), and tools to list, read, diff, restore
 // and undo them. Writes the vault only through the notes family's note-writer service.
-import { defineFamily } from '../../src/sdk/index.js';
+import { defineFamily, NOTE_WRITER, optional } from '../../src/sdk/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { historyMigrations } from './migrations.js';
-import { HISTORY_SERVICE, historyObservers, historyProvider, historySettings, type HistoryRecorder } from './recorder.js';
+import { HISTORY, historyObservers, historyProvider, historySettings } from './recorder.js';
 import { historySettingsSchema } from './settings.js';
 import { historyRefusals } from './refusals.js';
 import { blob, listRevisions as rows, prune, storeSize } from './store.js';
-import { diffRevisions } from './tools/diff_revisions.js';
-import { listDeletedNotes } from './tools/list_deleted_notes.js';
-import { listRevisions } from './tools/list_revisions.js';
-import { readRevision } from './tools/read_revision.js';
-import { restoreRevision } from './tools/restore_revision.js';
-import { undoChanges } from './tools/undo_changes.js';
+import diffRevisions from './tools/diff_revisions.js';
+import listDeletedNotes from './tools/list_deleted_notes.js';
+import listRevisions from './tools/list_revisions.js';
+import readRevision from './tools/read_revision.js';
+import restoreRevision from './tools/restore_revision.js';
+import undoChanges from './tools/undo_changes.js';
 
 export default defineFamily<HistoryTools>({
   name: 'history',
   description: 'Every change agents make is kept as a revision: list, read, diff, restore and undo them.',
-  requires: ['note-writer?'],
+  requires: [optional(NOTE_WRITER)],
   refusals: historyRefusals,
-  provides: { [HISTORY_SERVICE]: historyProvider },
+  provides: { [HISTORY.id]: historyProvider },
   schemas: new URL('../../schemas/history/', import.meta.url),
   settings: { history: historySettingsSchema },
   migrations: historyMigrations,
@@ -34,7 +34,7 @@ export default defineFamily<HistoryTools>({
     list_deleted_notes: listDeletedNotes,
   },
   async health(ctx) {
-    const size = await ctx.service<HistoryRecorder>(HISTORY_SERVICE).size(ctx.vaultId);
+    const size = await ctx.service(HISTORY).size(ctx.vaultId);
     return { recording: true, revisions: size.revisions, versions: size.versions, store_bytes: size.bytes };
   },
   commands: {

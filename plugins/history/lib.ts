@@ -2,8 +2,9 @@
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
 import { unifiedPatch } from '../../src/markdown/index.js';
 import { isRefusal, type ToolContext } from '../../src/sdk/index.js';
+import { cursorCodec, type CursorCodec } from '../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
-import { HISTORY_SERVICE, historySettings, type HistoryRecorder } from './recorder.js';
+import { HISTORY, historySettings } from './recorder.js';
 import type { HistorySettings } from './settings.js';
 import { blob, revision, type RevisionRow } from './store.js';
 import { historyRefusals } from './refusals.js';
@@ -16,7 +17,7 @@ export function settingsOf(ctx: ToolContext<any>): HistorySettings {
 
 /** Wait for revisions of writes still being stored (group commit), so a tool reads the store as it is. */
 export async function settledStore(ctx: ToolContext<any>): Promise<void> {
-  if (ctx.hasService(HISTORY_SERVICE)) await ctx.service<HistoryRecorder>(HISTORY_SERVICE).settled();
+  if (ctx.hasService(HISTORY)) await ctx.service(HISTORY).settled();
 }
 
 export const revisionId = (id: string | number): string => `rev-${id}`;
@@ -105,13 +106,19 @@ export async function boundedDiff(ctx: ToolContext<any>, path: string, before: s
   return diff.length > max ? { diff: `${diff.slice(0, max)}\n… (diff cut at history.maxDiffChars = ${max} characters)`, truncated: true } : { diff, truncated: false };
 }
 
-export function cursorOf(rows: readonly RevisionRow[], limit: number): string | null {
-  return rows.length > limit ? `before:${rows[limit - 1].id}` : null;
+/** The listing tools' cursors: the id of the last revision shown (pages go to older ones). */
+type PagedTool = 'list_revisions' | 'list_deleted_notes';
+const isRevisionId = (v: unknown): v is string => typeof v === 'string' && /^\d{1,18}$/.test(v);
+const cursors: Record<PagedTool, CursorCodec<string>> = {
+  list_revisions: cursorCodec('list_revisions', isRevisionId),
+  list_deleted_notes: cursorCodec('list_deleted_notes', isRevisionId),
+};
+
+export function cursorOf(ctx: ToolContext<any>, tool: PagedTool, rows: readonly RevisionRow[], limit: number): string | null {
+  return rows.length > limit ? cursors[tool].encode(ctx, rows[limit - 1].id) : null;
 }
 
-export function parseCursor(ctx: ToolContext<any>, cursor: string | undefined): number | null {
-  if (cursor === undefined) return null;
-  const m = /^before:(\d{1,15})$/.exec(cursor);
-  if (!m) ctx.refuse('invalid_arguments', { problems: 'cursor must be a next_cursor this tool returned' });
-  return Number(m[1]);
+export function parseCursor(ctx: ToolContext<any>, tool: PagedTool, cursor: string | undefined): number | null {
+  const id = cursors[tool].decode(ctx, cursor);
+  return id === undefined ? null : Number(id);
 }

@@ -3,11 +3,12 @@
 // once the write is done. Refuses the write when the prior version cannot be kept, unless the operator
 // chose history.onRecordFailure: write. Never reads the vault: the writer hands over the bytes.
 import { sql } from 'kysely';
-import { Refusal, isRefusal, type ContributorFactoryContext, type Database, type Logger, type ServiceFactoryContext, type WriteEvent, type WriteObserver } from '../../src/sdk/index.js';
+import { Refusal, isRefusal, serviceRef, type ContributorFactoryContext, type Database, type Logger, type ServiceFactoryContext, type WriteEvent, type WriteObserver } from '../../src/sdk/index.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
 import { addRevisions, keepIncumbent, latest, prune, storeSize, type PendingRevision, type StoreSize } from './store.js';
 
-export const HISTORY_SERVICE = 'history';
+/** The history family's own service (its recorder), typed for the family's health and observers. */
+export const HISTORY = serviceRef<HistoryRecorder>('history');
 const key = (vaultId: number, path: string) => `${vaultId}\u0000${path}`;
 /** Paths whose latest kept hash the recorder remembers (an LRU-ish bound on its memory). */
 const LATEST_KEPT_MAX = 10_000;
@@ -188,7 +189,7 @@ export const historyProvider = {
 
 /** The family's write observer: resolved per write, so a reload's new recorder takes over at once. */
 export function historyObservers(ctx: ContributorFactoryContext): WriteObserver[] {
-  const recorder = () => (ctx.hasService(HISTORY_SERVICE) ? ctx.service<HistoryRecorder>(HISTORY_SERVICE) : undefined);
+  const recorder = () => (ctx.hasService(HISTORY) ? ctx.service(HISTORY) : undefined);
   return [
     {
       name: 'history',

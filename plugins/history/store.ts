@@ -3,6 +3,7 @@
 // of another vault is simply not found.
 import { sql } from 'kysely';
 import type { Database } from '../../src/sdk/index.js';
+import { textArray } from '../../src/sdk/query/index.js';
 
 export type RevisionKind = 'outside' | 'create' | 'write' | 'move' | 'delete';
 
@@ -140,7 +141,7 @@ export async function agentRevisions(db: Database, vaultId: number, f: UndoFilte
   if (f.until) where.push(sql`at <= ${f.until}`);
   if (f.credential) where.push(sql`(actor_id = ${f.credential} OR actor_name = ${f.credential})`);
   if (f.client) where.push(sql`client_name = ${f.client}`);
-  if (f.paths?.length) where.push(sql`path = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(f.paths)}::jsonb)))`);
+  if (f.paths?.length) where.push(sql`path = ANY(${textArray(f.paths)})`);
   return (await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE ${sql.join(where, sql` AND `)} ORDER BY id LIMIT ${cap}`.execute(db)).rows;
 }
 

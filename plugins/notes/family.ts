@@ -1,31 +1,45 @@
 // The notes family: read, navigate and write notes without ever clobbering one. Wires tools, settings,
 // resources and prompts; the logic lives in tools/, edits/ and lib/. Never touches bytes outside ctx.vault.fs.
-import { defineFamily, defineTool } from '../../src/sdk/index.js';
+import { defineFamily, INDEX, NOTE_WRITER, optional } from '../../src/sdk/index.js';
 import type { NotesTools } from '../../src/generated/notes/index.js';
 import { notesSettingsSchema, type NotesCtx } from './settings.js';
-import { readNoteTool, readNote, renderReadNote } from './tools/read-note.js';
-import { getNotesInfoTool, readMultipleNotesTool } from './tools/batch-reads.js';
-import { getNoteOutlineTool, readNoteLinesTool } from './tools/outline-lines.js';
-import { createNoteTool, deleteNoteTool, editNoteTool, setFrontmatterTool } from './tools/write-notes.js';
-import { moveNoteTool } from './tools/move-note.js';
-import { getRecentTool, listNotesTool } from './tools/listings.js';
-import { getPeriodicNoteTool, getRecentPeriodicNotesTool, getVaultStatsTool } from './tools/periodic-stats.js';
-import { manageTagsTool, renameTagTool, replaceInNoteTool } from './tools/tag-replace.js';
+import getVaultGuideTool from './tools/get_vault_guide.js';
+import readNoteTool from './tools/read_note.js';
+import { readNote, renderReadNote } from './tools/read_note.js';
+import getNotesInfoTool from './tools/get_notes_info.js';
+import readMultipleNotesTool from './tools/read_multiple_notes.js';
+import getNoteOutlineTool from './tools/get_note_outline.js';
+import readNoteLinesTool from './tools/read_note_lines.js';
+import createNoteTool from './tools/create_note.js';
+import deleteNoteTool from './tools/delete_note.js';
+import editNoteTool from './tools/edit_note.js';
+import setFrontmatterTool from './tools/set_frontmatter.js';
+import moveNoteTool from './tools/move_note.js';
+import getRecentTool from './tools/get_recent.js';
+import listNotesTool from './tools/list_notes.js';
+import getPeriodicNoteTool from './tools/get_periodic_note.js';
+import getRecentPeriodicNotesTool from './tools/get_recent_periodic_notes.js';
+import getVaultStatsTool from './tools/get_vault_stats.js';
+import manageTagsTool from './tools/manage_tags.js';
+import renameTagTool from './tools/rename_tag.js';
+import replaceInNoteTool from './tools/replace_in_note.js';
 import { loadGuide, renderGuide } from './lib/guide.js';
 import { notesPrompts } from './prompts.js';
 import { completeNotePath, noteResourceEvents } from './lib/note-resource.js';
 import { createNoteWriter } from './lib/note-writer.js';
+import { notesRefusals } from './refusals.js';
 
 export default defineFamily<NotesTools>({
   name: 'notes',
+  refusals: notesRefusals,
   description: 'Read, navigate and safely write Markdown notes',
-  requires: ['index?'],
+  requires: [optional(INDEX)],
   // The one note-write path, for every family that writes notes (tasks, history, third parties).
-  provides: { 'note-writer': { create: createNoteWriter } },
+  provides: { [NOTE_WRITER.id]: { create: createNoteWriter } },
   schemas: new URL('../../schemas/notes/', import.meta.url),
   settings: { notes: notesSettingsSchema },
   tools: {
-    get_vault_guide: defineTool<NotesTools['get_vault_guide']>({ handler: (_input, ctx: NotesCtx) => loadGuide(ctx), render: (o) => renderGuide(o) }),
+    get_vault_guide: getVaultGuideTool,
     read_note: readNoteTool,
     read_multiple_notes: readMultipleNotesTool,
     get_notes_info: getNotesInfoTool,

@@ -1,6 +1,6 @@
 // The search family: keyword, semantic and hybrid search over the vault. Declares its settings,
 // tables, index contributor, tools and the `embeddings` service; holds no logic of its own.
-import { defineFamily, type ServiceFactoryContext } from '../../src/sdk/index.js';
+import { defineFamily, EMBEDDINGS, INDEX, optional, type ServiceFactoryContext } from '../../src/sdk/index.js';
 import type { SearchTools } from '../../src/generated/search/index.js';
 import { createEmbeddingsService, type EmbeddingWorker } from './embeddings/service.js';
 import { keywordIndexer } from './keyword/indexer.js';
@@ -32,10 +32,10 @@ async function createKeywordIndex(ctx: ServiceFactoryContext): Promise<{ configs
 export default defineFamily<SearchTools>({
   name: 'search',
   description: 'Keyword, semantic and hybrid search over the vault',
-  requires: ['index?'],
+  requires: [optional(INDEX)],
   provides: {
     'search-keyword': { create: createKeywordIndex },
-    embeddings: {
+    [EMBEDDINGS.id]: {
       create: createEmbeddingsService,
       dispose: (worker) => (worker as EmbeddingWorker).stop(),
     },
@@ -60,8 +60,8 @@ export default defineFamily<SearchTools>({
   },
   // Embedding progress for /health: counts and the vector strategy only (the last provider error stays in the log).
   async health(ctx): Promise<Record<string, number | boolean | string>> {
-    if (!ctx.hasService('embeddings')) return { semantic: false };
-    const svc = ctx.service<EmbeddingWorker>('embeddings');
+    if (!ctx.hasService(EMBEDDINGS)) return { semantic: false };
+    const svc = ctx.service(EMBEDDINGS) as EmbeddingWorker;
     const state = svc.availability();
     const c = await svc.counts(ctx.vaultId);
     return { semantic: state.ok, vectorSearch: svc.vectors.strategy, embedded: c.embedded, queued: c.queued, stale: c.stale, failing: c.failing };

@@ -1,16 +1,16 @@
 // The tasks family: an index contributor storing every checkbox task, and list_tasks over it.
 // Declares settings and tables; writes notes only through the notes family's note-writer service.
-import { defineFamily } from '../../src/sdk/index.js';
+import { defineFamily, INDEX, NOTE_WRITER, optional } from '../../src/sdk/index.js';
 import type { TasksTools } from '../../src/generated/tasks/index.js';
 import { tasksContributor } from './contributor.js';
 import { tasksMigrations } from './migrations.js';
-import { listTasks } from './tools/list_tasks.js';
-import { updateTask } from './tools/update_task.js';
+import listTasks from './tools/list_tasks.js';
+import updateTask from './tools/update_task.js';
 
 export default defineFamily<TasksTools>({
   name: 'tasks',
   description: 'Checkbox tasks across the vault, from the index (Tasks-plugin dates, priorities and statuses).',
-  requires: ['index?', 'note-writer?'],
+  requires: [optional(INDEX), optional(NOTE_WRITER)],
   schemas: new URL('../../schemas/tasks/', import.meta.url),
   settings: {
     tasks: {

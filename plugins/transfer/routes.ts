@@ -157,8 +157,7 @@ export function transferRoutes(deps: TransferDeps): FamilyRoutes {
 
       /** An upload publishes for the credential that minted its link (history and the write observers see that). */
       const publishScope = (row: LinkRow): WriteScope => ({
-        hasService: (name) => fam.hasService(name),
-        service: <T>(name: string) => fam.service<T>(name),
+        services: fam,
         vault: fam.vault(row.vaultId),
         author: { origin: { kind: row.principalKind as ChangeOrigin['kind'], id: row.principalId, name: row.principalId }, tool: 'request_upload' },
         now: () => deps.now(),

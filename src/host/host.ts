@@ -444,12 +444,7 @@ export class Host {
       [...registry.generations.values()]
         .filter((g) => g.family.health)
         .map(async (g) => {
-          const ctx = {
-            vaultId: this.vaultHandle.id,
-            db: this.database.db,
-            service: <T>(n: string) => (g.provided.has(n) ? g.provided.get(n) : registry.serviceLookup(n)) as T,
-            hasService: (n: string) => g.provided.has(n) || registry.serviceAvailable(n),
-          };
+          const ctx = { vaultId: this.vaultHandle.id, db: this.database.db, ...g.services() };
           const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), FAMILY_HEALTH_TIMEOUT_MS).unref());
           try {
             out[g.name] = await Promise.race([g.family.health!(ctx), timeout]);

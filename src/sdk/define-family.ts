@@ -21,6 +21,9 @@ import type {
 } from './types.js';
 import type { FamilyRefusals, RefusalSpec } from './refusals.js';
 import type { WriteObserverDeclaration } from './write-hooks.js';
+import type { ServiceRequirement } from './service-ref.js';
+
+export { parseRequirement } from './service-ref.js';
 
 /** The tools of a family that names no generated tool map: any modules, checked only at run time. */
 export type UntypedTools = { readonly [tool: string]: { readonly input: any; readonly output: any } };
@@ -34,11 +37,13 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
   readonly name: string;
   readonly description?: string;
   /**
-   * Services this family needs: host services ('index', 'vaults', …) or ones another family
-   * provides ('embeddings'). A trailing '?' marks an optional one.
+   * Services this family needs, as typed refs: host services (INDEX, RESOURCE_EVENTS, WRITE_OBSERVERS…) or
+   * ones another family provides (EMBEDDINGS, NOTE_WRITER, or a third party's `serviceRef<T>(id)`);
+   * `optional(ref)` marks one the family can do without. Names ('index', 'embeddings?') still work
+   * (deprecated: untyped).
    */
-  readonly requires?: readonly string[];
-  /** Services this family offers to the others, created once per generation. */
+  readonly requires?: readonly ServiceRequirement[];
+  /** Services this family offers to the others, by ref id (`[MY_REF.id]: provider`), created once per generation. */
   readonly provides?: Readonly<Record<string, ServiceProvider>>;
   /** Folder holding one `<tool>.json` schema document per tool in `tools`. */
   readonly schemas?: URL;
@@ -116,9 +121,4 @@ export function isDefinedFamily(value: unknown): value is DefinedFamily {
 /** The change origin to hand the index for a write made by this principal (change-feed attribution). */
 export function originOf(principal: Principal): ChangeOrigin {
   return { kind: principal.kind, id: principal.id, name: principal.name };
-}
-
-/** Parse a `requires` entry: 'embeddings?' → { name: 'embeddings', optional: true }. */
-export function parseRequirement(entry: string): { name: string; optional: boolean } {
-  return entry.endsWith('?') ? { name: entry.slice(0, -1), optional: true } : { name: entry, optional: false };
 }

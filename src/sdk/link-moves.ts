@@ -9,6 +9,7 @@ import { mapLimit } from './map-limit.js';
 import { Refusal, isRefusal } from './refusals.js';
 import type { ToolContext } from './types.js';
 import { observedWrite } from './write-path.js';
+import { INDEX } from './services.js';
 
 export interface MoveWithLinksOptions {
   from: string;
@@ -58,7 +59,7 @@ export function renderMoveResult(o: { message: string; content_hash?: string | n
 const isNote = (p: string): boolean => /\.md$/i.test(p);
 
 function indexOf(ctx: ToolContext<any>): IndexService | undefined {
-  return ctx.hasService('index') ? ctx.service<IndexService>('index') : undefined;
+  return ctx.hasService(INDEX) ? ctx.service(INDEX) : undefined;
 }
 
 async function writeThrough(ctx: ToolContext<any>, what: string, run: (s: IndexService) => Promise<void>): Promise<void> {

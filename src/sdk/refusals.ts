@@ -68,28 +68,13 @@ export const REFUSALS = {
   name_taken: { sentence: 'A {kind} named "{name}" already exists; nothing was changed.', retryable: false, details: ['kind', 'name'] },
   declared_in_config: { sentence: 'The {kind} "{name}" is declared in the config file ({file}), which wins over the CLI; change it there.', retryable: false, details: ['kind', 'name', 'file'] },
   config_contradiction: { sentence: 'The config file declares the {kind} "{name}" {declared}, but the database holds a {kind} "{name}" {stored} made with the CLI; rename or remove one of the two.', retryable: false, details: ['kind', 'name', 'declared', 'stored'] },
-  // index and content
-  index_not_ready: { sentence: 'The index is still catching up ({indexed} of {scanned} notes); try again shortly.', retryable: true, details: ['indexed', 'scanned'] },
-  invalid_content: { sentence: 'The content was refused: {reason}.', retryable: false, details: ['reason'] },
-  // notes family: preconditions, sections, frontmatter, find/replace, moves
+  // the note-write path (NOTE_WRITER: any family's writes), moves
   precondition_required: { sentence: 'This server requires expected_hash for this write; "{path}" is now {currentHash}. Read it and resend with that hash.', retryable: false, details: ['path', 'currentHash'] },
   precondition_unavailable: { sentence: '"{path}" is {size} bytes, over the {limit}-byte limit, so expected_hash cannot be checked against it; nothing was written.', retryable: false, details: ['path', 'size', 'limit'] },
-  section_not_found: { sentence: 'No heading matches section "{section}" in "{path}"; headings present: {candidates}.', retryable: false, details: ['path', 'section', 'candidates'] },
-  section_ambiguous: { sentence: 'Section "{section}" matches {count} headings in "{path}"; use the path form Parent/Child or one of the ordinals {candidates}.', retryable: false, details: ['path', 'section', 'count', 'candidates'] },
   frontmatter_too_large: { sentence: 'The frontmatter block of "{path}" would be {size} bytes, over the limit of {limit} bytes (notes.maxFrontmatterBytes); nothing was written. Keep large data in the body or in a file.', retryable: false, details: ['path', 'size', 'limit'] },
-  malformed_frontmatter: { sentence: '"{path}" has a malformed frontmatter block ({reason}); nothing was written. Repair it with edit_note(path, content, replace_frontmatter=true).', retryable: false, details: ['path', 'reason'] },
-  unclosed_fence: { sentence: '"{path}" has an indented code fence opened on line {line} that is never closed, so section boundaries are unreliable; nothing was written. Close the fence or edit the whole note.', retryable: false, details: ['path', 'line'] },
-  find_not_found: { sentence: 'The find text does not occur in "{path}"; nothing was written. The note starts: {head}', retryable: false, details: ['path', 'head'] },
-  find_ambiguous: { sentence: 'The find text occurs {count} times in "{path}"; nothing was written. Add context to make it unique, or set replace_all=true.', retryable: false, details: ['path', 'count'] },
-  regex_timeout: { sentence: 'The regular expression ran past its budget of {timeoutMs} ms and was stopped; nothing was written. Simplify it (avoid nested quantifiers).', retryable: false, details: ['timeoutMs'] },
   move_aborted: { sentence: 'Move aborted: {reason}. Nothing was moved, rewritten or reindexed.', retryable: false, details: ['reason'] },
-  // files and transfer families
+  // notes and files alike
   not_a_note: { sentence: '"{path}" is not a markdown note; use {instead} for it.', retryable: false, details: ['path', 'instead'] },
-  markdown_not_allowed: { sentence: '"{path}" is a markdown note; the file tools leave notes alone, use {instead} for it.', retryable: false, details: ['path', 'instead'] },
-  no_public_origin: { sentence: 'No link was minted: the server has no public origin configured ({setting}), and a localhost link would not work for the person you hand it to.', retryable: false, details: ['setting'] },
-  credential_expiring: { sentence: 'No link was minted: the calling credential expires in {secondsLeft} s, under the {minSeconds} s a link needs.', retryable: false, details: ['secondsLeft', 'minSeconds'] },
-  url_refused: { sentence: 'Refused to fetch that URL: {rule}. Nothing was fetched or written.', retryable: false, details: ['rule', 'host'] },
-  fetch_failed: { sentence: 'Fetching from {host} failed: {reason}. Nothing was written.', retryable: true, details: ['host', 'reason'] },
   // write observers (any family's) and the history family
   write_not_recorded: { sentence: 'Nothing was written to "{path}": {reason}. The operator can let writes go ahead unrecorded with {setting}.', retryable: true, details: ['path', 'reason', 'setting', 'family'] },
   // catch-all for bugs: thrown errors are reported as this, never as a family's own code

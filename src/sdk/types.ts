@@ -8,6 +8,9 @@ import type { VaultFs } from './vault.js';
 import type { ClientChannel, InputNeeded } from './client-channel.js';
 
 import type { Scope } from './scopes.js';
+import type { ServiceLookup } from './service-ref.js';
+
+export type { ServiceLookup } from './service-ref.js';
 
 export interface Principal {
   readonly kind: 'api_key' | 'operator' | 'oauth' | 'test';
@@ -109,7 +112,7 @@ export interface VaultHandle {
   readonly fs: VaultFs;
 }
 
-export interface ToolContext<Settings = Record<string, unknown>> {
+export interface ToolContext<Settings = Record<string, unknown>> extends ServiceLookup {
   readonly principal: Principal;
   readonly vault: VaultHandle;
   readonly db: Database;
@@ -125,18 +128,11 @@ export interface ToolContext<Settings = Record<string, unknown>> {
   /** Whether this call may write (family not read-only and principal has readwrite). */
   readonly canWrite: boolean;
   readonly now: () => Date;
-  /** A service the family declared in `requires` (or undefined for an optional one that is absent). */
-  service<T = unknown>(name: string): T;
-  hasService(name: string): boolean;
+  // service(ref) / hasService(ref): a service the family declared in `requires` (ServiceLookup).
   /** Throw a typed refusal; never returns. */
   refuse(code: RefusalCode, details?: RefusalDetails, message?: string): never;
   /** Progress, log messages and input answers of this call's client (silent outside an MCP request). */
   readonly client: ClientChannel;
-}
-
-export interface ServiceLookup {
-  service<T = unknown>(name: string): T;
-  hasService(name: string): boolean;
 }
 
 export interface HealthContext extends ServiceLookup {
@@ -352,12 +348,10 @@ export interface PassEnd {
   readonly caughtUp: boolean;
 }
 
-export interface ContributorFactoryContext {
+export interface ContributorFactoryContext extends ServiceLookup {
   readonly settings: Readonly<Record<string, unknown>>;
   readonly log: Logger;
-  /** Resolved when called (not when the contributor is built): services may come and go with reloads. */
-  service<T = unknown>(name: string): T;
-  hasService(name: string): boolean;
+  // service(ref) is resolved when called (not when the contributor is built): services may come and go with reloads.
 }
 
 /**
@@ -384,13 +378,11 @@ export interface ListEvents {
 
 // --- HTTP routes -------------------------------------------------------------------------------
 
-export interface FamilyRouteContext {
+export interface FamilyRouteContext extends ServiceLookup {
   readonly server: HostInfo;
   readonly db: Database;
   readonly log: Logger;
   readonly settings: Record<string, unknown>;
-  service<T = unknown>(name: string): T;
-  hasService(name: string): boolean;
   /** The vault of the operator (single-vault mode) or by id. */
   vault(id?: number): VaultHandle;
 }
@@ -404,14 +396,12 @@ export interface FamilyRoutes {
 
 // --- services ------------------------------------------------------------------------------------
 
-export interface ServiceFactoryContext {
+export interface ServiceFactoryContext extends ServiceLookup {
   readonly server: HostInfo;
   readonly db: Database;
   readonly log: Logger;
   readonly settings: Record<string, unknown>;
   readonly workers: WorkerPool;
-  service<T = unknown>(name: string): T;
-  hasService(name: string): boolean;
   vault(id?: number): VaultHandle;
 }
 

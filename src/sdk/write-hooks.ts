@@ -60,8 +60,7 @@ export interface WriteObservers {
   incumbentLimit(): number;
 }
 
-export const WRITE_OBSERVERS = 'write-observers';
-export const NOTE_WRITER = 'note-writer';
+// Their refs, WRITE_OBSERVERS and NOTE_WRITER, are in services.ts with the other services'.
 
 /** A note as the write path read it (strict UTF-8, under the write cap), bound to its hash. */
 export interface NoteIncumbent {

@@ -3,9 +3,11 @@
 // itself, except the file helpers below, which read an incumbent once (within the observers' limit)
 // and bind the replace to exactly those bytes.
 import { originOf } from './define-family.js';
+import type { ServiceLookup } from './service-ref.js';
+import { WRITE_OBSERVERS } from './services.js';
 import type { ChangeOrigin, ToolContext, VaultHandle } from './types.js';
 import type { WriteResult } from './vault.js';
-import { WRITE_OBSERVERS, type WriteEvent, type WriteObservers } from './write-hooks.js';
+import type { WriteEvent, WriteObservers } from './write-hooks.js';
 
 export type WriteIntent = Omit<WriteEvent, 'vaultId' | 'origin' | 'user' | 'client' | 'tool' | 'at'>;
 
@@ -19,8 +21,7 @@ export interface WriteAuthor {
 
 /** What a write needs from its caller: the services, the vault, the author and the clock. */
 export interface WriteScope {
-  hasService(name: string): boolean;
-  service<T = unknown>(name: string): T;
+  readonly services: ServiceLookup;
   readonly vault: VaultHandle;
   readonly author: WriteAuthor;
   now(): Date;
@@ -29,8 +30,7 @@ export interface WriteScope {
 /** The write scope of a tool call. */
 export function toolWriteScope(ctx: ToolContext<any>): WriteScope {
   return {
-    hasService: (name) => ctx.hasService(name),
-    service: <T>(name: string) => ctx.service<T>(name),
+    services: ctx,
     vault: ctx.vault,
     author: {
       origin: originOf(ctx.principal),
@@ -42,15 +42,15 @@ export function toolWriteScope(ctx: ToolContext<any>): WriteScope {
   };
 }
 
-function observersOf(scope: Pick<WriteScope, 'hasService' | 'service'>): WriteObservers | undefined {
-  if (!scope.hasService(WRITE_OBSERVERS)) return undefined;
-  const o = scope.service<WriteObservers | undefined>(WRITE_OBSERVERS);
+function observersOf(services: ServiceLookup): WriteObservers | undefined {
+  if (!services.hasService(WRITE_OBSERVERS)) return undefined;
+  const o: WriteObservers | undefined = services.service(WRITE_OBSERVERS);
   return o?.active ? o : undefined;
 }
 
 /** Whether any family observes writes now (a writer may skip hashing what nobody will look at). */
-export function writesObserved(ctx: Pick<WriteScope, 'hasService' | 'service'>): boolean {
-  return observersOf(ctx) !== undefined;
+export function writesObserved(services: ServiceLookup): boolean {
+  return observersOf(services) !== undefined;
 }
 
 /**
@@ -58,7 +58,7 @@ export function writesObserved(ctx: Pick<WriteScope, 'hasService' | 'service'>):
  * (whose failure is logged, never thrown: the bytes are already published).
  */
 export async function observeWrite<T>(scope: WriteScope, intent: WriteIntent, write: () => Promise<T>, log?: { warn(o: object, m: string): void }): Promise<T> {
-  const observers = observersOf(scope);
+  const observers = observersOf(scope.services);
   if (!observers) return write();
   const event: WriteEvent = { ...intent, ...scope.author, vaultId: scope.vault.id, at: scope.now() };
   await observers.before(event);
@@ -79,7 +79,7 @@ export function observedWrite<T>(ctx: ToolContext<any>, intent: WriteIntent, wri
 /** No-clobber create of a file (any kind), seen by the write observers. */
 export function createFileObserved(scope: WriteScope, path: string, bytes: Uint8Array, log?: { warn(o: object, m: string): void }): Promise<WriteResult> {
   const fs = scope.vault.fs;
-  if (!writesObserved(scope)) return fs.create(path, bytes);
+  if (!writesObserved(scope.services)) return fs.create(path, bytes);
   return observeWrite(scope, { kind: 'create', target: 'file', path, next: { bytes, hash: fs.contentHash(bytes) } }, () => fs.create(path, bytes), log);
 }
 
@@ -92,7 +92,7 @@ export function createFileObserved(scope: WriteScope, path: string, bytes: Uint8
  */
 export async function replaceFileObserved(scope: WriteScope, path: string, bytes: Uint8Array, options: { expectedHash?: string; maxReadBytes: number; refuseStale: (current: string) => never }, log?: { warn(o: object, m: string): void }): Promise<WriteResult> {
   const fs = scope.vault.fs;
-  const observers = observersOf(scope);
+  const observers = observersOf(scope.services);
   const expected = options.expectedHash !== undefined ? { expectedHash: options.expectedHash } : {};
   if (!observers) return fs.replace(path, bytes, expected);
   const next = { bytes, hash: fs.contentHash(bytes) };

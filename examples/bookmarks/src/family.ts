@@ -1,7 +1,7 @@
 // A third-party Exocortex family, packaged on its own: bookmarks kept per vault in the server's database.
 // It shows the parts of the contract most families need: tools typed from their schemas (generated/), a
 // migration, a refusal code of its own, a service other families can use, settings, and health counts.
-import { defineFamily, defineTool, familyRefusals, type ToolContext } from 'exocortex/sdk';
+import { defineFamily, defineTool, familyRefusals, INDEX, optional, serviceRef, type ToolContext } from 'exocortex/sdk';
 import type { BookmarksTools } from '../generated/index.js';
 
 /** This family's own refusal codes: registered by the host when the family loads, never in the SDK. */
@@ -26,6 +26,12 @@ export interface BookmarkStore {
   count(vaultId: number): Promise<number>;
 }
 
+/**
+ * The typed ref to that service: another family imports it (or declares the same `serviceRef<BookmarkStore>`),
+ * lists it in `requires`, and gets a BookmarkStore from `ctx.service(BOOKMARK_STORE)` without a cast.
+ */
+export const BOOKMARK_STORE = serviceRef<BookmarkStore>('bookmark-store');
+
 async function countIn(ctx: Pick<Ctx, 'db'>, vaultId: number): Promise<number> {
   const row = await ctx.db.selectFrom('example_bookmarks').select((eb) => eb.fn.countAll<string>().as('n')).where('vault_id', '=', vaultId).executeTakeFirst();
   return Number(row?.n ?? 0);
@@ -39,8 +45,10 @@ export default defineFamily<BookmarksTools>({
     bookmarks: { type: 'object', properties: { max: { type: 'integer', minimum: 1, default: 1000, description: 'Most bookmarks one vault keeps.' } } },
   },
   refusals,
+  // Services by typed ref; optional(): the family works without it (health says whether it runs).
+  requires: [optional(INDEX)],
   provides: {
-    'bookmark-store': { create: (ctx): BookmarkStore => ({ count: (vaultId) => countIn(ctx, vaultId) }) },
+    [BOOKMARK_STORE.id]: { create: (ctx): BookmarkStore => ({ count: (vaultId) => countIn(ctx, vaultId) }) },
   },
   migrations: {
     '0001-bookmarks': {
@@ -88,6 +96,6 @@ export default defineFamily<BookmarksTools>({
     }),
   },
   async health(ctx) {
-    return { bookmarks: await countIn(ctx, ctx.vaultId) };
+    return { bookmarks: await ctx.service(BOOKMARK_STORE).count(ctx.vaultId), index: ctx.hasService(INDEX) };
   },
 });

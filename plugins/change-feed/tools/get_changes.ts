@@ -2,20 +2,25 @@
 // Read-only; gap/reset meta events always pass the filters, and next_since never loses or repeats an event.
 import { sql, type RawBuilder } from 'kysely';
 import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { clampLimit, folderScope, textArray, underFolder } from '../../../src/sdk/query/index.js';
 import type { ChangeFeedTools } from '../../../src/generated/change-feed/index.js';
 import type { FeedSettings } from '../contributor.js';
 
 type Ctx = ToolContext<{ changeFeed: FeedSettings }>;
+
 type Input = ChangeFeedTools['get_changes']['input'];
+
 export type Output = ChangeFeedTools['get_changes']['output'];
+
 type EventRow = Output['events'][number];
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export async function readChanges(ctx: ToolContext<any>, input: Input, cap: number): Promise<Output> {
   const v = ctx.vault.id;
-  const limit = Math.max(1, Math.min(input.limit ?? 50, cap));
+  const limit = clampLimit(input.limit, cap, 50);
   const meta = (await sql<{ last: string | null; pruned: string | null }>`
     SELECT (SELECT max(seq) FROM change_events WHERE vault_id = ${v}) AS last,
            (SELECT pruned_through FROM change_feed_meta WHERE vault_id = ${v}) AS pruned`.execute(ctx.db)).rows[0];
@@ -35,9 +40,9 @@ export async function readChanges(ctx: ToolContext<any>, input: Input, cap: numb
     ctx.refuse('invalid_arguments', { problems: 'since must be ev:<n> (a next_since cursor) or a UTC date YYYY-MM-DD / ISO 8601 datetime with Z or ±HH:MM' });
   }
   const filters: RawBuilder<unknown>[] = [];
-  const folder = (input.folder ?? '').replace(/\\/g, '/').replace(/^\/+|\/+$/g, '');
-  if (folder) filters.push(sql`(left(path, ${folder.length + 1}) = ${`${folder}/`} OR left(coalesce(from_path, ''), ${folder.length + 1}) = ${`${folder}/`})`);
-  if (input.kinds?.length) filters.push(sql`kind = ANY(ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(input.kinds)}::jsonb)))`);
+  const scope = folderScope(input.folder);
+  if (scope.folder) filters.push(sql`(${underFolder(sql`path`, scope)} OR ${underFolder(sql`coalesce(from_path, '')`, scope)})`);
+  if (input.kinds?.length) filters.push(sql`kind = ANY(${textArray(input.kinds)})`);
   const by = input.by ?? 'any';
   if (by === 'human') filters.push(sql`actor_kind = 'human'`);
   if (by === 'agents') filters.push(sql`actor_kind <> 'human'`);
@@ -62,7 +67,7 @@ export async function readChanges(ctx: ToolContext<any>, input: Input, cap: numb
   return { since: input.since, next_since: `ev:${next}`, more, history_truncated: since < pruned, last_event: last, events };
 }
 
-export const getChanges = defineTool<ChangeFeedTools['get_changes']>({
+export default defineTool<ChangeFeedTools['get_changes']>({
   handler: (input, ctx: Ctx) => readChanges(ctx, input, ctx.settings.changeFeed.pageCap),
   render: renderChanges,
   // Over the result budget a page holds fewer events; next_since continues after the last one shown.

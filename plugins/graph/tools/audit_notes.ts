@@ -4,25 +4,29 @@
 import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
-import { clamp, folderPrefix, isOrphan, pendingNotes, underFolder, type GraphCtx } from '../common.js';
+import { isOrphan, pendingNotes, type GraphCtx } from '../common.js';
+import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['audit_notes']['output'];
+
 type Section = Output['sections'][number];
+
 type Item = Section['items'][number];
 
 export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors', 'normalization_twins'] as const satisfies readonly Section['class'][];
 
 const SAMPLE = 5;
 
-export const auditNotes = defineTool<GraphTools['audit_notes']>({
+export default defineTool<GraphTools['audit_notes']>({
   async handler(input, ctx: GraphCtx) {
-    const folder = folderPrefix(input.folder);
-    const limit = clamp(input.limit, 20, ctx.settings.graph.auditCapPerClass);
+    const scope = folderScope(input.folder);
+    const folder = scope.folder;
+    const limit = clampLimit(input.limit, ctx.settings.graph.auditCapPerClass, 20);
     const offset = input.offset ?? 0;
     const classes = input.classes && input.classes.length ? [...new Set(input.classes)] : [...AUDIT_CLASSES];
     const v = ctx.vault.id;
-    const inScope = underFolder(sql`n.path`, folder);
+    const inScope = underFolder(sql`n.path`, scope);
     const sections: Section[] = [];
     const files = new VaultFiles(ctx);
     let attachments: Array<{ target: string; source: string; status: 'attachment' | 'ambiguous' | 'dangling'; detail: string | null }> | undefined;

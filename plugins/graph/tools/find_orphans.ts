@@ -3,21 +3,23 @@
 import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
-import { clamp, folderPrefix, isOrphan, pendingNotes, underFolder, type GraphCtx } from '../common.js';
+import { isOrphan, pendingNotes, type GraphCtx } from '../common.js';
+import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/index.js';
 import { tagList } from './get_neighborhood.js';
 
 type Output = GraphTools['find_orphans']['output'];
 
-export const findOrphans = defineTool<GraphTools['find_orphans']>({
+export default defineTool<GraphTools['find_orphans']>({
   async handler(input, ctx: GraphCtx) {
-    const folder = folderPrefix(input.folder);
-    const limit = clamp(input.limit, 50, ctx.settings.graph.orphansCap);
+    const scope = folderScope(input.folder);
+    const folder = scope.folder;
+    const limit = clampLimit(input.limit, ctx.settings.graph.orphansCap, 50);
     const { rows } = await sql<{ path: string; title: string; tags: unknown; mtime: Date | string; dangling: string; total: string }>`
       SELECT n.path, n.title, n.tags, n.mtime,
         (SELECT count(*) FROM graph_links d WHERE d.source_id = n.id AND d.target_id IS NULL AND NOT d.ambiguous AND NOT d.attachment) AS dangling,
         count(*) OVER () AS total
       FROM notes n JOIN graph_nodes g ON g.note_id = n.id
-      WHERE n.vault_id = ${ctx.vault.id} AND ${underFolder(sql`n.path`, folder)}
+      WHERE n.vault_id = ${ctx.vault.id} AND ${underFolder(sql`n.path`, scope)}
         AND ${isOrphan()}
       ORDER BY n.mtime DESC, n.path
       LIMIT ${limit}`.execute(ctx.db);

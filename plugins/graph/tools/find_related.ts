@@ -1,38 +1,30 @@
-// find_related: semantic neighbours of a note through the `embeddings` service the search family provides.
+// find_related: semantic neighbours of a note through the `embeddings` service (the SDK's EMBEDDINGS contract,
+// which the search family provides).
 // Read-only; refuses service_unavailable cleanly when no family offers embeddings or it cannot answer now.
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, EMBEDDINGS } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
-import { clamp, clip, findNote, type GraphCtx } from '../common.js';
-
-/** The part of the search family's `embeddings` service this tool uses (structural: no cross-family import). */
-export interface NearestNotesProvider {
-  availability(): { ok: true } | { ok: false; reason: string };
-  nearestNotes(vaultId: number, target: { noteId: number }, k: number): Promise<Array<{
-    noteId: number; path: string; title: string; similarity: number; sectionOrdinal: number; headingPath: string; preview: string | null; stale: boolean;
-  }>>;
-}
+import { clip, findNote, type GraphCtx } from '../common.js';
+import { clampLimit } from '../../../src/sdk/query/index.js';
 
 type Output = GraphTools['find_related']['output'];
+
 type Row = Output['related'][number];
 
-export const findRelated = defineTool<GraphTools['find_related']>({
+export default defineTool<GraphTools['find_related']>({
   // Listed only when an embeddings service can answer (the search family with a configured provider).
   available(services) {
-    if (!services.hasService('embeddings')) return 'no enabled family provides embeddings (enable the search family and its semantic arm)';
-    const provider = services.service<Partial<NearestNotesProvider>>('embeddings');
-    if (typeof provider?.nearestNotes !== 'function') return 'the embeddings provider offers no note-to-note similarity';
-    const state = provider.availability?.() ?? { ok: true };
+    if (!services.hasService(EMBEDDINGS)) return 'no enabled family provides embeddings (enable the search family and its semantic arm)';
+    const state = services.service(EMBEDDINGS).availability();
     return state.ok ? true : state.reason;
   },
   async handler(input, ctx: GraphCtx) {
-    if (!ctx.hasService('embeddings')) ctx.refuse('service_unavailable', { service: 'embeddings', reason: 'no enabled family provides embeddings (enable the search family and its semantic arm)' });
-    const provider = ctx.service<Partial<NearestNotesProvider>>('embeddings');
-    if (typeof provider?.nearestNotes !== 'function') ctx.refuse('service_unavailable', { service: 'embeddings', reason: 'the embeddings provider offers no note-to-note similarity' });
-    const available = provider.availability?.() ?? { ok: true };
-    if (!available.ok) ctx.refuse('service_unavailable', { service: 'embeddings', reason: available.reason });
+    if (!ctx.hasService(EMBEDDINGS)) ctx.refuse('service_unavailable', { service: EMBEDDINGS.id, reason: 'no enabled family provides embeddings (enable the search family and its semantic arm)' });
+    const provider = ctx.service(EMBEDDINGS);
+    const available = provider.availability();
+    if (!available.ok) ctx.refuse('service_unavailable', { service: EMBEDDINGS.id, reason: available.reason });
     const note = await findNote(ctx, input.path);
-    const limit = clamp(input.limit, 10, ctx.settings.graph.relatedCap);
-    const hits = await provider.nearestNotes!(ctx.vault.id, { noteId: note.id }, limit + 1);
+    const limit = clampLimit(input.limit, ctx.settings.graph.relatedCap, 10);
+    const hits = await provider.nearestNotes(ctx.vault.id, { noteId: note.id }, limit + 1);
     const seen = new Set<string>([note.path]);
     const related: Row[] = [];
     for (const h of hits) {

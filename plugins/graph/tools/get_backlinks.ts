@@ -4,17 +4,20 @@
 import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
-import { clamp, clip, findNote, nameKeyOfPath, type GraphCtx } from '../common.js';
+import { clip, findNote, nameKeyOfPath, type GraphCtx } from '../common.js';
+import { clampLimit } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['get_backlinks']['output'];
+
 type Row = Output['backlinks'][number];
+
 interface LinkRow { source: string; title: string; kind: string; embed: boolean; raw: string; line: number; start_offset: number; anchor: string | null; alias: string | null; ambiguous: boolean; candidates: string[]; target: string }
 
-export const getBacklinks = defineTool<GraphTools['get_backlinks']>({
+export default defineTool<GraphTools['get_backlinks']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
-    const limit = clamp(input.limit, 50, s.backlinksCap);
+    const limit = clampLimit(input.limit, s.backlinksCap, 50);
     const files = new VaultFiles(ctx);
     const clean = input.path.replace(/\\/g, '/').replace(/^\/+/, '');
     let path: string;

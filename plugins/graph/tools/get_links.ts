@@ -3,18 +3,21 @@
 import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
-import { clamp, clip, findNote, type GraphCtx } from '../common.js';
+import { clip, findNote, type GraphCtx } from '../common.js';
+import { clampLimit } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['get_links']['output'];
+
 type LinkRow = Output['links'][number];
+
 type Status = LinkRow['status'];
 
-export const getLinks = defineTool<GraphTools['get_links']>({
+export default defineTool<GraphTools['get_links']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const note = await findNote(ctx, input.path);
-    const limit = clamp(input.limit, 100, s.linksCap);
+    const limit = clampLimit(input.limit, s.linksCap, 100);
     const node = await sql<{ link_count: number; links_truncated: boolean }>`SELECT link_count, links_truncated FROM graph_nodes WHERE note_id = ${note.id}`.execute(ctx.db);
     const counts = await sql<{ status: Status; n: string }>`
       SELECT CASE WHEN ambiguous THEN 'ambiguous' WHEN target_id IS NOT NULL THEN 'resolved' ELSE 'dangling' END AS status, count(*) AS n

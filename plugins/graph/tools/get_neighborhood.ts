@@ -3,17 +3,19 @@
 import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
-import { bigintArray, clamp, findNote, type GraphCtx } from '../common.js';
+import { findNote, type GraphCtx } from '../common.js';
+import { bigintArray, clampLimit } from '../../../src/sdk/query/index.js';
 
 type Output = GraphTools['get_neighborhood']['output'];
+
 type Row = Output['notes'][number];
 
-export const getNeighborhood = defineTool<GraphTools['get_neighborhood']>({
+export default defineTool<GraphTools['get_neighborhood']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const note = await findNote(ctx, input.path);
-    const depth = clamp(input.depth, 1, s.neighborhoodMaxDepth);
-    const limit = clamp(input.limit, 50, s.neighborhoodCap);
+    const depth = clampLimit(input.depth, s.neighborhoodMaxDepth, 1);
+    const limit = clampLimit(input.limit, s.neighborhoodCap, 50);
     const seen = new Map<number, { distance: number; via: number }>([[note.id, { distance: 0, via: note.id }]]);
     let frontier = [note.id];
     let truncated = false;

@@ -17,7 +17,7 @@ async function side(ctx: HistoryCtx, path: string, rev: string): Promise<{ bytes
   return { bytes, hash: row.hash };
 }
 
-export const diffRevisions = defineTool<HistoryTools['diff_revisions']>({
+export default defineTool<HistoryTools['diff_revisions']>({
   async handler(input, ctx: HistoryCtx) {
     const path = historyPath(ctx, input.path);
     const to = input.to ?? 'current';

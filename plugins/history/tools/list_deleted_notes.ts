@@ -1,17 +1,18 @@
 // list_deleted_notes: notes deleted through the tools whose last version history still keeps. Read-only.
 import { defineTool } from '../../../src/sdk/index.js';
+import { clampLimit } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { cursorOf, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { deletedNotes } from '../store.js';
 
-export const listDeletedNotes = defineTool<HistoryTools['list_deleted_notes']>({
+export default defineTool<HistoryTools['list_deleted_notes']>({
   async handler(input, ctx) {
     await settledStore(ctx);
-    const limit = Math.min(input.limit ?? 20, settingsOf(ctx).listCap);
-    const rows = await deletedNotes(ctx.db, ctx.vault.id, limit + 1, parseCursor(ctx, input.cursor));
+    const limit = clampLimit(input.limit, settingsOf(ctx).listCap, 20);
+    const rows = await deletedNotes(ctx.db, ctx.vault.id, limit + 1, parseCursor(ctx, 'list_deleted_notes', input.cursor));
     const gone = [];
     for (const r of rows.slice(0, limit)) if (!(await ctx.vault.fs.exists(r.path))) gone.push(toOut(ctx, r));
-    return { notes: gone, next_cursor: cursorOf(rows, limit) };
+    return { notes: gone, next_cursor: cursorOf(ctx, 'list_deleted_notes', rows, limit) };
   },
   render(o) {
     if (o.notes.length === 0) return 'No deleted notes are kept in the history.';

@@ -1,17 +1,18 @@
 // list_revisions: the kept versions of one note or file, newest first, with who made each. Read-only.
 import { defineTool } from '../../../src/sdk/index.js';
+import { clampLimit } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { currentBytes, cursorOf, historyPath, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { listRevisions as rows } from '../store.js';
 
-export const listRevisions = defineTool<HistoryTools['list_revisions']>({
+export default defineTool<HistoryTools['list_revisions']>({
   async handler(input, ctx) {
     await settledStore(ctx);
     const path = historyPath(ctx, input.path);
-    const limit = Math.min(input.limit ?? 20, settingsOf(ctx).listCap);
-    const found = await rows(ctx.db, ctx.vault.id, path, limit + 1, parseCursor(ctx, input.cursor));
+    const limit = clampLimit(input.limit, settingsOf(ctx).listCap, 20);
+    const found = await rows(ctx.db, ctx.vault.id, path, limit + 1, parseCursor(ctx, 'list_revisions', input.cursor));
     const now = await currentBytes(ctx, path, settingsOf(ctx).maxVersionBytes).catch(() => null);
-    return { path, current_hash: now ? ctx.vault.fs.contentHash(now) : null, revisions: found.slice(0, limit).map((r) => toOut(ctx, r)), next_cursor: cursorOf(found, limit) };
+    return { path, current_hash: now ? ctx.vault.fs.contentHash(now) : null, revisions: found.slice(0, limit).map((r) => toOut(ctx, r)), next_cursor: cursorOf(ctx, 'list_revisions', found, limit) };
   },
   render(o) {
     if (o.revisions.length === 0) return `No revisions of ${o.path} are kept (current_hash: ${o.current_hash ?? 'none — no such file'}).`;

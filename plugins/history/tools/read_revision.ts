@@ -3,7 +3,7 @@ import { defineTool } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, findRevision, historyPath, revisionId, settingsOf, versionBytes } from '../lib.js';
 
-export const readRevision = defineTool<HistoryTools['read_revision']>({
+export default defineTool<HistoryTools['read_revision']>({
   async handler(input, ctx) {
     const path = historyPath(ctx, input.path);
     const row = await findRevision(ctx, path, input.revision);

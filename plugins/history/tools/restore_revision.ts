@@ -1,17 +1,17 @@
 // restore_revision: put a kept version back through the one note-write path (itself a revision, indexed,
 // attributed), with expected_hash and dry_run. Never overwrites a note this history has not seen
 // unless the caller names its hash.
-import { defineTool, NOTE_WRITER, type NoteWriter } from '../../../src/sdk/index.js';
+import { defineTool, NOTE_WRITER } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, boundedDiff, findRevision, historyPath, revisionId, versionBytes, settledStore } from '../lib.js';
 import { knownHash } from '../store.js';
 import type { HistoryCtx } from '../settings.js';
 import { historyRefusals } from '../refusals.js';
 
-export const restoreRevision = defineTool<HistoryTools['restore_revision']>({
+export default defineTool<HistoryTools['restore_revision']>({
   async handler(input, ctx: HistoryCtx) {
     await settledStore(ctx);
-    const writer = ctx.service<NoteWriter>(NOTE_WRITER);
+    const writer = ctx.service(NOTE_WRITER);
     writer.checkHash(ctx, input.expected_hash);
     const path = historyPath(ctx, input.path);
     const row = await findRevision(ctx, path, input.revision);

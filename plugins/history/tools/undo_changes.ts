@@ -1,7 +1,7 @@
 // undo_changes: revert a selection of agents' changes, newest note first, through the one note-write
 // path. A note someone else changed after (or between) the selected changes is reported as a conflict
 // with both diffs and left as it is; dry_run (the default) only plans.
-import { defineTool, isRefusal, NOTE_WRITER, type NoteWriter } from '../../../src/sdk/index.js';
+import { defineTool, isRefusal, NOTE_WRITER } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, boundedDiff, currentBytes, historyPath, revisionId, settingsOf, settledStore } from '../lib.js';
 import { agentRevisions, blob, newestRevisionId, revisionsAfter, type RevisionRow, type UndoFilter } from '../store.js';
@@ -23,7 +23,7 @@ async function textOf(ctx: HistoryCtx, hash: string | null): Promise<string | un
   return bytes ? asText(bytes) : undefined;
 }
 
-export const undoChanges = defineTool<HistoryTools['undo_changes']>({
+export default defineTool<HistoryTools['undo_changes']>({
   async handler(input, ctx: HistoryCtx) {
     await settledStore(ctx);
     if (input.credential !== undefined && input.client !== undefined) ctx.refuse('invalid_arguments', { problems: 'give credential or client, not both' });
@@ -36,7 +36,7 @@ export const undoChanges = defineTool<HistoryTools['undo_changes']>({
     };
     const dry = input.dry_run !== false;
     const settings = settingsOf(ctx);
-    const writer = ctx.service<NoteWriter>(NOTE_WRITER);
+    const writer = ctx.service(NOTE_WRITER);
     const rows = await agentRevisions(ctx.db, ctx.vault.id, filter, settings.undoCap * 50);
     // Revisions this undo makes (a note moved back) are not someone else's change to the notes after it.
     const ceiling = await newestRevisionId(ctx.db, ctx.vault.id);

@@ -4,6 +4,7 @@ import { Document, isMap, isScalar, isSeq, parseDocument, type Pair } from 'yaml
 import type { JsonValue } from '../../../src/markdown/index.js';
 import { Refusal } from '../../../src/sdk/index.js';
 import { refuseOversizedFrontmatter, type EditableNote } from './sections.js';
+import { notesRefusals } from '../refusals.js';
 
 export interface FrontmatterEditResult {
   text: string;
@@ -64,7 +65,7 @@ function pairSpans(yaml: string, items: Pair[]): Span[] | null {
 export function editFrontmatter(note: EditableNote, updates: Record<string, JsonValue>, remove: string[]): FrontmatterEditResult {
   const fm = note.model.frontmatter;
   refuseOversizedFrontmatter(note);
-  if (fm.error) throw new Refusal('malformed_frontmatter', { path: note.path, reason: fm.error.message.slice(0, 200), line: fm.error.line });
+  if (fm.error) throw notesRefusals.refusal('malformed_frontmatter', { path: note.path, reason: fm.error.message.slice(0, 200), line: fm.error.line });
   const same: FrontmatterEditResult = { text: note.text, changed: false, set: [], removed: [], blockRemoved: false, blockCreated: false };
   const bytes = Buffer.from(note.text, 'utf8');
   const bom = note.text.charCodeAt(0) === 0xfeff ? '\ufeff' : '';
@@ -81,7 +82,7 @@ export function editFrontmatter(note: EditableNote, updates: Record<string, Json
   const yaml = fm.text;
   const doc = parseDocument(yaml);
   const contents = doc.contents;
-  if (contents !== null && !isMap(contents)) throw new Refusal('malformed_frontmatter', { path: note.path, reason: 'the block is not a mapping' });
+  if (contents !== null && !isMap(contents)) throw notesRefusals.refusal('malformed_frontmatter', { path: note.path, reason: 'the block is not a mapping' });
   const items = contents ? (contents.items as Pair[]) : [];
   const current = (doc.toJS() ?? {}) as Record<string, unknown>;
   const flow = contents !== null && (contents as { flow?: boolean }).flow === true;

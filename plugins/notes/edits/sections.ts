@@ -3,6 +3,7 @@
 import type { Heading, NoteModel } from '../../../src/markdown/index.js';
 import { resolveSection } from '../../../src/markdown/index.js';
 import { Refusal } from '../../../src/sdk/index.js';
+import { notesRefusals } from '../refusals.js';
 
 export interface EditableNote {
   path: string;
@@ -41,8 +42,8 @@ export function countOccurrences(text: string, find: string, cap = Number.MAX_SA
 export function findReplace(note: EditableNote, find: string, replacement: string, replaceAll: boolean): { text: string; count: number } {
   if (find.length === 0) throw new Refusal('invalid_arguments', { problems: 'find must not be empty' });
   const count = countOccurrences(note.text, find);
-  if (count === 0) throw new Refusal('find_not_found', { path: note.path, head: JSON.stringify(note.text.slice(0, 200)) });
-  if (count > 1 && !replaceAll) throw new Refusal('find_ambiguous', { path: note.path, count });
+  if (count === 0) throw notesRefusals.refusal('find_not_found', { path: note.path, head: JSON.stringify(note.text.slice(0, 200)) });
+  if (count > 1 && !replaceAll) throw notesRefusals.refusal('find_ambiguous', { path: note.path, count });
   if (!replaceAll) {
     const i = note.text.indexOf(find);
     return { text: note.text.slice(0, i) + replacement + note.text.slice(i + find.length), count: 1 };
@@ -56,17 +57,17 @@ export function sectionOrRefuse(note: EditableNote, section: string): Heading {
   if (r.ok) return r.heading;
   const list = (hs: Heading[]): string[] => hs.slice(0, 50).map((h) => `#${h.ordinal} ${'#'.repeat(h.depth)} ${h.text} (line ${h.line})`);
   if (r.code === 'section_ambiguous') {
-    throw new Refusal('section_ambiguous', { path: note.path, section, count: r.candidates.length, candidates: r.candidates.map((h) => `#${h.ordinal}`), headings: list(r.candidates) });
+    throw notesRefusals.refusal('section_ambiguous', { path: note.path, section, count: r.candidates.length, candidates: r.candidates.map((h) => `#${h.ordinal}`), headings: list(r.candidates) });
   }
   const candidates = r.candidates.length === 0 ? ['(the note has no ATX headings)'] : list(r.candidates);
-  throw new Refusal('section_not_found', { path: note.path, section, candidates, headingCount: note.model.outline.length });
+  throw notesRefusals.refusal('section_not_found', { path: note.path, section, candidates, headingCount: note.model.outline.length });
 }
 
 /** Section writes refuse on a defective frontmatter block (the block would be re-attached blindly). */
 export function assertFrontmatterSound(note: EditableNote): void {
   const err = note.model.frontmatter.error;
   refuseOversizedFrontmatter(note);
-  if (err) throw new Refusal('malformed_frontmatter', { path: note.path, reason: err.message.slice(0, 200), line: err.line });
+  if (err) throw notesRefusals.refusal('malformed_frontmatter', { path: note.path, reason: err.message.slice(0, 200), line: err.line });
 }
 
 // `[^]*`, not `(.*)$`: a U+2028 in the line made the failed `$` retry every shorter fence run (quadratic).
@@ -101,7 +102,7 @@ export function unclosedIndentedFence(text: string, fromByte = 0): number | null
 export function replaceSection(note: EditableNote, section: string, content: string): { text: string; heading: Heading } {
   assertFrontmatterSound(note);
   const fence = unclosedIndentedFence(note.text, note.model.body.start);
-  if (fence !== null) throw new Refusal('unclosed_fence', { path: note.path, line: fence });
+  if (fence !== null) throw notesRefusals.refusal('unclosed_fence', { path: note.path, line: fence });
   const h = sectionOrRefuse(note, section);
   const bytes = enc(note.text);
   const before = bytes.subarray(0, h.bodyStart).toString('utf8');

@@ -1,8 +1,9 @@
 // Note listings with keyset paging: from the index's notes table when the index service is present,
-// else from a filesystem walk (titles are file stems then). Read-only; cursors are opaque base64url JSON.
+// else from a filesystem walk (titles are file stems then). Read-only; cursors are the SDK's bound codec.
 import { sql } from 'kysely';
 import { indexLag } from '../../../src/sdk/index-service.js';
-import { printable } from '../../../src/sdk/index.js';
+import { printable, type ResultPaging } from '../../../src/sdk/index.js';
+import { clampLimit, cursorCodec, folderScope, underFolder } from '../../../src/sdk/query/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { deepLink } from './note-io.js';
@@ -13,31 +14,16 @@ export type ListResult = NotesTools['list_notes']['output'];
 export type ListedNote = ListResult['notes'][number];
 export type OrderBy = NonNullable<ListQuery['order_by']>;
 
+/** The keyset position after a page: the order column's value and the path of its last note. */
 interface Cursor { v: string; p: string }
 
-const encodeCursor = (c: Cursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
-
-function decodeCursor(ctx: NotesCtx, raw: string | undefined): Cursor | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
-    if (typeof c.v === 'string' && typeof c.p === 'string') return c;
-  } catch { /* fall through */ }
-  return ctx.refuse('invalid_arguments', { problems: 'cursor is not one this server issued; pass the next_cursor of a previous answer' });
-}
+const cursors = cursorCodec('list_notes', (c): c is Cursor => typeof c === 'object' && c !== null && typeof (c as Cursor).v === 'string' && typeof (c as Cursor).p === 'string');
 
 function parseTime(ctx: NotesCtx, name: string, v: string | undefined): Date | undefined {
   if (v === undefined) return undefined;
   const d = new Date(v);
   if (Number.isNaN(d.getTime())) ctx.refuse('invalid_arguments', { problems: `${name} must be an ISO-8601 date or time` });
   return d;
-}
-
-function folderPrefix(ctx: NotesCtx, folder: string | undefined): string {
-  const f = (folder ?? '').replace(/^\/+|\/+$/g, '');
-  if (f === '' || f === '.') return '';
-  ctx.vault.fs.checkPath(f);
-  return `${f}/`;
 }
 
 function tagStrings(v: unknown): string[] {
@@ -47,12 +33,13 @@ function tagStrings(v: unknown): string[] {
 
 export async function listNotes(ctx: NotesCtx, q: ListQuery): Promise<ListResult> {
   const s = ctx.settings.notes.list;
-  const limit = Math.max(1, Math.min(q.limit ?? s.defaultLimit, s.maxLimit));
+  const limit = clampLimit(q.limit, s.maxLimit, s.defaultLimit);
   const order: OrderBy = q.order_by ?? 'modified';
-  const prefix = folderPrefix(ctx, q.folder);
+  const scope = folderScope(q.folder);
+  const prefix = scope.prefix;
   const since = parseTime(ctx, 'since', q.since);
   const until = parseTime(ctx, 'until', q.until);
-  const cursor = decodeCursor(ctx, q.cursor);
+  const cursor = cursors.decode(ctx, q.cursor);
   const idx = indexService(ctx);
   let rows: ListedNote[];
   let source: ListResult['source'];
@@ -63,7 +50,6 @@ export async function listNotes(ctx: NotesCtx, q: ListQuery): Promise<ListResult
     notice = indexLag(st)?.notice;
     const col = order === 'path' ? sql.ref('path') : order === 'content_changed' ? sql.ref('content_changed_at') : sql.ref('mtime');
     const timeCol = order === 'content_changed' ? sql.ref('content_changed_at') : sql.ref('mtime');
-    const like = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
     const keyset = cursor
       ? order === 'path'
         ? sql`AND path > ${cursor.p}`
@@ -72,7 +58,7 @@ export async function listNotes(ctx: NotesCtx, q: ListQuery): Promise<ListResult
     const dir = order === 'path' ? sql`ASC` : sql`DESC`;
     const r = await sql<{ path: string; title: string; tags: unknown; size: number; mtime: Date; content_changed_at: Date }>`
       SELECT path, title, tags, size, mtime, content_changed_at FROM notes
-      WHERE vault_id = ${ctx.principal.vaultId} AND path LIKE ${like}
+      WHERE vault_id = ${ctx.principal.vaultId} AND ${underFolder(sql`path`, scope)}
       ${since ? sql`AND ${timeCol} >= ${since}` : sql``} ${until ? sql`AND ${timeCol} < ${until}` : sql``}
       ${keyset}
       ORDER BY ${col} ${dir}, path ${dir} LIMIT ${limit + 1}`.execute(ctx.db);
@@ -98,7 +84,7 @@ export async function listNotes(ctx: NotesCtx, q: ListQuery): Promise<ListResult
     return link ? { ...n, deep_link: link } : n;
   });
   const last = notes[notes.length - 1];
-  const next = more && last ? encodeCursor({ v: order === 'content_changed' ? (last.content_changed ?? last.modified) : last.modified, p: last.path }) : undefined;
+  const next = more && last ? cursors.encode(ctx, { v: order === 'content_changed' ? (last.content_changed ?? last.modified) : last.modified, p: last.path }) : undefined;
   return { notes, ...(next ? { next_cursor: next } : {}), source, order_by: order, ...(notice ? { notice } : {}) };
 }
 
@@ -110,3 +96,10 @@ export function renderList(title: string, o: ListResult): string {
   if (o.notice) lines.push(o.notice);
   return lines.join('\n');
 }
+
+/** Over the result budget a page holds fewer notes; next_cursor continues after the last one shown. */
+export const listPaging: ResultPaging<ListQuery, ListResult> = {
+  limit: 'limit',
+  size: (o) => o.notes.length,
+  next: (input, o) => (o.next_cursor ? { ...input, cursor: o.next_cursor } : undefined),
+};

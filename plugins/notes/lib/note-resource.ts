@@ -2,7 +2,7 @@
 // writes and outside edits alike reach the index, so an index contributor sees both), and complete note
 // paths for the resource template and the prompts that take one.
 import { sql } from 'kysely';
-import type { CompleteValues, ContributorFactoryContext, IndexContributor, ResourceEvents, ToolContext } from '../../../src/sdk/index.js';
+import { RESOURCE_EVENTS, type CompleteValues, type ContributorFactoryContext, type IndexContributor, type ToolContext } from '../../../src/sdk/index.js';
 
 export const NOTE_URI_PREFIX = 'vault://note/';
 
@@ -45,8 +45,8 @@ export function noteResourceEvents(ctx: ContributorFactoryContext): IndexContrib
     async passEnd(_db, pass) {
       const touched = touchedByVault.get(pass.vaultId);
       touchedByVault.delete(pass.vaultId);
-      if (!touched?.size || !ctx.hasService('resource-events')) return;
-      const events = ctx.service<ResourceEvents>('resource-events');
+      if (!touched?.size || !ctx.hasService(RESOURCE_EVENTS)) return;
+      const events = ctx.service(RESOURCE_EVENTS);
       for (const path of touched) for (const uri of noteUris(path)) events.updated(uri, pass.vaultId);
     },
   };

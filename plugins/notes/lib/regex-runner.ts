@@ -3,6 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import { Refusal } from '../../../src/sdk/index.js';
 import { regexReplace, type RegexReplacePayload, type RegexReplaceResult } from '../edits/regex-worker.js';
+import { notesRefusals } from '../refusals.js';
 
 // The function's own (already compiled) source, so the thread needs no module loader or TS support.
 const SOURCE = `const { parentPort, workerData } = require('node:worker_threads');
@@ -22,7 +23,7 @@ export function runRegexReplace(payload: RegexReplacePayload, timeoutMs: number,
       void worker.terminate();
       fn();
     };
-    const timer = setTimeout(() => finish(() => reject(new Refusal('regex_timeout', { timeoutMs }))), timeoutMs);
+    const timer = setTimeout(() => finish(() => reject(notesRefusals.refusal('regex_timeout', { timeoutMs }))), timeoutMs);
     const onAbort = (): void => finish(() => reject(new Refusal('timeout', { timeoutMs })));
     signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (m: { ok: boolean; result?: RegexReplaceResult; message?: string }) =>

@@ -2,7 +2,7 @@
 // observers and index write-through: every family's note writes end here (the `note-writer` service).
 // Order: malformed → no_incumbent → precondition_unavailable → required → stale → concurrent.
 import { frontmatterBlockBytes } from '../../../src/markdown/index.js';
-import { Refusal, isRefusal, observedWrite, originOf, writesObserved, type IndexService } from '../../../src/sdk/index.js';
+import { Refusal, isRefusal, observedWrite, originOf, writesObserved, INDEX, type IndexService } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 import { loadNote, type LoadedNote } from './note-io.js';
 
@@ -107,7 +107,7 @@ export async function removeNote(ctx: NotesCtx, note: Incumbent, permanent: bool
 }
 
 function index(ctx: NotesCtx): IndexService | undefined {
-  return ctx.hasService('index') ? ctx.service<IndexService>('index') : undefined;
+  return ctx.hasService(INDEX) ? ctx.service(INDEX) : undefined;
 }
 
 async function guarded(ctx: NotesCtx, what: string, run: (s: IndexService) => Promise<void>): Promise<void> {

@@ -1,6 +1,5 @@
-// The embedding provider interface every provider implements, and the `embeddings` service other
-// families (graph's find_related) code against. Declarations only.
-import type { SearchFilters } from '../filters.js';
+// The embedding provider interface every provider implements; the `embeddings` service itself is the
+// SDK's contract (re-exported here for the family's own modules). Declarations only.
 
 export interface EmbeddingProvider {
   readonly name: 'ollama' | 'openai';
@@ -17,41 +16,5 @@ export class ProviderError extends Error {
   }
 }
 
-export type Availability = { readonly ok: true } | { readonly ok: false; readonly reason: string };
-
-export interface NearestNote {
-  readonly noteId: number;
-  readonly path: string;
-  readonly title: string;
-  /** Cosine similarity of the note's best chunk, 1 = identical. */
-  readonly similarity: number;
-  readonly sectionOrdinal: number;
-  readonly headingPath: string;
-  /** The best chunk's one-line preview; withheld (null) when the note changed since it was embedded. */
-  readonly preview: string | null;
-  readonly stale: boolean;
-  readonly truncated: boolean;
-}
-
-export interface EmbeddingCounts {
-  readonly embedded: number;
-  readonly queued: number;
-  readonly stale: number;
-  readonly failing: number;
-  readonly lastError: string | null;
-}
-
-/** The `embeddings` service (provided by the search family). */
-export interface EmbeddingsService {
-  /** Whether semantic search can answer now, and why not. */
-  availability(): Availability;
-  /** Embed document texts (no query prefix). */
-  embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
-  /** Embed one query (the configured query prefix applied). */
-  embedQuery(text: string, signal?: AbortSignal): Promise<number[]>;
-  /** Notes nearest to a vector or to a note's own chunks (that note excluded), best first. */
-  nearestNotes(vaultId: number, target: { vector: number[] } | { noteId: number }, k: number, filters?: SearchFilters): Promise<NearestNote[]>;
-  counts(vaultId: number): Promise<EmbeddingCounts>;
-  /** Run one embedding pass now (tests, CLI); resolves with the notes embedded. */
-  drain(maxPasses?: number): Promise<number>;
-}
+// The `embeddings` service contract is the SDK's (src/sdk/contracts/embeddings.ts), shared with its consumers.
+export type { Availability, EmbeddingCounts, EmbeddingsService, NearestNote } from '../../../src/sdk/contracts/embeddings.js';

@@ -2,6 +2,7 @@
 // (`a/b` counts toward `a`). Reads the host's `notes.tags` column only; never reads note bytes.
 import { sql } from 'kysely';
 import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { clampLimit, escapeLike, tagKey } from '../../../src/sdk/query/index.js';
 import type { SearchSettingsSection } from '../settings.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 
@@ -9,16 +10,12 @@ type GetTagsInput = SearchTools['get_tags']['input'];
 type GetTagsOutput = SearchTools['get_tags']['output'];
 type TagRow = GetTagsOutput['rows'][number];
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 export default defineTool<SearchTools['get_tags']>({
   async handler(input: GetTagsInput, ctx: ToolContext<SearchSettingsSection>): Promise<GetTagsOutput> {
     const max = ctx.settings.search.tagsMaxLimit;
     const asked = input.limit ?? 50;
-    const limit = Math.min(asked, max);
-    const prefix = (input.prefix ?? '').trim().replace(/^#/, '').toLowerCase();
+    const limit = clampLimit(asked, max);
+    const prefix = tagKey(input.prefix ?? '');
     const r = await sql<{ tag: string; notes: number; direct: number; total: number }>`
       WITH t AS (
         SELECT DISTINCT n.id, lower(coalesce(e->>'tag', e #>> '{}')) AS tag

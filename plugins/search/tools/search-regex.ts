@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import picomatch from 'picomatch';
 import { defineTool, mapLimit, Refusal, type ToolContext } from '../../../src/sdk/index.js';
-import { normaliseFolder } from '../filters.js';
+import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/index.js';
 import { RegexSession } from '../regex/runner.js';
 import type { RegexFileResult } from '../regex/match.js';
 import type { SearchSettingsSection } from '../settings.js';
@@ -13,10 +13,6 @@ import type { SearchTools } from '../../../src/generated/search/index.js';
 type SearchRegexInput = SearchTools['search_regex']['input'];
 type SearchRegexOutput = SearchTools['search_regex']['output'];
 type RegexResultRow = SearchRegexOutput['results'][number];
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 export default defineTool<SearchTools['search_regex']>({
   async handler(input: SearchRegexInput, ctx: ToolContext<SearchSettingsSection>): Promise<SearchRegexOutput> {
@@ -32,12 +28,13 @@ export default defineTool<SearchTools['search_regex']>({
         ctx.refuse('invalid_arguments', { problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 160)}` });
       }
     }
-    const limit = Math.min(input.limit ?? 20, s.maxLimit);
+    const limit = clampLimit(input.limit, s.maxLimit, 20);
     const maxMatches = Math.min(input.max_matches_per_file ?? 5, s.maxMatchesPerFile);
-    const folder = normaliseFolder(input.folder);
+    const within = folderScope(input.folder);
+    const folder = within.folder;
     const paths = (
       await sql<{ path: string }>`SELECT path FROM notes WHERE vault_id = ${ctx.vault.id}
-        ${folder ? sql`AND path LIKE ${`${escapeLike(folder)}/%`}` : sql``} ORDER BY path`.execute(ctx.db)
+        AND ${underFolder(sql`path`, within)} ORDER BY path`.execute(ctx.db)
     ).rows.map((r) => r.path);
     const base = { pattern: input.pattern, scope, glob, folder, files_total: paths.length };
     const results: RegexResultRow[] = [];

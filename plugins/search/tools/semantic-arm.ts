@@ -1,7 +1,7 @@
 // The semantic arm shared by semantic_search and hybrid_search: availability, query embedding and the
 // nearest-notes query, with every failure turned into a reason string (never a silent empty page).
-import type { ToolContext } from '../../../src/sdk/index.js';
-import type { EmbeddingCounts, EmbeddingsService, NearestNote } from '../embeddings/types.js';
+import { EMBEDDINGS, type ToolContext } from '../../../src/sdk/index.js';
+import type { EmbeddingCounts, NearestNote } from '../embeddings/types.js';
 import type { SearchFilters } from '../filters.js';
 import type { SearchSettingsSection } from '../settings.js';
 
@@ -12,8 +12,8 @@ export type SemanticArm =
 const NO_COUNTS: EmbeddingCounts = { embedded: 0, queued: 0, stale: 0, failing: 0, lastError: null };
 
 export async function semanticArm(ctx: ToolContext<SearchSettingsSection>, query: string, filters: SearchFilters, k: number): Promise<SemanticArm> {
-  if (!ctx.hasService('embeddings')) return { ok: false, reason: 'the embeddings service is not running', counts: NO_COUNTS };
-  const svc = ctx.service<EmbeddingsService>('embeddings');
+  if (!ctx.hasService(EMBEDDINGS)) return { ok: false, reason: 'the embeddings service is not running', counts: NO_COUNTS };
+  const svc = ctx.service(EMBEDDINGS);
   const counts = await svc.counts(ctx.vault.id).catch(() => NO_COUNTS);
   const avail = svc.availability();
   if (!avail.ok) return { ok: false, reason: avail.reason, counts };

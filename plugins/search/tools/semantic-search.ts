@@ -9,6 +9,7 @@ import { indexSettled } from '../settled.js';
 import { fixed, quote, withDeepLink } from './render-util.js';
 import { sectionLocator, semanticArm } from './semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
+import { clampLimit } from '../../../src/sdk/query/index.js';
 
 type SemanticSearchInput = SearchTools['semantic_search']['input'];
 type SemanticSearchOutput = SearchTools['semantic_search']['output'];
@@ -19,7 +20,7 @@ export default defineTool<SearchTools['semantic_search']>({
     const s = ctx.settings.search;
     await indexSettled(ctx); // its counts read the embedding queue, which the keyword rows' statement fills
     const asked = input.limit ?? 15;
-    const limit = Math.min(asked, s.maxLimit);
+    const limit = clampLimit(asked, s.maxLimit);
     const fetch = input.rerank ? Math.max(limit, s.armDepth) : limit;
     const arm = await semanticArm(ctx, input.query, input, fetch);
     const base = { query: input.query, filters: describeFilters(input), cut: asked > limit };

@@ -1,33 +1,31 @@
 // list_tasks: checkbox tasks from the index, filtered, ordered by due date (undated last), keyset-paged.
 // Read-only; never reads notes, and its header always says how much of the vault is not indexed yet.
 import { sql, type RawBuilder } from 'kysely';
-import { indexLag, type IndexService } from '../../../src/sdk/index-service.js';
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { indexLag } from '../../../src/sdk/index-service.js';
+import { defineTool, INDEX, type ToolContext } from '../../../src/sdk/index.js';
+import { clampLimit, cursorCodec, folderScope, jsonb, tagKeys, textArray, underFolder } from '../../../src/sdk/query/index.js';
 import type { TasksTools } from '../../../src/generated/tasks/index.js';
 import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
 
 export interface TasksSettings { listCap: number; statuses: Record<string, StatusType> }
+
 type Ctx = ToolContext<{ tasks: TasksSettings }>;
+
 type Output = TasksTools['list_tasks']['output'];
+
 export type TaskRow = Output['tasks'][number];
 
-const enc = (k: [string | null, string, number]) => Buffer.from(JSON.stringify(k)).toString('base64url');
-function dec(cursor: string): [string | null, string, number] | undefined {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 3 && (v[0] === null || typeof v[0] === 'string') && typeof v[1] === 'string' && Number.isInteger(v[2])) return v as [string | null, string, number];
-  } catch {
-    // fall through
-  }
-  return undefined;
-}
+/** The keyset position after a page: (due, path, line) of its last task. */
+type TaskKey = [string | null, string, number];
 
-export const listTasks = defineTool<TasksTools['list_tasks']>({
+const cursors = cursorCodec('list_tasks', (v): v is TaskKey => Array.isArray(v) && v.length === 3 && (v[0] === null || typeof v[0] === 'string') && typeof v[1] === 'string' && Number.isInteger(v[2]));
+
+export default defineTool<TasksTools['list_tasks']>({
   async handler(input, ctx: Ctx) {
     const s = ctx.settings.tasks;
-    const limit = Math.max(1, Math.min(input.limit ?? 100, s.listCap));
-    const folder = (input.folder ?? '').replace(/\\/g, '/').replace(/^\/+|\/+$/g, '');
-    const inFolder = (col: RawBuilder<unknown>) => (folder === '' ? sql`true` : sql`left(${col}, ${folder.length + 1}) = ${`${folder}/`}`);
+    const limit = clampLimit(input.limit, s.listCap, 100);
+    const scope = folderScope(input.folder);
+    const inFolder = (col: RawBuilder<unknown>) => underFolder(col, scope);
     const conds: RawBuilder<unknown>[] = [sql`t.vault_id = ${ctx.vault.id}`, inFolder(sql`t.path`)];
     const status = input.status ?? 'open';
     const custom = await customStatuses(ctx, s.statuses ?? {});
@@ -35,20 +33,19 @@ export const listTasks = defineTool<TasksTools['list_tasks']>({
       const wanted: readonly string[] = STATUS_FILTERS[status];
       const all = [...custom.keys()];
       const chars = all.filter((c) => wanted.includes(custom.get(c)!));
-      conds.push(sql`(t.status = ANY(${arr(chars)}) OR (NOT (t.status = ANY(${arr(all)})) AND t.status_type = ANY(${arr(wanted)})))`);
+      conds.push(sql`(t.status = ANY(${textArray(chars)}) OR (NOT (t.status = ANY(${textArray(all)})) AND t.status_type = ANY(${textArray(wanted)})))`);
     }
     if (input.due_by) conds.push(sql`t.due IS NOT NULL AND t.due <= ${input.due_by}`);
     if (input.scheduled_by) conds.push(sql`t.scheduled IS NOT NULL AND t.scheduled <= ${input.scheduled_by}`);
-    if (input.tags?.length) conds.push(sql`t.tags @> ${JSON.stringify(input.tags.map((x) => x.replace(/^#/, '').toLowerCase()))}::jsonb`);
+    if (input.tags?.length) conds.push(sql`t.tags @> ${jsonb(tagKeys(input.tags))}`);
     if (input.priority?.length) {
       const named = input.priority.filter((p) => p !== 'none');
-      conds.push(sql`(t.priority = ANY(${arr(named)})${input.priority.includes('none') ? sql` OR t.priority IS NULL` : sql``})`);
+      conds.push(sql`(t.priority = ANY(${textArray(named)})${input.priority.includes('none') ? sql` OR t.priority IS NULL` : sql``})`);
     }
     const where = sql.join(conds, sql` AND `);
     let after = sql`true`;
-    if (input.cursor) {
-      const k = dec(input.cursor);
-      if (!k) ctx.refuse('invalid_arguments', { problems: 'cursor is not one this tool returned (pass next_cursor verbatim)' });
+    const k = cursors.decode(ctx, input.cursor);
+    if (k) {
       after = sql`((t.due IS NULL), coalesce(t.due, ''), t.path, t.line) > (${k[0] === null}, ${k[0] ?? ''}, ${k[1]}, ${k[2]})`;
     }
     const { rows } = await sql<Record<string, unknown>>`
@@ -64,7 +61,7 @@ export const listTasks = defineTool<TasksTools['list_tasks']>({
       priority: r.priority as string | null, recurrence: r.recurrence as string | null, id: r.task_id as string | null, depends_on: r.depends_on as string[],
     }));
     const last = tasks[tasks.length - 1];
-    const next_cursor = rows.length > limit && last ? enc([last.due, last.path, last.line]) : null;
+    const next_cursor = rows.length > limit && last ? cursors.encode(ctx, [last.due, last.path, last.line]) : null;
     const counts = (await sql<{ total: string; not_scanned: string; not_indexable: string }>`
       SELECT (SELECT count(*) FROM tasks_items t WHERE ${where}) AS total,
         (SELECT count(*) FROM notes n WHERE n.vault_id = ${ctx.vault.id} AND ${inFolder(sql`n.path`)}
@@ -72,8 +69,8 @@ export const listTasks = defineTool<TasksTools['list_tasks']>({
         (SELECT count(*) FROM tasks_notes s JOIN notes n ON n.id = s.note_id WHERE s.vault_id = ${ctx.vault.id} AND s.error IS NOT NULL
            AND ${inFolder(sql`n.path`)}) AS not_indexable`.execute(ctx.db)).rows[0];
     let index_pending: number | null = null;
-    if (ctx.hasService('index')) {
-      const st = ctx.service<IndexService>('index').status(ctx.vault.id);
+    if (ctx.hasService(INDEX)) {
+      const st = ctx.service(INDEX).status(ctx.vault.id);
       index_pending = indexLag(st)?.pending ?? 0;
     }
     return { total: Number(counts.total), shown: tasks.length, not_scanned: Number(counts.not_scanned), not_indexable: Number(counts.not_indexable), index_pending, tasks, next_cursor };
@@ -93,10 +90,6 @@ export const listTasks = defineTool<TasksTools['list_tasks']>({
   // Over the result budget a page holds fewer tasks; next_cursor continues after the last one shown.
   paging: { limit: 'limit', size: (o) => o.tasks.length, next: (input, o) => (o.next_cursor ? { ...input, cursor: o.next_cursor } : undefined) },
 });
-
-function arr(values: readonly string[]): RawBuilder<unknown> {
-  return sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
-}
 
 /** The task's tags its text does not already show (inline `#tags` stay in the text, where they were written). */
 function tagsNotInText(text: string, tags: readonly string[]): string {

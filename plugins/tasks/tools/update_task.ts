@@ -1,19 +1,20 @@
 // update_task: set or toggle one checkbox task's status in place, adding/removing the ✅ (and ❌) date and
 // writing a recurring task's next occurrence the way the Tasks plugin does, bound to the bytes read.
 // Touches only that line (plus the inserted occurrence); writes only through the note-writer service.
-import { defineTool, NOTE_WRITER, type NoteWriter, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, NOTE_WRITER, type ToolContext } from '../../../src/sdk/index.js';
 import type { TasksTools } from '../../../src/generated/tasks/index.js';
 import { recurrenceOptions } from '../plugin-options.js';
 import { nextOccurrence, parseRecurrence } from '../recurrence.js';
 import { addField, CANCELLED_FIELD, DONE_FIELD, nextOccurrenceLine, readFields, TASK_LINE } from '../task-line.js';
 
 type Output = TasksTools['update_task']['output'];
+
 type NextOccurrence = NonNullable<Output['next_occurrence']>;
 
-export const updateTask = defineTool<TasksTools['update_task']>({
+export default defineTool<TasksTools['update_task']>({
   async handler(input, ctx: ToolContext<any>) {
     if (input.status !== undefined && input.done !== undefined) ctx.refuse('invalid_arguments', { problems: 'give status or done, not both' });
-    const writer = ctx.service<NoteWriter>(NOTE_WRITER);
+    const writer = ctx.service(NOTE_WRITER);
     writer.checkHash(ctx, input.expected_hash);
     const path = writer.notePath(ctx, input.path);
     const note = await writer.read(ctx, path, input.expected_hash);

@@ -181,10 +181,11 @@ export class ToolDispatcher {
 
   /** The ctx handed to a family's handler, prompt or resource reader. */
   contextFor(gen: FamilyGeneration, principal: Principal, signal: AbortSignal, client: ClientChannel = silentChannel): ToolContext {
-    const service = <T>(svc: string): T => (gen.provided.has(svc) ? (gen.provided.get(svc) as T) : (this.lookupService(svc) as T));
+    const vault = this.host.vault(principal.vaultId);
+    const { service, hasService } = gen.services(gen.callScope(principal, vault));
     return {
       principal,
-      vault: this.host.vault(principal.vaultId),
+      vault,
       db: this.host.database.db,
       workers: this.host.workers,
       log: this.host.log,
@@ -194,7 +195,7 @@ export class ToolDispatcher {
       canWrite: !this.registry.vaultReadOnly && !gen.readOnly && canWrite(principal, gen.name),
       now: () => new Date(),
       service,
-      hasService: (svc) => gen.provided.has(svc) || this.hasService(svc),
+      hasService,
       refuse(code, details, message): never {
         throw new Refusal(code, details, message);
       },

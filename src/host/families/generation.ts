@@ -2,9 +2,10 @@
 // its own Fastify instance for routes. Counts in-flight calls so a swap can close it only after
 // they finish.
 import Fastify, { type FastifyInstance } from 'fastify';
-import { createContainer, asValue, type AwilixContainer } from 'awilix';
+import { asFunction, asValue, createContainer, Lifetime, type AwilixContainer } from 'awilix';
 import type { DefinedFamily } from '../../sdk/define-family.js';
-import type { FamilyRouteContext, IndexContributor, ServiceFactoryContext } from '../../sdk/types.js';
+import type { FamilyRouteContext, IndexContributor, Principal, ServiceFactoryContext, ServiceLookup, VaultHandle } from '../../sdk/types.js';
+import { parseRequirement, serviceName, type ServiceRequirement } from '../../sdk/service-ref.js';
 import type { WriteObserver } from '../../sdk/write-hooks.js';
 import type { CompiledTool } from './tool-compiler.js';
 import type { HostServices } from './host-services.js';
@@ -19,6 +20,14 @@ export interface GenerationInput {
   readonly number: number;
 }
 
+/** Services from outside a generation: the host's named ones and those other families provide. */
+export interface ExternalServices {
+  lookup(name: string): unknown;
+  has(name: string): boolean;
+}
+
+const NONE: ExternalServices = { lookup: () => undefined, has: () => false };
+
 export class FamilyGeneration {
   readonly name: string;
   readonly family: DefinedFamily;
@@ -32,8 +41,14 @@ export class FamilyGeneration {
   indexers: readonly IndexContributor<any>[] = [];
   /** This generation's write observers (built like its indexers). */
   writeObservers: readonly WriteObserver[] = [];
-  /** Scoped container: host values plus this family's own services. */
+  /**
+   * This generation's container: host values, the family's own services, and a forwarder per other
+   * service it asks for (resolved on each call, so a provider's reload is seen). Every service lookup of the
+   * family (tools, prompts, resources, routes, factories, contributors, observers, health) resolves here.
+   */
   readonly container: AwilixContainer;
+  /** Where services that are not the family's own come from: the set being booted, then the serving one. */
+  private external: ExternalServices = NONE;
   readonly provided = new Map<string, unknown>();
   routeApp: FastifyInstance | undefined;
   private inFlight = 0;
@@ -52,13 +67,39 @@ export class FamilyGeneration {
     this.container = createContainer({ strict: true });
   }
 
-  /** Create provided services and the route app. `lookup` resolves services of other families. */
-  async boot(host: HostServices, lookup: (name: string) => unknown, has: (name: string) => boolean): Promise<void> {
-    const service = <T>(name: string): T => {
-      if (this.provided.has(name)) return this.provided.get(name) as T;
-      return lookup(name) as T;
+  /**
+   * The one service lookup: a ref (or, deprecated, a name) resolved through the container, or through a
+   * per-call scope of it. An optional service that is absent resolves to undefined.
+   */
+  services(scope: AwilixContainer = this.container): ServiceLookup {
+    const service = (ref: ServiceRequirement): unknown => {
+      const name = serviceName(ref);
+      if (!this.container.hasRegistration(name)) this.forward(name);
+      return scope.resolve(name);
     };
-    const hasService = (name: string) => this.provided.has(name) || has(name);
+    const hasService = (ref: ServiceRequirement): boolean => {
+      const name = serviceName(ref);
+      return this.provided.has(name) || this.external.has(name);
+    };
+    return { service: service as ServiceLookup['service'], hasService };
+  }
+
+  /** A scope for one call, holding who is calling, for services that need the principal. */
+  callScope(principal: Principal, vault: VaultHandle): AwilixContainer {
+    return this.container.createScope().register({ principal: asValue(principal), vault: asValue(vault) });
+  }
+
+  private forward(name: string): void {
+    this.container.register(name, asFunction(() => (this.external.has(name) ? this.external.lookup(name) : undefined), { lifetime: Lifetime.TRANSIENT }));
+  }
+
+  /**
+   * Create provided services and the route app. `booting` finds services of the families booted with this
+   * one (providers boot first); `serving` is the registry's live lookup, used once the generation serves.
+   */
+  async boot(host: HostServices, booting: ExternalServices, serving: ExternalServices): Promise<void> {
+    this.external = booting;
+    const { service, hasService } = this.services();
     this.container.register({
       settings: asValue(this.settings),
       db: asValue(host.database.db),
@@ -80,6 +121,10 @@ export class FamilyGeneration {
       this.provided.set(name, instance);
       this.container.register(name, asValue(instance));
     }
+    for (const entry of this.family.requires ?? []) {
+      const { name } = parseRequirement(entry);
+      if (!this.container.hasRegistration(name)) this.forward(name);
+    }
     const indexers = this.family.indexers;
     this.indexers = typeof indexers === 'function' ? indexers({ settings: this.settings, log: host.log, service, hasService }) : (indexers ?? []);
     const observers = this.family.writeObservers;
@@ -91,6 +136,7 @@ export class FamilyGeneration {
       await app.ready();
       this.routeApp = app;
     }
+    this.external = serving;
   }
 
   /** Enter a call; false when the generation is closing (the caller should re-resolve). */

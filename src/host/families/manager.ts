@@ -124,12 +124,14 @@ export class FamilyManager {
         registerFamilyRefusals(name, familyRefusalSpecs(c.family));
         if (c.family.migrations && Object.keys(c.family.migrations).length) await migrate(this.host.database.db, `family_${name}`, c.family.migrations);
         const gen = new FamilyGeneration({ family: c.family, source: c.source.url, readOnly: c.readOnly, settings: settingsForFamily, fingerprint, tools, number: ++this.generationCounter });
-        const lookupNext = (svc: string): unknown => {
-          for (const g of next.values()) if (g.provided.has(svc)) return g.provided.get(svc);
-          return this.lookup(svc);
+        const booting = {
+          lookup: (svc: string): unknown => {
+            for (const g of next.values()) if (g.provided.has(svc)) return g.provided.get(svc);
+            return this.lookup(svc);
+          },
+          has: (svc: string): boolean => [...next.values()].some((g) => g.provided.has(svc)) || this.has(svc),
         };
-        const hasNext = (svc: string): boolean => [...next.values()].some((g) => g.provided.has(svc)) || this.has(svc);
-        await gen.boot(this.host, lookupNext, hasNext);
+        await gen.boot(this.host, booting, { lookup: (svc) => this.registry.serviceLookup(svc), has: (svc) => this.registry.serviceAvailable(svc) });
         next.set(name, gen);
         for (const t of tools) toolOwners.set(t.name, name);
         booted.push(name);

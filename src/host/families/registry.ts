@@ -75,10 +75,7 @@ export class FamilyRegistry extends EventEmitter {
     if (!check) return undefined;
     const gen = entry.generation;
     try {
-      const verdict = check({
-        service: <T>(n: string) => (gen.provided.has(n) ? gen.provided.get(n) : this.serviceLookup(n)) as T,
-        hasService: (n) => gen.provided.has(n) || this.serviceAvailable(n),
-      });
+      const verdict = check(gen.services());
       return verdict === true ? undefined : { service: entry.tool.schema.requiresServices?.[0] ?? entry.generation.name, reason: verdict };
     } catch (e) {
       return { service: entry.generation.name, reason: `its availability check failed: ${(e as Error).message}` };

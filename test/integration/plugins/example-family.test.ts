@@ -36,6 +36,7 @@ t.test('loaded by package name: its tools, its own refusal codes on the wire, it
   t.equal(await store.count(server.host.vaultHandle.id), 1, 'its service answers for other families');
   const health = (await (await fetch(`${server.url}/health`)).json()) as { families?: Record<string, unknown>; familyCounts?: Record<string, unknown> };
   t.match(JSON.stringify(health), /"bookmarks"/, '/health lists the family');
+  t.match(JSON.stringify(health), /"bookmarks":1\b/, 'its health count comes through its own typed service ref (BOOKMARK_STORE)');
 });
 
 t.test("its own test passes from the installed package, importing exocortex/sdk as its author's would", async (t) => {

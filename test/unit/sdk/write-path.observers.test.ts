@@ -2,7 +2,7 @@
 // `before` that refuses stops the write; an `after` that fails is logged, never thrown; with no observer
 // active the write runs alone.
 import t from 'tap';
-import { Refusal, observedWrite, writesObserved, type ToolContext, type WriteEvent, type WriteObservers } from '../../../src/sdk/index.js';
+import { Refusal, observedWrite, serviceName, WRITE_OBSERVERS, writesObserved, type ServiceRequirement, type ToolContext, type WriteEvent, type WriteObservers } from '../../../src/sdk/index.js';
 
 function ctxWith(observers: WriteObservers | undefined, warnings: string[] = []): ToolContext<any> {
   return {
@@ -12,7 +12,8 @@ function ctxWith(observers: WriteObservers | undefined, warnings: string[] = [])
     client: { progress() {}, log() {}, can: { elicitation: false, sampling: false, roots: false }, clientName: 'cursor' },
     log: { debug() {}, info() {}, warn: (_o: unknown, m?: string) => warnings.push(m ?? ''), error() {} },
     now: () => new Date(0),
-    hasService: (n: string) => n === 'write-observers' && observers !== undefined,
+    // The SDK passes the typed ref (WRITE_OBSERVERS); a fake ctx reads its name like the host does.
+    hasService: (ref: ServiceRequirement) => serviceName(ref) === WRITE_OBSERVERS.id && observers !== undefined,
     service: () => observers,
   } as unknown as ToolContext<any>;
 }

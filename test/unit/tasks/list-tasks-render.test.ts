@@ -1,7 +1,7 @@
 // list_tasks' text: a tag written inline in the task's text is shown once (the text keeps it), and tags
 // the text does not show (e.g. inherited ones) are appended.
 import t from 'tap';
-import { listTasks } from '../../../plugins/tasks/tools/list_tasks.js';
+import listTasks from '../../../plugins/tasks/tools/list_tasks.js';
 
 const row = { path: 'a.md', line: 3, status: ' ', status_type: 'todo', text: 'Write the report #work #Urgent', due: null, scheduled: null, start: null, done: null, cancelled: null, priority: null, recurrence: null, heading_path: null };
 

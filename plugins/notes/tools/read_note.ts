@@ -9,6 +9,7 @@ import { budgetMetadata, budgetOutline, lfNormalise, windowContent } from '../li
 import { sectionOrRefuse } from '../edits/sections.js';
 
 type ReadNoteInput = NotesTools['read_note']['input'];
+
 type ReadNoteOutput = NotesTools['read_note']['output'];
 
 export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<ReadNoteOutput> {
@@ -71,7 +72,7 @@ export function renderReadNote(o: ReadNoteOutput): string {
   return lines.join('\n');
 }
 
-export const readNoteTool = defineTool<NotesTools['read_note']>({
+export default defineTool<NotesTools['read_note']>({
   handler: readNote,
   render: renderReadNote,
   // Over the result budget the window narrows; next_offset (with the same section) continues it.

@@ -4,6 +4,7 @@ import { createFileObserved, defineTool, isRefusal, replaceFileObserved, toolWri
 import { HASH_RE, formatBytes, isMarkdownPath, mimeOf } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';
+import { filesRefusals } from '../refusals.js';
 
 type WriteFileInput = FilesTools['write_file']['input'];
 type WriteFileOutput = FilesTools['write_file']['output'];
@@ -29,7 +30,7 @@ function decode(input: WriteFileInput, path: string, limit: number, ctx: ToolCon
   const compact = input.content.replace(/\s+/g, '');
   const url = !BASE64_RE.test(compact) && BASE64URL_RE.test(compact);
   if ((!BASE64_RE.test(compact) && !url) || (!url && compact.length % 4 !== 0)) {
-    ctx.refuse('invalid_content', { reason: 'content is not valid base64 (send encoding="text" for plain text)' });
+    filesRefusals.refuse('invalid_content', { reason: 'content is not valid base64 (send encoding="text" for plain text)' });
   }
   return Buffer.from(compact, url ? 'base64url' : 'base64');
 }
@@ -39,7 +40,7 @@ async function handler(input: WriteFileInput, ctx: ToolContext<FilesCtxSettings>
   if (expected !== undefined && !HASH_RE.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
   const fs = ctx.vault.fs;
   const path = fs.checkPath(input.path);
-  if (isMarkdownPath(path)) ctx.refuse('markdown_not_allowed', { path, instead: 'create_note or edit_note' });
+  if (isMarkdownPath(path)) filesRefusals.refuse('markdown_not_allowed', { path, instead: 'create_note or edit_note' });
   if (expected !== undefined && !input.overwrite) {
     ctx.refuse('invalid_arguments', { problems: 'expected_hash applies only with overwrite=true (a new file has no bytes to compare)' });
   }

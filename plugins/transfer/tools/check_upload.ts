@@ -6,7 +6,7 @@ import type { TransferCtxSettings } from '../settings.js';
 import { LinkStore } from '../store.js';
 import type { TransferTools } from '../../../src/generated/transfer/index.js';
 
-export function checkUpload(deps: TransferDeps): ToolFor<TransferTools['check_upload']> {
+export default function checkUpload(deps: TransferDeps): ToolFor<TransferTools['check_upload']> {
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;

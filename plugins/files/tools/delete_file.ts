@@ -4,6 +4,7 @@ import { defineTool, observedWrite, writesObserved, type ToolContext } from '../
 import { HASH_RE, isMarkdownPath } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';
+import { filesRefusals } from '../refusals.js';
 
 type DeleteFileInput = FilesTools['delete_file']['input'];
 type DeleteFileOutput = FilesTools['delete_file']['output'];
@@ -13,7 +14,7 @@ async function handler(input: DeleteFileInput, ctx: ToolContext<FilesCtxSettings
   if (expected !== undefined && !HASH_RE.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
   const fs = ctx.vault.fs;
   const path = fs.checkPath(input.path);
-  if (isMarkdownPath(path)) ctx.refuse('markdown_not_allowed', { path, instead: 'delete_note' });
+  if (isMarkdownPath(path)) filesRefusals.refuse('markdown_not_allowed', { path, instead: 'delete_note' });
   const st = await fs.stat(path);
   if (st.kind === 'directory') ctx.refuse('is_directory', { path });
   if (st.kind === 'symlink') ctx.refuse('is_symlink', { path, target: st.linkInside ? st.linkTarget : '(outside the vault)' });

@@ -8,7 +8,7 @@ import type { TransferCtxSettings } from '../settings.js';
 import { LinkStore } from '../store.js';
 import type { TransferTools } from '../../../src/generated/transfer/index.js';
 
-export function requestDownload(deps: TransferDeps): ToolFor<TransferTools['request_download']> {
+export default function requestDownload(deps: TransferDeps): ToolFor<TransferTools['request_download']> {
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;

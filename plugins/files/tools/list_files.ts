@@ -2,6 +2,7 @@
 // Hidden entries are never listed and symlinks are reported, not followed (the vault service enforces both).
 import { defineTool, type ToolContext, type VaultEntry } from '../../../src/sdk/index.js';
 import { printable } from '../../../src/sdk/index.js';
+import { clampLimit, folderScope } from '../../../src/sdk/query/index.js';
 import { formatBytes } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';
@@ -18,9 +19,10 @@ export function effectivePattern(pattern: string): string | undefined {
 }
 
 async function handler(input: ListFilesInput, ctx: ToolContext<FilesCtxSettings>): Promise<ListFilesOutput> {
-  const folder = input.folder === undefined || input.folder === '' || input.folder === '.' || input.folder === './' ? '.' : input.folder.replace(/\/+$/, '');
-  if (folder !== '.') ctx.vault.fs.checkPath(folder);
-  const limit = Math.min(input.limit ?? 200, ctx.settings.files.maxListEntries);
+  // The listing names the vault root '.', as ls does; every other folder reads as the SDK's scope says.
+  const scope = folderScope(input.folder);
+  const folder = scope.folder === '' ? '.' : ctx.vault.fs.checkPath(scope.folder);
+  const limit = clampLimit(input.limit, ctx.settings.files.maxListEntries, 200);
   const pattern = effectivePattern(input.pattern ?? '*');
   const offset = input.offset ?? 0;
   // The listing's order is stable (names sorted per folder, depth first), so an offset continues it.

@@ -4,6 +4,7 @@ import { defineTool, moveWithLinks, renderMoveResult, type ToolContext } from '.
 import { HASH_RE, isMarkdownPath } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';
+import { filesRefusals } from '../refusals.js';
 
 type MoveFileInput = FilesTools['move_file']['input'];
 type MoveFileOutput = FilesTools['move_file']['output'];
@@ -14,7 +15,7 @@ async function handler(input: MoveFileInput, ctx: ToolContext<FilesCtxSettings>)
   const fs = ctx.vault.fs;
   const from = fs.checkPath(input.from_path);
   const to = fs.checkPath(input.to_path);
-  for (const p of [from, to]) if (isMarkdownPath(p)) ctx.refuse('markdown_not_allowed', { path: p, instead: 'move_note' });
+  for (const p of [from, to]) if (isMarkdownPath(p)) filesRefusals.refuse('markdown_not_allowed', { path: p, instead: 'move_note' });
   if (from === to) ctx.refuse('invalid_arguments', { problems: 'from_path and to_path name the same file' });
   const st = await fs.stat(from);
   if (st.kind === 'directory') ctx.refuse('is_directory', { path: from });

@@ -11,7 +11,7 @@ type MoveOutput = NotesTools['move_note']['output'];
 /** A path naming a file with an extension other than `.md` (`x.png`, `Books.base`): not a note. */
 const otherExtension = (p: string): boolean => /\.[A-Za-z0-9]{1,10}$/.test(p) && !/\.md$/i.test(p);
 
-export const moveNoteTool = defineTool<NotesTools['move_note']>({
+export default defineTool<NotesTools['move_note']>({
   async handler(input, ctx: NotesCtx): Promise<MoveOutput> {
     checkHashSyntax(ctx, input.expected_hash);
     for (const p of [input.from_path, input.to_path]) {
@@ -48,4 +48,3 @@ export function moveMessage(what: string, o: Pick<MoveOutput, 'from' | 'to' | 'd
   const names = o.failures.slice(0, 3).map((f) => f.path).join(', ') + (o.failures.length > 3 ? `, and ${o.failures.length - 3} more` : '');
   return `Moved ${o.from} → ${o.to}${rewrite ? ` — rewrote ${o.rewritten_links} link(s) across ${o.rewritten_notes.length} note(s)` : ''}${o.partial ? ` — partial success: links in ${names} were not rewritten (the note changed meanwhile); the move itself stands` : ''}`;
 }
-

@@ -1,61 +1,18 @@
+// rename_tag: Rename a tag vault-wide.
 // replace_in_note, manage_tags and rename_tag: pattern and tag edits. Regexes run in the worker pool under
 // a hard time budget; every note is written with its own precondition, so a concurrent edit is never lost.
 import { defineTool, isRefusal } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
-import { notePath, parseNoteBounded } from '../lib/note-io.js';
-import { checkHashSyntax, publish, readIncumbent, unifiedDiff } from '../lib/write-safety.js';
-import { addTag, assertTag, removeTag, renameTagInNote } from '../edits/tags.js';
-import type { RegexReplaceResult } from '../edits/regex-worker.js';
-import { runRegexReplace } from '../lib/regex-runner.js';
-import { finishWrite, renderWrite, type WriteOutput } from './write-notes.js';
+import { parseNoteBounded } from '../lib/note-io.js';
+import { publish, unifiedDiff } from '../lib/write-safety.js';
+import { assertTag, renameTagInNote } from '../edits/tags.js';
 import { mapLimit } from '../../../src/sdk/index.js';
 import { readAllNotes } from '../lib/vault-scan.js';
 
-export const replaceInNoteTool = defineTool<NotesTools['replace_in_note']>({
-  async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
-    checkHashSyntax(ctx, input.expected_hash);
-    if (input.pattern === '') ctx.refuse('invalid_arguments', { problems: 'pattern must not be empty' });
-    const flags = input.case_sensitive === false ? 'iu' : 'u';
-    if (input.is_regex) {
-      try { new RegExp(input.pattern, flags); } catch (e) { ctx.refuse('invalid_arguments', { problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 120)}` }); }
-    }
-    const path = notePath(ctx, input.path);
-    const note = await readIncumbent(ctx, path, input.expected_hash);
-    const max = Math.min(input.max_occurrences ?? 0, ctx.settings.notes.regex.maxOccurrences) || ctx.settings.notes.regex.maxOccurrences;
-    let result: RegexReplaceResult;
-    if (input.is_regex) {
-      result = await runRegexReplace({ text: note.text, pattern: input.pattern, flags, replacement: input.replacement, max }, ctx.settings.notes.regex.timeoutMs, ctx.signal);
-    } else {
-      const esc = input.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      const re = new RegExp(esc, `g${flags}`);
-      let count = 0;
-      const text = note.text.replace(re, (m) => (count < max ? (count++, input.replacement) : m));
-      result = { text, count };
-    }
-    if (result.count === 0) return { path, changed: false, dry_run: input.dry_run === true, content_hash: note.hash, replacements: 0, message: `No match in ${path}; nothing was written` };
-    return finishWrite(ctx, note, result.text, input.dry_run === true, `replaced ${result.count} occurrence(s) in note`, { replacements: result.count });
-  },
-  render: renderWrite,
-});
-
-export const manageTagsTool = defineTool<NotesTools['manage_tags']>({
-  async handler(input, ctx: NotesCtx): Promise<WriteOutput> {
-    checkHashSyntax(ctx, input.expected_hash);
-    const tag = assertTag(input.tag);
-    const path = notePath(ctx, input.path);
-    const note = await readIncumbent(ctx, path, input.expected_hash);
-    const location = input.location ?? 'frontmatter';
-    if (location === 'frontmatter' && note.model.frontmatter.error) ctx.refuse('malformed_frontmatter', { path, reason: note.model.frontmatter.error.message.slice(0, 200) });
-    const after = input.action === 'add' ? addTag(note, tag, location) : removeTag(note, tag, location);
-    return finishWrite(ctx, note, after, input.dry_run === true, `${input.action === 'add' ? 'added' : 'removed'} #${tag} (${location}) in note`);
-  },
-  render: renderWrite,
-});
-
 type RenameOut = NotesTools['rename_tag']['output'];
 
-export const renameTagTool = defineTool<NotesTools['rename_tag']>({
+export default defineTool<NotesTools['rename_tag']>({
   async handler(input, ctx: NotesCtx): Promise<RenameOut> {
     const from = assertTag(input.old_tag);
     const to = assertTag(input.new_tag);

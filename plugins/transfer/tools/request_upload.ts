@@ -7,7 +7,7 @@ import type { TransferCtxSettings } from '../settings.js';
 import { LinkStore, type Fingerprint } from '../store.js';
 import type { TransferTools } from '../../../src/generated/transfer/index.js';
 
-export function requestUpload(deps: TransferDeps): ToolFor<TransferTools['request_upload']> {
+export default function requestUpload(deps: TransferDeps): ToolFor<TransferTools['request_upload']> {
   return {
     async handler(input, ctx: ToolContext<TransferCtxSettings>) {
       const s = ctx.settings.transfer;

@@ -6,8 +6,9 @@ import { mimeOf } from '../mime.js';
 import type { TransferDeps } from '../options.js';
 import type { TransferCtxSettings } from '../settings.js';
 import type { TransferTools } from '../../../src/generated/transfer/index.js';
+import { transferRefusals } from '../refusals.js';
 
-export function importFromUrl(deps: TransferDeps): ToolFor<TransferTools['import_from_url']> {
+export default function importFromUrl(deps: TransferDeps): ToolFor<TransferTools['import_from_url']> {
   return {
     // Usage rows keep only the URL's host: paths and queries can carry tokens.
     auditParams(args) {
@@ -36,9 +37,9 @@ export function importFromUrl(deps: TransferDeps): ToolFor<TransferTools['import
       } catch (e) {
         if (!(e instanceof ImportError)) throw e;
         ctx.log.info({ family: 'transfer', host: e.host, outcome: e.kind }, 'import refused or failed');
-        if (e.kind === 'refused') ctx.refuse('url_refused', { rule: e.message, host: e.host });
+        if (e.kind === 'refused') transferRefusals.refuse('url_refused', { rule: e.message, host: e.host });
         if (e.kind === 'too_large') ctx.refuse('too_large', { path, size: e.size ?? s.maxBytes + 1, limit: s.maxBytes, setting: 'transfer.import.maxBytes' });
-        ctx.refuse('fetch_failed', { host: e.host ?? '?', reason: e.message });
+        transferRefusals.refuse('fetch_failed', { host: e.host ?? '?', reason: e.message });
       }
       let result: WriteResult;
       let created = true;

@@ -1,0 +1,13 @@
+// list_notes: List notes.
+// list_notes and get_recent: paged note listings (keyset cursors) from the index, or the filesystem
+// when the index is not available. Read-only.
+import { defineTool } from '../../../src/sdk/index.js';
+import type { NotesTools } from '../../../src/generated/notes/index.js';
+import type { NotesCtx } from '../settings.js';
+import { listNotes, listPaging, renderList } from '../lib/listing.js';
+
+export default defineTool<NotesTools['list_notes']>({
+  handler: (input, ctx: NotesCtx) => listNotes(ctx, input),
+  render: (o) => renderList('Notes', o),
+  paging: listPaging,
+});
