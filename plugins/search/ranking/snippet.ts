@@ -24,3 +24,23 @@ export function shapeSnippet(headline: string | null | undefined, maxChars: numb
   text = text.replace(/^([^«]*)»/, '$1');
   return text;
 }
+
+/**
+ * A snippet for a CJK query, which ts_headline cannot mark (the stored body keeps its runs whole): a window
+ * around the first occurrence of the longest CJK word, every occurrence of the query's CJK words marked «».
+ */
+export function cjkSnippet(body: string, words: readonly string[], maxChars: number): string | null {
+  const cjkWords = [...new Set(words.filter((w) => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(w)))].sort((a, b) => b.length - a.length);
+  const text = body.replace(/\s+/g, ' ').trim();
+  let at = -1;
+  for (const w of cjkWords) {
+    at = text.indexOf(w);
+    if (at >= 0) break;
+  }
+  if (at < 0) return null;
+  const start = Math.max(0, at - Math.floor(maxChars / 4));
+  const end = Math.min(text.length, start + Math.floor(maxChars * 0.8));
+  const escaped = cjkWords.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const marked = text.slice(start, end).replace(new RegExp(escaped.join('|'), 'g'), (m) => `«${m}»`);
+  return shapeSnippet(`${start > 0 ? '…' : ''}${marked}${end < text.length ? '…' : ''}`, maxChars);
+}
