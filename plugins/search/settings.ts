@@ -47,6 +47,14 @@ export interface ConnectorSettings {
   vaultName: string;
 }
 
+export interface RankingSettings {
+  k1: number;
+  b: number;
+  titleWeight: number;
+  allTermsFirst: boolean;
+  questionWords: boolean;
+}
+
 export interface SearchSettings {
   ftsConfigs: string[];
   rrfK: number;
@@ -66,6 +74,7 @@ export interface SearchSettings {
   quantizedExactBelow: number;
   embedding: EmbeddingSettings;
   rerank: RerankSettings;
+  ranking: RankingSettings;
   regex: RegexSettings;
   connector: ConnectorSettings;
 }
@@ -94,6 +103,19 @@ export const searchSettingsSchema = {
     hnswEfSearch: { ...int(100, 1, 1000), description: 'pgvector\'s hnsw.ef_search for each HNSW query: higher is better recall and slower.' },
     quantizedCandidates: { ...int(40, 1, 1000), description: 'quantized: chunks taken from the bit ranking per wanted note, then ranked by exact distance; higher is better recall and slower.' },
     quantizedExactBelow: { ...int(2000, 0, 1_000_000), description: 'quantized: a filter leaving at most this many chunks is ranked by the exact scan instead, which reads only those (0 = never).' },
+    ranking: {
+      type: 'object',
+      default: {},
+      description: "keyword_search's ranking: BM25F over the keyword index, with the vault's term statistics.",
+      additionalProperties: false,
+      properties: {
+        k1: { type: 'number', minimum: 0, maximum: 10, default: 1.2, description: 'BM25 k1: how quickly repeats of a term stop adding to a note\'s score' },
+        b: { type: 'number', minimum: 0, maximum: 1, default: 0.75, description: 'BM25 b: how much a long note\'s term counts are discounted (0 none, 1 full)' },
+        titleWeight: { type: 'number', minimum: 1, maximum: 100, default: 3, description: 'a title or alias occurrence counts as this many body occurrences before saturation' },
+        allTermsFirst: { type: 'boolean', default: false, description: 'rank notes holding every query term above partial matches whatever their scores' },
+        questionWords: { type: 'boolean', default: true, description: 'drop question words (what, how, my, notes, 如何 …) from queries that read as questions' },
+      },
+    },
     regex: {
       type: 'object',
       default: {},

@@ -23,6 +23,7 @@ export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolConte
     snippetChars: s.snippetChars,
     snippetScanChars: s.snippetScanChars,
     fill,
+    ranking: s.ranking,
   });
 }
 
@@ -41,6 +42,7 @@ export default defineTool<SearchTools['keyword_search']>({
       matched_in: h.matchedIn,
       terms: `${h.termsMatched}/${h.termsTotal}`,
       ...(h.snippet ? { snippet: h.snippet } : { head: h.head }),
+      ...(h.explain ? { why: h.explain } : {}),
       ...withDeepLink(ctx, h.path),
     }));
     return {
@@ -50,6 +52,7 @@ export default defineTool<SearchTools['keyword_search']>({
       count: rows.length,
       full_matches: result.allCount,
       terms_total: result.termsTotal,
+      ...(result.dropped.length ? { ignored_words: result.dropped } : {}),
       candidates_capped: result.capped,
       cut: asked > limit,
       rows,
@@ -59,12 +62,14 @@ export default defineTool<SearchTools['keyword_search']>({
     const lines = [
       `keyword_search ${quote(o.query)}${o.filters ? ` ${o.filters}` : ''} — ${o.count} rows (${o.full_matches} all terms, ${o.count - o.full_matches} partial) · configs: ${o.configs.join(',')}`,
     ];
+    if (o.ignored_words?.length) lines.push(`ignored (no evidence): ${o.ignored_words.join(' ')}`);
     if (o.candidates_capped) lines.push('note: broad query — ranked a bounded candidate set of the matches; add terms or filters to narrow');
     if (o.cut) lines.push('note: limit cut to the server maximum');
     if (!o.rows.length) lines.push('no matches');
     for (const r of o.rows) {
       lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [match: ${r.match} · in: ${r.matched_in.join('+') || '-'} · terms ${r.terms} · ${r.score}]`);
       lines.push(r.snippet !== undefined ? `   snippet: ${r.snippet}` : `   head: ${r.head ?? ''}`);
+      if (r.why) lines.push(`   why: ${r.why}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
     return lines.join('\n');
