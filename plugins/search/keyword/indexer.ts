@@ -1,7 +1,7 @@
 // The keyword index contributor: writes one search_keyword row per note (vectors under the
 // configured text search configs over the CJK-segmented text, stored body and head), keeps the vault's
-// term statistics (document frequency per lexeme, note count, total length) in step by deltas, and queues
-// the note for embedding. Never embeds here: the index transaction must stay fast and independent of any provider.
+// note count and total length in step by deltas, and queues the note for embedding. Never writes per-term
+// rows: document frequencies are counted at query time from the GIN index, so a note costs one row here. Never embeds here: the index transaction must stay fast and independent of any provider.
 import { sql } from 'kysely';
 import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../../src/sdk/index.js';
 import type { NoteModel } from '../../../src/markdown/index.js';
@@ -35,15 +35,14 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
     };
   });
   const cfgs = `{${options.configs.join(',')}}`;
-  // The old rows are read in the same snapshot the upsert replaces them in, so the statistics move by the
-  // difference only (an edit that keeps its words costs no df row). Deltas go in lexeme order, so two
-  // writers of one vault lock df rows in the same order.
+  // The old lengths are read in the same snapshot the upsert replaces them in, so the totals move by the
+  // difference only; the old vectors are not read (detoasting them was half of an edit's cost).
   await sql`
     WITH r AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         AS r(note_id bigint, vault_id int, title_text text, title_index text, title_keys jsonb, head text, body text, body_index text, body_len int, hash text)
     ), old AS (
-      SELECT k.note_id, k.vault_id, k.tsv, k.body_len FROM search_keyword k JOIN r ON r.note_id = k.note_id
+      SELECT k.note_id, k.vault_id, k.body_len FROM search_keyword k JOIN r ON r.note_id = k.note_id
     ), kw AS (
       INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body, body_len)
       SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
@@ -53,15 +52,7 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
       ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
         title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body,
         body_len = EXCLUDED.body_len
-      RETURNING vault_id, tsv, body_len
-    ), delta AS (
-      SELECT vault_id, lexeme, sum(d)::int AS d FROM (
-        SELECT kw.vault_id, unnest(tsvector_to_array(kw.tsv)) AS lexeme, 1 AS d FROM kw
-        UNION ALL SELECT old.vault_id, unnest(tsvector_to_array(old.tsv)), -1 FROM old
-      ) x GROUP BY vault_id, lexeme HAVING sum(d) <> 0
-    ), df AS (
-      INSERT INTO search_term_df (vault_id, lexeme, df) SELECT vault_id, lexeme, d FROM delta ORDER BY vault_id, lexeme
-      ON CONFLICT (vault_id, lexeme) DO UPDATE SET df = search_term_df.df + EXCLUDED.df
+      RETURNING vault_id, body_len
     ), stats AS (
       INSERT INTO search_keyword_stats (vault_id, docs, total_len)
       SELECT vault_id, sum(n), sum(len) FROM (
@@ -80,7 +71,7 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
 
 export const keywordIndexer: IndexContributor<NoteModel> = {
   name: 'search',
-  // 2: CJK runs indexed as bigrams and characters, body length and term statistics for BM25 ranking.
+  // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
   version: 2,
   // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
   // index's second transaction, after the tool has answered (readers await IndexService.settled).
@@ -91,12 +82,7 @@ export const keywordIndexer: IndexContributor<NoteModel> = {
   // keeps its vectors, and write() re-queues only when the content hash differs from the embedded one.
   async remove(trx, note) {
     await sql`
-      WITH gone AS (DELETE FROM search_keyword WHERE note_id = ${note.id} RETURNING vault_id, tsv, body_len),
-      df AS (
-        UPDATE search_term_df d SET df = d.df - 1
-        FROM (SELECT gone.vault_id, unnest(tsvector_to_array(gone.tsv)) AS lexeme FROM gone) l
-        WHERE d.vault_id = l.vault_id AND d.lexeme = l.lexeme
-      )
+      WITH gone AS (DELETE FROM search_keyword WHERE note_id = ${note.id} RETURNING vault_id, body_len)
       UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len FROM gone WHERE s.vault_id = gone.vault_id`.execute(trx);
   },
 };

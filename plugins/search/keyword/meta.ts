@@ -61,7 +61,7 @@ const REBUILD_BATCH = 500;
 /**
  * Re-derive every stored keyword vector under `configs` and record them as the fingerprint. The
  * body text is stored with the vector, so no note is re-read; CJK segmentation runs here, then the
- * term statistics are recounted from the new vectors. Returns the number of rows rebuilt.
+ * length totals are recounted from the new rows. Returns the number of rows rebuilt.
  */
 export async function rebuildKeyword(db: Database, options: { configs: string[]; headChars?: number; bodyChars?: number; vaultId?: number }): Promise<number> {
   const available = await availableConfigs(db);
@@ -99,14 +99,10 @@ export async function rebuildKeyword(db: Database, options: { configs: string[];
   });
 }
 
-/** Recount document frequencies and length totals from the stored vectors (all vaults, or one). */
+/** Recount the note counts and length totals from the stored rows (all vaults, or one). */
 export async function recountTermStats(db: Database, vaultId?: number): Promise<void> {
   const only = vaultId === undefined ? sql`` : sql`WHERE vault_id = ${vaultId}`;
-  const onlyK = vaultId === undefined ? sql`` : sql`WHERE k.vault_id = ${vaultId}`;
-  await sql`DELETE FROM search_term_df ${only}`.execute(db);
   await sql`DELETE FROM search_keyword_stats ${only}`.execute(db);
-  await sql`INSERT INTO search_term_df (vault_id, lexeme, df)
-    SELECT k.vault_id, l.lexeme, count(*)::int FROM search_keyword k, unnest(tsvector_to_array(k.tsv)) AS l(lexeme) ${onlyK} GROUP BY 1, 2`.execute(db);
   await sql`INSERT INTO search_keyword_stats (vault_id, docs, total_len)
     SELECT vault_id, count(*), coalesce(sum(body_len), 0) FROM search_keyword ${only} GROUP BY vault_id`.execute(db);
 }

@@ -74,7 +74,7 @@ function tsq(configs: readonly string[], text: string): RawBuilder<unknown> {
   return sql.join(configs.map((c) => sql`websearch_to_tsquery(${c}::regconfig, ${text})`), sql` || `);
 }
 
-/** One round trip: the tsqueries, each unit's lexemes per config with their document frequencies, the vault's totals. */
+/** One round trip: the tsqueries, each unit's lexemes per config with their document frequencies (counted now), the vault's totals. */
 async function compile(db: Database, vaultId: number, configs: readonly string[], plan: QueryPlan): Promise<Compiled> {
   const allText = planText(plan);
   const anyText = plan.units.map((u) => u.text).join(' OR ');
@@ -92,11 +92,11 @@ async function compile(db: Database, vaultId: number, configs: readonly string[]
     SELECT q_all::text AS q_all, q_pos::text AS q_pos,
            (CASE WHEN numnode(q_neg) = 0 THEN q_pos ELSE q_pos && !! q_neg END)::text AS q_any,
            ARRAY[${unitCols.length ? sql.join(unitCols) : sql`NULL::text`}]::text[] AS units,
-           -- A scalar subquery per lexeme keeps the lookup on the primary key: PGlite runs no ANALYZE, and a join
-           -- planned without statistics scanned the whole df table (measured: 40 ms for one rare term at 10k notes).
-           (SELECT json_agg(json_build_array(lx.ord - 1, lx.cord - 1, lx.lexeme,
-                     coalesce((SELECT d.df FROM search_term_df d WHERE d.vault_id = ${vaultId} AND d.lexeme = lx.lexeme), 0)))
-              FROM lx) AS lex,
+           -- Document frequencies are counted here, for the query's lexemes only, from the GIN index (a bitmap
+           -- of one lexeme needs no recheck, so no vector is read): the write path keeps no per-term rows.
+           (SELECT json_agg(json_build_array(d.ord - 1, d.cord - 1, d.lexeme,
+                     (SELECT count(*)::int FROM search_keyword k WHERE k.vault_id = ${vaultId} AND k.tsv @@ quote_literal(d.lexeme)::tsquery)))
+              FROM lx d) AS lex,
            s.docs, s.total_len
     FROM base LEFT JOIN search_keyword_stats s ON s.vault_id = ${vaultId}`.execute(db);
   return r.rows[0];
