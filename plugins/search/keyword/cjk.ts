@@ -11,8 +11,11 @@ export function hasCjk(text: string): boolean {
 
 /**
  * The indexed form of a text: every CJK run becomes its overlapping character bigrams (in order, so adjacent
- * bigrams sit at adjacent positions and a longer word matches as a phrase of them), then its single characters
- * (for one-character words such as 盐). Other text is left as it is.
+ * bigrams sit at adjacent positions and a longer word matches as a phrase of them), then its last character.
+ * A one-character word (such as 盐) is matched as a prefix (`盐:*`, see cjkPrefixQuery): every occurrence of a
+ * character starts a bigram or ends its run, so the prefix finds each one. Indexing every character as well
+ * doubled a Chinese note's positions and added a GIN entry per distinct character, for no match bigrams miss.
+ * Other text is left as it is.
  * Notes are not run through Intl.Segmenter: ICU's iterator measured ~1.3 µs a character per run and superlinear
  * on long strings, and bigrams already match every word a segmenter would find, however it splits the note.
  */
@@ -23,9 +26,22 @@ export function cjkIndexText(text: string): string {
     if (chars.length === 1) return ` ${run} `;
     const parts: string[] = [];
     for (let i = 0; i + 1 < chars.length; i++) parts.push(chars[i] + chars[i + 1]);
-    parts.push(...chars);
+    parts.push(chars[chars.length - 1]);
     return ` ${parts.join(' ')} `;
   });
+}
+
+const SINGLE_CJK_LEXEME = /'([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc])'(?!:)/gu;
+const SINGLE_CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]$/u;
+
+/** A lexeme that is one CJK character, which the index holds only as the start of bigrams (or a run's end). */
+export function isSingleCjk(lexeme: string): boolean {
+  return SINGLE_CJK.test(lexeme);
+}
+
+/** A tsquery's text with every one-character CJK lexeme made a prefix (`'盐'` → `'盐':*`), to match bigrams. */
+export function cjkPrefixQuery(tsquery: string): string {
+  return tsquery.replace(SINGLE_CJK_LEXEME, "'$1':*");
 }
 
 /** A query word in its indexed form: one character stays itself, two or more become a phrase of their bigrams. */

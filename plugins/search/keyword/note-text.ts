@@ -6,11 +6,11 @@ import { normaliseTitle } from './query-parse.js';
 
 export interface KeywordText {
   readonly titleText: string;
-  /** The title and aliases as indexed (CJK runs as bigrams and characters). */
+  /** The title and aliases as indexed (CJK runs as bigrams, each run's last character kept). */
   readonly titleIndex: string;
   readonly titleKeys: string[];
   readonly body: string;
-  /** The body as indexed (CJK runs as bigrams and characters); the stored body stays as written, for snippets. */
+  /** The body as indexed (CJK runs as bigrams, each run's last character kept); the stored body stays as written, for snippets. */
   readonly bodyIndex: string;
   /** Indexed words of title and body: the note's length for BM25's length normalisation. */
   readonly length: number;

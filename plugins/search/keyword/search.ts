@@ -8,7 +8,7 @@ import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { cjkSnippet, shapeSnippet } from '../ranking/snippet.js';
 import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
-import { cjkPhraseText, hasCjk } from './cjk.js';
+import { cjkPhraseText, cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
 import { parseQuery, planQuery, planText, type QueryPlan } from './query-parse.js';
 
 export interface RankingOptions {
@@ -80,6 +80,7 @@ async function compile(db: Database, vaultId: number, configs: readonly string[]
   const anyText = plan.units.map((u) => u.text).join(' OR ');
   const neg = plan.negated.join(' OR ');
   const unitCols = plan.units.map((u) => sql`(${tsq(configs, u.text)})::text`);
+  const singleCjk = [...new Set(plan.units.flatMap((u) => [...u.text]).filter(isSingleCjk))];
   const r = await sql<Compiled>`
     WITH base AS (SELECT ${allText ? tsq(configs, allText) : sql`''::tsquery`} AS q_all, ${anyText ? tsq(configs, anyText) : sql`''::tsquery`} AS q_pos,
                          ${neg ? tsq(configs, neg) : sql`''::tsquery`} AS q_neg),
@@ -95,16 +96,19 @@ async function compile(db: Database, vaultId: number, configs: readonly string[]
            -- Document frequencies are counted here, for the query's lexemes only, from the GIN index (a bitmap
            -- of one lexeme needs no recheck, so no vector is read): the write path keeps no per-term rows.
            (SELECT json_agg(json_build_array(d.ord - 1, d.cord - 1, d.lexeme,
-                     (SELECT count(*)::int FROM search_keyword k WHERE k.vault_id = ${vaultId} AND k.tsv @@ quote_literal(d.lexeme)::tsquery)))
+                     (SELECT count(*)::int FROM search_keyword k WHERE k.vault_id = ${vaultId}
+                        AND k.tsv @@ (quote_literal(d.lexeme) || CASE WHEN d.lexeme = ANY(${singleCjk}::text[]) THEN ':*' ELSE '' END)::tsquery)))
               FROM lx d) AS lex,
            s.docs, s.total_len
     FROM base LEFT JOIN search_keyword_stats s ON s.vault_id = ${vaultId}`.execute(db);
-  return r.rows[0];
+  // The index holds a lone CJK character only where its run ends: as a query word it is a prefix of bigrams.
+  const c = r.rows[0];
+  return { ...c, q_all: cjkPrefixQuery(c.q_all), q_pos: cjkPrefixQuery(c.q_pos), q_any: cjkPrefixQuery(c.q_any), units: c.units.map((u) => u && cjkPrefixQuery(u)) };
 }
 
 /** A tsquery matching any one of these lexemes. */
 function anyLexeme(lexemes: readonly string[]): string {
-  return lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | ');
+  return lexemes.map((l) => `'${l.replace(/'/g, "''")}'${isSingleCjk(l) ? ':*' : ''}`).join(' | ');
 }
 
 interface Scored {
