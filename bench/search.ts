@@ -49,7 +49,7 @@ for (const copies of sizes) {
     console.log(`search_bench_candidates${suffix}: ${candidates}`);
     console.log(`search_bench_index_time${suffix}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const db = server.host.database.db;
-    const options = { configs: ['english', 'simple'], limit: 20, candidates, snippetRows: 10, snippetChars: 240, snippetScanChars: 20_000, fill: true };
+    const options = { configs: ['english', 'simple'], limit: 20, candidates, rescore: searchSettingsSchema.properties.keywordRescore.default, snippetRows: 10, snippetChars: 240, snippetScanChars: 20_000, fill: true };
     for (const [name, q] of Object.entries(QUERIES)) {
       await keywordSearch(db, vaultId, q, {}, options); // warm
       const times: number[] = [];

@@ -10,6 +10,7 @@ import migration0002 from './migrations/0002-gin-fastupdate.js';
 import migration0003 from './migrations/0003-chunk-vectors-inline.js';
 import migration0004 from './migrations/0004-chunk-bits.js';
 import migration0005 from './migrations/0005-term-stats.js';
+import migration0006 from './migrations/0006-df-sample.js';
 import { searchSettingsSchema, type SearchSettings } from './settings.js';
 import { connectorFetch, connectorSearch } from './tools/connector.js';
 import getTags from './tools/get-tags.js';
@@ -49,6 +50,7 @@ export default defineFamily<SearchTools>({
     '0003-chunk-vectors-inline': migration0003,
     '0004-chunk-bits': migration0004,
     '0005-term-stats': migration0005,
+    '0006-df-sample': migration0006,
   },
   indexers: [keywordIndexer],
   tools: {

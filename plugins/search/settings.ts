@@ -61,6 +61,7 @@ export interface SearchSettings {
   armDepth: number;
   lowConfidenceSimilarity: number;
   keywordCandidates: number;
+  keywordRescore: number;
   snippetRows: number;
   snippetChars: number;
   snippetScanChars: number;
@@ -91,7 +92,8 @@ export const searchSettingsSchema = {
     rrfK: { ...int(60, 1), description: 'Reciprocal-rank-fusion constant of hybrid_search.' },
     armDepth: { ...int(50, 1, 200), description: 'Rows taken from each arm (keyword, semantic) for fusion and rerank.' },
     lowConfidenceSimilarity: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'hybrid_search says `confidence: low` when no keyword hit matched every term and the best similarity is under this (0 = off).' },
-    keywordCandidates: { ...int(400, 10), description: 'Body matches ranked per query phase (title hits are always included); a result says candidates_capped when a broad query reached it.' },
+    keywordCandidates: { ...int(800, 10), description: 'keyword_search: postings read per query from the rarest query terms (their notes are the candidates; the commoner terms only score them). Title, all-terms and exact-title hits are added; a result says candidates_capped when a broad query reached it.' },
+    keywordRescore: { ...int(60, 10, 1000), description: 'keyword_search: candidates (at least the page) whose vectors are read for BM25 term frequencies, the best by the rare terms they hold; higher is better recall on broad queries and slower.' },
     snippetRows: { ...int(10, 0), description: 'Results that get a highlighted snippet.' },
     snippetChars: { ...int(240, 40, 2000), description: 'Length of one snippet.' },
     snippetScanChars: { ...int(20000, 1000), description: 'Characters of a note scanned for the snippet.' },

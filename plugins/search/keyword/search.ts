@@ -1,8 +1,11 @@
-// Keyword search over search_keyword, ranked BM25F: the query becomes units of evidence (stop words and question
-// scaffolding dropped, CJK words as bigrams), candidates come from the rare lexemes, the all-terms match, title
-// and exact-title hits (each bounded by `candidates`), and every candidate is scored by IDF-weighted, saturated,
-// length-normalised term frequencies with title hits counted `titleWeight` times. Exact title/alias matches rank
-// first. Details (terms k/n, where matched, snippets, the explanation) are computed for page rows only.
+// Keyword search over search_keyword, ranked BM25F in three bounded steps: (1) the query becomes units of evidence
+// (stop words and question scaffolding dropped, CJK words as bigrams) and each lexeme's document frequency is
+// estimated from a 1-in-32 sample index; (2) the rarest lexemes, up to `candidates` postings, are read from the
+// GIN index without touching the vectors, each note scored by the IDF of the rare lexemes it holds, and only the
+// best `rescore` of those (plus title, all-terms, phrase and exact-title hits) have their vectors read for term
+// frequencies, title hits counted `titleWeight` times; (3) the page's rows get their paths and snippets.
+// Exact title/alias matches rank first, then whole-query phrases. No step's cost grows with the vault's size
+// beyond the postings it is allowed to read.
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
@@ -31,7 +34,11 @@ export interface KeywordOptions {
   /** Fill a short page with partial (any-term) matches. */
   readonly fill: boolean;
   readonly ranking?: RankingOptions;
+  /** Candidates whose vectors are read for term frequencies (at least `limit`). */
+  readonly rescore?: number;
 }
+
+export const DEFAULT_RESCORE = 60;
 
 export interface KeywordHit {
   readonly noteId: number;
@@ -60,12 +67,20 @@ export interface KeywordResult {
   readonly dropped: string[];
 }
 
+/** The sample index (migration 0006) holds the vectors of notes whose id is a multiple of this. */
+const DF_SAMPLE = 32;
+/** A lexeme seen at least this often in the sample has its document frequency estimated from it. */
+const DF_SAMPLE_MIN = 8;
+/** Generating lexemes are flagged per candidate in one integer. */
+const MAX_GENERATING = 30;
+
 interface Compiled {
   q_all: string;
   q_pos: string;
   q_any: string;
   units: string[];
-  lex: Array<[number, number, string, number]> | null;
+  lex: Array<[number, number, string]> | null;
+  sampled: Array<[string, number]> | null;
   docs: number | string | null;
   total_len: number | string | null;
 }
@@ -74,7 +89,12 @@ function tsq(configs: readonly string[], text: string): RawBuilder<unknown> {
   return sql.join(configs.map((c) => sql`websearch_to_tsquery(${c}::regconfig, ${text})`), sql` || `);
 }
 
-/** One round trip: the tsqueries, each unit's lexemes per config with their document frequencies (counted now), the vault's totals. */
+/** A tsquery matching one lexeme (a lone CJK character as the prefix of its bigrams). */
+function lexemeQuery(lexeme: string): string {
+  return `'${lexeme.replace(/'/g, "''")}'${isSingleCjk(lexeme) ? ':*' : ''}`;
+}
+
+/** One round trip: the tsqueries, each unit's lexemes per config, each lexeme's count in the df sample, the vault's totals. */
 async function compile(db: Database, vaultId: number, configs: readonly string[], plan: QueryPlan): Promise<Compiled> {
   const allText = planText(plan);
   const anyText = plan.units.map((u) => u.text).join(' OR ');
@@ -93,22 +113,17 @@ async function compile(db: Database, vaultId: number, configs: readonly string[]
     SELECT q_all::text AS q_all, q_pos::text AS q_pos,
            (CASE WHEN numnode(q_neg) = 0 THEN q_pos ELSE q_pos && !! q_neg END)::text AS q_any,
            ARRAY[${unitCols.length ? sql.join(unitCols) : sql`NULL::text`}]::text[] AS units,
-           -- Document frequencies are counted here, for the query's lexemes only, from the GIN index (a bitmap
-           -- of one lexeme needs no recheck, so no vector is read): the write path keeps no per-term rows.
-           (SELECT json_agg(json_build_array(d.ord - 1, d.cord - 1, d.lexeme,
-                     (SELECT count(*)::int FROM search_keyword k WHERE k.vault_id = ${vaultId}
+           (SELECT json_agg(json_build_array(d.ord - 1, d.cord - 1, d.lexeme)) FROM lx d) AS lex,
+           -- The sample index's posting list is read, not the vectors (a one-lexeme bitmap needs no recheck).
+           (SELECT json_agg(json_build_array(d.lexeme,
+                     (SELECT count(*)::int FROM search_keyword k WHERE k.note_id % 32 = 0 AND k.vault_id + 0 = ${vaultId}
                         AND k.tsv @@ (quote_literal(d.lexeme) || CASE WHEN d.lexeme = ANY(${singleCjk}::text[]) THEN ':*' ELSE '' END)::tsquery)))
-              FROM lx d) AS lex,
+              FROM (SELECT DISTINCT lexeme FROM lx) d) AS sampled,
            s.docs, s.total_len
     FROM base LEFT JOIN search_keyword_stats s ON s.vault_id = ${vaultId}`.execute(db);
   // The index holds a lone CJK character only where its run ends: as a query word it is a prefix of bigrams.
   const c = r.rows[0];
   return { ...c, q_all: cjkPrefixQuery(c.q_all), q_pos: cjkPrefixQuery(c.q_pos), q_any: cjkPrefixQuery(c.q_any), units: c.units.map((u) => u && cjkPrefixQuery(u)) };
-}
-
-/** A tsquery matching any one of these lexemes. */
-function anyLexeme(lexemes: readonly string[]): string {
-  return lexemes.map((l) => `'${l.replace(/'/g, "''")}'${isSingleCjk(l) ? ':*' : ''}`).join(' | ');
 }
 
 interface Scored {
@@ -119,6 +134,8 @@ interface Scored {
   unitScores: number[];
   hits: boolean[];
   match: 'all' | 'any';
+  /** Per lexeme slot: BM25F term frequency (body + titleWeight × title). */
+  tf: number[];
 }
 
 export async function keywordSearch(db: Database, vaultId: number, query: string, filters: SearchFilters, o: KeywordOptions): Promise<KeywordResult> {
@@ -132,85 +149,116 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
   if (!c.q_any) return empty;
 
   // Lexemes: one slot each; units keep, per config, the slots their text became.
-  const slots = new Map<string, { i: number; df: number }>();
+  const sampled = new Map((c.sampled ?? []).map(([l, n]) => [l, Number(n)]));
+  const slots = new Map<string, { i: number; sample: number }>();
   const units: Array<{ perConfig: number[][] }> = plan.units.map(() => ({ perConfig: o.configs.map(() => []) }));
-  for (const [u, cfg, lexeme, df] of c.lex ?? []) {
+  for (const [u, cfg, lexeme] of c.lex ?? []) {
     let slot = slots.get(lexeme);
-    if (!slot) slots.set(lexeme, (slot = { i: slots.size, df: Number(df) }));
+    if (!slot) slots.set(lexeme, (slot = { i: slots.size, sample: sampled.get(lexeme) ?? 0 }));
     units[u]?.perConfig[cfg]?.push(slot.i);
   }
   const lexemes = [...slots.keys()];
   if (!lexemes.length) return empty;
-  const stats: VaultStats = { docs: Number(c.docs ?? 0), avgLength: Number(c.docs) > 0 ? Number(c.total_len ?? 0) / Number(c.docs) : 0 };
-  const weights = lexemes.map((l) => idf(slots.get(l)!.df, stats.docs));
+  const docs = Number(c.docs ?? 0);
+  const stats: VaultStats = { docs, avgLength: docs > 0 ? Number(c.total_len ?? 0) / docs : 0 };
+  // Estimated document frequencies: the sample scaled up; a lexeme too rare for the sample is counted exactly
+  // below if it generates candidates (the rare ones always do), else it is taken as half the sample step.
+  const estimate = lexemes.map((l) => {
+    const n = slots.get(l)!.sample;
+    return n >= DF_SAMPLE_MIN ? n * DF_SAMPLE : Math.max(n, 0.5) * DF_SAMPLE;
+  });
 
   // Candidates: every note holding one of the rarest lexemes, as long as their document frequencies add up
   // to at most `candidates`; the common ones only score what the rare ones (and titles, and the all-terms
   // match) brought in. When every lexeme is common, the rarest one's first `candidates` notes stand in.
-  const byDf = [...lexemes].sort((a, b) => slots.get(a)!.df - slots.get(b)!.df);
-  const generating: string[] = [];
+  const byDf = lexemes.map((_, i) => i).sort((a, b) => estimate[a] - estimate[b] || a - b);
+  const generating: number[] = [];
   let budget = o.candidates;
-  for (const l of byDf) {
-    const df = slots.get(l)!.df;
-    if (df > budget) break;
-    generating.push(l);
-    budget -= df;
+  for (const i of byDf) {
+    if (generating.length >= MAX_GENERATING || (generating.length && estimate[i] > budget)) break;
+    generating.push(i);
+    budget -= estimate[i];
   }
-  let capped = false;
-  if (!generating.length) {
-    generating.push(byDf[0]);
-    capped = true;
-  }
+  let capped = estimate[generating[0]] > o.candidates;
   const f = filterSql(filters);
   const join = hasFilters(filters) ? sql`JOIN notes n ON n.id = k.note_id` : sql``;
   const cap = o.candidates;
-  // All-terms and title hits only add candidates the rare lexemes missed; a quarter of the budget each keeps
-  // the scored set (one detoasted vector per note) near `candidates`.
-  const sideCap = Math.max(10, Math.floor(cap / 4));
+  const rescore = Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE);
+  // Side sources only add candidates the rare lexemes missed, each bounded: the scored set stays near `rescore`.
+  const sideCap = Math.max(10, Math.floor(rescore / 4));
   const multi = plan.units.length > 1 && !plan.hasOr;
   const bodyCheck = c.q_any.includes('!') ? sql` AND k.tsv @@ ${c.q_any}::tsquery` : sql``;
-  const w = 1 / Math.max(1, ranking.titleWeight);
-  const tfCols = sql.join(lexemes.map((l) => sql`ts_rank_cd(${`{${w},${w},${w},1}`}::real[], c.v, ${anyLexeme([l])}::tsquery, 0)`));
-  const hitCols = sql.join(c.units.map((u) => (u ? sql`(c.v @@ ${u}::tsquery)` : sql`false`)));
+  const tw = Math.max(1, ranking.titleWeight);
+  const weights = `{${1 / tw},${1 / tw},${1 / tw},1}`;
+  const genBit = new Map(generating.map((slot, bit) => [slot, bit]));
+  // A generating lexeme's frequency is read only where its posting list says the note holds it, so a long
+  // question costs what its candidates hold, not lexemes × notes.
+  const tfCols = sql.join(
+    lexemes.map((l, slot) => {
+      const rank = sql`ts_rank_cd(${weights}::real[], v.v, ${lexemeQuery(l)}::tsquery, 0)`;
+      const bit = genBit.get(slot);
+      return bit === undefined ? rank : sql`CASE WHEN c.mask IS NULL OR c.mask & ${1 << bit} <> 0 THEN ${rank} ELSE 0 END`;
+    }),
+  );
   // A note holding the whole query as a phrase ranks next after exact titles: that is what a pasted sentence asks for.
   const phraseable = plan.units.length > 1 && !plan.hasOr && !plan.negated.length && !parsed.units.some((u) => u.startsWith('"'));
-  const phraseCheck = phraseable
-    ? sql`(${sql.join(o.configs.map((cfg) => sql`c.v @@ phraseto_tsquery(${cfg}::regconfig, ${cjkPhraseText(query)})`), sql` OR `)})`
-    : sql`false`;
-  const r = await sql<{ note_id: string; exact: boolean; phrase: boolean; body_len: number; tf: number[]; hits: boolean[]; gen_n: number; all_n: number; title_n: number }>`
-    WITH gen AS (
+  const phraseQ = phraseable ? sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${cjkPhraseText(query)})`), sql` || `) : sql`''::tsquery`;
+  const r = await sql<{ note_id: string; exact: boolean; phrase: boolean; body_len: number; tf: number[]; df: Array<[number, number]> | null; gen_n: number }>`
+    WITH g AS (SELECT * FROM unnest(${generating.map((i) => lexemeQuery(lexemes[i]))}::text[]) WITH ORDINALITY AS g(q, bit)),
+    post AS (
+      SELECT g.bit - 1 AS bit, p.note_id FROM g CROSS JOIN LATERAL (
+        SELECT k.note_id FROM search_keyword k ${join}
+        WHERE k.tsv @@ g.q::tsquery AND k.vault_id + 0 = ${vaultId} ${f} LIMIT ${cap}) p
+    ), df AS (
+      SELECT bit, count(*)::int AS n FROM post GROUP BY bit
+    ), gen AS (
+      SELECT p.note_id, sum(ln(1 + (${docs}::float8 - df.n + 0.5) / (df.n + 0.5))) AS s, bit_or(1 << p.bit::int) AS mask
+      FROM post p JOIN df USING (bit) GROUP BY p.note_id ORDER BY s DESC, p.note_id LIMIT ${rescore}
+    ), side AS (
+      (SELECT k.note_id FROM search_keyword k ${join}
+       WHERE ${multi && c.q_all ? sql`k.tsv @@ ${c.q_all}::tsquery AND k.vault_id + 0 = ${vaultId} ${f}` : sql`false`} LIMIT ${sideCap})
+      UNION
+      (SELECT k.note_id FROM search_keyword k ${join}
+       WHERE k.title_tsv @@ ${c.q_pos}::tsquery AND k.vault_id + 0 = ${vaultId} ${bodyCheck} ${f} LIMIT ${sideCap})
+      UNION
+      (SELECT k.note_id FROM search_keyword k ${join}
+       WHERE k.title_keys @> ARRAY[${plan.exact}]::text[] AND k.vault_id + 0 = ${vaultId} ${f} LIMIT 20)
+    ), phrase AS (
       SELECT k.note_id FROM search_keyword k ${join}
-      WHERE k.vault_id = ${vaultId} AND k.tsv @@ ${anyLexeme(generating)}::tsquery ${f} LIMIT ${cap}
-    ), all_hits AS (
-      SELECT k.note_id FROM search_keyword k ${join}
-      WHERE ${multi && c.q_all ? sql`k.vault_id = ${vaultId} AND k.tsv @@ ${c.q_all}::tsquery ${f}` : sql`false`} LIMIT ${sideCap}
-    ), title_hits AS (
-      SELECT k.note_id FROM search_keyword k ${join}
-      WHERE k.vault_id = ${vaultId} AND k.title_tsv @@ ${c.q_pos}::tsquery ${bodyCheck} ${f} LIMIT ${sideCap}
-    ), exact_hits AS (
-      SELECT k.note_id FROM search_keyword k ${join}
-      WHERE k.vault_id = ${vaultId} AND k.title_keys @> ARRAY[${plan.exact}]::text[] ${f} LIMIT 20
-    ), cand AS (
-      SELECT note_id FROM gen UNION SELECT note_id FROM all_hits UNION SELECT note_id FROM title_hits UNION SELECT note_id FROM exact_hits
-    ), c AS MATERIALIZED (
-      -- Concatenating an empty vector hands back a detoasted copy: every ts_rank_cd below reads it without
-      -- decompressing the stored vector again (measured: one detoast per call dominated the scoring).
-      SELECT k.note_id, (k.title_keys @> ARRAY[${plan.exact}]::text[]) AS exact, k.body_len, k.tsv || ''::tsvector AS v
-      FROM cand JOIN search_keyword k ON k.note_id = cand.note_id
+      WHERE ${phraseable ? sql`k.tsv @@ (${phraseQ}) AND k.vault_id + 0 = ${vaultId} ${f}` : sql`false`} LIMIT 20
+    ), c AS (
+      SELECT note_id, max(mask) AS mask, bool_or(phrase) AS phrase FROM (
+        SELECT note_id, mask, false AS phrase FROM gen
+        UNION ALL SELECT note_id, NULL, false FROM side
+        UNION ALL SELECT note_id, NULL, true FROM phrase
+      ) u GROUP BY note_id
     )
-    SELECT c.note_id, c.exact, ${phraseCheck} AS phrase, c.body_len, ARRAY[${tfCols}]::real[] AS tf, ARRAY[${hitCols}]::boolean[] AS hits,
-           (SELECT count(*)::int FROM gen) AS gen_n, (SELECT count(*)::int FROM all_hits) AS all_n, (SELECT count(*)::int FROM title_hits) AS title_n
-    FROM c WHERE c.v @@ ${c.q_any}::tsquery OR c.exact`.execute(db);
+    SELECT c.note_id, (k.title_keys @> ARRAY[${plan.exact}]::text[]) AS exact, c.phrase, k.body_len,
+           ARRAY[${tfCols}]::real[] AS tf,
+           (SELECT json_agg(json_build_array(bit, n)) FROM df) AS df, (SELECT count(DISTINCT note_id)::int FROM post) AS gen_n
+    -- One detoasted copy per row: every ts_rank_cd reads it instead of decompressing the stored vector again.
+    FROM c JOIN search_keyword k ON k.note_id = c.note_id CROSS JOIN LATERAL (SELECT k.tsv || ''::tsvector AS v OFFSET 0) v
+    ${plan.negated.length ? sql`WHERE v.v @@ ${c.q_any}::tsquery OR (k.title_keys @> ARRAY[${plan.exact}]::text[])` : sql``}`.execute(db);
   const first = r.rows[0];
-  if (first) capped ||= (generating.length === 1 && capped) || first.gen_n >= cap || first.all_n >= sideCap || first.title_n >= sideCap;
+  // Exact counts for the generating lexemes (their posting lists were read whole unless capped).
+  const dfs = estimate.slice();
+  if (first) {
+    const counted = new Map((first.df ?? []).map(([bit, n]) => [Number(bit), Number(n)]));
+    generating.forEach((slot, bit) => (dfs[slot] = counted.get(bit) ?? 0));
+  }
+  const idfs = dfs.map((d) => idf(d, stats.docs));
+  // Bounded: a generating lexeme's postings were cut at `candidates`, or more notes held rare lexemes than were rescored.
+  if (first) capped ||= first.gen_n > rescore || (first.df ?? []).some(([, n]) => Number(n) >= cap);
 
-  const scored: Scored[] = r.rows.map((row) => {
-    const tf = row.tf.map((x) => Number(x) * Math.max(1, ranking.titleWeight));
-    const per = unitScores(units as UnitLexemes[], weights, tf, Number(row.body_len), stats, ranking);
-    const hits = row.hits.map((h) => h === true);
+  const scored: Scored[] = [];
+  for (const row of r.rows) {
+    const tf = row.tf.map((x) => Number(x) * tw);
+    if (!tf.some((x) => x > 0) && !row.exact) continue; // a side hit of a negated query, or an exact title holding none
+    const per = unitScores(units as UnitLexemes[], idfs, tf, Number(row.body_len), stats, ranking);
+    const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((s) => tf[s] > 0)));
     const matched = hits.filter(Boolean).length;
-    return { id: Number(row.note_id), exact: row.exact, phrase: row.phrase === true, score: per.reduce((a, b) => a + b, 0), unitScores: per, hits, match: matched === plan.units.length ? 'all' : 'any' };
-  });
+    scored.push({ id: Number(row.note_id), exact: row.exact, phrase: row.phrase === true, score: per.reduce((a, b) => a + b, 0), unitScores: per, hits, match: matched === plan.units.length ? 'all' : 'any', tf });
+  }
   let pool = scored;
   if (!o.fill || plan.units.length < 2 || plan.hasOr) pool = scored.filter((s) => s.match === 'all' || s.exact || plan.hasOr);
   pool.sort(
@@ -227,31 +275,30 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
   const ids = ranked.map((x) => x.id);
   const snipIds = ids.slice(0, o.snippetRows);
   const cjk = hasCjk(query);
-  const titleUnitCols = c.units.length ? sql.join(c.units.map((u) => (u ? sql`(k.title_tsv @@ ${u}::tsquery)` : sql`false`))) : sql`NULL::boolean`;
-  const bodyUnitCols = c.units.length ? sql.join(c.units.map((u) => (u ? sql`(b.bv @@ ${u}::tsquery)` : sql`false`))) : sql`NULL::boolean`;
-  const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean; in_body: boolean; unit_titles: boolean[] | null; unit_bodies: boolean[] | null; headline: string | null; scan: string | null }>`
-    SELECT k.note_id, n.path, n.title, k.head,
-           (k.title_tsv @@ ${c.q_pos}::tsquery) AS in_title,
-           (b.bv @@ ${c.q_pos}::tsquery) AS in_body,
-           ARRAY[${titleUnitCols}] AS unit_titles, ARRAY[${bodyUnitCols}] AS unit_bodies,
+  const titleCols = sql.join(lexemes.map((l) => sql`(k.title_tsv @@ ${lexemeQuery(l)}::tsquery)`));
+  const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean[]; headline: string | null; scan: string | null }>`
+    SELECT k.note_id, n.path, n.title, k.head, ARRAY[${titleCols}] AS in_title,
            CASE WHEN k.note_id = ANY(${snipIds}::bigint[])
                 THEN ts_headline(${o.configs[0]}::regconfig, left(k.body, ${o.snippetScanChars}), ${c.q_pos}::tsquery,
                      'StartSel=«, StopSel=», MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "')
            END AS headline,
            CASE WHEN ${cjk} AND k.note_id = ANY(${snipIds}::bigint[]) THEN left(k.body, ${o.snippetScanChars}) END AS scan
-    FROM search_keyword k JOIN notes n ON n.id = k.note_id CROSS JOIN LATERAL (SELECT ts_filter(k.tsv, '{d}') AS bv) b
+    FROM search_keyword k JOIN notes n ON n.id = k.note_id
     WHERE k.note_id = ANY(${ids}::bigint[])`.execute(db);
   const byId = new Map(details.rows.map((d) => [Number(d.note_id), d]));
   const hits: KeywordHit[] = [];
   for (const s of ranked) {
     const d = byId.get(s.id);
     if (!d) continue;
+    const inTitle = lexemes.map((_, i) => d.in_title[i] === true && s.tf[i] > 0);
+    const inBody = lexemes.map((_, i) => s.tf[i] - (inTitle[i] ? tw : 0) > 0.5);
     const matchedIn: Array<'title' | 'body'> = [];
-    if (d.in_title || s.exact) matchedIn.push('title');
-    if (d.in_body) matchedIn.push('body');
+    if (inTitle.some(Boolean) || s.exact) matchedIn.push('title');
+    if (inBody.some(Boolean)) matchedIn.push('body');
     const onlyTitle = matchedIn.length === 1 && matchedIn[0] === 'title';
     let snippet = onlyTitle ? null : shapeSnippet(d.headline, o.snippetChars);
     if (!onlyTitle && cjk && d.scan && (!snippet || !snippet.includes('«'))) snippet = cjkSnippet(d.scan, plan.units.map((u) => u.shown), o.snippetChars) ?? snippet;
+    const unitIn = (flags: boolean[]) => units.map((u) => u.perConfig.some((slotsOf) => slotsOf.some((i) => flags[i])));
     hits.push({
       noteId: s.id,
       path: d.path,
@@ -264,7 +311,7 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
       termsTotal,
       snippet,
       head: d.head,
-      explain: explainRow(plan, s, d.unit_titles ?? [], d.unit_bodies ?? []),
+      explain: explainRow(plan, s, unitIn(inTitle), unitIn(inBody)),
     });
   }
   return { hits, termsTotal, capped, allCount: hits.filter((h) => h.match === 'all').length, dropped: plan.dropped };

@@ -19,6 +19,7 @@ export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolConte
     configs: s.ftsConfigs,
     limit,
     candidates: s.keywordCandidates,
+    rescore: s.keywordRescore,
     snippetRows: s.snippetRows,
     snippetChars: s.snippetChars,
     snippetScanChars: s.snippetScanChars,
