@@ -1,7 +1,7 @@
 // Pure parsing of a websearch-style query into its units (bare terms and quoted phrases), the
 // negated units and whether the user wrote OR, and the plan of evidence units ranked over; no SQL and no I/O here.
 import { cjkPhraseText, cjkWordQuery, hasCjk, segmentWords } from './cjk.js';
-import { isFunctionWord, isQuestion, isQuestionWord } from './stop-words.js';
+import { isFrameWord, isFunctionWord, isQuestion, isQuestionWord } from './stop-words.js';
 
 export interface ParsedQuery {
   /** Positive units as the user wrote them: `word` or `"a phrase"` (quotes kept). */
@@ -76,22 +76,25 @@ export interface QueryPlan {
 
 /**
  * Turn a parsed query into units of evidence: CJK runs segmented into words (Intl.Segmenter), each word in its
- * indexed form; function words always, and question scaffolding when the query reads as a question, dropped
- * as long as some unit remains. Quoted phrases and negations are kept as written (CJK runs made bigram runs).
+ * indexed form; function words always, and question scaffolding when the query reads as a question (its frame
+ * words only before its first content word), dropped as long as some unit remains. Quoted phrases and negations are kept as written (CJK runs made bigram runs).
  */
 export function planQuery(parsed: ParsedQuery, query: string, dropQuestionWords: boolean): QueryPlan {
   const question = dropQuestionWords && isQuestion(query);
   const candidates: Array<QueryUnit & { drop: boolean }> = [];
+  let framing = question;
   for (const unit of parsed.units) {
     if (unit.startsWith('"')) {
       candidates.push({ shown: unit, text: `"${cjkPhraseText(unit.slice(1, -1))}"`, drop: false });
+      framing = false;
       continue;
     }
     const words = hasCjk(unit) ? segmentWords(unit) : [unit];
     for (const w of words) {
       const clean = hasCjk(w) ? w : w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
       if (!clean) continue;
-      const drop = isFunctionWord(clean) || (question && isQuestionWord(clean));
+      const drop = isFunctionWord(clean) || (question && isQuestionWord(clean)) || (framing && isFrameWord(clean));
+      if (!drop) framing = false;
       candidates.push({ shown: clean, text: hasCjk(clean) ? cjkWordQuery(clean) : clean, drop });
     }
   }

@@ -13,11 +13,16 @@ const FUNCTION_WORDS = new Set(
 const QUESTION_WORDS = new Set(
   (
     'what whats which who whom whose why how when where do does did doing done can could should would will shall may might must ' +
-    'i im ive me my mine myself we our us you your one ones anything something everything any some ' +
-    'note notes vault say says said tell mention mentions mentioned written write wrote find show give ' +
-    'please possible way ways thing things kind type'
+    'i im ive me my mine myself we our us you your one ones anything something everything any some please possible'
   ).split(' '),
 );
+
+/**
+ * The frame of a question about the vault ("what do my notes say about …", "show me the note on …"): no
+ * evidence while the question is still framing itself, but content once it has started ("the note that
+ * contains it", "a way to …"), so they are dropped only before the question's first content word.
+ */
+const FRAME_WORDS = new Set('note notes vault say says said tell mention mentions mentioned written write wrote find show give way ways thing things kind type'.split(' '));
 
 const CJK_STOP = new Set(
   (
@@ -37,6 +42,11 @@ export function isFunctionWord(word: string): boolean {
 /** Question scaffolding: no evidence once the query reads as a question. */
 export function isQuestionWord(word: string): boolean {
   return QUESTION_WORDS.has(word.toLowerCase().replace(/['’]/g, ''));
+}
+
+/** A word of a question's frame: no evidence before the question's first content word (see FRAME_WORDS). */
+export function isFrameWord(word: string): boolean {
+  return FRAME_WORDS.has(word.toLowerCase().replace(/['’]/g, ''));
 }
 
 const QUESTION_START = /^\s*(what|which|who|whom|whose|why|how|when|where|do|does|did|can|could|should|would|is|are|was|were|will|has|have|any)\b/i;
