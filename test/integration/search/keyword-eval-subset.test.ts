@@ -1,6 +1,6 @@
 // The search evaluation's judged set, on a subset small enough for CI: every title, phrase and English question
-// judgment (their answers live in the two obsidian-tasks vaults) and the Chinese questions answered inside three
-// oldwinter folders, through keyword_search on the real server. Fails when ranking falls back toward the old
+// judgment (their answers live in the two obsidian-tasks vaults) and the Chinese questions answered inside the two
+// oldwinter folders vendored in test/fixtures/search/corpus-zh, through keyword_search on the real server. Fails when ranking falls back toward the old
 // figures (English questions 7/20, Chinese 1/20 in the top 10) or titles and phrases leave the top 10.
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -10,7 +10,8 @@ import { corpus } from '../../fixtures/corpus.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 
-const ZH_FOLDERS = ['Sources/Courses', 'Spaces/3-Resource/思维工具', 'Spaces/2-Area/运动与健康'];
+const ZH_FOLDERS = ['Sources/Courses', 'Spaces/3-Resource/思维工具'];
+const ZH_CORPUS = path.resolve(import.meta.dirname, '../../fixtures/search/corpus-zh/oldwinter-knowledge-garden');
 const judgments = readFileSync(path.resolve(import.meta.dirname, '../../fixtures/search/judgments.jsonl'), 'utf8')
   .split('\n')
   .filter((l) => l.trim())
@@ -20,7 +21,7 @@ const judgments = readFileSync(path.resolve(import.meta.dirname, '../../fixtures
 
 const staging = mkdtempSync(path.join(os.tmpdir(), 'exo-eval-subset-'));
 for (const name of ['obsidian-tasks-docs', 'obsidian-tasks-contributing']) cpSync(corpus(name), path.join(staging, name), { recursive: true });
-for (const f of ZH_FOLDERS) cpSync(path.join(corpus('oldwinter-knowledge-garden'), f), path.join(staging, 'oldwinter-knowledge-garden', f), { recursive: true });
+for (const f of ZH_FOLDERS) cpSync(path.join(ZH_CORPUS, f), path.join(staging, 'oldwinter-knowledge-garden', f), { recursive: true });
 const server = await startTestServer({
   copyVaultFrom: staging,
   config: { families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } } },
