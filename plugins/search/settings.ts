@@ -62,6 +62,7 @@ export interface SearchSettings {
   lowConfidenceSimilarity: number;
   keywordCandidates: number;
   keywordRescore: number;
+  keywordMemory: boolean;
   snippetRows: number;
   snippetChars: number;
   snippetScanChars: number;
@@ -94,6 +95,12 @@ export const searchSettingsSchema = {
     lowConfidenceSimilarity: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'hybrid_search says `confidence: low` when no keyword hit matched every term and the best similarity is under this (0 = off).' },
     keywordCandidates: { ...int(800, 10), description: 'keyword_search: postings read per query from the rarest query terms (their notes are the candidates; the commoner terms only score them). Title, all-terms and exact-title hits are added; a result says candidates_capped when a broad query reached it.' },
     keywordRescore: { ...int(60, 10, 1000), description: 'keyword_search: candidates (at least the page) whose vectors are read for BM25 term frequencies, the best by the rare terms they hold; higher is better recall on broad queries and slower.' },
+    keywordMemory: {
+      type: 'boolean',
+      default: true,
+      description:
+        'keyword_search ranks over an in-memory index of the keyword vectors (per vault, loaded from the database after the first index pass, kept current from the rows each write stamps): exact BM25 statistics for every matching note, no vector read per candidate. Costs memory (see docs/performance.md); false ranks in SQL only.',
+    },
     snippetRows: { ...int(10, 0), description: 'Results that get a highlighted snippet.' },
     snippetChars: { ...int(240, 40, 2000), description: 'Length of one snippet.' },
     snippetScanChars: { ...int(20000, 1000), description: 'Characters of a note scanned for the snippet.' },

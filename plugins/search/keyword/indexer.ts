@@ -37,28 +37,33 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
   const cfgs = `{${options.configs.join(',')}}`;
   // The old lengths are read in the same snapshot the upsert replaces them in, so the totals move by the
   // difference only; the old vectors are not read (detoasting them was half of an edit's cost).
+  // The vault's stats row is upserted first: it moves the totals by the difference only (the old lengths are
+  // read in the same snapshot, the old vectors are not: detoasting them was half of an edit's cost) and bumps the
+  // vault's change stamp, which the written rows carry so the in-memory index can catch up on them.
   await sql`
     WITH r AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         AS r(note_id bigint, vault_id int, title_text text, title_index text, title_keys jsonb, head text, body text, body_index text, body_len int, hash text)
     ), old AS (
       SELECT k.note_id, k.vault_id, k.body_len FROM search_keyword k JOIN r ON r.note_id = k.note_id
+    ), stats AS (
+      INSERT INTO search_keyword_stats (vault_id, docs, total_len, rev)
+      SELECT vault_id, sum(n), sum(len), 1 FROM (
+        SELECT vault_id, 1 AS n, body_len AS len FROM r UNION ALL SELECT vault_id, -1, -body_len FROM old
+      ) s GROUP BY vault_id
+      ON CONFLICT (vault_id) DO UPDATE SET docs = search_keyword_stats.docs + EXCLUDED.docs, total_len = search_keyword_stats.total_len + EXCLUDED.total_len,
+        rev = search_keyword_stats.rev + 1
+      RETURNING vault_id, rev
     ), kw AS (
-      INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body, body_len)
+      INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body, body_len, rev)
       SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
              search_title_tsv(${cfgs}::regconfig[], r.title_index),
-             search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index), r.head, r.body, r.body_len
+             search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index), r.head, r.body, r.body_len,
+             (SELECT st.rev FROM stats st WHERE st.vault_id = r.vault_id)
       FROM r
       ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
         title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body,
-        body_len = EXCLUDED.body_len
-      RETURNING vault_id, body_len
-    ), stats AS (
-      INSERT INTO search_keyword_stats (vault_id, docs, total_len)
-      SELECT vault_id, sum(n), sum(len) FROM (
-        SELECT vault_id, 1 AS n, body_len AS len FROM kw UNION ALL SELECT vault_id, -1, -body_len FROM old
-      ) s GROUP BY vault_id
-      ON CONFLICT (vault_id) DO UPDATE SET docs = search_keyword_stats.docs + EXCLUDED.docs, total_len = search_keyword_stats.total_len + EXCLUDED.total_len
+        body_len = EXCLUDED.body_len, rev = EXCLUDED.rev
     )
     INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
     SELECT r.note_id, r.vault_id, r.hash FROM r
@@ -83,6 +88,6 @@ export const keywordIndexer: IndexContributor<NoteModel> = {
   async remove(trx, note) {
     await sql`
       WITH gone AS (DELETE FROM search_keyword WHERE note_id = ${note.id} RETURNING vault_id, body_len)
-      UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len FROM gone WHERE s.vault_id = gone.vault_id`.execute(trx);
+      UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len, rev = s.rev + 1 FROM gone WHERE s.vault_id = gone.vault_id`.execute(trx);
   },
 };

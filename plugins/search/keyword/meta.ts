@@ -83,7 +83,8 @@ export async function rebuildKeyword(db: Database, options: { configs: string[];
       });
       await sql`
         UPDATE search_keyword k SET title_tsv = search_title_tsv(${cfgs}::regconfig[], r.title_index),
-          tsv = search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index), body_len = r.body_len
+          tsv = search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index), body_len = r.body_len,
+          rev = coalesce((SELECT s.rev + 1 FROM search_keyword_stats s WHERE s.vault_id = k.vault_id), 1)
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(note_id bigint, title_index text, body_index text, body_len int)
         WHERE k.note_id = r.note_id`.execute(trx);
       after = Number(batch.rows[batch.rows.length - 1].note_id);
@@ -99,12 +100,19 @@ export async function rebuildKeyword(db: Database, options: { configs: string[];
   });
 }
 
-/** Recount the note counts and length totals from the stored rows (all vaults, or one). */
+/**
+ * Recount the note counts and length totals from the stored rows (all vaults, or one). The change stamp moves on,
+ * never back, so every in-memory index sees the rows a rebuild stamped and reloads.
+ */
 export async function recountTermStats(db: Database, vaultId?: number): Promise<void> {
   const only = vaultId === undefined ? sql`` : sql`WHERE vault_id = ${vaultId}`;
-  await sql`DELETE FROM search_keyword_stats ${only}`.execute(db);
-  await sql`INSERT INTO search_keyword_stats (vault_id, docs, total_len)
-    SELECT vault_id, count(*), coalesce(sum(body_len), 0) FROM search_keyword ${only} GROUP BY vault_id`.execute(db);
+  const onlyStats = vaultId === undefined ? sql`` : sql`AND s.vault_id = ${vaultId}`;
+  await sql`INSERT INTO search_keyword_stats (vault_id, docs, total_len, rev)
+    SELECT vault_id, count(*), coalesce(sum(body_len), 0), coalesce(max(rev), 0) + 1 FROM search_keyword ${only} GROUP BY vault_id
+    ON CONFLICT (vault_id) DO UPDATE SET docs = EXCLUDED.docs, total_len = EXCLUDED.total_len,
+      rev = greatest(search_keyword_stats.rev + 1, EXCLUDED.rev)`.execute(db);
+  await sql`UPDATE search_keyword_stats s SET docs = 0, total_len = 0, rev = s.rev + 1
+    WHERE NOT EXISTS (SELECT 1 FROM search_keyword k WHERE k.vault_id = s.vault_id) ${onlyStats}`.execute(db);
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -12,7 +12,8 @@ import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { cjkSnippet, shapeSnippet } from '../ranking/snippet.js';
 import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import { cjkPhraseText, cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
-import { parseQuery, planQuery, planText, type QueryPlan } from './query-parse.js';
+import type { KeywordMemory } from './memory-index.js';
+import { parseQuery, planQuery, planText, type ParsedQuery, type QueryPlan } from './query-parse.js';
 
 export interface RankingOptions {
   readonly k1: number;
@@ -36,6 +37,8 @@ export interface KeywordOptions {
   readonly ranking?: RankingOptions;
   /** Candidates whose vectors are read for term frequencies (at least `limit`). */
   readonly rescore?: number;
+  /** The in-memory scoring index; without it (or while it loads) every query takes the SQL path. */
+  readonly memory?: KeywordMemory;
 }
 
 export const DEFAULT_RESCORE = 60;
@@ -71,6 +74,9 @@ export interface KeywordResult {
 const DF_SAMPLE = 32;
 /** A lexeme seen at least this often in the sample has its document frequency estimated from it. */
 const DF_SAMPLE_MIN = 8;
+/** Characters of a note ts_headline reads for a snippet, and how far before the first match they start. */
+const SNIPPET_WINDOW = 2400;
+const SNIPPET_LEAD = 600;
 /** Generating lexemes are flagged per candidate in one integer. */
 const MAX_GENERATING = 30;
 
@@ -145,6 +151,10 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
   const termsTotal = plan.units.length;
   const empty = { hits: [], termsTotal, capped: false, allCount: 0, dropped: plan.dropped };
   if (!plan.units.length) return empty;
+  if (o.memory && !hasFilters(filters) && !plan.negated.length) {
+    const viaMemory = await memorySearch(db, vaultId, query, parsed, plan, o, ranking, o.memory);
+    if (viaMemory) return viaMemory;
+  }
   const c = await compile(db, vaultId, o.configs, plan);
   if (!c.q_any) return empty;
 
@@ -271,19 +281,33 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
   );
   const ranked = pool.slice(0, o.limit);
   if (!ranked.length) return { ...empty, capped };
+  return render(db, query, plan, units, lexemes, ranked, c.q_pos, tw, o, capped);
+}
 
+/** The page's rows: paths, titles, where each lexeme matched, snippets for the first `snippetRows`. */
+async function render(db: Database, query: string, plan: QueryPlan, units: Array<{ perConfig: number[][] }>, lexemes: string[], ranked: Scored[], qPos: string, tw: number, o: KeywordOptions, capped: boolean): Promise<KeywordResult> {
+  const termsTotal = plan.units.length;
   const ids = ranked.map((x) => x.id);
   const snipIds = ids.slice(0, o.snippetRows);
   const cjk = hasCjk(query);
   const titleCols = sql.join(lexemes.map((l) => sql`(k.title_tsv @@ ${lexemeQuery(l)}::tsquery)`));
+  // ts_headline parses every word it is given: it gets a window of SNIPPET_WINDOW characters from a little before
+  // the first place a query lexeme occurs (found by strpos, a lexeme being the start of most words it stems), not
+  // the note's first snippetScanChars, which cost ~2 ms a note. No lexeme found: the window is the note's opening.
+  const probes = [...new Set(lexemes.filter((l) => l.length >= 2 || hasCjk(l)).map((l) => l.toLowerCase()))];
   const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean[]; headline: string | null; scan: string | null }>`
     SELECT k.note_id, n.path, n.title, k.head, ARRAY[${titleCols}] AS in_title,
-           CASE WHEN k.note_id = ANY(${snipIds}::bigint[])
-                THEN ts_headline(${o.configs[0]}::regconfig, left(k.body, ${o.snippetScanChars}), ${c.q_pos}::tsquery,
+           CASE WHEN w.txt IS NOT NULL
+                THEN ts_headline(${o.configs[0]}::regconfig, w.txt, ${qPos}::tsquery,
                      'StartSel=«, StopSel=», MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "')
            END AS headline,
-           CASE WHEN ${cjk} AND k.note_id = ANY(${snipIds}::bigint[]) THEN left(k.body, ${o.snippetScanChars}) END AS scan
+           CASE WHEN ${cjk} THEN w.txt END AS scan
     FROM search_keyword k JOIN notes n ON n.id = k.note_id
+    LEFT JOIN LATERAL (
+      SELECT substr(b.full, greatest(1, coalesce(
+               (SELECT min(p) FROM (SELECT strpos(b.low, x) AS p FROM unnest(${probes}::text[]) x) s WHERE p > 0), 1) - ${SNIPPET_LEAD}), ${SNIPPET_WINDOW}) AS txt
+      FROM (SELECT f.full, lower(f.full) AS low FROM (SELECT left(k.body, ${o.snippetScanChars}) AS full) f) b
+    ) w ON k.note_id = ANY(${snipIds}::bigint[])
     WHERE k.note_id = ANY(${ids}::bigint[])`.execute(db);
   const byId = new Map(details.rows.map((d) => [Number(d.note_id), d]));
   const hits: KeywordHit[] = [];
@@ -326,4 +350,111 @@ function explainRow(plan: QueryPlan, s: Scored, unitTitles: boolean[], unitBodie
     .slice(0, 6)
     .map(({ u, w, t, b }) => `${u.shown} ${t && b ? 't+b' : t ? 't' : 'b'} ${w.toFixed(2)}`)
     .join(' · ');
+}
+
+/**
+ * The same ranking over the in-memory index: exact document frequencies and term frequencies for every note
+ * holding a query lexeme, no vector read. SQL is asked for the query's lexemes (PostgreSQL stays the tokeniser)
+ * and the vault's change stamp, for the phrase check of the best all-terms notes, and for the page's rows.
+ * Undefined when the memory index cannot answer (not loaded, or behind by more than a query should wait for).
+ */
+async function memorySearch(db: Database, vaultId: number, query: string, parsed: ParsedQuery, plan: QueryPlan, o: KeywordOptions, ranking: RankingOptions, memory: KeywordMemory): Promise<KeywordResult | undefined> {
+  const anyText = plan.units.map((u) => u.text).join(' OR ');
+  const r = await sql<{ q_pos: string; lex: Array<[number, number, string]> | null; rev: string | number | null; docs: string | number | null }>`
+    WITH lx AS (
+      SELECT u.ord, c.cord, l.lexeme
+      FROM unnest(${plan.units.map((u) => u.text)}::text[]) WITH ORDINALITY AS u(txt, ord)
+      CROSS JOIN unnest(${`{${o.configs.join(',')}}`}::regconfig[]) WITH ORDINALITY AS c(cfg, cord)
+      CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(c.cfg, u.txt))) AS l(lexeme)
+    )
+    SELECT (${tsq(o.configs, anyText)})::text AS q_pos, (SELECT json_agg(json_build_array(d.ord - 1, d.cord - 1, d.lexeme)) FROM lx d) AS lex, s.rev, s.docs
+    FROM (SELECT 1) one LEFT JOIN search_keyword_stats s ON s.vault_id = ${vaultId}`.execute(db);
+  const c = r.rows[0];
+  const mem = await memory.current(vaultId, Number(c?.rev ?? 0), Number(c?.docs ?? 0));
+  if (!mem) return undefined;
+  const termsTotal = plan.units.length;
+  const empty: KeywordResult = { hits: [], termsTotal, capped: false, allCount: 0, dropped: plan.dropped };
+  const qPos = cjkPrefixQuery(c.q_pos ?? '');
+  if (!qPos) return empty;
+
+  const slots = new Map<string, number>();
+  const units: Array<{ perConfig: number[][] }> = plan.units.map(() => ({ perConfig: o.configs.map(() => []) }));
+  for (const [u, cfg, lexeme] of c.lex ?? []) {
+    let slot = slots.get(lexeme);
+    if (slot === undefined) slots.set(lexeme, (slot = slots.size));
+    units[u]?.perConfig[cfg]?.push(slot);
+  }
+  const lexemes = [...slots.keys()];
+  if (!lexemes.length) return empty;
+  const exactIds = new Set(mem.exactTitle(plan.exact));
+  const scan = mem.scan(lexemes, [...exactIds]);
+  const stats: VaultStats = { docs: scan.docs, avgLength: scan.avgLength };
+  const idfs = scan.df.map((d) => idf(d, stats.docs));
+  const tw = Math.max(1, ranking.titleWeight);
+  const L = lexemes.length;
+  const onlyAll = !o.fill || plan.units.length < 2 || plan.hasOr;
+  const scored: Scored[] = [];
+  const tf = new Array<number>(L);
+  for (let ci = 0; ci < scan.notes.length; ci++) {
+    let any = false;
+    for (let i = 0; i < L; i++) {
+      tf[i] = scan.body[ci * L + i] + tw * scan.title[ci * L + i];
+      if (tf[i] > 0) any = true;
+    }
+    const id = scan.notes[ci];
+    const exact = exactIds.has(id);
+    if (!any && !exact) continue;
+    const per = unitScores(units as UnitLexemes[], idfs, tf, scan.lengths[ci], stats, ranking);
+    const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((s) => tf[s] > 0)));
+    const matched = hits.filter(Boolean).length;
+    const match = matched === plan.units.length ? 'all' : 'any';
+    if (onlyAll && match !== 'all' && !exact && !plan.hasOr) continue;
+    scored.push({ id, exact, phrase: false, score: per.reduce((a, b) => a + b, 0), unitScores: per, hits, match, tf: tf.slice() });
+  }
+  const byScore = (a: Scored, b: Scored) => b.score - a.score || a.id - b.id;
+  // The phrase tier: of the best all-terms notes (a note holding the whole query holds all its terms), those
+  // that hold it as a phrase, checked on their stored vectors. A page's worth is read, not every all-terms note.
+  const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
+  if (phraseable) {
+    const best = top(scored.filter((s) => s.match === 'all'), o.limit, byScore).map((s) => s.id);
+    if (best.length) {
+      const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${cjkPhraseText(query)})`), sql` || `);
+      const p = await sql<{ note_id: string }>`SELECT note_id FROM search_keyword WHERE note_id = ANY(${best}::bigint[]) AND tsv @@ (${phraseQ})`.execute(db);
+      const inPhrase = new Set(p.rows.map((x) => Number(x.note_id)));
+      for (const s of scored) if (inPhrase.has(s.id)) s.phrase = true;
+    }
+  }
+  // Only the page is sorted: exact titles, phrase holders, and the best by score (all-terms ones too, for allTermsFirst).
+  const keep = new Set<Scored>([...scored.filter((s) => s.exact || s.phrase), ...top(scored, o.limit, byScore)]);
+  if (ranking.allTermsFirst) for (const s of top(scored.filter((x) => x.match === 'all'), o.limit, byScore)) keep.add(s);
+  const ranked = [...keep]
+    .sort(
+      (a, b) =>
+        Number(b.exact) - Number(a.exact) ||
+        Number(b.phrase) - Number(a.phrase) ||
+        (ranking.allTermsFirst ? Number(b.match === 'all') - Number(a.match === 'all') : 0) ||
+        byScore(a, b),
+    )
+    .slice(0, o.limit);
+  if (!ranked.length) return empty;
+  return render(db, query, plan, units, lexemes, ranked, qPos, tw, o, false);
+}
+
+/** The `k` first of `list` under `cmp`, without sorting all of it when it is long. */
+function top<T>(list: T[], k: number, cmp: (a: T, b: T) => number): T[] {
+  if (list.length <= k * 4) return list.slice().sort(cmp).slice(0, k);
+  const out: T[] = [];
+  for (const x of list) {
+    if (out.length < k) {
+      out.push(x);
+      if (out.length === k) out.sort(cmp);
+      continue;
+    }
+    if (cmp(x, out[k - 1]) >= 0) continue;
+    let i = k - 1;
+    while (i > 0 && cmp(x, out[i - 1]) < 0) i--;
+    out.splice(i, 0, x);
+    out.pop();
+  }
+  return out.sort(cmp);
 }

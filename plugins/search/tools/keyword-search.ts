@@ -7,6 +7,7 @@ import type { SearchSettingsSection } from '../settings.js';
 import { indexSettled } from '../settled.js';
 import { quote, withDeepLink } from './render-util.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
+import type { KeywordIndexService } from '../family.js';
 
 type KeywordSearchInput = SearchTools['keyword_search']['input'];
 type KeywordSearchOutput = SearchTools['keyword_search']['output'];
@@ -25,6 +26,7 @@ export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolConte
     snippetScanChars: s.snippetScanChars,
     fill,
     ranking: s.ranking,
+    ...(ctx.hasService('search-keyword') ? { memory: ctx.service<KeywordIndexService>('search-keyword').memory } : {}),
   });
 }
 
