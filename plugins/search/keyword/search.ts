@@ -412,11 +412,11 @@ async function memorySearch(db: Database, vaultId: number, query: string, parsed
     scored.push({ id, exact, phrase: false, score: per.reduce((a, b) => a + b, 0), unitScores: per, hits, match, tf: tf.slice() });
   }
   const byScore = (a: Scored, b: Scored) => b.score - a.score || a.id - b.id;
-  // The phrase tier: of the best all-terms notes (a note holding the whole query holds all its terms), those
-  // that hold it as a phrase, checked on their stored vectors. A page's worth is read, not every all-terms note.
+  // The phrase tier: of the best `rescore` all-terms notes (a note holding the whole query holds all its terms),
+  // those that hold it as a phrase, checked on their stored vectors: a bounded read, not every all-terms note.
   const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
   if (phraseable) {
-    const best = top(scored.filter((s) => s.match === 'all'), o.limit, byScore).map((s) => s.id);
+    const best = top(scored.filter((s) => s.match === 'all'), Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE), byScore).map((s) => s.id);
     if (best.length) {
       const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${cjkPhraseText(query)})`), sql` || `);
       const p = await sql<{ note_id: string }>`SELECT note_id FROM search_keyword WHERE note_id = ANY(${best}::bigint[]) AND tsv @@ (${phraseQ})`.execute(db);
