@@ -17,6 +17,8 @@ import { isSingleCjk } from './cjk.js';
 const LOAD_BATCH = 1000;
 /** A catch-up of more changed rows than this is not done inside a query: the query uses SQL, a reload runs behind. */
 const INLINE_CATCH_UP = 2000;
+/** Query units whose lexemes are remembered. */
+const LEXEME_CACHE = 20_000;
 
 /** Title (weight A) occurrences in the low 16 bits, other occurrences in the high 16 (tsvector keeps ≤ 256 positions). */
 function pack(body: number, title: number): number {
@@ -405,6 +407,8 @@ export class KeywordMemory {
   /** Catch-ups of one vault run one at a time. */
   private chains = new Map<number, Promise<unknown>>();
   private closed = false;
+  /** `configs\u0001unit text` → [config ordinal, lexeme]: what PostgreSQL made of a query unit (bounded, oldest dropped). */
+  readonly lexemes = new Map<string, Array<[number, string]>>();
 
   constructor(
     private readonly db: Database,
@@ -463,6 +467,23 @@ export class KeywordMemory {
       return undefined;
     }
     return this.vaults.get(vaultId) === v ? v : undefined;
+  }
+
+  rememberLexemes(key: string, lexemes: Array<[number, string]>): void {
+    if (this.lexemes.size >= LEXEME_CACHE) this.lexemes.delete(this.lexemes.keys().next().value!);
+    this.lexemes.set(key, lexemes);
+  }
+
+  /** The vault's index as it stands (its freshness is the caller's to check), or undefined while it loads (loading starts). */
+  loaded(vaultId: number): VaultMemoryIndex | undefined {
+    const v = this.vaults.get(vaultId);
+    if (!v) void this.ensure(vaultId);
+    return v;
+  }
+
+  /** Whether the index has taken in every row up to the stamp `rev` (and agrees with the stored note count, or has checked it). */
+  isFresh(v: VaultMemoryIndex, rev: number, docs: number): boolean {
+    return this.vaults.get(v.vaultId) === v && v.rev === rev && (v.docs === docs || v.checked === `${rev}:${docs}`);
   }
 
   /** Loaded indexes (for figures). */

@@ -12,7 +12,7 @@ import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { cjkSnippet, shapeSnippet } from '../ranking/snippet.js';
 import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import { cjkPhraseText, cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
-import type { KeywordMemory } from './memory-index.js';
+import type { KeywordMemory, VaultMemoryIndex } from './memory-index.js';
 import { parseQuery, planQuery, planText, type ParsedQuery, type QueryPlan } from './query-parse.js';
 
 export interface RankingOptions {
@@ -77,6 +77,8 @@ const DF_SAMPLE_MIN = 8;
 /** Characters of a note ts_headline reads for a snippet, and how far before the first match they start. */
 const SNIPPET_WINDOW = 2400;
 const SNIPPET_LEAD = 600;
+/** Query lexemes looked for (strpos) to place the window: a long question's first ones suffice. */
+const SNIPPET_PROBES = 8;
 /** Generating lexemes are flagged per candidate in one integer. */
 const MAX_GENERATING = 30;
 
@@ -285,7 +287,13 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
 }
 
 /** The page's rows: paths, titles, where each lexeme matched, snippets for the first `snippetRows`. */
-async function render(db: Database, query: string, plan: QueryPlan, units: Array<{ perConfig: number[][] }>, lexemes: string[], ranked: Scored[], qPos: string, tw: number, o: KeywordOptions, capped: boolean): Promise<KeywordResult> {
+/** The vault's change stamp as a query read it (rev, and the note count the stats row holds). */
+interface Stamp {
+  readonly rev: number;
+  readonly docs: number;
+}
+
+async function render(db: Database, query: string, plan: QueryPlan, units: Array<{ perConfig: number[][] }>, lexemes: string[], ranked: Scored[], qPos: string, tw: number, o: KeywordOptions, capped: boolean, stampOf?: number): Promise<KeywordResult & { stamp?: Stamp }> {
   const termsTotal = plan.units.length;
   const ids = ranked.map((x) => x.id);
   const snipIds = ids.slice(0, o.snippetRows);
@@ -294,9 +302,13 @@ async function render(db: Database, query: string, plan: QueryPlan, units: Array
   // ts_headline parses every word it is given: it gets a window of SNIPPET_WINDOW characters from a little before
   // the first place a query lexeme occurs (found by strpos, a lexeme being the start of most words it stems), not
   // the note's first snippetScanChars, which cost ~2 ms a note. No lexeme found: the window is the note's opening.
-  const probes = [...new Set(lexemes.filter((l) => l.length >= 2 || hasCjk(l)).map((l) => l.toLowerCase()))];
-  const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean[]; headline: string | null; scan: string | null }>`
-    SELECT k.note_id, n.path, n.title, k.head, ARRAY[${titleCols}] AS in_title,
+  const probes = [...new Set(lexemes.filter((l) => l.length >= 2 || hasCjk(l)).map((l) => l.toLowerCase()))].slice(0, SNIPPET_PROBES);
+  const stampCols =
+    stampOf === undefined
+      ? sql``
+      : sql`, (SELECT s.rev FROM search_keyword_stats s WHERE s.vault_id = ${stampOf}) AS stamp_rev, (SELECT s.docs FROM search_keyword_stats s WHERE s.vault_id = ${stampOf}) AS stamp_docs`;
+  const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean[]; headline: string | null; scan: string | null; stamp_rev?: string | number | null; stamp_docs?: string | number | null }>`
+    SELECT k.note_id, n.path, n.title, k.head, ARRAY[${titleCols}] AS in_title ${stampCols},
            CASE WHEN w.txt IS NOT NULL
                 THEN ts_headline(${o.configs[0]}::regconfig, w.txt, ${qPos}::tsquery,
                      'StartSel=«, StopSel=», MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "')
@@ -307,7 +319,8 @@ async function render(db: Database, query: string, plan: QueryPlan, units: Array
       SELECT substr(b.full, greatest(1, coalesce(
                (SELECT min(p) FROM (SELECT strpos(b.low, x) AS p FROM unnest(${probes}::text[]) x) s WHERE p > 0), 1) - ${SNIPPET_LEAD}), ${SNIPPET_WINDOW}) AS txt
       FROM (SELECT f.full, lower(f.full) AS low FROM (SELECT left(k.body, ${o.snippetScanChars}) AS full) f) b
-    ) w ON k.note_id = ANY(${snipIds}::bigint[])
+      WHERE k.note_id = ANY(${snipIds}::bigint[])
+    ) w ON true
     WHERE k.note_id = ANY(${ids}::bigint[])`.execute(db);
   const byId = new Map(details.rows.map((d) => [Number(d.note_id), d]));
   const hits: KeywordHit[] = [];
@@ -338,7 +351,9 @@ async function render(db: Database, query: string, plan: QueryPlan, units: Array
       explain: explainRow(plan, s, unitIn(inTitle), unitIn(inBody)),
     });
   }
-  return { hits, termsTotal, capped, allCount: hits.filter((h) => h.match === 'all').length, dropped: plan.dropped };
+  const d0 = details.rows[0];
+  const stamp = stampOf !== undefined && d0 ? { rev: Number(d0.stamp_rev ?? 0), docs: Number(d0.stamp_docs ?? 0) } : undefined;
+  return { hits, termsTotal, capped, allCount: hits.filter((h) => h.match === 'all').length, dropped: plan.dropped, ...(stamp ? { stamp } : {}) };
 }
 
 /** The matched units, heaviest first: `shown where weight`, where is t (title), b (body) or t+b. At most six. */
@@ -359,33 +374,65 @@ function explainRow(plan: QueryPlan, s: Scored, unitTitles: boolean[], unitBodie
  * Undefined when the memory index cannot answer (not loaded, or behind by more than a query should wait for).
  */
 async function memorySearch(db: Database, vaultId: number, query: string, parsed: ParsedQuery, plan: QueryPlan, o: KeywordOptions, ranking: RankingOptions, memory: KeywordMemory): Promise<KeywordResult | undefined> {
-  const anyText = plan.units.map((u) => u.text).join(' OR ');
-  const r = await sql<{ q_pos: string; lex: Array<[number, number, string]> | null; rev: string | number | null; docs: string | number | null }>`
-    WITH lx AS (
-      SELECT u.ord, c.cord, l.lexeme
-      FROM unnest(${plan.units.map((u) => u.text)}::text[]) WITH ORDINALITY AS u(txt, ord)
-      CROSS JOIN unnest(${`{${o.configs.join(',')}}`}::regconfig[]) WITH ORDINALITY AS c(cfg, cord)
-      CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(c.cfg, u.txt))) AS l(lexeme)
-    )
-    SELECT (${tsq(o.configs, anyText)})::text AS q_pos, (SELECT json_agg(json_build_array(d.ord - 1, d.cord - 1, d.lexeme)) FROM lx d) AS lex, s.rev, s.docs
-    FROM (SELECT 1) one LEFT JOIN search_keyword_stats s ON s.vault_id = ${vaultId}`.execute(db);
-  const c = r.rows[0];
-  const mem = await memory.current(vaultId, Number(c?.rev ?? 0), Number(c?.docs ?? 0));
-  if (!mem) return undefined;
+  // A unit's lexemes per config come from PostgreSQL once, then from the memory's cache (the same text under the
+  // same configs always becomes the same lexemes); a query whose units are all cached needs no SQL before ranking.
+  const cfgKey = o.configs.join(',');
+  const missing = plan.units.filter((u) => !memory.lexemes.has(`${cfgKey}\u0001${u.text}`));
+  let stamp: Stamp | undefined;
+  if (missing.length) {
+    const r = await sql<{ lex: Array<[number, number, string]> | null; rev: string | number | null; docs: string | number | null }>`
+      WITH lx AS (
+        SELECT u.ord, c.cord, l.lexeme
+        FROM unnest(${missing.map((u) => u.text)}::text[]) WITH ORDINALITY AS u(txt, ord)
+        CROSS JOIN unnest(${`{${cfgKey}}`}::regconfig[]) WITH ORDINALITY AS c(cfg, cord)
+        CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector(c.cfg, u.txt))) AS l(lexeme)
+      )
+      SELECT (SELECT json_agg(json_build_array(d.ord - 1, d.cord - 1, d.lexeme)) FROM lx d) AS lex, s.rev, s.docs
+      FROM (SELECT 1) one LEFT JOIN search_keyword_stats s ON s.vault_id = ${vaultId}`.execute(db);
+    const c = r.rows[0];
+    const found = missing.map(() => [] as Array<[number, string]>);
+    for (const [u, cfg, lexeme] of c?.lex ?? []) found[u]?.push([cfg, lexeme]);
+    missing.forEach((u, i) => memory.rememberLexemes(`${cfgKey}\u0001${u.text}`, found[i]));
+    stamp = { rev: Number(c?.rev ?? 0), docs: Number(c?.docs ?? 0) };
+  }
+  let mem = stamp ? await memory.current(vaultId, stamp.rev, stamp.docs) : memory.loaded(vaultId);
+  // Ranked on the index as it stands; the page's query reads the stamp, and if a write landed meanwhile the
+  // index catches up and ranks again (twice at most, then SQL).
+  for (let attempt = 0; mem && attempt < 2; attempt++) {
+    const out = await memoryRank(db, vaultId, query, parsed, plan, o, ranking, mem, memory);
+    const seen = out.stamp ?? stamp ?? (await readStamp(db, vaultId));
+    if (memory.isFresh(mem, seen.rev, seen.docs)) {
+      const { stamp: _s, ...result } = out;
+      return result;
+    }
+    stamp = seen;
+    mem = await memory.current(vaultId, seen.rev, seen.docs);
+  }
+  return undefined;
+}
+
+async function readStamp(db: Database, vaultId: number): Promise<Stamp> {
+  const r = await sql<{ rev: string | number; docs: string | number }>`SELECT rev, docs FROM search_keyword_stats WHERE vault_id = ${vaultId}`.execute(db);
+  return { rev: Number(r.rows[0]?.rev ?? 0), docs: Number(r.rows[0]?.docs ?? 0) };
+}
+
+async function memoryRank(db: Database, vaultId: number, query: string, parsed: ParsedQuery, plan: QueryPlan, o: KeywordOptions, ranking: RankingOptions, mem: VaultMemoryIndex, memory: KeywordMemory): Promise<KeywordResult & { stamp?: Stamp }> {
   const termsTotal = plan.units.length;
   const empty: KeywordResult = { hits: [], termsTotal, capped: false, allCount: 0, dropped: plan.dropped };
-  const qPos = cjkPrefixQuery(c.q_pos ?? '');
-  if (!qPos) return empty;
-
+  const cfgKey = o.configs.join(',');
   const slots = new Map<string, number>();
   const units: Array<{ perConfig: number[][] }> = plan.units.map(() => ({ perConfig: o.configs.map(() => []) }));
-  for (const [u, cfg, lexeme] of c.lex ?? []) {
-    let slot = slots.get(lexeme);
-    if (slot === undefined) slots.set(lexeme, (slot = slots.size));
-    units[u]?.perConfig[cfg]?.push(slot);
-  }
+  plan.units.forEach((u, ui) => {
+    for (const [cfg, lexeme] of memory.lexemes.get(`${cfgKey}\u0001${u.text}`) ?? []) {
+      let slot = slots.get(lexeme);
+      if (slot === undefined) slots.set(lexeme, (slot = slots.size));
+      units[ui]?.perConfig[cfg]?.push(slot);
+    }
+  });
   const lexemes = [...slots.keys()];
   if (!lexemes.length) return empty;
+  // Snippets highlight any query lexeme.
+  const qPos = lexemes.map(lexemeQuery).join(' | ');
   const exactIds = new Set(mem.exactTitle(plan.exact));
   const scan = mem.scan(lexemes, [...exactIds]);
   const stats: VaultStats = { docs: scan.docs, avgLength: scan.avgLength };
@@ -437,7 +484,7 @@ async function memorySearch(db: Database, vaultId: number, query: string, parsed
     )
     .slice(0, o.limit);
   if (!ranked.length) return empty;
-  return render(db, query, plan, units, lexemes, ranked, qPos, tw, o, false);
+  return render(db, query, plan, units, lexemes, ranked, qPos, tw, o, false, vaultId);
 }
 
 /** The `k` first of `list` under `cmp`, without sorting all of it when it is long. */
