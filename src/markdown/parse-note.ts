@@ -22,9 +22,6 @@ export function parseNote(input: string | Uint8Array, options: ParseNoteOptions)
   }
 }
 
-/** Characters of block code a model carries (for the keyword index; the chunks leave block code out). */
-export const BLOCK_CODE_CHARS = 100_000;
-
 function parseNoteUnguarded(input: string | Uint8Array, options: ParseNoteOptions): NoteModel {
   const decoded = decodeNote(input);
   const problems = [...decoded.problems];
@@ -75,8 +72,6 @@ function parseNoteUnguarded(input: string | Uint8Array, options: ParseNoteOption
     chunkOverlap: nonNegativeOr(options.chunkOverlap, DEFAULT_CHUNK_OVERLAP),
   });
 
-  const blockCode = structure.blockCode.map((r) => text.slice(r.start, r.end)).join('\n\n').slice(0, BLOCK_CODE_CHARS);
-
   return {
     path: options.path,
     title,
@@ -95,7 +90,6 @@ function parseNoteUnguarded(input: string | Uint8Array, options: ParseNoteOption
     blockIds,
     tasks,
     chunks,
-    ...(blockCode.trim() ? { blockCode } : {}),
     wordCount: countWords(text, bodyStart),
     problems,
   };

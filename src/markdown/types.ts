@@ -158,11 +158,6 @@ export interface NoteModel {
   blockIds: BlockId[];
   tasks: Task[];
   chunks: Chunk[];
-  /**
-   * The text of the note's block code (fenced and indented), blocks joined by blank lines, at most
-   * BLOCK_CODE_CHARS characters; absent when it has none. Chunks leave block code out; a full-text index wants it.
-   */
-  blockCode?: string;
   wordCount: number;
   /** Things the parser noticed but survived (invalid UTF-8, fallback scanner, ...). Empty for a clean note. */
   problems: string[];

@@ -76,8 +76,8 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
 
 export const keywordIndexer: IndexContributor<NoteModel> = {
   name: 'search',
-  // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking. 3: block code indexed.
-  version: 3,
+  // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
+  version: 2,
   // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
   // index's second transaction, after the tool has answered (readers await IndexService.settled).
   deferred: true,

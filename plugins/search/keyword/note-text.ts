@@ -27,7 +27,7 @@ export function wordCount(text: string): number {
 
 /**
  * The note model carries no body string, so the body is rebuilt from its heading-aware chunks (each
- * `prefix\n\ncontent`) plus its heading texts, then the note's block code (fenced and indented); comments are not indexed.
+ * `prefix\n\ncontent`) plus its heading texts: fenced code and comments are therefore not indexed.
  */
 export function keywordText(model: NoteModel, limits: { headChars: number; bodyChars: number }): KeywordText {
   const titles = [model.title, ...model.aliases].filter((t) => t && t.trim());
@@ -44,9 +44,6 @@ export function keywordText(model: NoteModel, limits: { headChars: number; bodyC
     parts.push(cut >= 0 ? chunk.text.slice(cut + 2) : chunk.text);
   }
   for (const h of model.outline) if (!model.chunks.some((c) => c.sectionOrdinal === h.ordinal)) parts.push(h.text);
-  // Block code goes after the prose (the head and snippets open on prose): its identifiers and commands are what
-  // an exact-term search looks for, and text a note parses as an indented block is often prose after all.
-  if (model.blockCode) parts.push(model.blockCode);
   const body = parts.join('\n\n').slice(0, limits.bodyChars);
   const titleText = titles.join('\n');
   const titleIndex = cjkIndexText(titleText);

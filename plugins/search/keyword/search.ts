@@ -466,7 +466,10 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
     const best = top(scored.filter((s) => s.match === 'all'), Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE), byScore).map((s) => s.id);
     if (best.length) {
       const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${cjkPhraseText(query)})`), sql` || `);
-      const p = await sql<{ note_id: string }>`SELECT note_id FROM search_keyword WHERE note_id = ANY(${best}::bigint[]) AND tsv @@ (${phraseQ})`.execute(db);
+      // …plus, as the SQL path does, the first 20 phrase holders the GIN index finds anywhere in the vault.
+      const p = await sql<{ note_id: string }>`
+        (SELECT note_id FROM search_keyword WHERE note_id = ANY(${best}::bigint[]) AND tsv @@ (${phraseQ}))
+        UNION (SELECT note_id FROM search_keyword k WHERE k.tsv @@ (${phraseQ}) AND k.vault_id + 0 = ${vaultId} LIMIT 20)`.execute(db);
       const inPhrase = new Set(p.rows.map((x) => Number(x.note_id)));
       for (const s of scored) if (inPhrase.has(s.id)) s.phrase = true;
     }
