@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { keywordSearch } from '../plugins/search/keyword/search.js';
 import type { KeywordIndexService } from '../plugins/search/family.js';
+import { KeywordMemory } from '../plugins/search/keyword/memory-index.js';
 import { searchSettingsSchema } from '../plugins/search/settings.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
@@ -51,7 +52,8 @@ for (const copies of sizes) {
     console.log(`search_bench_index_time${suffix}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const db = server.host.database.db;
     // BENCH_SQL=1 ranks in SQL only (the memory index off), for the before/after in one session.
-    const memory = process.env.BENCH_SQL === '1' ? undefined : (server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined)?.memory;
+    // The server's own memory index when search.keywordMemory is on, else one made here over the same database.
+    const memory = process.env.BENCH_SQL === '1' ? undefined : ((server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined)?.memory ?? new KeywordMemory(db));
     if (memory) {
       const m0 = process.memoryUsage().rss;
       const l0 = Date.now();
