@@ -20,14 +20,14 @@ const server = await startTestServer({
 t.teardown(() => server.close());
 const vaultId = server.host.vaultHandle.id;
 const index = server.host.services.named.get('index') as IndexService;
-t.ok(await index.whenReady(vaultId, 60_000), 'the index finished its initial scan');
 const db = server.host.database.db;
 const replica = new KeywordMemory(db);
-await replica.ensure(vaultId);
 const o = { configs: ['english'], limit: 10, candidates: 800, snippetRows: 5, snippetChars: 200, snippetScanChars: 20_000, fill: true };
 const paths = async (q: string, memory?: KeywordMemory) => (await keywordSearch(db, vaultId, q, {}, { ...o, ...(memory ? { memory } : {}) })).hits.map((h) => h.path);
 
 t.test('the memory index answers like the SQL path', async (t) => {
+  t.ok(await index.whenReady(vaultId, 60_000), 'the index finished its initial scan');
+  await replica.ensure(vaultId);
   t.ok(replica.indexes.get(vaultId)?.loaded, 'loaded from the stored vectors');
   for (const q of ['hot keys', 'What do my notes say about Redis caching?', '保持健康', 'memcached OR redis']) t.same(await paths(q, replica), await paths(q), q);
 });
