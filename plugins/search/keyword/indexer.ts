@@ -25,11 +25,12 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
       note_id: note.id,
       vault_id: note.vaultId,
       title_text: text.titleText,
-      title_index: text.titleIndex,
+      // The indexed forms differ from the stored text only where it holds CJK runs or compound tokens: else not sent twice.
+      title_index: text.titleIndex === text.titleText ? null : text.titleIndex,
       title_keys: text.titleKeys,
       head: text.head,
       body: text.body,
-      body_index: text.bodyIndex,
+      body_index: text.bodyIndex === text.body ? null : text.bodyIndex,
       body_len: text.length,
       hash: note.contentHash,
     };
@@ -57,8 +58,8 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
     ), kw AS (
       INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body, body_len, rev)
       SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
-             search_title_tsv(${cfgs}::regconfig[], r.title_index),
-             search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index), r.head, r.body, r.body_len,
+             search_title_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text)),
+             search_note_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text), coalesce(r.body_index, r.body)), r.head, r.body, r.body_len,
              (SELECT st.rev FROM stats st WHERE st.vault_id = r.vault_id)
       FROM r
       ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
@@ -77,7 +78,8 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
 export const keywordIndexer: IndexContributor<NoteModel> = {
   name: 'search',
   // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
-  version: 2,
+  // 3: compound tokens (`task.due`, `file.md`, URLs) indexed as their words.
+  version: 3,
   // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
   // index's second transaction, after the tool has answered (readers await IndexService.settled).
   deferred: true,

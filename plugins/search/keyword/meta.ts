@@ -2,7 +2,7 @@
 // rewritten only by a rebuild or an empty index; the rebuild itself. Never rebuilds silently on its own.
 import { sql } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
-import { cjkIndexText } from './cjk.js';
+import { indexText } from './index-text.js';
 import { wordCount } from './note-text.js';
 
 export interface KeywordOptions {
@@ -77,8 +77,8 @@ export async function rebuildKeyword(db: Database, options: { configs: string[];
         SELECT note_id, title_text, body FROM search_keyword WHERE note_id > ${after} ${vault} ORDER BY note_id LIMIT ${REBUILD_BATCH}`.execute(trx);
       if (!batch.rows.length) break;
       const rows = batch.rows.map((r) => {
-        const titleIndex = cjkIndexText(r.title_text);
-        const bodyIndex = cjkIndexText(r.body);
+        const titleIndex = indexText(r.title_text);
+        const bodyIndex = indexText(r.body);
         return { note_id: r.note_id, title_index: titleIndex, body_index: bodyIndex, body_len: wordCount(titleIndex) + wordCount(bodyIndex) };
       });
       await sql`

@@ -1,6 +1,7 @@
 // Pure parsing of a websearch-style query into its units (bare terms and quoted phrases), the
 // negated units and whether the user wrote OR, and the plan of evidence units ranked over; no SQL and no I/O here.
-import { cjkPhraseText, cjkWordQuery, hasCjk, segmentWords } from './cjk.js';
+import { cjkWordQuery, hasCjk, segmentWords } from './cjk.js';
+import { compoundWordQuery, phraseText } from './index-text.js';
 import { isFrameWord, isFunctionWord, isQuestion, isQuestionWord } from './stop-words.js';
 
 export interface ParsedQuery {
@@ -76,7 +77,7 @@ export interface QueryPlan {
 
 /**
  * Turn a parsed query into units of evidence: CJK runs segmented into words (Intl.Segmenter), each word in its
- * indexed form; function words always, and question scaffolding when the query reads as a question (its frame
+ * indexed form (a compound token such as `task.due` as the phrase of its words); function words always, and question scaffolding when the query reads as a question (its frame
  * words only before its first content word), dropped as long as some unit remains. Quoted phrases and negations are kept as written (CJK runs made bigram runs).
  */
 export function planQuery(parsed: ParsedQuery, query: string, dropQuestionWords: boolean): QueryPlan {
@@ -85,7 +86,7 @@ export function planQuery(parsed: ParsedQuery, query: string, dropQuestionWords:
   let framing = question;
   for (const unit of parsed.units) {
     if (unit.startsWith('"')) {
-      candidates.push({ shown: unit, text: `"${cjkPhraseText(unit.slice(1, -1))}"`, drop: false });
+      candidates.push({ shown: unit, text: `"${phraseText(unit.slice(1, -1))}"`, drop: false });
       framing = false;
       continue;
     }
@@ -95,7 +96,7 @@ export function planQuery(parsed: ParsedQuery, query: string, dropQuestionWords:
       if (!clean) continue;
       const drop = isFunctionWord(clean) || (question && isQuestionWord(clean)) || (framing && isFrameWord(clean));
       if (!drop) framing = false;
-      candidates.push({ shown: clean, text: hasCjk(clean) ? cjkWordQuery(clean) : clean, drop });
+      candidates.push({ shown: clean, text: hasCjk(clean) ? cjkWordQuery(clean) : compoundWordQuery(clean), drop });
     }
   }
   const kept = candidates.filter((c) => !c.drop);
@@ -107,7 +108,7 @@ export function planQuery(parsed: ParsedQuery, query: string, dropQuestionWords:
     seen.add(c.text.toLowerCase());
     units.push({ shown: c.shown, text: c.text });
   }
-  const negated = parsed.negated.map((n) => (n.startsWith('"') ? `"${cjkPhraseText(n.slice(1, -1))}"` : hasCjk(n) ? cjkWordQuery(n) : n));
+  const negated = parsed.negated.map((n) => (n.startsWith('"') ? `"${phraseText(n.slice(1, -1))}"` : hasCjk(n) ? cjkWordQuery(n) : compoundWordQuery(n)));
   return { units, negated, dropped: kept.length ? candidates.filter((c) => c.drop).map((c) => c.shown) : [], hasOr: parsed.hasOr, exact: parsed.exact };
 }
 

@@ -11,7 +11,8 @@ import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { cjkSnippet, shapeSnippet } from '../ranking/snippet.js';
 import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
-import { cjkPhraseText, cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
+import { cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
+import { phraseText } from './index-text.js';
 import type { KeywordMemory, VaultMemoryIndex } from './memory-index.js';
 import { parseQuery, planQuery, planText, type ParsedQuery, type QueryPlan } from './query-parse.js';
 
@@ -214,7 +215,7 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
   );
   // A note holding the whole query as a phrase ranks next after exact titles: that is what a pasted sentence asks for.
   const phraseable = plan.units.length > 1 && !plan.hasOr && !plan.negated.length && !parsed.units.some((u) => u.startsWith('"'));
-  const phraseQ = phraseable ? sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${cjkPhraseText(query)})`), sql` || `) : sql`''::tsquery`;
+  const phraseQ = phraseable ? sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`), sql` || `) : sql`''::tsquery`;
   const r = await sql<{ note_id: string; exact: boolean; phrase: boolean; body_len: number; tf: number[]; df: Array<[number, number]> | null; gen_n: number }>`
     WITH g AS (SELECT * FROM unnest(${generating.map((i) => lexemeQuery(lexemes[i]))}::text[]) WITH ORDINALITY AS g(q, bit)),
     post AS (
@@ -464,7 +465,7 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
   // holder among the best all-terms notes instead measured worse (phrases 20/22 in the top 10, not 22/22).
   const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
   if (phraseable && scored.some((s) => s.match === 'all')) {
-    const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${cjkPhraseText(query)})`), sql` || `);
+    const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`), sql` || `);
     const p = await sql<{ note_id: string }>`SELECT note_id FROM search_keyword k WHERE k.tsv @@ (${phraseQ}) AND k.vault_id + 0 = ${vaultId} LIMIT 20`.execute(db);
     const inPhrase = new Set(p.rows.map((x) => Number(x.note_id)));
     for (const s of scored) if (inPhrase.has(s.id)) s.phrase = true;
