@@ -97,9 +97,9 @@ export const searchSettingsSchema = {
     keywordRescore: { ...int(60, 10, 1000), description: 'keyword_search: candidates (at least the page) whose vectors are read for BM25 term frequencies, the best by the rare terms they hold; higher is better recall on broad queries and slower.' },
     keywordMemory: {
       type: 'boolean',
-      default: false,
+      default: true,
       description:
-        'keyword_search ranks over an in-memory index of the keyword vectors (per vault, loaded from the database after the first index pass, kept current from the rows each write stamps): exact BM25 statistics for every matching note, no vector read per candidate; faster on most query kinds, but exact document frequencies rank two judged phrase queries out of the top 10 (docs/performance.md). Costs memory; false ranks in SQL only.',
+        'keyword_search ranks over an in-memory index of the keyword vectors (per vault, loaded from the database after the first index pass, kept current from the rows each write stamps): exact BM25 statistics for every matching note, no vector read per candidate; 2–5x faster than the SQL path on most query kinds (docs/performance.md). Costs memory (~14 MiB of postings per 10k notes, a few hundred MiB transient while loading); false ranks in SQL only.',
     },
     snippetRows: { ...int(10, 0), description: 'Results that get a highlighted snippet.' },
     snippetChars: { ...int(240, 40, 2000), description: 'Length of one snippet.' },

@@ -463,8 +463,11 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
   // The phrase tier, as the SQL path has it: the first 20 notes the GIN index finds holding the whole query as a
   // phrase (checked on their stored vectors), and only where some note holds every term. Marking every phrase
   // holder among the best all-terms notes instead measured worse (phrases 20/22 in the top 10, not 22/22).
+  // "Every term" counts the units that have lexemes: a word the config drops as a stop word (`have`) is held by
+  // no note, and counting it skipped the phrase tier for every phrase containing one.
   const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
-  if (phraseable && scored.some((s) => s.match === 'all')) {
+  const evidence = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0));
+  if (phraseable && scored.some((s) => s.hits.every((h, i) => h || !evidence[i]))) {
     const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`), sql` || `);
     const p = await sql<{ note_id: string }>`SELECT note_id FROM search_keyword k WHERE k.tsv @@ (${phraseQ}) AND k.vault_id + 0 = ${vaultId} LIMIT 20`.execute(db);
     const inPhrase = new Set(p.rows.map((x) => Number(x.note_id)));
