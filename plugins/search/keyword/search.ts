@@ -9,7 +9,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
-import { cjkSnippet, shapeSnippet } from '../ranking/snippet.js';
+import { cjkSnippet, termSnippet } from '../ranking/snippet.js';
 import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import { cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
 import { phraseText } from './index-text.js';
@@ -284,7 +284,7 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
   );
   const ranked = pool.slice(0, o.limit);
   if (!ranked.length) return { ...empty, capped };
-  return render(db, query, plan, units, lexemes, ranked, c.q_pos, tw, o, capped);
+  return render(db, query, plan, units, lexemes, ranked, tw, o, capped);
 }
 
 /** The page's rows: paths, titles, where each lexeme matched, snippets for the first `snippetRows`. */
@@ -294,27 +294,24 @@ interface Stamp {
   readonly docs: number;
 }
 
-async function render(db: Database, query: string, plan: QueryPlan, units: Array<{ perConfig: number[][] }>, lexemes: string[], ranked: Scored[], qPos: string, tw: number, o: KeywordOptions, capped: boolean, stampOf?: number): Promise<KeywordResult & { stamp?: Stamp }> {
+async function render(db: Database, query: string, plan: QueryPlan, units: Array<{ perConfig: number[][] }>, lexemes: string[], ranked: Scored[], tw: number, o: KeywordOptions, capped: boolean, stampOf?: number): Promise<KeywordResult & { stamp?: Stamp }> {
   const termsTotal = plan.units.length;
   const ids = ranked.map((x) => x.id);
   const snipIds = ids.slice(0, o.snippetRows);
   const cjk = hasCjk(query);
   const titleCols = sql.join(lexemes.map((l) => sql`(k.title_tsv @@ ${lexemeQuery(l)}::tsquery)`));
-  // ts_headline parses every word it is given: it gets a window of SNIPPET_WINDOW characters from a little before
-  // the first place a query lexeme occurs (found by strpos, a lexeme being the start of most words it stems), not
-  // the note's first snippetScanChars, which cost ~2 ms a note. No lexeme found: the window is the note's opening.
+  // A snippet row reads a window of SNIPPET_WINDOW characters from a little before the first place a query lexeme
+  // occurs (found by strpos, a lexeme being the start of most words it stems), not the note's first snippetScanChars;
+  // no lexeme found: the note's opening. The snippet is made from it here (termSnippet): ts_headline re-parsed the
+  // window with the whole query, ~1–3 ms a row, most of a long question's time.
   const probes = [...new Set(lexemes.filter((l) => l.length >= 2 || hasCjk(l)).map((l) => l.toLowerCase()))].slice(0, SNIPPET_PROBES);
   const stampCols =
     stampOf === undefined
       ? sql``
       : sql`, (SELECT s.rev FROM search_keyword_stats s WHERE s.vault_id = ${stampOf}) AS stamp_rev, (SELECT s.docs FROM search_keyword_stats s WHERE s.vault_id = ${stampOf}) AS stamp_docs`;
-  const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean[]; headline: string | null; scan: string | null; stamp_rev?: string | number | null; stamp_docs?: string | number | null }>`
+  const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean[]; scan: string | null; stamp_rev?: string | number | null; stamp_docs?: string | number | null }>`
     SELECT k.note_id, n.path, n.title, k.head, ARRAY[${titleCols}] AS in_title ${stampCols},
-           CASE WHEN w.txt IS NOT NULL
-                THEN ts_headline(${o.configs[0]}::regconfig, w.txt, ${qPos}::tsquery,
-                     'StartSel=«, StopSel=», MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "')
-           END AS headline,
-           CASE WHEN ${cjk} THEN w.txt END AS scan
+           w.txt AS scan
     FROM search_keyword k JOIN notes n ON n.id = k.note_id
     LEFT JOIN LATERAL (
       SELECT substr(b.full, greatest(1, coalesce(
@@ -334,7 +331,7 @@ async function render(db: Database, query: string, plan: QueryPlan, units: Array
     if (inTitle.some(Boolean) || s.exact) matchedIn.push('title');
     if (inBody.some(Boolean)) matchedIn.push('body');
     const onlyTitle = matchedIn.length === 1 && matchedIn[0] === 'title';
-    let snippet = onlyTitle ? null : shapeSnippet(d.headline, o.snippetChars);
+    let snippet = onlyTitle || !d.scan ? null : termSnippet(d.scan, [...lexemes, ...plan.units.flatMap((u) => u.shown.split(/[^\p{L}\p{N}]+/u))], o.snippetChars);
     if (!onlyTitle && cjk && d.scan && (!snippet || !snippet.includes('«'))) snippet = cjkSnippet(d.scan, plan.units.map((u) => u.shown), o.snippetChars) ?? snippet;
     const unitIn = (flags: boolean[]) => units.map((u) => u.perConfig.some((slotsOf) => slotsOf.some((i) => flags[i])));
     hits.push({
@@ -432,8 +429,6 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
   });
   const lexemes = [...slots.keys()];
   if (!lexemes.length) return empty;
-  // Snippets highlight any query lexeme.
-  const qPos = lexemes.map(lexemeQuery).join(' | ');
   const exactIds = new Set(mem.exactTitle(plan.exact));
   const scan = mem.scan(lexemes, [...exactIds]);
   const stats: VaultStats = { docs: scan.docs, avgLength: scan.avgLength };
@@ -486,7 +481,7 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
     )
     .slice(0, o.limit);
   if (!ranked.length) return empty;
-  return render(db, query, plan, units, lexemes, ranked, qPos, tw, o, false, vaultId);
+  return render(db, query, plan, units, lexemes, ranked, tw, o, false, vaultId);
 }
 
 /** The `k` first of `list` under `cmp`, without sorting all of it when it is long. */
