@@ -75,7 +75,7 @@ export interface KeywordResult {
 const DF_SAMPLE = 32;
 /** A lexeme seen at least this often in the sample has its document frequency estimated from it. */
 const DF_SAMPLE_MIN = 8;
-/** Characters of a note ts_headline reads for a snippet, and how far before the first match they start. */
+/** Characters of a note read for a snippet (termSnippet), and how far before the first match they start. */
 const SNIPPET_WINDOW = 2400;
 const SNIPPET_LEAD = 600;
 /** Query lexemes looked for (strpos) to place the window: a long question's first ones suffice. */

@@ -1,4 +1,4 @@
-// Pure shaping of ts_headline output into a one-line snippet with matches in «»: whitespace
+// Pure snippet making and shaping: a one-line snippet with matches in «», whitespace
 // flattened, cut to a budget around the first match, markers kept balanced. No SQL here.
 
 export function shapeSnippet(headline: string | null | undefined, maxChars: number): string | null {
