@@ -455,18 +455,19 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
     scored.push({ id, exact, phrase: false, score: per.reduce((a, b) => a + b, 0), unitScores: per, hits, match, tf: tf.slice() });
   }
   const byScore = (a: Scored, b: Scored) => b.score - a.score || a.id - b.id;
-  // The phrase tier, as the SQL path has it: the first 20 notes the GIN index finds holding the whole query as a
-  // phrase (checked on their stored vectors), and only where some note holds every term. Marking every phrase
-  // holder among the best all-terms notes instead measured worse (phrases 20/22 in the top 10, not 22/22).
-  // "Every term" counts the units that have lexemes: a word the config drops as a stop word (`have`) is held by
-  // no note, and counting it skipped the phrase tier for every phrase containing one.
+  // The phrase tier: among the best `rescore` notes holding every unit (by score), those holding the whole query as a
+  // phrase, checked on their stored vectors (one primary-key read each). Asking the GIN index for the first 20 phrase
+  // holders instead rechecked every note holding all the words, tens of ms for common pairs (`docker network`).
+  // "Every unit" counts the units that have lexemes: a word the config drops as a stop word (`have`) is held by no
+  // note, and counting it once skipped the tier for every phrase holding one (two judged phrases at ranks 11 and 13).
   const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
   const evidence = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0));
-  if (phraseable && scored.some((s) => s.hits.every((h, i) => h || !evidence[i]))) {
+  const holders = phraseable ? top(scored.filter((s) => s.hits.every((h, i) => h || !evidence[i])), Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE), byScore) : [];
+  if (holders.length) {
     const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`), sql` || `);
-    const p = await sql<{ note_id: string }>`SELECT note_id FROM search_keyword k WHERE k.tsv @@ (${phraseQ}) AND k.vault_id + 0 = ${vaultId} LIMIT 20`.execute(db);
-    const inPhrase = new Set(p.rows.map((x) => Number(x.note_id)));
-    for (const s of scored) if (inPhrase.has(s.id)) s.phrase = true;
+    const p = await sql<{ note_id: string; hit: boolean }>`SELECT k.note_id, (k.tsv @@ (${phraseQ})) AS hit FROM search_keyword k WHERE k.note_id = ANY(${holders.map((h) => h.id)}::bigint[])`.execute(db);
+    const inPhrase = new Set(p.rows.filter((x) => x.hit).map((x) => Number(x.note_id)));
+    for (const s of holders) if (inPhrase.has(s.id)) s.phrase = true;
   }
   // Only the page is sorted: exact titles, phrase holders, and the best by score (all-terms ones too, for allTermsFirst).
   const keep = new Set<Scored>([...scored.filter((s) => s.exact || s.phrase), ...top(scored, o.limit, byScore)]);
