@@ -7,6 +7,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { keywordSearch } from '../plugins/search/keyword/search.js';
+import type { KeywordIndexService } from '../plugins/search/family.js';
+import { KeywordMemory } from '../plugins/search/keyword/memory-index.js';
 import { searchSettingsSchema } from '../plugins/search/settings.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
@@ -49,7 +51,19 @@ for (const copies of sizes) {
     console.log(`search_bench_candidates${suffix}: ${candidates}`);
     console.log(`search_bench_index_time${suffix}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const db = server.host.database.db;
-    const options = { configs: ['english', 'simple'], limit: 20, candidates, snippetRows: 10, snippetChars: 240, snippetScanChars: 20_000, fill: true };
+    // BENCH_SQL=1 ranks in SQL only (the memory index off), for the before/after in one session.
+    // The server's own memory index when search.keywordMemory is on, else one made here over the same database.
+    const memory = process.env.BENCH_SQL === '1' ? undefined : ((server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined)?.memory ?? new KeywordMemory(db));
+    if (memory) {
+      const m0 = process.memoryUsage().rss;
+      const l0 = Date.now();
+      await memory.ensure(vaultId);
+      const v = memory.indexes.get(vaultId);
+      console.log(`search_bench_memory_load${suffix}: ${((Date.now() - l0) / 1000).toFixed(1)} s`);
+      console.log(`search_bench_memory_postings${suffix}: ${Math.round((v?.postingBytes ?? 0) / 1048576)} MiB (rss +${Math.round((process.memoryUsage().rss - m0) / 1048576)} MiB while loading)`);
+    }
+    console.log(`search_bench_path${suffix}: ${memory ? 'memory' : 'sql'}`);
+    const options = { configs: ['english', 'simple'], limit: 20, candidates, rescore: searchSettingsSchema.properties.keywordRescore.default, snippetRows: 10, snippetChars: 240, snippetScanChars: 20_000, fill: true, memory };
     for (const [name, q] of Object.entries(QUERIES)) {
       await keywordSearch(db, vaultId, q, {}, options); // warm
       const times: number[] = [];

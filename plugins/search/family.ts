@@ -4,11 +4,15 @@ import { defineFamily, EMBEDDINGS, INDEX, optional, type ServiceFactoryContext }
 import type { SearchTools } from '../../src/generated/search/index.js';
 import { createEmbeddingsService, type EmbeddingWorker } from './embeddings/service.js';
 import { keywordIndexer } from './keyword/indexer.js';
+import { KeywordMemory } from './keyword/memory-index.js';
 import { checkKeywordConfigs } from './keyword/meta.js';
 import migration0001 from './migrations/0001-search.js';
 import migration0002 from './migrations/0002-gin-fastupdate.js';
 import migration0003 from './migrations/0003-chunk-vectors-inline.js';
 import migration0004 from './migrations/0004-chunk-bits.js';
+import migration0005 from './migrations/0005-term-stats.js';
+import migration0006 from './migrations/0006-df-sample.js';
+import migration0007 from './migrations/0007-keyword-rev.js';
 import { searchSettingsSchema, type SearchSettings } from './settings.js';
 import { connectorFetch, connectorSearch } from './tools/connector.js';
 import getTags from './tools/get-tags.js';
@@ -22,11 +26,17 @@ import { reembedAll, resetEmbeddings } from './embeddings/service.js';
 
 export { rebuildKeyword, reembedAll, resetEmbeddings };
 
+export interface KeywordIndexService {
+  readonly configs: string[];
+  /** This process's in-memory scoring indexes, one per vault (keyword/memory-index.ts); absent when switched off. */
+  readonly memory?: KeywordMemory;
+}
+
 /** Boot-time keyword check: a bad config name or a changed list fails the family with the reason. */
-async function createKeywordIndex(ctx: ServiceFactoryContext): Promise<{ configs: string[] }> {
+async function createKeywordIndex(ctx: ServiceFactoryContext): Promise<KeywordIndexService> {
   const s = (ctx.settings as { search: SearchSettings }).search;
   await checkKeywordConfigs(ctx.db, { configs: s.ftsConfigs, headChars: s.headChars, bodyChars: s.bodyChars });
-  return { configs: [...s.ftsConfigs] };
+  return { configs: [...s.ftsConfigs], ...(s.keywordMemory ? { memory: new KeywordMemory(ctx.db, ctx.log) } : {}) };
 }
 
 export default defineFamily<SearchTools>({
@@ -34,7 +44,7 @@ export default defineFamily<SearchTools>({
   description: 'Keyword, semantic and hybrid search over the vault',
   requires: [optional(INDEX)],
   provides: {
-    'search-keyword': { create: createKeywordIndex },
+    'search-keyword': { create: createKeywordIndex, dispose: (svc) => (svc as KeywordIndexService).memory?.close() },
     [EMBEDDINGS.id]: {
       create: createEmbeddingsService,
       dispose: (worker) => (worker as EmbeddingWorker).stop(),
@@ -47,8 +57,19 @@ export default defineFamily<SearchTools>({
     '0002-gin-fastupdate': migration0002,
     '0003-chunk-vectors-inline': migration0003,
     '0004-chunk-bits': migration0004,
+    '0005-term-stats': migration0005,
+    '0006-df-sample': migration0006,
+    '0007-keyword-rev': migration0007,
   },
-  indexers: [keywordIndexer],
+  // The keyword contributor, and once a pass has caught up with the vault, the vault's memory index loaded behind it.
+  indexers: (ctx) => [
+    {
+      ...keywordIndexer,
+      async passEnd(_db, pass) {
+        if (pass.caughtUp && ctx.hasService('search-keyword')) void ctx.service<KeywordIndexService>('search-keyword').memory?.ensure(pass.vaultId);
+      },
+    },
+  ],
   tools: {
     keyword_search: keywordSearch,
     semantic_search: semanticSearch,

@@ -47,12 +47,22 @@ export interface ConnectorSettings {
   vaultName: string;
 }
 
+export interface RankingSettings {
+  k1: number;
+  b: number;
+  titleWeight: number;
+  allTermsFirst: boolean;
+  questionWords: boolean;
+}
+
 export interface SearchSettings {
   ftsConfigs: string[];
   rrfK: number;
   armDepth: number;
   lowConfidenceSimilarity: number;
   keywordCandidates: number;
+  keywordRescore: number;
+  keywordMemory: boolean;
   snippetRows: number;
   snippetChars: number;
   snippetScanChars: number;
@@ -66,6 +76,7 @@ export interface SearchSettings {
   quantizedExactBelow: number;
   embedding: EmbeddingSettings;
   rerank: RerankSettings;
+  ranking: RankingSettings;
   regex: RegexSettings;
   connector: ConnectorSettings;
 }
@@ -82,7 +93,14 @@ export const searchSettingsSchema = {
     rrfK: { ...int(60, 1), description: 'Reciprocal-rank-fusion constant of hybrid_search.' },
     armDepth: { ...int(50, 1, 200), description: 'Rows taken from each arm (keyword, semantic) for fusion and rerank.' },
     lowConfidenceSimilarity: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'hybrid_search says `confidence: low` when no keyword hit matched every term and the best similarity is under this (0 = off).' },
-    keywordCandidates: { ...int(400, 10), description: 'Body matches ranked per query phase (title hits are always included); a result says candidates_capped when a broad query reached it.' },
+    keywordCandidates: { ...int(800, 10), description: 'keyword_search: postings read per query from the rarest query terms (their notes are the candidates; the commoner terms only score them). Title, all-terms and exact-title hits are added; a result says candidates_capped when a broad query reached it.' },
+    keywordRescore: { ...int(60, 10, 1000), description: 'keyword_search: candidates (at least the page) whose vectors are read for BM25 term frequencies, the best by the rare terms they hold; higher is better recall on broad queries and slower.' },
+    keywordMemory: {
+      type: 'boolean',
+      default: true,
+      description:
+        'keyword_search ranks over an in-memory index of the keyword vectors (per vault, loaded from the database after the first index pass, kept current from the rows each write stamps): exact BM25 statistics for every matching note, no vector read per candidate; 2–5x faster than the SQL path on most query kinds (docs/performance.md). Costs memory (~14 MiB of postings per 10k notes, a few hundred MiB transient while loading); false ranks in SQL only.',
+    },
     snippetRows: { ...int(10, 0), description: 'Results that get a highlighted snippet.' },
     snippetChars: { ...int(240, 40, 2000), description: 'Length of one snippet.' },
     snippetScanChars: { ...int(20000, 1000), description: 'Characters of a note scanned for the snippet.' },
@@ -94,6 +112,19 @@ export const searchSettingsSchema = {
     hnswEfSearch: { ...int(100, 1, 1000), description: 'pgvector\'s hnsw.ef_search for each HNSW query: higher is better recall and slower.' },
     quantizedCandidates: { ...int(40, 1, 1000), description: 'quantized: chunks taken from the bit ranking per wanted note, then ranked by exact distance; higher is better recall and slower.' },
     quantizedExactBelow: { ...int(2000, 0, 1_000_000), description: 'quantized: a filter leaving at most this many chunks is ranked by the exact scan instead, which reads only those (0 = never).' },
+    ranking: {
+      type: 'object',
+      default: {},
+      description: "keyword_search's ranking: BM25F over the keyword index, with the vault's term statistics.",
+      additionalProperties: false,
+      properties: {
+        k1: { type: 'number', minimum: 0, maximum: 10, default: 1.2, description: 'BM25 k1: how quickly repeats of a term stop adding to a note\'s score' },
+        b: { type: 'number', minimum: 0, maximum: 1, default: 0.75, description: 'BM25 b: how much a long note\'s term counts are discounted (0 none, 1 full)' },
+        titleWeight: { type: 'number', minimum: 1, maximum: 100, default: 3, description: 'a title or alias occurrence counts as this many body occurrences before saturation' },
+        allTermsFirst: { type: 'boolean', default: false, description: 'rank notes holding every query term above partial matches whatever their scores' },
+        questionWords: { type: 'boolean', default: true, description: 'drop question words (what, how, my, notes, 如何 …) from queries that read as questions' },
+      },
+    },
     regex: {
       type: 'object',
       default: {},

@@ -1,6 +1,7 @@
 // The keyword index contributor: writes one search_keyword row per note (vectors under the
-// configured text search configs, stored body and head) and queues the note for embedding.
-// Never embeds here: the index transaction must stay fast and independent of any provider.
+// configured text search configs over the CJK-segmented text, stored body and head), keeps the vault's
+// note count and total length in step by deltas, and queues the note for embedding. Never writes per-term
+// rows: document frequencies are counted at query time from the GIN index, so a note costs one row here. Never embeds here: the index transaction must stay fast and independent of any provider.
 import { sql } from 'kysely';
 import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../../src/sdk/index.js';
 import type { NoteModel } from '../../../src/markdown/index.js';
@@ -20,21 +21,50 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
   const options = (await readKeywordOptions(trx)) ?? DEFAULT_KEYWORD_OPTIONS;
   const rows = items.map(({ note, model }) => {
     const text = keywordText(model, options);
-    return { note_id: note.id, vault_id: note.vaultId, title_text: text.titleText, title_keys: text.titleKeys, head: text.head, body: text.body, hash: note.contentHash };
+    return {
+      note_id: note.id,
+      vault_id: note.vaultId,
+      title_text: text.titleText,
+      // The indexed forms differ from the stored text only where it holds CJK runs or compound tokens: else not sent twice.
+      title_index: text.titleIndex === text.titleText ? null : text.titleIndex,
+      title_keys: text.titleKeys,
+      head: text.head,
+      body: text.body,
+      body_index: text.bodyIndex === text.body ? null : text.bodyIndex,
+      body_len: text.length,
+      hash: note.contentHash,
+    };
   });
+  const cfgs = `{${options.configs.join(',')}}`;
+  // The old lengths are read in the same snapshot the upsert replaces them in, so the totals move by the
+  // difference only; the old vectors are not read (detoasting them was half of an edit's cost).
+  // The vault's stats row is upserted first: it moves the totals by the difference only (the old lengths are
+  // read in the same snapshot, the old vectors are not: detoasting them was half of an edit's cost) and bumps the
+  // vault's change stamp, which the written rows carry so the in-memory index can catch up on them.
   await sql`
     WITH r AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        AS r(note_id bigint, vault_id int, title_text text, title_keys jsonb, head text, body text, hash text)
+        AS r(note_id bigint, vault_id int, title_text text, title_index text, title_keys jsonb, head text, body text, body_index text, body_len int, hash text)
+    ), old AS (
+      SELECT k.note_id, k.vault_id, k.body_len FROM search_keyword k JOIN r ON r.note_id = k.note_id
+    ), stats AS (
+      INSERT INTO search_keyword_stats (vault_id, docs, total_len, rev)
+      SELECT vault_id, sum(n), sum(len), 1 FROM (
+        SELECT vault_id, 1 AS n, body_len AS len FROM r UNION ALL SELECT vault_id, -1, -body_len FROM old
+      ) s GROUP BY vault_id
+      ON CONFLICT (vault_id) DO UPDATE SET docs = search_keyword_stats.docs + EXCLUDED.docs, total_len = search_keyword_stats.total_len + EXCLUDED.total_len,
+        rev = search_keyword_stats.rev + 1
+      RETURNING vault_id, rev
     ), kw AS (
-      INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body)
+      INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body, body_len, rev)
       SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
-             search_title_tsv(${`{${options.configs.join(',')}}`}::regconfig[], r.title_text),
-             search_note_tsv(${`{${options.configs.join(',')}}`}::regconfig[], r.title_text, r.body), r.head, r.body
+             search_title_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text)),
+             search_note_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text), coalesce(r.body_index, r.body)), r.head, r.body, r.body_len,
+             (SELECT st.rev FROM stats st WHERE st.vault_id = r.vault_id)
       FROM r
       ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
-        title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body
-      RETURNING 1
+        title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body,
+        body_len = EXCLUDED.body_len, rev = EXCLUDED.rev
     )
     INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
     SELECT r.note_id, r.vault_id, r.hash FROM r
@@ -47,7 +77,9 @@ export async function writeKeywordRows(trx: DatabaseTransaction, items: Readonly
 
 export const keywordIndexer: IndexContributor<NoteModel> = {
   name: 'search',
-  version: 1,
+  // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
+  // 3: compound tokens (`task.due`, `file.md`, URLs) indexed as their words.
+  version: 3,
   // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
   // index's second transaction, after the tool has answered (readers await IndexService.settled).
   deferred: true,
@@ -56,6 +88,8 @@ export const keywordIndexer: IndexContributor<NoteModel> = {
   // Vectors and the queue row hang off notes(id) ON DELETE CASCADE: a move that keeps the note id
   // keeps its vectors, and write() re-queues only when the content hash differs from the embedded one.
   async remove(trx, note) {
-    await sql`DELETE FROM search_keyword WHERE note_id = ${note.id}`.execute(trx);
+    await sql`
+      WITH gone AS (DELETE FROM search_keyword WHERE note_id = ${note.id} RETURNING vault_id, body_len)
+      UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len, rev = s.rev + 1 FROM gone WHERE s.vault_id = gone.vault_id`.execute(trx);
   },
 };

@@ -1,7 +1,9 @@
 // The keyword index's stored options and fingerprint (search_meta 'keyword'): checked at boot,
-// rewritten only by a rebuild or an empty index. Never rebuilds silently on its own.
+// rewritten only by a rebuild or an empty index; the rebuild itself. Never rebuilds silently on its own.
 import { sql } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
+import { indexText } from './index-text.js';
+import { wordCount } from './note-text.js';
 
 export interface KeywordOptions {
   readonly configs: string[];
@@ -53,28 +55,64 @@ export async function checkKeywordConfigs(db: Database, wanted: KeywordOptions):
   );
 }
 
+/** Rows re-derived per statement by a rebuild (one round trip each; bodies are read back in these batches). */
+const REBUILD_BATCH = 500;
+
 /**
  * Re-derive every stored keyword vector under `configs` and record them as the fingerprint. The
- * body text is stored with the vector, so no note is re-read. Returns the number of rows rebuilt.
+ * body text is stored with the vector, so no note is re-read; CJK segmentation runs here, then the
+ * length totals are recounted from the new rows. Returns the number of rows rebuilt.
  */
 export async function rebuildKeyword(db: Database, options: { configs: string[]; headChars?: number; bodyChars?: number; vaultId?: number }): Promise<number> {
   const available = await availableConfigs(db);
   const bad = options.configs.filter((c) => !available.includes(c));
   if (bad.length) throw new Error(`unknown text search configuration(s): ${bad.join(', ')}; available: ${available.join(', ')}`);
   const cfgs = `{${options.configs.join(',')}}`;
-  const where = options.vaultId === undefined ? sql`` : sql`WHERE vault_id = ${options.vaultId}`;
-  const r = await db.transaction().execute(async (trx) => {
-    const res = await sql`UPDATE search_keyword SET
-        title_tsv = search_title_tsv(${cfgs}::regconfig[], title_text),
-        tsv = search_note_tsv(${cfgs}::regconfig[], title_text, body) ${where}`.execute(trx);
+  const vault = options.vaultId === undefined ? sql`` : sql`AND vault_id = ${options.vaultId}`;
+  return db.transaction().execute(async (trx) => {
+    let after = 0;
+    let n = 0;
+    for (;;) {
+      const batch = await sql<{ note_id: string; title_text: string; body: string }>`
+        SELECT note_id, title_text, body FROM search_keyword WHERE note_id > ${after} ${vault} ORDER BY note_id LIMIT ${REBUILD_BATCH}`.execute(trx);
+      if (!batch.rows.length) break;
+      const rows = batch.rows.map((r) => {
+        const titleIndex = indexText(r.title_text);
+        const bodyIndex = indexText(r.body);
+        return { note_id: r.note_id, title_index: titleIndex, body_index: bodyIndex, body_len: wordCount(titleIndex) + wordCount(bodyIndex) };
+      });
+      await sql`
+        UPDATE search_keyword k SET title_tsv = search_title_tsv(${cfgs}::regconfig[], r.title_index),
+          tsv = search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index), body_len = r.body_len,
+          rev = coalesce((SELECT s.rev + 1 FROM search_keyword_stats s WHERE s.vault_id = k.vault_id), 1)
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(note_id bigint, title_index text, body_index text, body_len int)
+        WHERE k.note_id = r.note_id`.execute(trx);
+      after = Number(batch.rows[batch.rows.length - 1].note_id);
+      n += batch.rows.length;
+    }
+    await recountTermStats(trx, options.vaultId);
     await writeKeywordOptions(trx, {
       configs: options.configs,
       headChars: options.headChars ?? DEFAULT_KEYWORD_OPTIONS.headChars,
       bodyChars: options.bodyChars ?? DEFAULT_KEYWORD_OPTIONS.bodyChars,
     });
-    return Number(res.numAffectedRows ?? 0);
+    return n;
   });
-  return r;
+}
+
+/**
+ * Recount the note counts and length totals from the stored rows (all vaults, or one). The change stamp moves on,
+ * never back, so every in-memory index sees the rows a rebuild stamped and reloads.
+ */
+export async function recountTermStats(db: Database, vaultId?: number): Promise<void> {
+  const only = vaultId === undefined ? sql`` : sql`WHERE vault_id = ${vaultId}`;
+  const onlyStats = vaultId === undefined ? sql`` : sql`AND s.vault_id = ${vaultId}`;
+  await sql`INSERT INTO search_keyword_stats (vault_id, docs, total_len, rev)
+    SELECT vault_id, count(*), coalesce(sum(body_len), 0), coalesce(max(rev), 0) + 1 FROM search_keyword ${only} GROUP BY vault_id
+    ON CONFLICT (vault_id) DO UPDATE SET docs = EXCLUDED.docs, total_len = EXCLUDED.total_len,
+      rev = greatest(search_keyword_stats.rev + 1, EXCLUDED.rev)`.execute(db);
+  await sql`UPDATE search_keyword_stats s SET docs = 0, total_len = 0, rev = s.rev + 1
+    WHERE NOT EXISTS (SELECT 1 FROM search_keyword k WHERE k.vault_id = s.vault_id) ${onlyStats}`.execute(db);
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

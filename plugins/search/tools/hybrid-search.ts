@@ -112,4 +112,6 @@ export default defineTool<SearchTools['hybrid_search']>({
     }
     return lines.join('\n');
   },
+  // Over the result budget a page holds fewer rows (the best ones: rows are ranked); a search has no continuation.
+  paging: { limit: 'limit', size: (o: HybridSearchOutput) => o.rows.length, next: () => undefined },
 });

@@ -7,6 +7,7 @@ import type { SearchSettingsSection } from '../settings.js';
 import { indexSettled } from '../settled.js';
 import { quote, withDeepLink } from './render-util.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
+import type { KeywordIndexService } from '../family.js';
 
 type KeywordSearchInput = SearchTools['keyword_search']['input'];
 type KeywordSearchOutput = SearchTools['keyword_search']['output'];
@@ -19,10 +20,13 @@ export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolConte
     configs: s.ftsConfigs,
     limit,
     candidates: s.keywordCandidates,
+    rescore: s.keywordRescore,
     snippetRows: s.snippetRows,
     snippetChars: s.snippetChars,
     snippetScanChars: s.snippetScanChars,
     fill,
+    ranking: s.ranking,
+    ...(ctx.hasService('search-keyword') ? { memory: ctx.service<KeywordIndexService>('search-keyword').memory } : {}),
   });
 }
 
@@ -41,6 +45,7 @@ export default defineTool<SearchTools['keyword_search']>({
       matched_in: h.matchedIn,
       terms: `${h.termsMatched}/${h.termsTotal}`,
       ...(h.snippet ? { snippet: h.snippet } : { head: h.head }),
+      ...(h.explain ? { why: h.explain } : {}),
       ...withDeepLink(ctx, h.path),
     }));
     return {
@@ -50,6 +55,7 @@ export default defineTool<SearchTools['keyword_search']>({
       count: rows.length,
       full_matches: result.allCount,
       terms_total: result.termsTotal,
+      ...(result.dropped.length ? { ignored_words: result.dropped } : {}),
       candidates_capped: result.capped,
       cut: asked > limit,
       rows,
@@ -59,14 +65,18 @@ export default defineTool<SearchTools['keyword_search']>({
     const lines = [
       `keyword_search ${quote(o.query)}${o.filters ? ` ${o.filters}` : ''} — ${o.count} rows (${o.full_matches} all terms, ${o.count - o.full_matches} partial) · configs: ${o.configs.join(',')}`,
     ];
+    if (o.ignored_words?.length) lines.push(`ignored (no evidence): ${o.ignored_words.join(' ')}`);
     if (o.candidates_capped) lines.push('note: broad query — ranked a bounded candidate set of the matches; add terms or filters to narrow');
     if (o.cut) lines.push('note: limit cut to the server maximum');
     if (!o.rows.length) lines.push('no matches');
     for (const r of o.rows) {
       lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [match: ${r.match} · in: ${r.matched_in.join('+') || '-'} · terms ${r.terms} · ${r.score}]`);
       lines.push(r.snippet !== undefined ? `   snippet: ${r.snippet}` : `   head: ${r.head ?? ''}`);
+      if (r.why) lines.push(`   why: ${r.why}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
     return lines.join('\n');
   },
+  // Over the result budget a page holds fewer rows (the best ones: rows are ranked); a search has no continuation.
+  paging: { limit: 'limit', size: (o: KeywordSearchOutput) => o.rows.length, next: () => undefined },
 });

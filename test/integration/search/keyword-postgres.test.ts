@@ -56,6 +56,10 @@ t.test('keyword search over native PostgreSQL 15', { skip: postgresAvailable() ?
   t.same(paths((await call('keyword_search', { query: 'phoenix', tags: ['project'] })).out as any), ['Extra/Project Phoenix.md']);
   t.same(paths((await call('keyword_search', { query: 'phoenix', frontmatter: { status: 'dormant' } })).out as any), ['Extra/Phoenix notes.md']);
   t.same(paths((await call('keyword_search', { query: '测试' })).out as any), ['Extra/中文笔记.md'], 'CJK under simple');
+  t.same(paths((await call('keyword_search', { query: '笔记关于' })).out as any), ['Extra/中文笔记.md'], 'a CJK substring spanning two words matches');
+  const question = await call('keyword_search', { query: 'What do my notes say about invoices?' });
+  t.equal(question.out.rows[0]?.path, 'Extra/Phoenix notes.md', 'question words are not evidence on the server engine either');
+  t.match(question.out.rows[0]?.why, /invoic\w* b \d/);
 
   const hybrid = await call('hybrid_search', { query: 'Recurring Tasks', limit: 3 });
   t.match(hybrid.out.arms, /^keyword-only \(semantic unavailable: .*pgvector/);

@@ -9,7 +9,7 @@ import { benchCorpora } from '../../fixtures/corpus.js';
 import { parseQuery, anyQueryText } from '../../../plugins/search/keyword/query-parse.js';
 import { headOf } from '../../../plugins/search/keyword/note-text.js';
 import { reciprocalRankFusion, confidenceOf } from '../../../plugins/search/ranking/rrf.js';
-import { shapeSnippet } from '../../../plugins/search/ranking/snippet.js';
+import { shapeSnippet, termSnippet } from '../../../plugins/search/ranking/snippet.js';
 import { orderByScores } from '../../../plugins/search/ranking/rerank.js';
 import { urlProblem } from '../../../plugins/search/embeddings/http.js';
 import { canonical } from '../../../plugins/search/embeddings/service.js';
@@ -108,4 +108,16 @@ t.test('the public judgment set: ≥ 60 queries of three kinds, every judged pat
   }
   const missing = rows.flatMap((r) => r.relevant).filter((p) => !existsSync(path.join(root, p)));
   t.same(missing, []);
+});
+
+t.test('termSnippet marks whole words a stem or query word starts, in the window with the most distinct terms', async (t) => {
+  const text = `${'Intro text here. '.repeat(20)}A recurrence rule. ${'filler words '.repeat(30)}Redis caching keeps hot keys; eviction policies decide.`;
+  const one = termSnippet(text, ['recurr', 'rule'], 240)!;
+  t.match(one, /«recurrence» «rule»/);
+  t.ok(one.length <= 242, `length ${one.length}`);
+  // `polici` is not a prefix of `policies`; the query's own word marks it.
+  const two = termSnippet(text, ['redi', 'cach', 'polici', 'caching', 'policies'], 240)!;
+  t.match(two, /«Redis» «caching» keeps hot keys; eviction «policies»/);
+  t.equal(termSnippet(text, ['zzz'], 240), null);
+  t.equal(termSnippet(text, ['保持'], 240), null, 'CJK terms are left to cjkSnippet');
 });

@@ -1,0 +1,28 @@
+// The keyword index's text form and the query planner split compound tokens alike (index-text.ts).
+import t from 'tap';
+import { compoundWordQuery, indexText, phraseText, splitCompounds } from '../../../plugins/search/keyword/index-text.js';
+import { parseQuery, planQuery } from '../../../plugins/search/keyword/query-parse.js';
+
+t.test('compound tokens become their words, other text is left alone', async (t) => {
+  t.equal(splitCompounds('`task.due.moment` and task.isDone'), '`task due moment` and task isDone');
+  t.equal(splitCompounds('see TaskProperties.test.md at https://github.com/o/r'), 'see TaskProperties test md at https://github com o r');
+  t.equal(splitCompounds('[[Filters#Custom Filters]] v1.2.3'), '[[Filters Custom Filters]] v1 2 3');
+  t.equal(splitCompounds('Ends a sentence. Starts one: e.g. this'), 'Ends a sentence. Starts one: e g. this');
+  t.equal(splitCompounds('plain words, pop-up, due_date'), 'plain words, pop-up, due_date');
+});
+
+t.test('note text: CJK bigrams and compound splitting together', async (t) => {
+  t.equal(indexText('保持健康 task.due'), ' 保持 持健 健康 康  task due');
+  t.equal(phraseText('read task.due here'), 'read task due here');
+});
+
+t.test('a compound query word is the phrase of its words', async (t) => {
+  t.equal(compoundWordQuery('task.due.moment'), '"task due moment"');
+  t.equal(compoundWordQuery('moment'), 'moment');
+  const q = 'Which fields does task.due have?';
+  const plan = planQuery(parseQuery(q), q, true);
+  const texts = plan.units.map((u) => u.text);
+  t.ok(texts.includes('fields') && texts.includes('"task due"'), texts.join(' | '));
+  const neg = planQuery(parseQuery('alpha -foo.bar'), 'alpha -foo.bar', true);
+  t.same(neg.negated, ['"foo bar"']);
+});
