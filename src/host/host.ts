@@ -271,6 +271,19 @@ export class Host {
       publicUrl: s.publicUrl,
       health: () => this.health(),
       metricsEndpoint: this.metrics ? { registry: this.metrics, access: this.settings.host.metrics } : undefined,
+      panel: this.settings.host.panel.enabled
+        ? {
+            db: this.database.db,
+            settings: () => this.settings,
+            log: this.log,
+            secure: s.publicUrl?.startsWith('https:') ?? false,
+            operations: () => this.operations,
+            registry: this.manager.registry,
+            callTool: (principal, tool, args) => this.dispatcher.call(principal, tool, args),
+            health: () => this.health(),
+            startedAt: this.startedAt,
+          }
+        : undefined,
     });
     await this.app.listen({ host: s.host, port: s.port });
     this.reaper = setInterval(() => void this.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);

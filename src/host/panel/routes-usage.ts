@@ -1,0 +1,4 @@
+import type { FastifyInstance } from 'fastify';
+import type { PanelContext } from './server.js';
+
+export function registerUsage(_panel: FastifyInstance, _ctx: PanelContext): void {}
