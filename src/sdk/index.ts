@@ -20,3 +20,4 @@ export * from './write-path.js';
 export * from './ssrf/ip-policy.js';
 export * from './ssrf/url-policy.js';
 export * from './ssrf/guarded-fetch.js';
+export { noteViewUrl, notePathSegments } from './note-view-url.js';

@@ -77,6 +77,7 @@ progress{width:100%;max-width:24rem;height:1.2rem}
 fieldset{border:1px solid #d6d6d0;border-radius:4px}legend{font-weight:600}
 fieldset label{font-weight:400;display:flex;gap:.4rem;align-items:center;margin:.2rem 0}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem;margin:.3rem 0}
 svg.chart{width:100%;height:auto;max-width:60rem}svg.chart text{font:11px system-ui,sans-serif;fill:#3a3a36}
 @media (max-width:40rem){main{padding:.5rem}h1{font-size:1.25rem}th,td{padding:.3rem}}
 `;
