@@ -54,18 +54,18 @@ nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem
 nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
 .signout{margin-left:auto;display:flex;gap:.5rem;align-items:center}.signout button{margin:0;padding:.2rem .7rem}
 main{max-width:72rem;margin:0 auto;padding:1rem}
-h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
+h1{font-size:1.5rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5rem}section>h2:first-child,.card>h2:first-child{margin-top:0}
 section,.card{background:#fff;border:1px solid #d6d6d0;border-radius:6px;padding:1rem;margin:0 0 1rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:1rem}
 .stat{font-size:1.6rem;font-weight:700;display:block}
 table{border-collapse:collapse;width:100%;font-size:.95rem}th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e2e2dc;vertical-align:top}
-th{background:#efefea}.table-wrap{overflow-x:auto}
+thead th{background:#efefea}tr.diff-row td{border-top:0;padding-top:0}.table-wrap{overflow-x:auto}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 label{display:block;font-weight:600;margin:.6rem 0 .2rem}
 input[type=text],input[type=password],input[type=search],select{width:100%;max-width:24rem;padding:.45rem;font-size:1rem;border:1px solid #767670;border-radius:4px;background:#fff;color:#1b1b19}
 button{font-size:1rem;padding:.45rem 1rem;border:1px solid #1f2a36;border-radius:4px;background:#1f2a36;color:#fff;cursor:pointer;margin-top:.6rem}
 button.secondary{background:#fff;color:#1f2a36}button.danger{background:#a4161a;border-color:#a4161a}
-td form{display:inline}td button{margin:0;padding:.15rem .6rem;font-size:.9rem}
+td form{display:inline}form button+a{margin-left:.8rem}td button{margin:0;padding:.15rem .6rem;font-size:.9rem}
 .flash{background:#e3f4e1;border:1px solid #2e7d32;padding:.5rem .8rem;border-radius:4px}
 .error{background:#fde8e8;border:1px solid #a4161a;color:#7a0f12;padding:.5rem .8rem;border-radius:4px;font-weight:600}
 .secret{font:1rem ui-monospace,monospace;background:#fff8d6;border:1px solid #b58900;padding:.6rem;word-break:break-all;display:block}

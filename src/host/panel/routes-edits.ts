@@ -44,11 +44,31 @@ ${!hasHistory() ? html`<p class="muted">The history family is off: diffs, restor
         ? html`<p class="muted">No agent changes in this window.</p>`
         : html`<div class="table-wrap"><table><thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">Note</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${events.map(
             (e) => html`<tr><td>${String(e.at).slice(0, 19).replace('T', ' ')}</td><td>${e.kind}${e.from ? html` from ${e.from}` : ''}</td><td><a href="/admin/notes/${encodePath(e.path)}">${e.path}</a></td><td>${e.by_name ?? e.by}</td>
-<td>${hasHistory() ? html`<a href="/admin/edits/note?path=${encodeURIComponent(e.path)}">Diff and restore</a>` : ''}</td></tr>`,
+<td>${hasHistory() ? html`<a href="/admin/edits/note?path=${encodeURIComponent(e.path)}">Diff and restore</a>` : ''}</td></tr>
+${hasHistory() && e.kind !== 'moved' ? html`<tr class="diff-row"><td colspan="5"><details hx-get="/admin/edits/diff?path=${encodeURIComponent(e.path)}&amp;event=${encodeURIComponent(String(e.cursor))}" hx-trigger="toggle once" hx-target="find .diff-slot"><summary>Diff of this change</summary><div class="diff-slot"><a href="/admin/edits/note?path=${encodeURIComponent(e.path)}">Open the note's revisions and diffs</a></div></details></td></tr>` : ''}`,
           )}</tbody></table></div>`
     }${feed?.more ? html`<p><a href="/admin/edits?since=${encodeURIComponent(String(feed.next_since))}">Older changes were cut; show from ${String(feed.next_since)}</a></p>` : ''}</section>
 ${hasHistory() ? undoForm(frame) : ''}`;
     return ctx.send(reply, 200, page(frame, 'Agent edits', body));
+  });
+
+  // The diff one change-feed event made (an htmx fragment): its revision against the one before it.
+  panel.get('/edits/diff', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>;
+    if (!hasHistory()) throw new PanelError(404, 'The history family is off.');
+    const list = await callAs(ctx, request, 'list_revisions', { path: String(q.path ?? ''), limit: 50 });
+    const revisions = list.revisions as Array<Record<string, any>>;
+    const i = revisions.findIndex((r) => r.event === q.event);
+    const r = revisions[i];
+    const before = revisions[i + 1];
+    let out = html`<p class="muted">This change kept no diff (its revision was pruned, or the note was created or deleted).</p>`;
+    if (r && before?.content_hash && r.content_hash) {
+      const d = await callAs(ctx, request, 'diff_revisions', { path: list.path, from: before.revision, to: r.revision });
+      out = diffBlock(d.diff as string, `what ${String(r.revision)} changed`);
+    } else if (r?.content_hash && !before) {
+      out = html`<p class="muted">The note was created by this change.</p>`;
+    }
+    return ctx.send(reply, 200, out.value);
   });
 
   panel.get('/edits/note', async (request, reply) => {
@@ -56,14 +76,19 @@ ${hasHistory() ? undoForm(frame) : ''}`;
     if (!hasHistory()) throw new PanelError(404, 'The history family is off.');
     const list = await callAs(ctx, request, 'list_revisions', { path, limit: 10 });
     const revisions = list.revisions as Array<Record<string, any>>;
+    // What each change did: the diff from the revision before it (the next, older one) to it.
     const diffs = await Promise.all(
-      revisions.map((r) => (r.content_hash && r.content_hash !== list.current_hash ? callAs(ctx, request, 'diff_revisions', { path: list.path, from: r.revision, to: 'current' }).catch(() => undefined) : Promise.resolve(undefined))),
+      revisions.map((r, i) => {
+        const before = revisions[i + 1];
+        return before?.content_hash && r.content_hash && before.content_hash !== r.content_hash ? callAs(ctx, request, 'diff_revisions', { path: list.path, from: before.revision, to: r.revision }).catch(() => undefined) : Promise.resolve(undefined);
+      }),
     );
     const frame = ctx.frame(request, reply, 'edits');
     const body = html`<p>Current version <code>${list.current_hash ?? 'deleted'}</code>. <a href="/admin/notes/${encodePath(String(list.path))}">Read the note</a></p>
 ${revisions.map(
   (r, i) => html`<section aria-labelledby="rev-${r.revision}"><h2 id="rev-${r.revision}">${r.revision}: ${r.kind} at ${String(r.at).slice(0, 19).replace('T', ' ')} by ${r.by_name ?? r.by}${r.tool ? html` (${r.tool})` : ''}</h2>
-${diffs[i] ? html`<details><summary>Changes from this revision to now</summary>${diffBlock(diffs[i]!.diff, `diff from ${r.revision} to the current version`)}</details>` : html`<p class="muted">${r.content_hash ? 'Same content as now.' : 'No content kept (a deletion).'}</p>`}
+${diffs[i] ? diffBlock(diffs[i]!.diff, `what ${r.revision} changed`) : html`<p class="muted">${!r.content_hash ? 'No content kept (a deletion).' : i === revisions.length - 1 ? 'The oldest version kept.' : 'No change to the text.'}</p>`}
+${r.content_hash === list.current_hash ? html`<p class="muted">This is the note's content now.</p>` : ''}
 ${r.content_hash && r.content_hash !== list.current_hash ? html`<form method="post" action="/admin/edits/restore">${csrfField(frame)}<input type="hidden" name="path" value="${list.path}"><input type="hidden" name="revision" value="${r.revision}"><input type="hidden" name="expected_hash" value="${list.current_hash ?? ''}"><input type="hidden" name="dry_run" value="true"><button type="submit" class="secondary">Preview restoring ${r.revision}</button></form>` : ''}
 </section>`,
 )}`;

@@ -62,7 +62,7 @@ ${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent job
   const showJob = (request: FastifyRequest, reply: FastifyReply, job: Job, status = 200) => {
     if (request.headers['hx-request']) return ctx.send(reply, status, jobFragment(job, true).value);
     const frame = ctx.frame(request, reply, 'index');
-    return ctx.send(reply, status, page(frame, job.title, html`${jobFragment(job, true)}<p><a href="/admin/index">Back to index and search</a></p>`));
+    return ctx.send(reply, status, page(frame, 'Index job', html`${jobFragment(job, true)}<p><a href="/admin/index">Back to index and search</a></p>`));
   };
 
   panel.get('/index/jobs/:id', async (request, reply) => {

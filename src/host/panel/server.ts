@@ -133,7 +133,8 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
       };
 
       panel.addHook('onRequest', async (request, reply) => {
-        reply.header('content-security-policy', CSP).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-frame-options', 'DENY');
+        reply.header('content-security-policy', CSP).header('cache-control', 'no-store').header('referrer-policy', 'same-origin').header('x-frame-options', 'DENY');
+        // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` on form posts, which the Origin check refuses.
         if (!deps.isAllowedHost(request.headers.host)) throw new PanelError(403, 'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts.');
         if (request.method !== 'GET' && request.method !== 'HEAD' && !deps.isAllowedOrigin(request.headers.origin)) throw new PanelError(403, 'Forbidden: Origin not allowed.');
         const url = request.url.split('?')[0];
