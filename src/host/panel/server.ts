@@ -224,7 +224,7 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
 }
 
 /** Where to go after signing in: a path under /admin only (never another origin). */
-function safeNext(next: string): string {
+export function safeNext(next: string): string {
   return /^\/admin(?:\/[^\\]*)?$/.test(next) && !next.startsWith('//') ? next : '/admin/';
 }
 

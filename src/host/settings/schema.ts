@@ -56,7 +56,7 @@ export const declaredUserSchema = z
   .object({
     name: accountName.describe('The user\'s name (`keys create --user NAME`).'),
     vault: accountName.describe('The vault the user is bound to: a `vaults` entry, vault.name, or a vault made with `exocortex vaults add`.'),
-    admin: z.boolean().default(false).describe('Marks the user as an administrator (shown in `users list`; reserved for the panel and OAuth consent).'),
+    admin: z.boolean().default(false).describe('Marks the user as an administrator: in the panel (/admin) they see every user\'s vaults, keys and usage and reach the danger zone (`exocortex users admin NAME [--off]` for users not declared here).'),
     disabled: z.boolean().default(false).describe('Refuse every key of this user at once, without deleting them.'),
     limits: userLimitsSchema.optional().describe('This user\'s own limits, each over the operator\'s admission.perUser default (same keys).'),
   })
