@@ -45,8 +45,10 @@ class PanelClient {
 t.test('panel over plain HTTP', async (t) => {
   const bobVault = mkdtempSync(path.join(os.tmpdir(), 'exo-bob-'));
   const server = await startTestServer({
-    builtinDir: null,
+    files: { 'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n' },
     config: {
+      // notes and search only (search/fetch link to the panel); the rest stay off to start fast.
+      families: Object.fromEntries(['files', 'graph', 'tasks', 'transfer', 'change-feed', 'history'].map((f) => [f, { enabled: false }])),
       server: { publicUrl: 'https://exocortex.invalid' },
       oauth: { enabled: false },
       vaults: [{ name: 'bobs', path: bobVault }],
@@ -147,4 +149,21 @@ t.test('panel over plain HTTP', async (t) => {
   t.equal((await server.host.database.db.selectFrom('panel_sessions').select('token_hash').where('user_id', '=', bobId).execute()).length, 0, 'their session rows are gone');
   t.equal((await bob.signIn('bob', 'bob-password-123')).status, 401, 'and they cannot sign in again');
   void usersDisableOp;
+
+  // With publicUrl https, the connector's search and fetch give the panel's note view as url.
+  await server.host.index?.whenIdle();
+  const client = await server.connect();
+  const found = (await client.callTool({ name: 'search', arguments: { query: 'zebra panel' } })) as { structuredContent?: { results: Array<Record<string, string>> } };
+  const hit = found.structuredContent!.results[0];
+  t.equal(hit?.url, 'https://exocortex.invalid/admin/notes/Projects/Panel%20plan.md', 'search gives the panel note view as url');
+  t.match(hit?.obsidian_url, /^obsidian:\/\/open\?vault=/, 'and the obsidian:// link beside it');
+  const fetched = (await client.callTool({ name: 'fetch', arguments: { id: 'Projects/Panel plan.md' } })) as { structuredContent?: Record<string, string> };
+  t.equal(fetched.structuredContent?.url, hit?.url, 'fetch gives the same url');
+  t.match(fetched.structuredContent?.obsidian_url, /^obsidian:\/\//);
+  // The link opens for the vault's owner once signed in.
+  const viewer = new PanelClient(server.url);
+  await viewer.signIn('operator', 'operator-password-1');
+  const view = await viewer.request('GET', new URL(hit!.url).pathname);
+  t.equal(view.status, 200);
+  t.match(await view.text(), /The zebra panel ships soon\./, 'the note view renders the note');
 });
