@@ -24,7 +24,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
 
 export function page(frame: Frame, title: string, body: Html): string {
   const nav = frame.user
-    ? html`<nav aria-label="Panel"><ul>${NAV.map(([slug, label]) => html`<li><a href="/admin/${slug === 'overview' ? '' : slug}"${frame.current === slug ? raw(' aria-current="page"') : ''}>${label}</a></li>`)}</ul>
+    ? html`<nav aria-label="Panel"><ul>${NAV.filter(([slug]) => slug !== 'danger' || frame.user?.admin).map(([slug, label]) => html`<li><a href="/admin/${slug === 'overview' ? '' : slug}"${frame.current === slug ? raw(' aria-current="page"') : ''}>${label}</a></li>`)}</ul>
 <form method="post" action="/admin/sign-out" class="signout"><input type="hidden" name="_csrf" value="${frame.csrf}"><span>${frame.user.name}${frame.user.admin ? ' (admin)' : ''}</span> <button type="submit">Sign out</button></form></nav>`
     : '';
   return `<!doctype html>

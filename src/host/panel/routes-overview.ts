@@ -14,6 +14,10 @@ export function duration(seconds: number): string {
   return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : `${m} min ${Math.floor(seconds % 60)} s`;
 }
 
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
 export function registerOverview(panel: FastifyInstance, ctx: PanelContext): void {
   panel.get('/', async (request, reply) => {
     const user = me(request);
@@ -25,7 +29,7 @@ export function registerOverview(panel: FastifyInstance, ctx: PanelContext): voi
     const body = html`<div class="grid">
 <section aria-labelledby="st"><h2 id="st">Server</h2><span class="stat">${String(health.status)}</span>
 <p>Version ${String(health.version)} · up ${duration(Number(health.uptimeSeconds ?? 0))} · database ${String(health.engine)} (${String(health.db)})</p>
-<p>${String(health.sessions ?? 0)} MCP sessions · ${String(health.tools ?? 0)} tools</p></section>
+<p>${plural(Number(health.sessions ?? 0), 'open MCP session')} · ${plural(Number(health.tools ?? 0), 'tool')}</p></section>
 <section aria-labelledby="emb"><h2 id="emb">Embedding backlog</h2>${
       search && search.semantic !== false
         ? html`<span class="stat">${String(Number(search.queued ?? 0) + Number(search.stale ?? 0))}</span><p>${String(search.embedded ?? 0)} embedded, ${String(search.queued ?? 0)} queued, ${String(search.stale ?? 0)} stale, ${String(search.failing ?? 0)} failing (vault of vault.path)</p>`

@@ -20,19 +20,29 @@ export interface UsageScope {
   readonly vaultId?: number;
 }
 
-function where(scope: UsageScope) {
-  return scope.vaultId === undefined ? sql`at >= ${scope.since}` : sql`at >= ${scope.since} AND vault_id = ${scope.vaultId}`;
-}
-
-export async function usageReport(db: Kysely<any>, scope: UsageScope, bucket: 'hour' | 'day', limit: number) {
-  const w = where(scope);
-  const [series, outcomes, latency, credentials] = await Promise.all([
-    sql<{ b: Date; tool: string; n: string }>`SELECT date_trunc(${bucket}, at) AS b, tool, count(*) AS n FROM usage_logs WHERE ${w} GROUP BY 1, 2 ORDER BY 1 LIMIT 5000`.execute(db),
-    sql<{ outcome: string; code: string | null; n: string }>`SELECT outcome, refusal_code AS code, count(*) AS n FROM usage_logs WHERE ${w} AND outcome <> 'ok' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT ${limit}`.execute(db),
-    sql<{ tool: string; n: string; p50: number; p95: number }>`SELECT tool, count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50, percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95 FROM usage_logs WHERE ${w} GROUP BY tool ORDER BY 2 DESC LIMIT ${limit}`.execute(db),
-    sql<{ name: string | null; n: string; bad: string; last: Date }>`SELECT credential_name AS name, count(*) AS n, count(*) FILTER (WHERE outcome <> 'ok') AS bad, max(at) AS last FROM usage_logs WHERE ${w} GROUP BY 1 ORDER BY 2 DESC LIMIT ${limit}`.execute(db),
-  ]);
-  return { series: series.rows, outcomes: outcomes.rows, latency: latency.rows, credentials: credentials.rows };
+/**
+ * The window's newest `maxRows` calls (an index range scan on `at`, bounded), then every aggregate over
+ * them in one statement, so a busy month costs no more than panel.usageMaxRows rows.
+ */
+export async function usageReport(db: Kysely<any>, scope: UsageScope, bucket: 'hour' | 'day', limit: number, maxRows: number) {
+  const vault = scope.vaultId === undefined ? sql`` : sql`AND vault_id = ${scope.vaultId}`;
+  const r = await sql<{ part: string; k1: string | null; k2: string | null; n: string; a: number | null; b: number | null; at: Date | null }>`
+    WITH recent AS (SELECT at, tool, duration_ms, outcome, refusal_code, credential_name FROM usage_logs WHERE at >= ${scope.since} ${vault} ORDER BY at DESC LIMIT ${maxRows})
+    (SELECT 'series' AS part, tool AS k1, extract(epoch FROM date_trunc(${bucket}, at))::text AS k2, count(*) AS n, NULL::float8 AS a, NULL::float8 AS b, NULL::timestamptz AS at FROM recent GROUP BY 2, 3 LIMIT 5000)
+    UNION ALL (SELECT 'outcome', outcome, refusal_code, count(*), NULL, NULL, NULL FROM recent WHERE outcome <> 'ok' GROUP BY 2, 3 ORDER BY 4 DESC LIMIT ${limit})
+    UNION ALL (SELECT 'latency', tool, NULL, count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms), NULL FROM recent GROUP BY tool ORDER BY 4 DESC LIMIT ${limit})
+    UNION ALL (SELECT 'credential', credential_name, NULL, count(*), count(*) FILTER (WHERE outcome <> 'ok'), NULL, max(at) FROM recent GROUP BY credential_name ORDER BY 4 DESC LIMIT ${limit})
+    UNION ALL (SELECT 'total', NULL, NULL, count(*), NULL, NULL, min(at) FROM recent)`.execute(db);
+  const of = (part: string) => r.rows.filter((row) => row.part === part);
+  const total = of('total')[0];
+  return {
+    series: of('series').map((x) => ({ b: new Date(Number(x.k2) * 1000), tool: x.k1!, n: x.n })),
+    outcomes: of('outcome').map((x) => ({ outcome: x.k1!, code: x.k2, n: x.n })),
+    latency: of('latency').map((x) => ({ tool: x.k1!, n: x.n, p50: Number(x.a), p95: Number(x.b) })),
+    credentials: of('credential').map((x) => ({ name: x.k1, n: x.n, bad: String(x.a ?? 0), last: x.at! })),
+    /** Set when the window held more than maxRows calls: the report covers those after this time. */
+    cutAt: Number(total?.n ?? 0) >= maxRows ? total!.at : null,
+  };
 }
 
 export function registerUsage(panel: FastifyInstance, ctx: PanelContext): void {
@@ -44,7 +54,8 @@ export function registerUsage(panel: FastifyInstance, ctx: PanelContext): void {
     const now = Date.now();
     const since = new Date(now - win.hours * 3600_000);
     const scope: UsageScope = { since, vaultId: user.admin && subject === user ? undefined : subject.vaultId };
-    const r = await usageReport(ctx.db, scope, win.bucket, ctx.settings().host.panel.pageSize);
+    const { pageSize, usageMaxRows } = ctx.settings().host.panel;
+    const r = await usageReport(ctx.db, scope, win.bucket, pageSize, usageMaxRows);
 
     // Buckets across the whole window (empty hours too), the five busiest tools as series, the rest as "other".
     const totals = new Map<string, number>();
@@ -74,6 +85,7 @@ export function registerUsage(panel: FastifyInstance, ctx: PanelContext): void {
       ([k, w]) => html`<option value="${k}"${w === win ? html` selected` : ''}>${w.label}</option>`,
     )}</select>${subject !== user ? html`<input type="hidden" name="user" value="${subject.name}">` : ''} <button type="submit" class="secondary">Show</button></form>
 <section aria-labelledby="calls"><h2 id="calls">Calls per tool, ${win.label} (${String(total)} in all${scope.vaultId === undefined ? ', every vault' : `, vault ${subject.vaultName}`})</h2>
+${r.cutAt ? html`<p class="muted">Busy window: these figures cover the newest ${String(usageMaxRows)} calls, since ${new Date(r.cutAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (panel.usageMaxRows).</p>` : ''}
 ${total ? stackedBars(buckets, series, { title: `Tool calls per ${win.bucket}, ${win.label}` }) : html`<p class="muted">No tool calls in this window.</p>`}</section>
 <div class="grid">
 <section aria-labelledby="lat"><h2 id="lat">Latency per tool</h2><div class="table-wrap"><table><thead><tr><th scope="col">Tool</th><th scope="col" class="num">Calls</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th></tr></thead>

@@ -51,6 +51,7 @@ t.test('panel over plain HTTP', async (t) => {
       families: Object.fromEntries(['files', 'graph', 'tasks', 'transfer', 'change-feed', 'history'].map((f) => [f, { enabled: false }])),
       server: { publicUrl: 'https://exocortex.invalid' },
       oauth: { enabled: false },
+      panel: { sessionTtlSeconds: 3600 },
       vaults: [{ name: 'bobs', path: bobVault }],
       users: [{ name: 'bob', vault: 'bobs' }],
     },
@@ -95,7 +96,8 @@ t.test('panel over plain HTTP', async (t) => {
   t.match(session, /; HttpOnly/);
   t.match(session, /; SameSite=Strict/);
   t.match(session, /; Secure/);
-  t.match(session, /; Expires=/, 'the session cookie expires');
+  const expires = Date.parse(/; Expires=([^;]+)/.exec(session)?.[1] ?? '');
+  t.ok(expires > Date.now() + 3500_000 && expires < Date.now() + 3700_000, 'the session cookie expires after panel.sessionTtlSeconds');
   t.notMatch(session, /exo_[A-Za-z0-9]{6}/, 'it is no MCP bearer token');
 
   const overview = await admin.request('GET', '/admin/');
@@ -119,9 +121,12 @@ t.test('panel over plain HTTP', async (t) => {
   const bobOverview = await (await bob.request('GET', '/admin/')).text();
   t.match(bobOverview, />bobs</);
   t.notMatch(bobOverview, new RegExp(`>${server.host.settings.host.vault.name}<`), 'bob does not see the operator vault');
-  for (const p of ['/admin/credentials?user=operator', '/admin/usage?user=operator', '/admin/danger']) {
+  t.notMatch(bobOverview, /Danger zone/, 'a non-admin is not offered the danger zone');
+  for (const p of ['/admin/credentials?user=operator', '/admin/usage?user=operator', '/admin/danger', '/admin/danger/disable?user=operator']) {
     t.equal((await bob.request('GET', p)).status, 403, `bob is refused ${p}`);
   }
+  t.equal((await bob.request('POST', '/admin/danger/disable', { _csrf: await bob.csrf('/admin/credentials'), user: 'operator' })).status, 403, 'a non-admin cannot disable anyone');
+  t.equal((await server.host.database.db.selectFrom('users').select('disabled_at').where('name', '=', 'operator').executeTakeFirstOrThrow()).disabled_at, null, 'the operator is still enabled');
   const bobCreds = await (await bob.request('GET', '/admin/credentials')).text();
   t.notMatch(bobCreds, /test-rw/, "bob's credentials page lists none of the operator's keys");
   const opKey = await server.host.database.db.selectFrom('api_keys').select('id').where('name', '=', 'test-rw').executeTakeFirstOrThrow();
