@@ -143,6 +143,10 @@ export class Host {
         vaults: () => this.vaults.health(),
         workers: () => this.workers.stats(),
         audit: () => ({ pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped }),
+        embeddingBacklog: async () => {
+          const search = (await this.familyHealth()).search as Record<string, unknown> | undefined;
+          return search && search.semantic !== false && typeof search.queued === 'number' ? Number(search.queued) + Number(search.stale ?? 0) : undefined;
+        },
       });
       this.metrics = metrics;
       this.dispatcher.onCall = (tool, seconds, outcome, code) => metrics.toolCall(tool, seconds, outcome, code);

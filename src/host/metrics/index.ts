@@ -15,6 +15,8 @@ export interface MetricsSources {
   vaults(): Record<string, { state: string; notes?: number; pending?: number; failures?: number }>;
   workers(): { threads: number; queued: number; completed: number };
   audit(): { pending: number; written: number; dropped: number };
+  /** Notes waiting to be embedded (queued + stale), or undefined when semantic search is off (a short query). */
+  embeddingBacklog?(): Promise<number | undefined>;
 }
 
 const ADMISSION_CODES = new Set(['rate_limited', 'busy', 'quota_exceeded']);
@@ -79,6 +81,19 @@ export class HostMetrics {
           for (const [vault, v] of Object.entries(sources.vaults())) this.set({ vault }, pick(v));
         },
       });
+    const backlog = sources.embeddingBacklog;
+    if (backlog) {
+      new Gauge({
+        name: 'exocortex_embedding_backlog',
+        help: "Notes waiting to be embedded (queued or stale) in vault.path's vault; absent while semantic search is off.",
+        registers,
+        async collect() {
+          this.reset();
+          const n = await backlog().catch(() => undefined);
+          if (n !== undefined) this.set(n);
+        },
+      });
+    }
     perVault('exocortex_index_notes', 'Notes indexed, per vault.', (v) => v.notes ?? 0);
     perVault('exocortex_index_pending', 'Changed notes waiting for the index, per vault (the index lag in notes).', (v) => v.pending ?? 0);
     perVault('exocortex_index_failures', 'Notes the index could not read or parse, per vault.', (v) => v.failures ?? 0);

@@ -22,7 +22,7 @@ export async function callAs(ctx: PanelContext, request: FastifyRequest, tool: s
 
 export function diffBlock(diff: string | undefined, label: string): Html {
   if (!diff) return html`<p class="muted">No textual difference.</p>`;
-  const lines = diff.split('\n').map((l) => html`<span class="${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}">${l}</span>\n`);
+  const lines = diff.split('\n').filter((l) => !/^=+$/.test(l)).map((l) => html`<span class="${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}">${l}</span>\n`);
   return html`<pre class="diff" aria-label="${label}">${lines}</pre>`;
 }
 

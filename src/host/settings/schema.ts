@@ -178,7 +178,7 @@ export const hostSettingsSchema = z
       .object({
         enabled: z.boolean().default(true).describe('Serve the operator panel at /admin on the HTTP listener. Nobody can sign in until a user has a password (`exocortex users passwd NAME`) or a one-time code (`exocortex users login-link NAME`), so it is on by default; false answers 404 under /admin.'),
         sessionTtlSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(12 * 3600).describe('How long a panel sign-in lasts (absolute, from sign-in). Sessions live in the database (panel_sessions): disabling the user or signing out ends them at once.'),
-        usageMaxRows: z.number().int().min(1000).max(1_000_000).default(20_000).describe('Most usage_logs rows the Usage page aggregates (the newest of its window); a busier window says which part it covers. Keeps the page fast whatever the audit log holds.'),
+        usageMaxRows: z.number().int().min(1000).max(1_000_000).default(10_000).describe('Most usage_logs rows the Usage page aggregates (the newest of its window); a busier window says which part it covers. Keeps the page fast whatever the audit log holds.'),
         pageSize: z.number().int().min(10).max(500).default(50).describe('Rows one panel table shows (keys, agent edits, zero-result queries); every query is bounded by it.'),
       })
       .strict()
