@@ -145,7 +145,7 @@ export class Host {
         audit: () => ({ pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped }),
         embeddingBacklog: async () => {
           const search = (await this.familyHealth()).search as Record<string, unknown> | undefined;
-          return search && search.semantic !== false && typeof search.queued === 'number' ? Number(search.queued) + Number(search.stale ?? 0) : undefined;
+          return search && search.semantic !== false && typeof search.queued === 'number' ? { vault: this.vaultHandle.name, notes: Number(search.queued) + Number(search.stale ?? 0) } : undefined;
         },
       });
       this.metrics = metrics;

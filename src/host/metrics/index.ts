@@ -15,8 +15,8 @@ export interface MetricsSources {
   vaults(): Record<string, { state: string; notes?: number; pending?: number; failures?: number }>;
   workers(): { threads: number; queued: number; completed: number };
   audit(): { pending: number; written: number; dropped: number };
-  /** Notes waiting to be embedded (queued + stale), or undefined when semantic search is off (a short query). */
-  embeddingBacklog?(): Promise<number | undefined>;
+  /** Notes of a vault waiting to be embedded (queued + stale), or undefined when semantic search is off (a short query). */
+  embeddingBacklog?(): Promise<{ vault: string; notes: number } | undefined>;
 }
 
 const ADMISSION_CODES = new Set(['rate_limited', 'busy', 'quota_exceeded']);
@@ -85,12 +85,13 @@ export class HostMetrics {
     if (backlog) {
       new Gauge({
         name: 'exocortex_embedding_backlog',
-        help: "Notes waiting to be embedded (queued or stale) in vault.path's vault; absent while semantic search is off.",
+        help: "Notes waiting to be embedded (queued or stale), for vault.path's vault; no sample while semantic search is off.",
+        labelNames: ['vault'],
         registers,
         async collect() {
           this.reset();
-          const n = await backlog().catch(() => undefined);
-          if (n !== undefined) this.set(n);
+          const b = await backlog().catch(() => undefined);
+          if (b) this.set({ vault: b.vault }, b.notes);
         },
       });
     }

@@ -45,7 +45,7 @@ t.test('tool calls, refusals and the gauges parse back from the text format', as
   const notes = families.get('exocortex_index_notes')?.metrics.find((m) => m.labels?.vault === 'vault');
   t.ok(Number(notes?.value) >= 2, 'indexed notes per vault');
   t.ok(families.has('exocortex_index_pending') && families.has('exocortex_worker_queue_depth') && families.has('exocortex_audit_queue') && families.has('exocortex_mcp_sessions'));
-  t.notOk(families.has('exocortex_embedding_backlog'), 'no embedding backlog gauge while semantic search is off');
+  t.same(families.get('exocortex_embedding_backlog')?.metrics ?? [], [], 'no embedding backlog sample while semantic search is off');
   t.ok(families.has('process_cpu_user_seconds_total') && families.has('nodejs_eventloop_lag_seconds'), 'the default process metrics');
   t.notMatch(JSON.stringify([...families.values()]), /# A|A\.md/, 'no note content or path in any label');
 });
