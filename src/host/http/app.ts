@@ -10,7 +10,8 @@ import type { FamilyRegistry } from '../families/registry.js';
 import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
 import type { OAuthServer } from '../oauth/server.js';
 import { mayScrape, type HostMetrics } from '../metrics/index.js';
-import { registerPanel, type PanelDeps } from '../panel/server.js';
+import type { PanelDeps } from '../panel/context.js';
+import { registerPanel } from '../panel/server.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {

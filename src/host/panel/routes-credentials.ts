@@ -7,7 +7,7 @@ import { usersListOp } from '../admin/account-operations.js';
 import { oauthClientsListOp, oauthClientsRevokeOp, oauthGrantsListOp, oauthGrantsRevokeOp } from '../admin/oauth-operations.js';
 import { html } from './html.js';
 import { csrfField, page } from './layout.js';
-import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './server.js';
+import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
 
 const SCOPES: ReadonlyArray<readonly [string, string]> = [
   ['read', 'read: read and search every family'],

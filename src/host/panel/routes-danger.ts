@@ -9,7 +9,7 @@ import { userByName } from '../auth/users.js';
 import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { endSessionsOf } from './sessions.js';
-import { first, PanelError, requireAdmin, type Form, type PanelContext } from './server.js';
+import { first, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
 
 type Action = 'disable' | 'revoke-all' | 'remove-vault';
 

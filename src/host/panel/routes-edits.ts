@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isInputNeeded } from '../../sdk/client-channel.js';
 import { html, type Html } from './html.js';
 import { csrfField, page, type Frame } from './layout.js';
-import { first, me, PanelError, type Form, type PanelContext } from './server.js';
+import { first, me, PanelError, type Form, type PanelContext } from './context.js';
 
 /** A tool's structured result, or a PanelError carrying the refusal's sentence. */
 export async function callAs(ctx: PanelContext, request: FastifyRequest, tool: string, args: Record<string, unknown>): Promise<Record<string, any>> {

@@ -8,7 +8,7 @@ import { familyCommandOp, indexOp, renderIndexSummary } from '../admin/operation
 import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { PanelJobs, type Job } from './jobs.js';
-import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './server.js';
+import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
 
 function jobFragment(job: Job, canSee: boolean): Html {
   if (!canSee) return html``;

@@ -7,7 +7,7 @@ import { micromark } from 'micromark';
 import { html, raw } from './html.js';
 import { page } from './layout.js';
 import { callAs } from './routes-edits.js';
-import { PanelError, type PanelContext } from './server.js';
+import { PanelError, type PanelContext } from './context.js';
 
 export function registerNotes(panel: FastifyInstance, ctx: PanelContext): void {
   panel.get('/notes/*', async (request, reply) => {

@@ -5,7 +5,7 @@ import { vaultsListOp } from '../admin/account-operations.js';
 import type { VaultHealth } from '../vaults/registry.js';
 import { html } from './html.js';
 import { page } from './layout.js';
-import { me, type PanelContext } from './server.js';
+import { me, type PanelContext } from './context.js';
 
 export function duration(seconds: number): string {
   const d = Math.floor(seconds / 86400);

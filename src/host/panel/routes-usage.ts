@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { stackedBars, type Bucket } from './chart.js';
 import { html } from './html.js';
 import { page } from './layout.js';
-import { me, type PanelContext } from './server.js';
+import { me, type PanelContext } from './context.js';
 
 const WINDOWS: Readonly<Record<string, { hours: number; bucket: 'hour' | 'day'; label: string }>> = {
   '24h': { hours: 24, bucket: 'hour', label: 'last 24 hours' },

@@ -7,20 +7,14 @@ import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
-import type { Kysely } from 'kysely';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { Logger, Principal } from '../../sdk/types.js';
-import type { InputNeeded } from '../../sdk/client-channel.js';
-import type { OperationTarget } from '../admin/operations.js';
-import type { CallResult } from '../families/dispatch.js';
-import type { FamilyRegistry } from '../families/registry.js';
-import type { Settings } from '../settings/load.js';
 import { clientAddress } from '../oauth/interactions.js';
 import { checkPassword, useSignInLink } from '../auth/passwords.js';
 import { userByName } from '../auth/users.js';
 import { html } from './html.js';
 import { PANEL_CSS, page, type Frame } from './layout.js';
-import { createSession, endSession, SESSION_COOKIE, sessionUser, type PanelUser } from './sessions.js';
+import { createSession, endSession, SESSION_COOKIE, sessionUser } from './sessions.js';
+import { first, PanelError, type Form, type PanelContext, type PanelDeps } from './context.js';
 import { registerOverview } from './routes-overview.js';
 import { registerCredentials } from './routes-credentials.js';
 import { registerEdits } from './routes-edits.js';
@@ -29,64 +23,10 @@ import { registerIndexPages } from './routes-index.js';
 import { registerDanger } from './routes-danger.js';
 import { registerNotes } from './routes-notes.js';
 
-/** What the panel needs from the host (the composition root builds it). */
-export interface PanelDeps {
-  readonly db: Kysely<any>;
-  readonly settings: () => Settings;
-  readonly log: Logger;
-  /** Cookies are Secure when server.publicUrl is https. */
-  readonly secure: boolean;
-  readonly operations: () => OperationTarget;
-  readonly registry: FamilyRegistry;
-  /** A tool call through the host's dispatcher, as this principal (the same path an agent's call takes). */
-  callTool(principal: Principal, tool: string, args: Record<string, unknown>): Promise<CallResult | InputNeeded>;
-  health(): Promise<Record<string, unknown>>;
-  isAllowedHost(host: string | undefined): boolean;
-  isAllowedOrigin(origin: string | undefined): boolean;
-  readonly startedAt: number;
-}
-
-export type Form = Record<string, string | string[] | undefined>;
-
-/** What each page module gets: the deps and the helpers every page shares. */
-export interface PanelContext extends PanelDeps {
-  frame(request: FastifyRequest, reply: FastifyReply, current?: string): Frame;
-  send(reply: FastifyReply, status: number, body: string): FastifyReply;
-  /** Redirect after a POST (303), carrying a one-shot message for the next page. */
-  done(reply: FastifyReply, to: string, flash: string): FastifyReply;
-  /** The principal a signed-in user's tool calls run as (their own vault, their full scopes). */
-  principalOf(user: PanelUser): Principal;
-  /** The user whose data a page shows: the signed-in one, or (admins only) the one named by ?user=. */
-  userOf(request: FastifyRequest): Promise<PanelUser>;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    panelUser: PanelUser | null;
-  }
-}
-
 const FLASH_COOKIE = 'exo_panel_flash';
 const CSRF_COOKIE = 'exo_panel_csrf';
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PUBLIC = new Set(['/admin/sign-in', '/admin/assets/panel.css', '/admin/assets/htmx.min.js']);
-
-export class PanelError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export function first(v: string | string[] | undefined): string {
-  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
-}
-
-export function all(v: string | string[] | undefined): string[] {
-  return Array.isArray(v) ? v : v === undefined ? [] : [v];
-}
 
 const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
 
@@ -226,17 +166,4 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
 /** Where to go after signing in: a path under /admin only (never another origin). */
 export function safeNext(next: string): string {
   return /^\/admin(?:\/[^\\]*)?$/.test(next) && !next.startsWith('//') ? next : '/admin/';
-}
-
-/** The signed-in user, or a refusal (routes run only after the auth hook set it). */
-export function me(request: FastifyRequest): PanelUser {
-  if (!request.panelUser) throw new PanelError(401, 'Sign in first.');
-  return request.panelUser;
-}
-
-/** Refuse a non-admin. */
-export function requireAdmin(request: FastifyRequest): PanelUser {
-  const user = me(request);
-  if (!user.admin) throw new PanelError(403, 'Only administrators may do this.');
-  return user;
 }
