@@ -17,7 +17,9 @@ const shots = path.resolve(here, '../../../.tap/screenshots/admin-panel');
 const PLAN = '# Plan\n\nShip the panel on Friday.\n\n- [ ] write the docs\n- [x] sign-in\n\nSee [the guide](https://example.invalid/guide) and <script>alert(1)</script>.\n';
 
 t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, async (t) => {
-  const server = await startTestServer({ files: { 'Plan.md': PLAN, 'Ideas/Inbox.md': '# Inbox\n\nnothing yet\n' } });
+  // notes, search, history and change-feed serve (the pages use them); the rest stay off to start fast.
+  const families = Object.fromEntries(['files', 'graph', 'tasks', 'transfer'].map((f) => [f, { enabled: false }]));
+  const server = await startTestServer({ files: { 'Plan.md': PLAN, 'Ideas/Inbox.md': '# Inbox\n\nnothing yet\n' }, config: { families } });
   let browser: GuardedBrowser | undefined;
   t.teardown(async () => {
     await browser?.close();
