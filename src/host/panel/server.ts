@@ -49,7 +49,7 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
         frame(request, reply, current) {
           const flash = request.cookies[FLASH_COOKIE];
           if (flash) reply.clearCookie(FLASH_COOKIE, cookieOpts);
-          return { user: request.panelUser, csrf: reply.generateCsrf(), current, flash: flash ? decodeURIComponent(flash).slice(0, 500) : undefined };
+          return { user: request.panelUser, csrf: reply.generateCsrf(), current, flash: flash ? decodeFlash(flash) : undefined };
         },
         send(reply, status, body) {
           return reply.code(status).header('content-type', 'text/html; charset=utf-8').send(body);
@@ -161,6 +161,15 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
     },
     { prefix: '/admin' },
   );
+}
+
+/** The one-shot message a redirect left (escaped when rendered); a cookie that does not decode is ignored. */
+function decodeFlash(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value).slice(0, 500);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where to go after signing in: a path under /admin only (never another origin). */
