@@ -33,7 +33,7 @@ export function registerCredentials(panel: FastifyInstance, ctx: PanelContext): 
 <section aria-labelledby="keys"><h2 id="keys">API keys${user.admin && subject === user ? ' (every user)' : ''}</h2><div class="table-wrap"><table id="key-table">
 <thead><tr><th scope="col">Name</th><th scope="col">User</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>${keys.map(
-      (k) => html`<tr id="key-${k.id}"><th scope="row">${k.name}</th><td>${k.user ?? '-'}</td><td><code>${k.prefix}</code></td><td>${k.scope}</td><td>${k.expiresAt?.slice(0, 16) ?? 'never'}</td><td>${k.lastUsedAt?.slice(0, 16) ?? 'never'}</td>
+      (k) => html`<tr id="key-${k.id}"><th scope="row">${k.name}</th><td>${k.user ?? '-'}</td><td><code>${k.prefix}</code></td><td>${k.scope}</td><td>${k.expiresAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td><td>${k.lastUsedAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>
 <td><form method="post" action="/admin/credentials/keys/revoke" hx-post="/admin/credentials/keys/revoke" hx-target="#key-${k.id}" hx-swap="outerHTML" hx-confirm="Revoke the key ${k.name}? Clients using it stop working at once.">${csrfField(frame)}<input type="hidden" name="id" value="${k.id}"><button type="submit" class="danger" aria-label="Revoke key ${k.name}">Revoke</button></form></td></tr>`,
     )}</tbody></table></div>${keys.length === 0 ? html`<p class="muted">No active keys.</p>` : ''}</section>
 <section aria-labelledby="mint"><h2 id="mint">Mint a key</h2><form method="post" action="/admin/credentials/keys">${csrfField(frame)}
@@ -51,7 +51,7 @@ ${
       grants.length === 0
         ? html`<p class="muted">No OAuth grants.</p>`
         : html`<div class="table-wrap"><table><thead><tr><th scope="col">Client</th><th scope="col">User</th><th scope="col">Scopes</th><th scope="col">Granted</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${grants.map(
-            (g) => html`<tr><th scope="row">${g.clientId}</th><td>${g.user}</td><td>${g.scopes}</td><td>${g.createdAt.slice(0, 16)}</td><td><form method="post" action="/admin/credentials/grants/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${g.id}"><button type="submit" class="danger" aria-label="Revoke the grant of ${g.clientId}">Revoke</button></form></td></tr>`,
+            (g) => html`<tr><th scope="row">${g.clientId}</th><td>${g.user}</td><td>${g.scopes}</td><td>${g.createdAt.slice(0, 16).replace('T', ' ')}</td><td><form method="post" action="/admin/credentials/grants/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${g.id}"><button type="submit" class="danger" aria-label="Revoke the grant of ${g.clientId}">Revoke</button></form></td></tr>`,
           )}</tbody></table></div>`
     }</section>
 ${
