@@ -3,7 +3,7 @@
 // revision an agent overwrote from the agent-edits page, start a re-index and watch its progress, and
 // take a screenshot of each page into .tap/screenshots/admin-panel/ for review.
 import t from 'tap';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -111,12 +111,17 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await page.click('nav >> text=Index and search');
   t.match(await page.textContent('main'), /zeppelin/, 'the search that found nothing is listed');
   await shot('index');
+  // Enough notes that a rebuild outlasts the redirect to its job page (two notes finish before it loads).
+  for (let i = 0; i < 600; i++) writeFileSync(path.join(server.vaultDir, 'Ideas', `Idea ${i}.md`), `# Idea ${i}\n\nSome text about idea ${i} and [[Plan]].\n`);
+  await server.host.index!.runPass({ force: false });
+  await server.host.index!.whenIdle();
   await page.check('input[name=rebuild]');
   await page.click('#start-reindex');
   await page.waitForSelector('.job');
   const jobUrl = page.url();
   t.equal(await page.textContent('.job-state'), 'running', 'the job page opens while the re-index runs');
   t.ok(await page.$('.job progress'), 'with a progress bar');
+  await shot('index-job-running');
   await page.waitForFunction(() => document.querySelector('.job-state')?.textContent === 'done', undefined, { timeout: 20_000 });
   t.equal(page.url(), jobUrl, 'the job finished on the same page (polled, not reloaded)');
   t.match(await page.textContent('.job-message'), /scanned \d+ notes/, 'the summary shows');
