@@ -145,6 +145,10 @@ export class Host {
         audit: () => ({ pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped }),
         pool: () => this.database.pool.counts(),
         familyHealth: () => this.familyHealth(),
+        embeddingBacklog: async () => {
+          const search = (await this.familyHealth()).search as Record<string, unknown> | undefined;
+          return search && search.semantic !== false && typeof search.queued === 'number' ? { vault: this.vaultHandle.name, notes: Number(search.queued) + Number(search.stale ?? 0) } : undefined;
+        },
       });
       this.database.pool.onWait = (seconds) => metrics.poolWait(seconds);
       this.metrics = metrics;
@@ -274,6 +278,19 @@ export class Host {
       publicUrl: s.publicUrl,
       health: () => this.health(),
       metricsEndpoint: this.metrics ? { registry: this.metrics, access: this.settings.host.metrics } : undefined,
+      panel: this.settings.host.panel.enabled
+        ? {
+            db: this.database.db,
+            settings: () => this.settings,
+            log: this.log,
+            secure: s.publicUrl?.startsWith('https:') ?? false,
+            operations: () => this.operations,
+            registry: this.manager.registry,
+            callTool: (principal, tool, args) => this.dispatcher.call(principal, tool, args),
+            health: () => this.health(),
+            startedAt: this.startedAt,
+          }
+        : undefined,
     });
     await this.app.listen({ host: s.host, port: s.port });
     this.reaper = setInterval(() => void this.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);

@@ -23,3 +23,4 @@ export * from './ssrf/ip-policy.js';
 export * from './ssrf/url-policy.js';
 export * from './ssrf/guarded-fetch.js';
 export * from './query/index.js';
+export { noteViewUrl, notePathSegments } from './note-view-url.js';

@@ -13,7 +13,7 @@ import type { ServiceLookup } from './service-ref.js';
 export type { ServiceLookup } from './service-ref.js';
 
 export interface Principal {
-  readonly kind: 'api_key' | 'operator' | 'oauth' | 'test';
+  readonly kind: 'api_key' | 'operator' | 'oauth' | 'panel' | 'test';
   /** Credential id (api key id) or a fixed name for the operator. */
   readonly id: string;
   /** Human name of the credential, for audit and messages. */

@@ -1,8 +1,9 @@
 // The ChatGPT connector / deep-research pair: `search(query)` → {results:[{id,title,url}]} on hybrid
 // search, and `fetch(id)` → {id,title,text,url,metadata} reading the note. Both render as the JSON
-// those clients parse. Ids are vault paths; urls are obsidian:// deep links. Never writes.
+// those clients parse. Ids are vault paths; urls are the panel's https note view when server.publicUrl is
+// https (obsidian:// deep links beside them), else obsidian:// links. Never writes.
 import { sql } from 'kysely';
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, noteViewUrl, type ToolContext } from '../../../src/sdk/index.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { hybridCandidates } from './hybrid-search.js';
@@ -16,6 +17,13 @@ export function noteUrl(vaultName: string, path: string): string {
   return `obsidian://open?vault=${encodeURIComponent(vaultName)}&file=${encodeURIComponent(path)}`;
 }
 
+/** url: the panel's note view when the server is public over https (obsidian_url beside it), else obsidian://. */
+function urlsOf(ctx: ToolContext<SearchSettingsSection>, vault: string, path: string): { url: string; obsidian_url?: string } {
+  const obsidian = noteUrl(vault, path);
+  const view = noteViewUrl(ctx.server.publicUrl, path);
+  return view ? { url: view, obsidian_url: obsidian } : { url: obsidian };
+}
+
 function vaultName(ctx: ToolContext<SearchSettingsSection>): string {
   return ctx.settings.search.connector.vaultName || ctx.vault.name;
 }
@@ -25,7 +33,7 @@ export const connectorSearch = defineTool<SearchTools['search']>({
     const { candidates, arms } = await hybridCandidates({ query: input.query }, ctx);
     if (arms !== 'keyword+semantic') ctx.log.debug({ arms }, 'connector search ran keyword-only');
     const name = vaultName(ctx);
-    const results = candidates.slice(0, ctx.settings.search.connector.results).map((c) => ({ id: c.path, title: c.title, url: noteUrl(name, c.path) }));
+    const results = candidates.slice(0, ctx.settings.search.connector.results).map((c) => ({ id: c.path, title: c.title, ...urlsOf(ctx, name, c.path) }));
     return { results };
   },
   render(o: ConnectorSearchOutput): string {
@@ -56,7 +64,7 @@ export const connectorFetch = defineTool<SearchTools['fetch']>({
       id: path,
       title: row.title,
       text: shown,
-      url: noteUrl(vaultName(ctx), path),
+      ...urlsOf(ctx, vaultName(ctx), path),
       metadata: {
         path,
         tags: strings(row.tags),

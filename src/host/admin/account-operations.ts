@@ -101,6 +101,19 @@ export async function usersLimitsOp(t: AccountTarget, input: { name: string; lim
   return (await usersListOp(t)).find((u) => u.name === name)!;
 }
 
+/**
+ * Mark a user an administrator (or not, with `admin: false`): admins see every user's vaults, keys and
+ * usage in the panel and reach its danger zone. Their open panel pages see the change on the next request.
+ */
+export async function usersAdminOp(t: AccountTarget, input: { name: string; admin: boolean }): Promise<UserView> {
+  const name = String(input.name ?? '');
+  const user = await userByName(t.db, name);
+  if (!user) throw refused('unknown_user', { user: name });
+  refuseDeclared(t, 'user', name);
+  await updateUser(t.db, user.id, { isAdmin: input.admin === true });
+  return (await usersListOp(t)).find((u) => u.name === name)!;
+}
+
 /** Disable a user: every key of theirs is refused from the next request on, open sessions are closed. */
 export async function usersDisableOp(t: AccountTarget, nameArg: string): Promise<{ disabled: string; keys: number; sessionsClosed: number }> {
   const name = String(nameArg ?? '');

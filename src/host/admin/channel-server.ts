@@ -10,7 +10,7 @@ import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
 import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
-import { usersAddOp, usersDisableOp, usersLimitsOp, usersListOp, vaultsAddOp, vaultsListOp, vaultsRemoveOp } from './account-operations.js';
+import { usersAddOp, usersAdminOp, usersDisableOp, usersLimitsOp, usersListOp, vaultsAddOp, vaultsListOp, vaultsRemoveOp } from './account-operations.js';
 import { oauthClientsListOp, oauthClientsRevokeOp, oauthGrantsListOp, oauthGrantsRevokeOp, usersLoginLinkOp, usersPasswdOp } from './oauth-operations.js';
 import { familyCommandOp, indexOp, keysCreateOp, keysListOp, keysRevokeOp, OperationError, type OperationTarget } from './operations.js';
 
@@ -58,6 +58,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   app.get('/v1/keys', async () => ({ keys: await keysListOp(o.target()) }));
   app.get('/v1/users', async () => ({ users: await usersListOp(o.target()) }));
   app.post<{ Body: { name: string; vault: string; admin?: boolean; share?: boolean } }>('/v1/users', async (request) => ({ user: await usersAddOp(o.target(), request.body ?? ({} as never)) }));
+  app.post<{ Body: { name: string; admin: boolean } }>('/v1/users/admin', async (request) => ({ user: await usersAdminOp(o.target(), { name: String(request.body?.name ?? ''), admin: request.body?.admin === true }) }));
   app.post<{ Body: { name: string } }>('/v1/users/disable', async (request) => usersDisableOp(o.target(), String(request.body?.name ?? '')));
   app.post<{ Body: { name: string; limits?: unknown; clear?: boolean } }>('/v1/users/limits', async (request) => ({ user: await usersLimitsOp(o.target(), request.body ?? ({} as never)) }));
   app.post<{ Body: { name: string; password: string } }>('/v1/users/passwd', async (request) => usersPasswdOp(o.target(), request.body ?? ({} as never)));

@@ -76,8 +76,9 @@ export async function keysListOp(t: KeyTarget): Promise<KeyRow[]> {
   return (await listApiKeys(t.db)).map(keyRow);
 }
 
-export async function keysRevokeOp(t: KeyTarget, which: string): Promise<{ revoked: number }> {
-  const ids = await revokeApiKey(t.db, which);
+/** Revoke keys by id, name or prefix (`only.exact`: the id alone; `only.userName`: of that user only). */
+export async function keysRevokeOp(t: KeyTarget, which: string, only: { exact?: boolean; userName?: string } = {}): Promise<{ revoked: number }> {
+  const ids = await revokeApiKey(t.db, which, only);
   const revoked = ids.length;
   t.forgetKeys();
   // Requests re-check the key anyway; this ends the sessions and listen streams that would outlive it.

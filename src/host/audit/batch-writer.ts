@@ -15,6 +15,8 @@ export interface UsageRow {
   readonly responseBytes: number;
   readonly outcome: 'ok' | 'refused' | 'error';
   readonly refusalCode: string | null;
+  /** How many results an answer held (its `count`, or its `results` length), when it says. */
+  readonly resultCount?: number | null;
 }
 
 export interface AuditSettings {
@@ -99,6 +101,7 @@ export class AuditWriter {
             response_bytes: r.responseBytes,
             outcome: r.outcome,
             refusal_code: r.refusalCode,
+            result_count: r.resultCount ?? null,
           })),
         )
         .execute();

@@ -85,15 +85,22 @@ export const KEYS_CHANGED_CHANNEL = 'exo_api_keys_changed';
 
 /** Revoke by id, name or key prefix. Returns how many keys were revoked. */
 /** Revoke the active keys matching an id, name or prefix; returns the ids revoked. */
-export async function revokeApiKey(db: Kysely<any>, which: string): Promise<string[]> {
+/**
+ * Revoke the active keys `which` names (id, name or prefix; only the id with `exact`), of one user's when
+ * `userName` is given (the panel revokes a non-admin's own keys so).
+ */
+export async function revokeApiKey(db: Kysely<any>, which: string, only: { exact?: boolean; userName?: string } = {}): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
-    const rows = await trx
+    let query = trx
       .updateTable('api_keys')
       .set({ revoked_at: new Date() })
       .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)]))
-      .returning('id')
-      .execute();
+      .where((eb) => (only.exact ? eb('id', '=', which) : eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)])));
+    if (only.userName !== undefined) {
+      const userName = only.userName;
+      query = query.where('user_id', 'in', trx.selectFrom('users').select('id').where('name', '=', userName));
+    }
+    const rows = await query.returning('id').execute();
     // Delivered at commit to every listening replica (src/host/host.ts), so none serves the key from its cache.
     if (rows.length > 0) await sql`SELECT pg_notify(${KEYS_CHANGED_CHANNEL}, '')`.execute(trx);
     return rows.map((r) => String(r.id));

@@ -56,6 +56,7 @@ export async function updateUser(db: Kysely<any>, id: number, set: { vaultId?: n
       })
       .where('id', '=', id)
       .execute();
+    if (set.disabled) await trx.deleteFrom('panel_sessions').where('user_id', '=', id).execute();
     await notifyKeysChanged(trx);
   });
 }
@@ -65,6 +66,8 @@ export async function disableUsers(db: Kysely<any>, ids: readonly number[]): Pro
   if (ids.length === 0) return;
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ disabled_at: new Date() }).where('id', 'in', [...ids]).where('disabled_at', 'is', null).execute();
+    // Their panel sign-ins end too (the panel also re-checks the user on every request).
+    await trx.deleteFrom('panel_sessions').where('user_id', 'in', [...ids]).execute();
     await notifyKeysChanged(trx);
   });
 }

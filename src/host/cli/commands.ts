@@ -261,6 +261,16 @@ export async function usersList(settings: Settings): Promise<void> {
   process.stdout.write(renderUsers(users) + '\n');
 }
 
+export async function usersAdmin(settings: Settings, name: string, admin: boolean): Promise<void> {
+  const { usersAdminOp } = await loadAccounts();
+  const user = await reachOwner(
+    settings,
+    (owner) => owner.post<{ user: UserView }>('/v1/users/admin', { name, admin }).then((r) => r.user),
+    () => withAccounts(settings, (t) => usersAdminOp(t, { name, admin })),
+  );
+  process.stderr.write(`user ${user.name} is ${user.admin ? 'now an administrator (sees every user in the panel at /admin)' : 'no longer an administrator'}\n`);
+}
+
 export async function usersDisable(settings: Settings, name: string): Promise<void> {
   const { usersDisableOp } = await loadAccounts();
   const r = await reachOwner(

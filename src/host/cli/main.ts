@@ -3,7 +3,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
-import { keysCreate, keysList, keysRevoke, oauthClientsList, oauthClientsRevoke, oauthGrantsList, oauthGrantsRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersDisable, usersLimits, usersList, usersLoginLink, usersPasswd, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
+import { keysCreate, keysList, keysRevoke, oauthClientsList, oauthClientsRevoke, oauthGrantsList, oauthGrantsRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersAdmin, usersDisable, usersLimits, usersList, usersLoginLink, usersPasswd, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
 
 const program = new Command();
 program.name('exocortex').addHelpText('after', '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
@@ -74,6 +74,11 @@ withConfig(users.command('limits').description("set a user's own limits over adm
       ),
     );
     await usersLimits(settingsOf(opts), name, { limits, clear: opts.clear });
+  });
+withConfig(users.command('admin').description('mark a user an administrator of the panel (/admin), or not with --off').argument('<name>'))
+  .option('--off', 'take the administrator mark away')
+  .action(async (name: string, opts) => {
+    await usersAdmin(settingsOf(opts), name, opts.off !== true);
   });
 withConfig(users.command('disable').description("disable a user: every one of their keys is refused at once").argument('<name>')).action(async (name: string, opts) => {
   await usersDisable(settingsOf(opts), name);

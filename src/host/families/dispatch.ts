@@ -89,6 +89,7 @@ export class ToolDispatcher {
       responseBytes,
       outcome,
       refusalCode,
+      resultCount: isInputNeeded(result) ? null : resultCountOf(result.structuredContent),
     });
     return result;
   }
@@ -298,4 +299,12 @@ function withLagNotice(text: string, lag: IndexLag): string {
     }
   }
   return `${lag.notice}\n${text}`;
+}
+
+/** A result's size as its output says it (`count`, else the length of `results`), for the audit row; null when it says neither. */
+function resultCountOf(structured: Record<string, unknown> | undefined): number | null {
+  if (!structured) return null;
+  if (typeof structured.count === 'number' && Number.isInteger(structured.count)) return structured.count;
+  if (Array.isArray(structured.results)) return structured.results.length;
+  return null;
 }

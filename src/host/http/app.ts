@@ -10,6 +10,8 @@ import type { FamilyRegistry } from '../families/registry.js';
 import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
 import type { OAuthServer } from '../oauth/server.js';
 import { mayScrape, type HostMetrics } from '../metrics/index.js';
+import type { PanelDeps } from '../panel/context.js';
+import { registerPanel } from '../panel/server.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {
@@ -31,6 +33,8 @@ export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHos
   readonly health: () => Promise<Record<string, unknown>>;
   /** Prometheus metrics and who may scrape them, when metrics.enabled. */
   readonly metricsEndpoint?: { readonly registry: HostMetrics; readonly access: { token: string; allowLoopback: boolean } };
+  /** The operator panel at /admin, when panel.enabled (the Host and Origin checks are this app's). */
+  readonly panel?: Omit<PanelDeps, 'isAllowedHost' | 'isAllowedOrigin'>;
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -153,6 +157,7 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
   });
 
+  if (o.panel) await registerPanel(app, { ...o.panel, isAllowedHost, isAllowedOrigin });
   o.oauth?.register(app);
   const oauth = o.oauth;
   registerMcpRoutes(app, { ...o, isAllowedHost, isAllowedOrigin, challenge: oauth ? (path, extra) => oauth.challenge(path, extra) : undefined, metrics: metrics?.registry });

@@ -20,6 +20,8 @@ export interface MetricsSources {
   pool(): { total: number; idle: number; waiting: number };
   /** Each serving family's `health` counts (the search family's embedding backlog, history's store…). */
   familyHealth(): Promise<Record<string, unknown>>;
+  /** Notes of a vault waiting to be embedded (queued + stale), or undefined when semantic search is off (a short query). */
+  embeddingBacklog?(): Promise<{ vault: string; notes: number } | undefined>;
 }
 
 const ADMISSION_CODES = new Set(['rate_limited', 'busy', 'quota_exceeded']);
@@ -119,6 +121,20 @@ export class HostMetrics {
           for (const [vault, v] of Object.entries(sources.vaults())) this.set({ vault }, pick(v));
         },
       });
+    const backlog = sources.embeddingBacklog;
+    if (backlog) {
+      new Gauge({
+        name: 'exocortex_embedding_backlog',
+        help: "Notes waiting to be embedded (queued or stale), for vault.path's vault; no sample while semantic search is off.",
+        labelNames: ['vault'],
+        registers,
+        async collect() {
+          this.reset();
+          const b = await backlog().catch(() => undefined);
+          if (b) this.set({ vault: b.vault }, b.notes);
+        },
+      });
+    }
     perVault('exocortex_index_notes', 'Notes indexed, per vault.', (v) => v.notes ?? 0);
     perVault('exocortex_index_pending', 'Changed notes waiting for the index, per vault (the index lag in notes).', (v) => v.pending ?? 0);
     perVault('exocortex_index_failures', 'Notes the index could not read or parse, per vault.', (v) => v.failures ?? 0);

@@ -56,7 +56,7 @@ export const declaredUserSchema = z
   .object({
     name: accountName.describe('The user\'s name (`keys create --user NAME`).'),
     vault: accountName.describe('The vault the user is bound to: a `vaults` entry, vault.name, or a vault made with `exocortex vaults add`.'),
-    admin: z.boolean().default(false).describe('Marks the user as an administrator (shown in `users list`; reserved for the panel and OAuth consent).'),
+    admin: z.boolean().default(false).describe('Marks the user as an administrator: in the panel (/admin) they see every user\'s vaults, keys and usage and reach the danger zone (`exocortex users admin NAME [--off]` for users not declared here).'),
     disabled: z.boolean().default(false).describe('Refuse every key of this user at once, without deleting them.'),
     limits: userLimitsSchema.optional().describe('This user\'s own limits, each over the operator\'s admission.perUser default (same keys).'),
   })
@@ -174,6 +174,16 @@ export const hostSettingsSchema = z
       .prefault({})
       .refine((m) => !m.enabled || m.token !== '' || m.allowLoopback, 'metrics.enabled needs metrics.token (for remote scrapers) or metrics.allowLoopback (for a scraper on this machine)')
       .describe('Prometheus metrics (prom-client): MCP operation durations, tool results, admission refusals, sessions, index, workers, audit, process.'),
+    panel: z
+      .object({
+        enabled: z.boolean().default(true).describe('Serve the operator panel at /admin on the HTTP listener. Nobody can sign in until a user has a password (`exocortex users passwd NAME`) or a one-time code (`exocortex users login-link NAME`), so it is on by default; false answers 404 under /admin.'),
+        sessionTtlSeconds: z.number().int().min(1).max(30 * 24 * 3600).default(12 * 3600).describe('How long a panel sign-in lasts (absolute, from sign-in). Sessions live in the database (panel_sessions): disabling the user or signing out ends them at once.'),
+        usageMaxRows: z.number().int().min(1000).max(1_000_000).default(10_000).describe('Most usage_logs rows the Usage page aggregates (the newest of its window); a busier window says which part it covers. Keeps the page fast whatever the audit log holds.'),
+        pageSize: z.number().int().min(10).max(500).default(50).describe('Rows one panel table shows (keys, agent edits, zero-result queries); every query is bounded by it.'),
+      })
+      .strict()
+      .prefault({})
+      .describe('The operator panel (/admin): server-rendered pages for vaults, usage, credentials, agent edits, index and search, and the danger zone. Sign-in failures share oauth.signInFailures per address.'),
     oauth: z
       .object({
         enabled: z

@@ -49,6 +49,7 @@ t.test('tool calls, refusals and the gauges parse back from the text format', as
   t.ok(families.has('exocortex_db_pool_waiting'));
   t.match(text, /^exocortex_db_pool_wait_seconds_count [1-9]\d*$/m, 'queries waited for a connection, and were timed');
   t.match(text, /^exocortex_family_health\{family="search",field="semantic"\} 0$/m, 'families\' health counts (no embedding provider here)');
+  t.same(families.get('exocortex_embedding_backlog')?.metrics ?? [], [], 'no embedding backlog sample while semantic search is off');
   t.ok(families.has('process_cpu_user_seconds_total') && families.has('nodejs_eventloop_lag_seconds'), 'the default process metrics');
   t.notMatch(JSON.stringify([...families.values()]), /# A|A\.md/, 'no note content or path in any label');
 });

@@ -23,6 +23,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/host.ts': 'watches the config file for reloads',
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
+  'src/host/panel/server.ts': 'streams htmx.min.js from the htmx.org package (node_modules, never the vault)',
   'plugins/transfer/receive.ts': 'streams an upload into a private temp file outside the vault (published through VaultFs)',
   'plugins/transfer/routes.ts': 'reads that temp file back before publishing it through VaultFs',
 };

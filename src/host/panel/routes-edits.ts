@@ -1,0 +1,139 @@
+// Agent edits: the change feed filtered to agents' changes (get_changes by: agents), each note's kept
+// revisions with their diffs, and — when the history family serves — restore and undo with a preview.
+// Every read and write here is a tool call through the host's dispatcher as the signed-in user's
+// principal: the same tools, admission, validation and audit an agent's call gets.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isInputNeeded } from '../../sdk/client-channel.js';
+import { html, type Html } from './html.js';
+import { csrfField, page, type Frame } from './layout.js';
+import { first, me, PanelError, type Form, type PanelContext } from './context.js';
+
+/** A tool's structured result, or a PanelError carrying the refusal's sentence. */
+export async function callAs(ctx: PanelContext, request: FastifyRequest, tool: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+  const result = await ctx.callTool(ctx.principalOf(me(request)), tool, args);
+  if (isInputNeeded(result)) throw new PanelError(400, `${tool} asked for input the panel cannot give.`);
+  if (result.isError || !result.structuredContent) {
+    const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    const sentence = text.split('\n').filter((l) => !l.startsWith('MCP-REFUSAL')).join(' ').trim();
+    throw new PanelError(/unknown_tool|not_found/.test(text) ? 404 : 400, sentence || `${tool} failed.`);
+  }
+  return result.structuredContent as Record<string, any>;
+}
+
+export function diffBlock(diff: string | undefined, label: string): Html {
+  if (!diff) return html`<p class="muted">No textual difference.</p>`;
+  const lines = diff.split('\n').filter((l) => !/^=+$/.test(l)).map((l) => html`<span class="${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}">${l}</span>\n`);
+  return html`<pre class="diff" aria-label="${label}">${lines}</pre>`;
+}
+
+export function registerEdits(panel: FastifyInstance, ctx: PanelContext): void {
+  const hasHistory = () => ctx.registry.findTool('restore_revision') !== undefined;
+
+  panel.get('/edits', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>;
+    const since = q.since && /^[0-9TZ:.+-]{10,40}$|^ev:\d+$/.test(q.since) ? q.since : new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const feed = ctx.registry.findTool('get_changes')
+      ? await callAs(ctx, request, 'get_changes', { since, by: 'agents', limit: ctx.settings().host.panel.pageSize })
+      : undefined;
+    const frame = ctx.frame(request, reply, 'edits');
+    const events = ((feed?.events ?? []) as Array<Record<string, any>>).filter((e) => e.kind !== 'gap' && e.kind !== 'reset').reverse();
+    const body = html`${!feed ? html`<p class="muted">The change-feed family is off: there is no feed of agents' changes.</p>` : ''}
+${!hasHistory() ? html`<p class="muted">The history family is off: diffs, restore and undo need it.</p>` : ''}
+<section aria-labelledby="feed"><h2 id="feed">Changes by agents since ${since} (newest first)</h2>${
+      events.length === 0
+        ? html`<p class="muted">No agent changes in this window.</p>`
+        : html`<div class="table-wrap"><table><thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">Note</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${events.map(
+            (e) => html`<tr><td>${String(e.at).slice(0, 19).replace('T', ' ')}</td><td>${e.kind}${e.from ? html` from ${e.from}` : ''}</td><td><a href="/admin/notes/${encodePath(e.path)}">${e.path}</a></td><td>${e.by_name ?? e.by}</td>
+<td>${hasHistory() ? html`<a href="/admin/edits/note?path=${encodeURIComponent(e.path)}">Diff and restore</a>` : ''}</td></tr>
+${hasHistory() && e.kind !== 'moved' ? html`<tr class="diff-row"><td colspan="5"><details hx-get="/admin/edits/diff?path=${encodeURIComponent(e.path)}&amp;event=${encodeURIComponent(String(e.cursor))}" hx-trigger="toggle once" hx-target="find .diff-slot"><summary>Diff of this change</summary><div class="diff-slot"><a href="/admin/edits/note?path=${encodeURIComponent(e.path)}">Open the note's revisions and diffs</a></div></details></td></tr>` : ''}`,
+          )}</tbody></table></div>`
+    }${feed?.more ? html`<p><a href="/admin/edits?since=${encodeURIComponent(String(feed.next_since))}">Older changes were cut; show from ${String(feed.next_since)}</a></p>` : ''}</section>
+${hasHistory() ? undoForm(frame) : ''}`;
+    return ctx.send(reply, 200, page(frame, 'Agent edits', body));
+  });
+
+  // The diff one change-feed event made (an htmx fragment): its revision against the one before it.
+  panel.get('/edits/diff', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>;
+    if (!hasHistory()) throw new PanelError(404, 'The history family is off.');
+    const list = await callAs(ctx, request, 'list_revisions', { path: String(q.path ?? ''), limit: 50 });
+    const revisions = list.revisions as Array<Record<string, any>>;
+    const i = revisions.findIndex((r) => r.event === q.event);
+    const r = revisions[i];
+    const before = revisions[i + 1];
+    let out = html`<p class="muted">This change kept no diff (its revision was pruned, or the note was created or deleted).</p>`;
+    if (r && before?.content_hash && r.content_hash) {
+      const d = await callAs(ctx, request, 'diff_revisions', { path: list.path, from: before.revision, to: r.revision });
+      out = diffBlock(d.diff as string, `what ${String(r.revision)} changed`);
+    } else if (r?.content_hash && !before) {
+      out = html`<p class="muted">The note was created by this change.</p>`;
+    }
+    return ctx.send(reply, 200, out.value);
+  });
+
+  panel.get('/edits/note', async (request, reply) => {
+    const path = String((request.query as Record<string, string | undefined>).path ?? '');
+    if (!hasHistory()) throw new PanelError(404, 'The history family is off.');
+    const list = await callAs(ctx, request, 'list_revisions', { path, limit: 10 });
+    const revisions = list.revisions as Array<Record<string, any>>;
+    // What each change did: the diff from the revision before it (the next, older one) to it.
+    const diffs = await Promise.all(
+      revisions.map((r, i) => {
+        const before = revisions[i + 1];
+        return before?.content_hash && r.content_hash && before.content_hash !== r.content_hash ? callAs(ctx, request, 'diff_revisions', { path: list.path, from: before.revision, to: r.revision }).catch(() => undefined) : Promise.resolve(undefined);
+      }),
+    );
+    const frame = ctx.frame(request, reply, 'edits');
+    const body = html`<p>Current version <code>${list.current_hash ?? 'deleted'}</code>. <a href="/admin/notes/${encodePath(String(list.path))}">Read the note</a></p>
+${revisions.map(
+  (r, i) => html`<section aria-labelledby="rev-${r.revision}"><h2 id="rev-${r.revision}">${r.revision}: ${r.kind} at ${String(r.at).slice(0, 19).replace('T', ' ')} by ${r.by_name ?? r.by}${r.tool ? html` (${r.tool})` : ''}</h2>
+${diffs[i] ? diffBlock(diffs[i]!.diff, `what ${r.revision} changed`) : html`<p class="muted">${!r.content_hash ? 'No content kept (a deletion).' : i === revisions.length - 1 ? 'The oldest version kept.' : 'No change to the text.'}</p>`}
+${r.content_hash === list.current_hash ? html`<p class="muted">This is the note's content now.</p>` : ''}
+${r.content_hash && r.content_hash !== list.current_hash ? html`<form method="post" action="/admin/edits/restore">${csrfField(frame)}<input type="hidden" name="path" value="${list.path}"><input type="hidden" name="revision" value="${r.revision}"><input type="hidden" name="expected_hash" value="${list.current_hash ?? ''}"><input type="hidden" name="dry_run" value="true"><button type="submit" class="secondary">Preview restoring ${r.revision}</button></form>` : ''}
+</section>`,
+)}`;
+    return ctx.send(reply, 200, page(frame, `Revisions of ${String(list.path)}`, body));
+  });
+
+  panel.post('/edits/restore', async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const dryRun = first(form.dry_run) === 'true';
+    const args: Record<string, unknown> = { path: first(form.path), revision: first(form.revision), dry_run: dryRun };
+    if (first(form.expected_hash)) args.expected_hash = first(form.expected_hash);
+    const out = await callAs(ctx, request, 'restore_revision', args);
+    if (!dryRun) return ctx.done(reply, `/admin/edits/note?path=${encodeURIComponent(String(out.path))}`, `Restored ${String(out.path)} to ${String(out.revision)}. ${String(out.message ?? '')}`);
+    const frame = ctx.frame(request, reply, 'edits');
+    const body = html`<p>${String(out.message ?? '')}</p>${diffBlock(out.diff as string | undefined, 'what the restore changes (current → restored)')}
+${out.changed ? html`<form method="post" action="/admin/edits/restore">${csrfField(frame)}<input type="hidden" name="path" value="${out.path}"><input type="hidden" name="revision" value="${out.revision}"><input type="hidden" name="expected_hash" value="${first(form.expected_hash)}"><input type="hidden" name="dry_run" value="false"><button type="submit" id="confirm-restore">Restore ${String(out.revision)}</button> <a href="/admin/edits/note?path=${encodeURIComponent(String(out.path))}">Cancel</a></form>` : html`<p>Nothing to restore: the note already has this content.</p>`}`;
+    return ctx.send(reply, 200, page(frame, `Restore ${String(out.path)} to ${String(out.revision)}?`, body));
+  });
+
+  panel.post('/edits/undo', async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const dryRun = first(form.dry_run) !== 'false';
+    const args: Record<string, unknown> = { dry_run: dryRun };
+    for (const k of ['since', 'credential'] as const) if (first(form[k]).trim()) args[k] = first(form[k]).trim();
+    const out = await callAs(ctx, request, 'undo_changes', args);
+    if (!dryRun) return ctx.done(reply, '/admin/edits', String(out.message ?? 'Undone.'));
+    const frame = ctx.frame(request, reply, 'edits');
+    const reverted = out.reverted as Array<Record<string, any>>;
+    const conflicts = out.conflicts as Array<Record<string, any>>;
+    const body = html`<p>${String(out.message ?? '')}</p>
+${reverted.map((r) => html`<section><h2>${r.action}: ${r.path}</h2>${diffBlock(r.diff as string | undefined, `undo of ${r.path}`)}</section>`)}
+${conflicts.length ? html`<section><h2>Not reverted (changed by someone else since)</h2><ul>${conflicts.map((c) => html`<li>${c.path}: ${c.reason}</li>`)}</ul></section>` : ''}
+${reverted.length ? html`<form method="post" action="/admin/edits/undo">${csrfField(frame)}${(['since', 'credential'] as const).map((k) => (args[k] ? html`<input type="hidden" name="${k}" value="${String(args[k])}">` : ''))}<input type="hidden" name="dry_run" value="false"><button type="submit" class="danger">Undo these ${String(reverted.length)} change(s)</button> <a href="/admin/edits">Cancel</a></form>` : ''}`;
+    return ctx.send(reply, 200, page(frame, 'Undo agent changes?', body));
+  });
+}
+
+function undoForm(frame: Frame): Html {
+  return html`<section aria-labelledby="undo"><h2 id="undo">Undo agents' changes</h2><form method="post" action="/admin/edits/undo">${csrfField(frame)}
+<label for="undo-since">Since (ISO date or time, e.g. ${new Date().toISOString().slice(0, 10)})</label><input type="text" id="undo-since" name="since" required>
+<label for="undo-credential">Only this credential (its name or id; empty: every agent)</label><input type="text" id="undo-credential" name="credential">
+<input type="hidden" name="dry_run" value="true"><button type="submit" class="secondary">Preview the undo</button></form></section>`;
+}
+
+/** A vault path as a URL path under /admin/notes/ (each segment encoded). */
+export function encodePath(p: string): string {
+  return p.split('/').map(encodeURIComponent).join('/');
+}

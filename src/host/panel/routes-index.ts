@@ -1,0 +1,98 @@
+// Index and search: re-index a vault (the CLI's `exocortex index` operation), rebuild the keyword index
+// and re-embed (the search family's own commands, as `exocortex search …` runs them), with live progress
+// (htmx polls a fragment; without JS the page offers a refresh link); and the queries agents ran that
+// found nothing, from the audit log. Re-indexing one's own vault is for everyone; the rest for admins.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import { familyCommandOp, indexOp, renderIndexSummary } from '../admin/operations.js';
+import { html, type Html } from './html.js';
+import { csrfField, page } from './layout.js';
+import { PanelJobs, type Job } from './jobs.js';
+import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
+
+function jobFragment(job: Job, canSee: boolean): Html {
+  if (!canSee) return html``;
+  const running = job.state === 'running';
+  const poll = running ? html` hx-get="/admin/index/jobs/${job.id}" hx-trigger="every 500ms" hx-swap="outerHTML"` : '';
+  return html`<div id="job-${job.id}" class="card job"${poll} aria-live="polite">
+<h2>${job.title}</h2><p>Started ${job.startedAt.toISOString().slice(11, 19)} UTC by ${job.user} · <strong class="job-state">${job.state}</strong></p>
+${running ? html`<progress max="${String(Math.max(job.total, 1))}" value="${String(job.done)}" aria-label="${job.title} progress">${String(job.done)} of ${String(job.total)}</progress>` : ''}
+<pre class="job-message">${job.message}</pre>${running ? html`<p class="muted"><a href="/admin/index/jobs/${job.id}">Refresh</a> (updates itself when JavaScript is on)</p>` : ''}</div>`;
+}
+
+export function registerIndexPages(panel: FastifyInstance, ctx: PanelContext): void {
+  const jobs = new PanelJobs();
+  const hasSearch = () => ctx.registry.generations.has('search');
+  const mayView = (request: FastifyRequest, job: Job) => {
+    const user = me(request);
+    return user.admin || job.user === user.name;
+  };
+
+  panel.get('/index', async (request, reply) => {
+    const user = me(request);
+    const limit = ctx.settings().host.panel.pageSize;
+    const since = new Date(Date.now() - 30 * 86_400_000);
+    const vaultFilter = user.admin ? sql`` : sql`AND vault_id = ${user.vaultId}`;
+    const zero = await sql<{ tool: string; params: string | null; n: string; last: Date }>`SELECT tool, params, count(*) AS n, max(at) AS last FROM usage_logs WHERE result_count = 0 AND outcome = 'ok' AND at >= ${since} ${vaultFilter} GROUP BY tool, params ORDER BY max(at) DESC LIMIT ${limit}`.execute(ctx.db);
+    const frame = ctx.frame(request, reply, 'index');
+    const visible = jobs.list().filter((j) => mayView(request, j));
+    const body = html`<div class="grid">
+<section aria-labelledby="ri"><h2 id="ri">Re-index</h2><form method="post" action="/admin/index/reindex">${csrfField(frame)}
+<p>Index vault <strong>${user.vaultName}</strong> again: a catch-up pass, or every note from scratch.</p>
+<label><input type="checkbox" name="rebuild" value="true"> Every note (rebuild), not only what changed</label>
+<button type="submit" id="start-reindex">Start re-index</button></form></section>
+${
+  user.admin && hasSearch()
+    ? html`<section aria-labelledby="kw"><h2 id="kw">Search indexes</h2>
+<form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="rebuild-keyword"><p>Recompute every keyword vector (after changing search.ftsConfigs).</p><button type="submit">Rebuild keyword index</button></form>
+<form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="reembed"><p>Queue every note for embedding again, keeping current vectors until new ones land.</p><button type="submit" class="secondary">Re-embed every note</button></form></section>`
+    : ''
+}</div>
+${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent jobs</h2>${visible.map((j) => jobFragment(j, true))}</section>` : ''}
+<section aria-labelledby="zr"><h2 id="zr">Searches that found nothing (30 days)</h2>${
+      zero.rows.length
+        ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col" class="num">Times</th><th scope="col">Last</th></tr></thead><tbody>${zero.rows.map(
+            (z) => html`<tr><td>${z.tool}</td><td><code>${z.params ?? ''}</code></td><td class="num">${String(z.n)}</td><td>${new Date(z.last).toISOString().slice(0, 16).replace('T', ' ')}</td></tr>`,
+          )}</tbody></table></div>`
+        : html`<p class="muted">None: every search found something.</p>`
+    }</section>`;
+    return ctx.send(reply, 200, page(frame, 'Index and search', body));
+  });
+
+  const showJob = (request: FastifyRequest, reply: FastifyReply, job: Job, status = 200) => {
+    if (request.headers['hx-request']) return ctx.send(reply, status, jobFragment(job, true).value);
+    const frame = ctx.frame(request, reply, 'index');
+    return ctx.send(reply, status, page(frame, 'Index job', html`${jobFragment(job, true)}<p><a href="/admin/index">Back to index and search</a></p>`));
+  };
+
+  panel.get('/index/jobs/:id', async (request, reply) => {
+    const job = jobs.get((request.params as { id: string }).id);
+    if (!job || !mayView(request, job)) throw new PanelError(404, 'No such job (jobs are forgotten on restart).');
+    return showJob(request, reply, job);
+  });
+
+  panel.post('/index/reindex', async (request, reply) => {
+    const user = me(request);
+    const rebuild = first(((request.body ?? {}) as Form).rebuild) === 'true';
+    const t = ctx.operations();
+    const index = t.vaults?.get(user.vaultId)?.index;
+    if (!index) throw new PanelError(409, `The vault ${user.vaultName} is not being served now; see the overview.`);
+    const job = jobs.start(`${rebuild ? 'Rebuild' : 'Re-index'} of ${user.vaultName}`, user.name, async (progress) => {
+      const summary = await indexOp({ ...t, index }, { rebuild }, (p) => progress(p.done, p.total));
+      return renderIndexSummary(summary);
+    });
+    return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
+  });
+
+  panel.post('/index/search-command', async (request, reply) => {
+    const user = requireAdmin(request);
+    const command = first(((request.body ?? {}) as Form).command);
+    if (command !== 'rebuild-keyword' && command !== 'reembed') throw new PanelError(400, 'Unknown search command.');
+    const job = jobs.start(command === 'reembed' ? 'Re-embed every note' : 'Rebuild the keyword index', user.name, async () => {
+      const lines: string[] = [];
+      await familyCommandOp(ctx.operations(), 'search', command, [], (line) => lines.push(line));
+      return lines.join('\n');
+    });
+    return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
+  });
+}

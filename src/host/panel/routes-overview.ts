@@ -1,0 +1,53 @@
+// Overview: the vaults this user may see with note counts and index state, the families loaded (state,
+// read-only, generation), uptime, version and embedding backlog, from the same data /health reports.
+import type { FastifyInstance } from 'fastify';
+import { vaultsListOp } from '../admin/account-operations.js';
+import type { VaultHealth } from '../vaults/registry.js';
+import { html } from './html.js';
+import { page } from './layout.js';
+import { me, type PanelContext } from './context.js';
+
+export function duration(seconds: number): string {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : `${m} min ${Math.floor(seconds % 60)} s`;
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+export function registerOverview(panel: FastifyInstance, ctx: PanelContext): void {
+  panel.get('/', async (request, reply) => {
+    const user = me(request);
+    const [health, vaults] = await Promise.all([ctx.health(), vaultsListOp(ctx.operations())]);
+    const mine = user.admin ? vaults : vaults.filter((v) => v.name === user.vaultName);
+    const families = [...ctx.registry.status].sort(([a], [b]) => a.localeCompare(b));
+    const search = ((health.familyHealth as Record<string, Record<string, unknown>> | undefined) ?? {}).search;
+    const frame = ctx.frame(request, reply, 'overview');
+    const body = html`<div class="grid">
+<section aria-labelledby="st"><h2 id="st">Server</h2><span class="stat">${String(health.status)}</span>
+<p>Version ${String(health.version)} · up ${duration(Number(health.uptimeSeconds ?? 0))} · database ${String(health.engine)} (${String(health.db)})</p>
+<p>${plural(Number(health.sessions ?? 0), 'open MCP session')} · ${plural(Number(health.tools ?? 0), 'tool')}</p></section>
+<section aria-labelledby="emb"><h2 id="emb">Embedding backlog</h2>${
+      search && search.semantic !== false
+        ? html`<span class="stat">${String(Number(search.queued ?? 0) + Number(search.stale ?? 0))}</span><p>${String(search.embedded ?? 0)} embedded, ${String(search.queued ?? 0)} queued, ${String(search.stale ?? 0)} stale, ${String(search.failing ?? 0)} failing (vault of vault.path)</p>`
+        : html`<p class="muted">Semantic search is off: nothing to embed.</p>`
+    }</section></div>
+<section aria-labelledby="vl"><h2 id="vl">Vaults</h2><div class="table-wrap"><table>
+<thead><tr><th scope="col">Vault</th><th scope="col">State</th><th scope="col" class="num">Notes</th><th scope="col" class="num">Pending</th><th scope="col">Watcher</th><th scope="col">Last error</th><th scope="col">Users</th></tr></thead>
+<tbody>${mine.map((v) => {
+      const s = v.status as VaultHealth;
+      return html`<tr><th scope="row">${v.name}</th><td class="${s.state === 'serving' ? 'state-on' : 'state-bad'}">${s.state}${s.reason ? html`: ${s.reason}` : ''}</td><td class="num">${String(s.notes ?? '-')}</td><td class="num">${String(s.pending ?? '-')}</td><td>${s.watcher ?? '-'}</td><td>${s.lastError ?? ''}</td><td>${v.users.join(', ')}</td></tr>`;
+    })}</tbody></table></div></section>
+<section aria-labelledby="fl"><h2 id="fl">Families</h2><div class="table-wrap"><table>
+<thead><tr><th scope="col">Family</th><th scope="col">State</th><th scope="col" class="num">Generation</th><th scope="col" class="num">Tools</th><th scope="col">Note</th></tr></thead>
+<tbody>${families.map(([name, st]) => {
+      const label = st.state !== 'serving' ? (st.state === 'disabled' ? 'off' : st.state) : st.readOnly ? 'read-only' : 'on';
+      const cls = st.state === 'disabled' ? 'state-off' : st.state !== 'serving' ? 'state-bad' : st.readOnly ? 'state-ro' : 'state-on';
+      return html`<tr><th scope="row">${name}</th><td class="${cls}">${label}</td><td class="num">${st.generation === null ? '-' : String(st.generation)}</td><td class="num">${String(st.tools)}</td><td>${user.admin ? (st.reason ?? '') : ''}</td></tr>`;
+    })}</tbody></table></div></section>`;
+    return ctx.send(reply, 200, page(frame, 'Overview', body));
+  });
+}

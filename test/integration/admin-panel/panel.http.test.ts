@@ -1,0 +1,174 @@
+// The /admin panel over plain HTTP (no browser): sign-in with CSRF, a strict CSP, Secure/HttpOnly/
+// SameSite=Strict cookies (publicUrl is https here), a non-admin kept to their own pages, an expired
+// session and a disabled user's session refused. One server for the whole file.
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer } from '../../../src/host/testing/harness.js';
+import { usersDisableOp } from '../../../src/host/admin/account-operations.js';
+import { usersPasswdOp } from '../../../src/host/admin/oauth-operations.js';
+
+/** A cookie jar over fetch, the way a browser without JavaScript keeps a session. */
+class PanelClient {
+  readonly jar = new Map<string, string>();
+  setCookies: string[] = [];
+  constructor(readonly base: string) {}
+  async request(method: string, p: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+    const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(this.base + p, {
+      method,
+      redirect: 'manual',
+      headers: { ...(cookie ? { cookie } : {}), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    this.setCookies = res.headers.getSetCookie();
+    for (const c of this.setCookies) {
+      const [pair] = c.split(';');
+      const i = pair.indexOf('=');
+      const value = pair.slice(i + 1);
+      if (value === '' || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(c)) this.jar.delete(pair.slice(0, i));
+      else this.jar.set(pair.slice(0, i), value);
+    }
+    return res;
+  }
+  async csrf(p = '/admin/sign-in'): Promise<string> {
+    const text = await (await this.request('GET', p)).text();
+    return /name="_csrf" value="([^"]+)"/.exec(text)![1];
+  }
+  async signIn(user: string, password: string): Promise<Response> {
+    const _csrf = await this.csrf();
+    return this.request('POST', '/admin/sign-in', { _csrf, user, password, next: '/admin/' });
+  }
+}
+
+t.test('panel over plain HTTP', async (t) => {
+  const bobVault = mkdtempSync(path.join(os.tmpdir(), 'exo-bob-'));
+  const server = await startTestServer({
+    files: { 'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n' },
+    config: {
+      // notes and search only (search/fetch link to the panel); the rest stay off to start fast.
+      families: Object.fromEntries(['files', 'graph', 'tasks', 'transfer', 'change-feed', 'history'].map((f) => [f, { enabled: false }])),
+      server: { publicUrl: 'https://exocortex.invalid' },
+      oauth: { enabled: false },
+      panel: { sessionTtlSeconds: 3600 },
+      vaults: [{ name: 'bobs', path: bobVault }],
+      users: [{ name: 'bob', vault: 'bobs' }],
+    },
+  });
+  t.teardown(async () => {
+    await server.close();
+    rmSync(bobVault, { recursive: true, force: true });
+  });
+  const ops = server.host.operations;
+  await usersPasswdOp(ops, { name: 'operator', password: 'operator-password-1' });
+  await usersPasswdOp(ops, { name: 'bob', password: 'bob-password-123' });
+
+  const admin = new PanelClient(server.url);
+  const first = await admin.request('GET', '/admin/');
+  t.equal(first.status, 303, 'an anonymous visit is sent to sign in');
+  t.equal(first.headers.get('location'), '/admin/sign-in?next=%2Fadmin%2F');
+
+  const signInPage = await admin.request('GET', '/admin/sign-in');
+  const csp = signInPage.headers.get('content-security-policy') ?? '';
+  t.match(csp, /default-src 'none'/, 'CSP denies by default');
+  t.match(csp, /script-src 'self'(;|$)/, 'scripts only from the panel itself');
+  t.match(csp, /frame-ancestors 'none'/);
+  t.notMatch(csp, /unsafe-inline|unsafe-eval|\*/, 'nothing inline, no eval, no wildcard');
+  const csrfCookie = admin.setCookies.find((c) => c.startsWith('exo_panel_csrf='));
+  t.ok(csrfCookie, 'the CSRF secret is a cookie');
+  t.match(csrfCookie!, /; HttpOnly/);
+  t.match(csrfCookie!, /; SameSite=Strict/);
+  t.match(csrfCookie!, /; Secure/, 'Secure because publicUrl is https');
+
+  const noCsrf = await admin.request('POST', '/admin/sign-in', { user: 'operator', password: 'operator-password-1' });
+  t.equal(noCsrf.status, 403, 'a sign-in without the CSRF token is refused');
+  t.notOk(admin.jar.has('exo_panel'), 'and starts no session');
+
+  const wrong = await admin.signIn('operator', 'not-the-password');
+  t.equal(wrong.status, 401, 'a wrong password is refused');
+
+  const ok = await admin.signIn('operator', 'operator-password-1');
+  t.equal(ok.status, 303);
+  t.equal(ok.headers.get('location'), '/admin/');
+  const session = admin.setCookies.find((c) => c.startsWith('exo_panel='))!;
+  t.match(session, /; Path=\/admin/);
+  t.match(session, /; HttpOnly/);
+  t.match(session, /; SameSite=Strict/);
+  t.match(session, /; Secure/);
+  const expires = Date.parse(/; Expires=([^;]+)/.exec(session)?.[1] ?? '');
+  t.ok(expires > Date.now() + 3500_000 && expires < Date.now() + 3700_000, 'the session cookie expires after panel.sessionTtlSeconds');
+  t.notMatch(session, /exo_[A-Za-z0-9]{6}/, 'it is no MCP bearer token');
+
+  const overview = await admin.request('GET', '/admin/');
+  t.equal(overview.status, 200);
+  const text = await overview.text();
+  t.match(text, /<h1>Overview<\/h1>/);
+  t.match(text, />bobs</, 'an admin sees every vault');
+  t.match(text, /operator \(admin\)/);
+
+  // A signed-in POST without the token: refused before it does anything.
+  const keysBefore = (await server.host.database.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null).execute()).length;
+  const forged = await admin.request('POST', '/admin/credentials/keys', { name: 'forged', scope: 'readwrite' });
+  t.equal(forged.status, 403, 'a CSRF-less POST is refused');
+  const forgedBadToken = await admin.request('POST', '/admin/credentials/keys', { name: 'forged', scope: 'readwrite', _csrf: 'x'.repeat(40) });
+  t.equal(forgedBadToken.status, 403, 'so is one with a wrong token');
+  t.equal((await server.host.database.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null).execute()).length, keysBefore, 'no key was minted');
+
+  // A non-admin: their own vault only, never another user's pages.
+  const bob = new PanelClient(server.url);
+  t.equal((await bob.signIn('bob', 'bob-password-123')).status, 303);
+  const bobOverview = await (await bob.request('GET', '/admin/')).text();
+  t.match(bobOverview, />bobs</);
+  t.notMatch(bobOverview, new RegExp(`>${server.host.settings.host.vault.name}<`), 'bob does not see the operator vault');
+  t.notMatch(bobOverview, /Danger zone/, 'a non-admin is not offered the danger zone');
+  for (const p of ['/admin/credentials?user=operator', '/admin/usage?user=operator', '/admin/danger', '/admin/danger/disable?user=operator']) {
+    t.equal((await bob.request('GET', p)).status, 403, `bob is refused ${p}`);
+  }
+  t.equal((await bob.request('POST', '/admin/danger/disable', { _csrf: await bob.csrf('/admin/credentials'), user: 'operator' })).status, 403, 'a non-admin cannot disable anyone');
+  t.equal((await server.host.database.db.selectFrom('users').select('disabled_at').where('name', '=', 'operator').executeTakeFirstOrThrow()).disabled_at, null, 'the operator is still enabled');
+  const bobCreds = await (await bob.request('GET', '/admin/credentials')).text();
+  t.notMatch(bobCreds, /test-rw/, "bob's credentials page lists none of the operator's keys");
+  const opKey = await server.host.database.db.selectFrom('api_keys').select('id').where('name', '=', 'test-rw').executeTakeFirstOrThrow();
+  const steal = await bob.request('POST', '/admin/credentials/keys/revoke', { _csrf: await bob.csrf('/admin/credentials'), id: String(opKey.id) });
+  t.equal(steal.status, 404, "bob cannot revoke the operator's key");
+  t.ok(await server.host.database.db.selectFrom('api_keys').select('id').where('id', '=', opKey.id).where('revoked_at', 'is', null).executeTakeFirst(), 'the key is still active');
+
+  // An expired session is refused (the row's expiry is the truth, whatever the cookie says).
+  const expiring = new PanelClient(server.url);
+  await expiring.signIn('operator', 'operator-password-1');
+  t.equal((await expiring.request('GET', '/admin/')).status, 200);
+  await server.host.database.db.updateTable('panel_sessions').set({ expires_at: new Date(Date.now() - 1000) }).execute();
+  const expired = await expiring.request('GET', '/admin/');
+  t.equal(expired.status, 303, 'an expired session is sent to sign in again');
+  t.match(expired.headers.get('location') ?? '', /^\/admin\/sign-in/);
+  t.equal((await expiring.request('POST', '/admin/sign-out', { _csrf: 'x' })).status, 401, 'and cannot post');
+  t.equal((await admin.request('GET', '/admin/')).status, 303, 'every expired session is refused');
+
+  // Disabling a user ends their panel sessions at once.
+  await bob.signIn('bob', 'bob-password-123');
+  t.equal((await bob.request('GET', '/admin/')).status, 200);
+  await server.rewriteConfig({ users: [{ name: 'bob', vault: 'bobs', disabled: true }] });
+  t.equal((await bob.request('GET', '/admin/')).status, 303, "a disabled user's session has ended");
+  const bobId = (await server.host.database.db.selectFrom('users').select('id').where('name', '=', 'bob').executeTakeFirstOrThrow()).id;
+  t.equal((await server.host.database.db.selectFrom('panel_sessions').select('token_hash').where('user_id', '=', bobId).execute()).length, 0, 'their session rows are gone');
+  t.equal((await bob.signIn('bob', 'bob-password-123')).status, 401, 'and they cannot sign in again');
+  void usersDisableOp;
+
+  // With publicUrl https, the connector's search and fetch give the panel's note view as url.
+  await server.host.index?.whenIdle();
+  const client = await server.connect();
+  const found = (await client.callTool({ name: 'search', arguments: { query: 'zebra panel' } })) as { structuredContent?: { results: Array<Record<string, string>> } };
+  const hit = found.structuredContent!.results[0];
+  t.equal(hit?.url, 'https://exocortex.invalid/admin/notes/Projects/Panel%20plan.md', 'search gives the panel note view as url');
+  t.match(hit?.obsidian_url, /^obsidian:\/\/open\?vault=/, 'and the obsidian:// link beside it');
+  const fetched = (await client.callTool({ name: 'fetch', arguments: { id: 'Projects/Panel plan.md' } })) as { structuredContent?: Record<string, string> };
+  t.equal(fetched.structuredContent?.url, hit?.url, 'fetch gives the same url');
+  t.match(fetched.structuredContent?.obsidian_url, /^obsidian:\/\//);
+  // The link opens for the vault's owner once signed in.
+  const viewer = new PanelClient(server.url);
+  await viewer.signIn('operator', 'operator-password-1');
+  const view = await viewer.request('GET', new URL(hit!.url).pathname);
+  t.equal(view.status, 200);
+  t.match(await view.text(), /The zebra panel ships soon\./, 'the note view renders the note');
+});
