@@ -10,9 +10,6 @@ import { REFUSALS, familyRefusalSpecs } from '../../../src/sdk/refusals.js';
 import type { DefinedFamily } from '../../../src/sdk/define-family.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
-// The search family keeps its older file names until keyword search's rewrite lands (see the family
-// contract issue): keyword_search, hybrid_search, semantic_search, search_regex, get_tags, search, fetch.
-const NAMING_PENDING = new Set(['search']);
 const THROWS = /(?:\.refuse|new Refusal|Refusals\.refusal|Refusals\.refuse)\(\s*'([a-z][a-z0-9_]*)'/g;
 const families = readdirSync(path.join(root, 'plugins')).filter((f) => statSync(path.join(root, 'plugins', f)).isDirectory());
 
@@ -24,10 +21,6 @@ for (const name of families) {
     t.same(Object.keys(def.tools ?? {}).sort(), schemaTools, 'its tools are exactly its schemas');
     const own = new Set(Object.keys(familyRefusalSpecs(def)));
     const mapName = `${name.replace(/(^|-)([a-z])/g, (_, _d, c: string) => c.toUpperCase())}Tools`;
-    if (NAMING_PENDING.has(name)) {
-      t.comment(`${name}: file naming pending (see the comment above)`);
-      return;
-    }
     const toolDir = path.join(root, 'plugins', name, 'tools');
     const files = readdirSync(toolDir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
     t.same(files, schemaTools, 'tools/ holds one file per tool, named after it, and nothing else');

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { regexBatch } from '../../../plugins/search/regex/match.js';
-import { noteUrl } from '../../../plugins/search/tools/connector.js';
+import { noteUrl } from '../../../plugins/search/connector.js';
 import { benchCorpora } from '../../fixtures/corpus.js';
 import { parseQuery, anyQueryText } from '../../../plugins/search/keyword/query-parse.js';
 import { headOf } from '../../../plugins/search/keyword/note-text.js';

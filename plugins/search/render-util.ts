@@ -1,5 +1,5 @@
 // Small pure helpers shared by the search tools' rows and render functions. No I/O.
-import { obsidianLink, type ToolContext } from '../../../src/sdk/index.js';
+import { obsidianLink, type ToolContext } from '../../src/sdk/index.js';
 
 export function quote(text: string): string {
   return JSON.stringify(text);

@@ -5,7 +5,7 @@ import { describeFilters } from '../filters.js';
 import { keywordSearch } from '../keyword/search.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { indexSettled } from '../settled.js';
-import { quote, withDeepLink } from './render-util.js';
+import { quote, withDeepLink } from '../render-util.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 import type { KeywordIndexService } from '../family.js';
 

@@ -6,9 +6,9 @@ import { describeFilters } from '../filters.js';
 import { confidenceOf, reciprocalRankFusion } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
 import type { SearchSettingsSection } from '../settings.js';
-import { runKeywordSearch } from './keyword-search.js';
-import { fixed, quote, withDeepLink } from './render-util.js';
-import { sectionLocator, semanticArm } from './semantic-arm.js';
+import { runKeywordSearch } from './keyword_search.js';
+import { fixed, quote, withDeepLink } from '../render-util.js';
+import { sectionLocator, semanticArm } from '../semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 
 type HybridSearchInput = SearchTools['hybrid_search']['input'];

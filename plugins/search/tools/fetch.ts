@@ -1,47 +1,15 @@
-// The ChatGPT connector / deep-research pair: `search(query)` → {results:[{id,title,url}]} on hybrid
-// search, and `fetch(id)` → {id,title,text,url,metadata} reading the note. Both render as the JSON
-// those clients parse. Ids are vault paths; urls are the panel's https note view when server.publicUrl is
-// https (obsidian:// deep links beside them), else obsidian:// links. Never writes.
+// fetch: the ChatGPT connector / deep-research fetch — `fetch(id)` → {id,title,text,url,metadata} reading
+// the note, rendered as the JSON those clients parse, narrowed under the result budget. Never writes.
 import { sql } from 'kysely';
-import { defineTool, noteViewUrl, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 import type { SearchSettingsSection } from '../settings.js';
-import { hybridCandidates } from './hybrid-search.js';
+import { urlsOf, vaultName } from '../connector.js';
 
 type FetchInput = SearchTools['fetch']['input'];
-type ConnectorSearchOutput = SearchTools['search']['output'];
 type ConnectorFetchOutput = SearchTools['fetch']['output'];
 
-/** `obsidian://open?vault=<name>&file=<path>`: opens the note in the owner's Obsidian app. */
-export function noteUrl(vaultName: string, path: string): string {
-  return `obsidian://open?vault=${encodeURIComponent(vaultName)}&file=${encodeURIComponent(path)}`;
-}
-
-/** url: the panel's note view when the server is public over https (obsidian_url beside it), else obsidian://. */
-function urlsOf(ctx: ToolContext<SearchSettingsSection>, vault: string, path: string): { url: string; obsidian_url?: string } {
-  const obsidian = noteUrl(vault, path);
-  const view = noteViewUrl(ctx.server.publicUrl, path);
-  return view ? { url: view, obsidian_url: obsidian } : { url: obsidian };
-}
-
-function vaultName(ctx: ToolContext<SearchSettingsSection>): string {
-  return ctx.settings.search.connector.vaultName || ctx.vault.name;
-}
-
-export const connectorSearch = defineTool<SearchTools['search']>({
-  async handler(input: { query: string }, ctx: ToolContext<SearchSettingsSection>): Promise<ConnectorSearchOutput> {
-    const { candidates, arms } = await hybridCandidates({ query: input.query }, ctx);
-    if (arms !== 'keyword+semantic') ctx.log.debug({ arms }, 'connector search ran keyword-only');
-    const name = vaultName(ctx);
-    const results = candidates.slice(0, ctx.settings.search.connector.results).map((c) => ({ id: c.path, title: c.title, ...urlsOf(ctx, name, c.path) }));
-    return { results };
-  },
-  render(o: ConnectorSearchOutput): string {
-    return JSON.stringify(o);
-  },
-});
-
-export const connectorFetch = defineTool<SearchTools['fetch']>({
+export default defineTool<SearchTools['fetch']>({
   async handler(input: FetchInput, ctx: ToolContext<SearchSettingsSection>): Promise<ConnectorFetchOutput> {
     const path = ctx.vault.fs.checkPath(input.id);
     const r = await sql<{ title: string; tags: unknown; aliases: unknown; content_hash: string; size: number; mtime: Date | string }>`

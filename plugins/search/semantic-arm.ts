@@ -1,9 +1,9 @@
 // The semantic arm shared by semantic_search and hybrid_search: availability, query embedding and the
 // nearest-notes query, with every failure turned into a reason string (never a silent empty page).
-import { EMBEDDINGS, type ToolContext } from '../../../src/sdk/index.js';
-import type { EmbeddingCounts, NearestNote } from '../embeddings/types.js';
-import type { SearchFilters } from '../filters.js';
-import type { SearchSettingsSection } from '../settings.js';
+import { EMBEDDINGS, type ToolContext } from '../../src/sdk/index.js';
+import type { EmbeddingCounts, NearestNote } from './embeddings/types.js';
+import type { SearchFilters } from './filters.js';
+import type { SearchSettingsSection } from './settings.js';
 
 export type SemanticArm =
   | { readonly ok: true; readonly rows: NearestNote[]; readonly counts: EmbeddingCounts }

@@ -7,7 +7,7 @@ import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/ind
 import { RegexSession } from '../regex/runner.js';
 import type { RegexFileResult } from '../regex/match.js';
 import type { SearchSettingsSection } from '../settings.js';
-import { quote } from './render-util.js';
+import { quote } from '../render-util.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 
 type SearchRegexInput = SearchTools['search_regex']['input'];

@@ -6,8 +6,8 @@ import { confidenceOf } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
 import type { SearchSettingsSection } from '../settings.js';
 import { indexSettled } from '../settled.js';
-import { fixed, quote, withDeepLink } from './render-util.js';
-import { sectionLocator, semanticArm } from './semantic-arm.js';
+import { fixed, quote, withDeepLink } from '../render-util.js';
+import { sectionLocator, semanticArm } from '../semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 import { clampLimit } from '../../../src/sdk/query/index.js';
 
