@@ -28,7 +28,10 @@ interface Round {
 async function round(staging: string, thread: boolean): Promise<Round> {
   const server = await startTestServer({
     copyVaultFrom: staging,
-    config: { database: { pgliteThread: thread }, families: { transfer: { enabled: false }, files: { enabled: false } } },
+    config: {
+      database: { pgliteThread: thread },
+      families: { transfer: { enabled: false }, files: { enabled: false } },
+    },
   });
   try {
     const index = server.host.services.named.get('index') as IndexService;
@@ -68,9 +71,12 @@ async function round(staging: string, thread: boolean): Promise<Round> {
   }
 }
 
-console.log(`# ${machine()}; oldwinter-knowledge-garden x${COPIES}; in-process server, every built-in family but files and transfer`);
+console.log(
+  `# ${machine()}; oldwinter-knowledge-garden x${COPIES}; in-process server, every built-in family but files and transfer`,
+);
 const staging = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-busy-'));
-for (let i = 0; i < COPIES; i++) cpSync(benchCorpus('oldwinter-knowledge-garden'), path.join(staging, `copy${i}`), { recursive: true });
+for (let i = 0; i < COPIES; i++)
+  cpSync(benchCorpus('oldwinter-knowledge-garden'), path.join(staging, `copy${i}`), { recursive: true });
 const results: Record<'thread' | 'inline', Round[]> = { thread: [], inline: [] };
 try {
   for (let r = 0; r < RUNS; r++) {
@@ -83,7 +89,9 @@ for (const mode of ['thread', 'inline'] as const) {
   const m = (f: (r: Round) => number) => median(results[mode].map(f));
   const name = `pglite_${mode}`;
   console.log(`${name}_index_cold: ${m((r) => r.indexSeconds).toFixed(1)} s`);
-  console.log(`${name}_read_note_during_index_p50: ${m((r) => r.readP50).toFixed(1)} ms (${m((r) => r.reads).toFixed(0)} reads)`);
+  console.log(
+    `${name}_read_note_during_index_p50: ${m((r) => r.readP50).toFixed(1)} ms (${m((r) => r.reads).toFixed(0)} reads)`,
+  );
   console.log(`${name}_read_note_during_index_p95: ${m((r) => r.readP95).toFixed(1)} ms`);
   console.log(`${name}_event_loop_lag_p50: ${m((r) => r.lagP50).toFixed(1)} ms`);
   console.log(`${name}_event_loop_lag_p99: ${m((r) => r.lagP99).toFixed(1)} ms`);

@@ -52,13 +52,29 @@ async function coldIndex(name: string, sources: string[]): Promise<void> {
       await migrateHost(database.db);
     } else {
       cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
-      database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/', pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0' });
+      database = await openDatabase(`pglite:${path.join(dir, 'db')}`, {
+        baseDir: '/',
+        pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0',
+      });
     }
     stops.push(() => pg?.stop());
-    const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);
+    const vaultId = Number(
+      (
+        await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(
+          database.db,
+        )
+      ).rows[0].id,
+    );
     const fs = await openVault(vault, { allowNamedStaging: true });
     const workers = new PiscinaPool({ threads: Number(process.env.BENCH_THREADS ?? 0), idleTimeoutMs: 60_000 }); // 0 = the server's default
-    const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 'bench', obsidianName: null, fs }, workers, log: silent, settings, contributors: () => [] });
+    const pipeline = new IndexPipeline({
+      db: database.db,
+      vault: { id: vaultId, name: 'bench', obsidianName: null, fs },
+      workers,
+      log: silent,
+      settings,
+      contributors: () => [],
+    });
     peakRss = process.memoryUsage().rss;
     const t0 = performance.now();
     pipeline.start();
@@ -92,11 +108,17 @@ function bytesUnder(dir: string): number {
   return n;
 }
 
-console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, node ${process.version}, engine: ${ENGINE === 'postgres' ? 'native PostgreSQL 15 (loopback)' : 'pglite (embedded)'}`);
+console.log(
+  `machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, node ${process.version}, engine: ${ENGINE === 'postgres' ? 'native PostgreSQL 15 (loopback)' : 'pglite (embedded)'}`,
+);
 console.log(`data: ${root}`);
 const vaults = readdirSync(root).filter((d) => d !== 'LICENSES' && statSync(path.join(root, d)).isDirectory());
 const only = process.env.BENCH_ONLY;
 for (const v of vaults) if (!only || v === only) await coldIndex(v, [path.join(root, v)]);
 const largest = vaults.map((v) => ({ v, n: bytesUnder(path.join(root, v)) })).sort((a, b) => b.n - a.n)[0].v;
-if (!only || only === 'x4') await coldIndex(`${largest}_x4`, [0, 1, 2, 3].map(() => path.join(root, largest)));
+if (!only || only === 'x4')
+  await coldIndex(
+    `${largest}_x4`,
+    [0, 1, 2, 3].map(() => path.join(root, largest)),
+  );
 clearInterval(sampler);

@@ -23,11 +23,37 @@ const vault = path.join(dir, 'vault');
 cpSync(source, vault, { recursive: true });
 cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
 const database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
-const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);
+const vaultId = Number(
+  (
+    await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('bench', ${vault}) RETURNING id`.execute(
+      database.db,
+    )
+  ).rows[0].id,
+);
 const fs = await openVault(vault, { allowNamedStaging: true });
 const workers = new PiscinaPool({ threads: 0, idleTimeoutMs: 60_000 });
-const settings = { watch: true, debounceMs: 100, reconcileSeconds: 0, maxNoteBytes: 5 * 1024 * 1024, batchSize: 50, parseTaskSize: 25, prefetchBatches: 2, readConcurrency: 16, inlineParseMaxBytes: 64 * 1024, groupCommitWaitMs: 10, deferredWrites: true, deferredDelayMs: 200 };
-const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 'bench', obsidianName: null, fs }, workers, log: silent, settings, contributors: () => [] });
+const settings = {
+  watch: true,
+  debounceMs: 100,
+  reconcileSeconds: 0,
+  maxNoteBytes: 5 * 1024 * 1024,
+  batchSize: 50,
+  parseTaskSize: 25,
+  prefetchBatches: 2,
+  readConcurrency: 16,
+  inlineParseMaxBytes: 64 * 1024,
+  groupCommitWaitMs: 10,
+  deferredWrites: true,
+  deferredDelayMs: 200,
+};
+const pipeline = new IndexPipeline({
+  db: database.db,
+  vault: { id: vaultId, name: 'bench', obsidianName: null, fs },
+  workers,
+  log: silent,
+  settings,
+  contributors: () => [],
+});
 pipeline.start();
 await pipeline.whenReady(vaultId, 600_000);
 const paths = [...pipeline.cache.keys()].sort();
@@ -41,7 +67,12 @@ for (let i = 0; i < EDITS; i++) {
   appendFileSync(abs, `\nedit ${i} at ${Date.now()}\n`);
   const expected = 'sha256:' + createHash('sha256').update(readFileSync(abs)).digest('hex');
   for (;;) {
-    const row = await database.db.selectFrom('notes').select('content_hash').where('vault_id', '=', vaultId).where('path', '=', rel).executeTakeFirst();
+    const row = await database.db
+      .selectFrom('notes')
+      .select('content_hash')
+      .where('vault_id', '=', vaultId)
+      .where('path', '=', rel)
+      .executeTakeFirst();
     if (row?.content_hash === expected) break;
     if (performance.now() - t0 > 10_000) {
       timeouts++;
@@ -54,7 +85,9 @@ for (let i = 0; i < EDITS; i++) {
 }
 latencies.sort((a, b) => a - b);
 const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, node ${process.version}, engine: pglite (embedded), watcher debounce ${settings.debounceMs} ms`);
+console.log(
+  `machine: ${os.cpus()[0]?.model ?? 'unknown'} x${os.cpus().length}, node ${process.version}, engine: pglite (embedded), watcher debounce ${settings.debounceMs} ms`,
+);
 console.log(`data: ${source} (${paths.length} notes)`);
 console.log(`index_fresh_edits: ${EDITS} edits`);
 console.log(`index_fresh_p50: ${q(0.5).toFixed(0)} ms`);

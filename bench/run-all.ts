@@ -24,8 +24,12 @@ if (list) {
 }
 
 const corpora = benchCorpora();
-console.log(`# machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
-console.log(`# data: ${corpora.full ? 'full public corpus' : 'vendored trimmed corpus (the full one is not beside the checkout)'} at ${path.relative(process.cwd(), corpora.root) || '.'}`);
+console.log(
+  `# machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+);
+console.log(
+  `# data: ${corpora.full ? 'full public corpus' : 'vendored trimmed corpus (the full one is not beside the checkout)'} at ${path.relative(process.cwd(), corpora.root) || '.'}`,
+);
 const failed: string[] = [];
 for (const name of benches) {
   console.log(`# bench/${name}.ts`);

@@ -16,7 +16,9 @@ import { benchCorpus } from '../test/fixtures/corpus.js';
 import { percentile } from './lib/setup.js';
 
 const CORPUS = benchCorpus('oldwinter-knowledge-garden');
-const sizes = String(process.argv[2] ?? '4').split(',').map(Number);
+const sizes = String(process.argv[2] ?? '4')
+  .split(',')
+  .map(Number);
 const rounds = Number(process.argv[3] ?? 30);
 const candidates = Number(process.argv[4] ?? searchSettingsSchema.properties.keywordCandidates.default);
 const QUERIES: Record<string, string> = {
@@ -26,7 +28,8 @@ const QUERIES: Record<string, string> = {
   broad_or: 'the OR note OR use OR 的',
   // Question-shaped: what agents send. The long one has 11 content words, most matching only in part.
   question: 'What do my notes say about Redis caching?',
-  question_long: 'how do I set up a kubernetes cluster with docker images, persistent storage volumes and an ingress controller',
+  question_long:
+    'how do I set up a kubernetes cluster with docker images, persistent storage volumes and an ingress controller',
   question_zh: '如何保持健康的生活习惯？',
   cjk_substring: '保持健康',
 };
@@ -40,7 +43,15 @@ for (const copies of sizes) {
   const t0 = Date.now();
   const server = await startTestServer({
     copyVaultFrom: staging,
-    config: { families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } }, search: { ftsConfigs: ['english', 'simple'] } },
+    config: {
+      families: {
+        files: { enabled: false },
+        graph: { enabled: false },
+        tasks: { enabled: false },
+        notes: { enabled: false },
+      },
+      search: { ftsConfigs: ['english', 'simple'] },
+    },
   });
   try {
     const vaultId = server.host.vaultHandle.id;
@@ -53,17 +64,33 @@ for (const copies of sizes) {
     const db = server.host.database.db;
     // BENCH_SQL=1 ranks in SQL only (the memory index off), for the before/after in one session.
     // The server's own memory index when search.keywordMemory is on, else one made here over the same database.
-    const memory = process.env.BENCH_SQL === '1' ? undefined : ((server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined)?.memory ?? new KeywordMemory(db));
+    const memory =
+      process.env.BENCH_SQL === '1'
+        ? undefined
+        : ((server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined)
+            ?.memory ?? new KeywordMemory(db));
     if (memory) {
       const m0 = process.memoryUsage().rss;
       const l0 = Date.now();
       await memory.ensure(vaultId);
       const v = memory.indexes.get(vaultId);
       console.log(`search_bench_memory_load${suffix}: ${((Date.now() - l0) / 1000).toFixed(1)} s`);
-      console.log(`search_bench_memory_postings${suffix}: ${Math.round((v?.postingBytes ?? 0) / 1048576)} MiB (rss +${Math.round((process.memoryUsage().rss - m0) / 1048576)} MiB while loading)`);
+      console.log(
+        `search_bench_memory_postings${suffix}: ${Math.round((v?.postingBytes ?? 0) / 1048576)} MiB (rss +${Math.round((process.memoryUsage().rss - m0) / 1048576)} MiB while loading)`,
+      );
     }
     console.log(`search_bench_path${suffix}: ${memory ? 'memory' : 'sql'}`);
-    const options = { configs: ['english', 'simple'], limit: 20, candidates, rescore: searchSettingsSchema.properties.keywordRescore.default, snippetRows: 10, snippetChars: 240, snippetScanChars: 20_000, fill: true, memory };
+    const options = {
+      configs: ['english', 'simple'],
+      limit: 20,
+      candidates,
+      rescore: searchSettingsSchema.properties.keywordRescore.default,
+      snippetRows: 10,
+      snippetChars: 240,
+      snippetScanChars: 20_000,
+      fill: true,
+      memory,
+    };
     for (const [name, q] of Object.entries(QUERIES)) {
       await keywordSearch(db, vaultId, q, {}, options); // warm
       const times: number[] = [];
@@ -90,6 +117,8 @@ if (sizes.length > 1) {
   for (const [name, list] of p50s) {
     const first = list[0];
     const last = list[list.length - 1];
-    console.log(`keyword_${name}_p50_growth: ${(last.p50 / first.p50).toFixed(2)} x (${first.notes} → ${last.notes} notes)`);
+    console.log(
+      `keyword_${name}_p50_growth: ${(last.p50 / first.p50).toFixed(2)} x (${first.notes} → ${last.notes} notes)`,
+    );
   }
 }

@@ -8,9 +8,22 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { chunkQuery, exactVectorSearch, firstCandidateLimit, nearestByChunks, toVectorLiteral, type ChunkRanking, type VectorSearch } from '../plugins/search/embeddings/vector-search.js';
+import {
+  chunkQuery,
+  exactVectorSearch,
+  firstCandidateLimit,
+  nearestByChunks,
+  toVectorLiteral,
+  type ChunkRanking,
+  type VectorSearch,
+} from '../plugins/search/embeddings/vector-search.js';
 import { hnswRanking, hnswVectorSearch, syncHnswIndex } from '../plugins/search/embeddings/vector-search-hnsw.js';
-import { quantizedCandidateLimit, quantizedQuery, quantizedVectorSearch, syncChunkBits } from '../plugins/search/embeddings/vector-search-quantized.js';
+import {
+  quantizedCandidateLimit,
+  quantizedQuery,
+  quantizedVectorSearch,
+  syncChunkBits,
+} from '../plugins/search/embeddings/vector-search-quantized.js';
 import type { NearestNote } from '../plugins/search/embeddings/types.js';
 import { filterSql, type SearchFilters } from '../plugins/search/filters.js';
 import { startTestServer, type TestServer } from '../src/host/testing/harness.js';
@@ -23,9 +36,13 @@ const dims = Number(process.argv[3] ?? 1024);
 const rounds = Number(process.argv[4] ?? 30);
 const wireHnswChunks = Math.min(chunks, Number(process.argv[5] ?? 3000));
 const storage = process.argv[6] === 'external' ? 'EXTERNAL' : 'MAIN';
-const oversampling = (process.argv[7] ?? '10,20,40').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const oversampling = (process.argv[7] ?? '10,20,40')
+  .split(',')
+  .map(Number)
+  .filter((n) => Number.isInteger(n) && n > 0);
 const parts = process.argv[8] ?? 'all';
-if (!['all', 'pglite', 'pglite-quantized'].includes(parts)) throw new Error(`parts must be all, pglite or pglite-quantized, not ${parts}`);
+if (!['all', 'pglite', 'pglite-quantized'].includes(parts))
+  throw new Error(`parts must be all, pglite or pglite-quantized, not ${parts}`);
 const QUANTIZED_DEFAULT = 40; // search.quantizedCandidates default
 const EXACT_BELOW_DEFAULT = 2000; // search.quantizedExactBelow default
 const CHUNKS_PER_NOTE = 10;
@@ -78,7 +95,9 @@ function pct(times: number[], p: number): number {
 }
 
 function print(name: string, value: number | string, unit: string): void {
-  console.log(`${name}: ${typeof value === 'number' ? (Number.isInteger(value) ? value : value.toFixed(value < 10 ? 2 : 1)) : value} ${unit}`);
+  console.log(
+    `${name}: ${typeof value === 'number' ? (Number.isInteger(value) ? value : value.toFixed(value < 10 ? 2 : 1)) : value} ${unit}`,
+  );
 }
 
 async function start(vault: string, database?: Record<string, unknown>): Promise<TestServer> {
@@ -86,7 +105,13 @@ async function start(vault: string, database?: Record<string, unknown>): Promise
     copyVaultFrom: vault,
     config: {
       ...(database ? { database } : {}),
-      families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false }, transfer: { enabled: false } },
+      families: {
+        files: { enabled: false },
+        graph: { enabled: false },
+        tasks: { enabled: false },
+        notes: { enabled: false },
+        transfer: { enabled: false },
+      },
       search: { embedding: { provider: 'none' } },
     },
   });
@@ -97,17 +122,28 @@ async function start(vault: string, database?: Record<string, unknown>): Promise
 /** Insert CHUNKS_PER_NOTE synthetic chunks per note, 10 notes per statement; returns ms. */
 async function load(db: Database, vaultId: number, upTo: number): Promise<number> {
   await sql`ALTER TABLE search_chunks ALTER COLUMN embedding SET STORAGE ${sql.raw(storage)}`.execute(db);
-  const rows = await sql<{ id: string; content_hash: string }>`SELECT id, content_hash FROM notes WHERE vault_id = ${vaultId} ORDER BY id`.execute(db);
+  const rows = await sql<{
+    id: string;
+    content_hash: string;
+  }>`SELECT id, content_hash FROM notes WHERE vault_id = ${vaultId} ORDER BY id`.execute(db);
   const started = Date.now();
   const batch = 10;
   for (let i = 0; i < rows.rows.length && i * CHUNKS_PER_NOTE < upTo; i += batch) {
     const group = rows.rows.slice(i, i + batch);
     const values = group.flatMap((n) =>
-      Array.from({ length: CHUNKS_PER_NOTE }, (_, o) => sql`(${n.id}, ${vaultId}, ${o}, ${o}, ${`Note/Section ${o}`}, ${'synthetic preview'}, ${n.content_hash}, ${literal(chunkVector(Number(n.id)))}::vector)`),
+      Array.from(
+        { length: CHUNKS_PER_NOTE },
+        (_, o) =>
+          sql`(${n.id}, ${vaultId}, ${o}, ${o}, ${`Note/Section ${o}`}, ${'synthetic preview'}, ${n.content_hash}, ${literal(chunkVector(Number(n.id)))}::vector)`,
+      ),
     );
-    await sql`INSERT INTO search_chunks (note_id, vault_id, ordinal, section_ordinal, heading_path, preview, content_hash, embedding) VALUES ${sql.join(values)}`.execute(db);
+    await sql`INSERT INTO search_chunks (note_id, vault_id, ordinal, section_ordinal, heading_path, preview, content_hash, embedding) VALUES ${sql.join(values)}`.execute(
+      db,
+    );
     await sql`INSERT INTO search_embedded_notes (note_id, vault_id, content_hash, chunk_count, truncated)
-      VALUES ${sql.join(group.map((n) => sql`(${n.id}, ${vaultId}, ${n.content_hash}, ${CHUNKS_PER_NOTE}, false)`))}`.execute(db);
+      VALUES ${sql.join(group.map((n) => sql`(${n.id}, ${vaultId}, ${n.content_hash}, ${CHUNKS_PER_NOTE}, false)`))}`.execute(
+      db,
+    );
   }
   const ms = Date.now() - started;
   await sql`ANALYZE search_chunks`.execute(db);
@@ -140,17 +176,27 @@ function pgliteRanking(): ChunkRanking {
   return {
     order: sql`c.embedding::vector(${d}) <=> (SELECT v FROM q)::vector(${d})`,
     async prepare(trx) {
-      await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(EF_SEARCH)}, true)`.execute(trx);
+      await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${String(EF_SEARCH)}, true)`.execute(
+        trx,
+      );
     },
   };
 }
 
 function pgliteHnsw(db: Database): VectorSearch {
   const ranking = pgliteRanking();
-  return { strategy: 'hnsw', nearest: (vaultId, target, k, filters) => nearestByChunks(db, ranking, vaultId, target, k, filters, MAX_CHUNKS) };
+  return {
+    strategy: 'hnsw',
+    nearest: (vaultId, target, k, filters) => nearestByChunks(db, ranking, vaultId, target, k, filters, MAX_CHUNKS),
+  };
 }
 
-const FILTERS: Record<string, SearchFilters> = { '': {}, _filtered: { folder: 'F07' }, _filtered_rare: { folder: 'Rare' }, _filtered_half: { tags: ['even'] } };
+const FILTERS: Record<string, SearchFilters> = {
+  '': {},
+  _filtered: { folder: 'F07' },
+  _filtered_rare: { folder: 'Rare' },
+  _filtered_half: { tags: ['even'] },
+};
 const FILTER_NAMES = '(unfiltered,folder,rare,half)';
 
 type Answers = Record<string, Array<Array<{ id: number; similarity: number }>>>;
@@ -199,7 +245,11 @@ function recall(prefix: string, exact: Answers, approx: Answers): void {
       }
     });
     print(`${prefix}_recall_at_10${suffix}`, (count.total ? count.hit / count.total : 1).toFixed(3), 'fraction');
-    print(`${prefix}_recall_at_10_related${suffix}`, (count.related ? count.relatedHit / count.related : 1).toFixed(3), `fraction (of ${count.related} exact rows with cosine ≥ ${RELATED})`);
+    print(
+      `${prefix}_recall_at_10_related${suffix}`,
+      (count.related ? count.relatedHit / count.related : 1).toFixed(3),
+      `fraction (of ${count.related} exact rows with cosine ≥ ${RELATED})`,
+    );
   }
 }
 
@@ -209,7 +259,11 @@ async function planUses(db: Database, ranking: ChunkRanking, vaultId: number, in
   for (const filters of Object.values(FILTERS)) {
     const plan = await db.transaction().execute(async (trx) => {
       await ranking.prepare?.(trx);
-      return sql<{ 'QUERY PLAN': string }>`EXPLAIN ${chunkQuery(ranking, vaultId, queries[0], K, filters, firstCandidateLimit(K, MAX_CHUNKS))}`.execute(trx);
+      return sql<{
+        'QUERY PLAN': string;
+      }>`EXPLAIN ${chunkQuery(ranking, vaultId, queries[0], K, filters, firstCandidateLimit(K, MAX_CHUNKS))}`.execute(
+        trx,
+      );
     });
     out.push(plan.rows.some((r) => r['QUERY PLAN'].includes(`Index Scan using ${index}`)) ? 'yes' : 'no');
   }
@@ -224,13 +278,20 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 /** Per-chunk cost of writing one note's chunks (delete + insert, as the worker does) with whatever index or trigger is present. */
 async function insertCost(db: Database, vaultId: number): Promise<number> {
-  const ids = await sql<{ id: string }>`SELECT id FROM notes WHERE vault_id = ${vaultId} ORDER BY id LIMIT ${INSERT_SAMPLE_NOTES}`.execute(db);
+  const ids = await sql<{
+    id: string;
+  }>`SELECT id FROM notes WHERE vault_id = ${vaultId} ORDER BY id LIMIT ${INSERT_SAMPLE_NOTES}`.execute(db);
   const ms = await timed(async () => {
     for (const { id } of ids.rows) {
       await db.transaction().execute(async (trx) => {
         await sql`DELETE FROM search_chunks WHERE note_id = ${id}`.execute(trx);
-        const values = Array.from({ length: CHUNKS_PER_NOTE }, (_, o) => sql`(${id}, ${vaultId}, ${o}, ${o}, 'h', 'p', 'x', ${literal(chunkVector(Number(id)))}::vector)`);
-        await sql`INSERT INTO search_chunks (note_id, vault_id, ordinal, section_ordinal, heading_path, preview, content_hash, embedding) VALUES ${sql.join(values)}`.execute(trx);
+        const values = Array.from(
+          { length: CHUNKS_PER_NOTE },
+          (_, o) => sql`(${id}, ${vaultId}, ${o}, ${o}, 'h', 'p', 'x', ${literal(chunkVector(Number(id)))}::vector)`,
+        );
+        await sql`INSERT INTO search_chunks (note_id, vault_id, ordinal, section_ordinal, heading_path, preview, content_hash, embedding) VALUES ${sql.join(values)}`.execute(
+          trx,
+        );
       });
     }
   });
@@ -241,8 +302,14 @@ async function insertCost(db: Database, vaultId: number): Promise<number> {
 async function quantizedPlanByKey(db: Database, vaultId: number, perNote: number): Promise<string> {
   const out: string[] = [];
   for (const filters of Object.values(FILTERS)) {
-    const plan = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${quantizedQuery(vaultId, queries[0], K, filters, quantizedCandidateLimit(K, perNote))}`.execute(db);
-    out.push(plan.rows.some((r) => /Index Scan using search_chunks_pkey on search_chunks c/.test(r['QUERY PLAN'])) ? 'yes' : 'no');
+    const plan = await sql<{
+      'QUERY PLAN': string;
+    }>`EXPLAIN ${quantizedQuery(vaultId, queries[0], K, filters, quantizedCandidateLimit(K, perNote))}`.execute(db);
+    out.push(
+      plan.rows.some((r) => /Index Scan using search_chunks_pkey on search_chunks c/.test(r['QUERY PLAN']))
+        ? 'yes'
+        : 'no',
+    );
   }
   return out.join(',');
 }
@@ -251,17 +318,35 @@ async function quantizedPlanByKey(db: Database, vaultId: number, perNote: number
  * Quantized p50/p95 and recall@10 vs `exact`: the quantized query alone (every filter through the bits) for
  * each oversampling value, then as shipped (defaults: a filter leaving ≤ EXACT_BELOW_DEFAULT chunks ranked exactly).
  */
-async function quantizedFigures(prefix: string, db: Database, vaultId: number, exact: Answers, values: number[]): Promise<void> {
+async function quantizedFigures(
+  prefix: string,
+  db: Database,
+  vaultId: number,
+  exact: Answers,
+  values: number[],
+): Promise<void> {
   for (const perNote of values) {
     const name = `${prefix}_c${perNote}`;
     print(`${name}_candidates`, quantizedCandidateLimit(K, perNote), `chunks (k ${K} × ${perNote})`);
-    const approx = await timeStrategy(name, quantizedVectorSearch(db, { candidatesPerNote: perNote, exactBelow: 0, maxChunksPerNote: MAX_CHUNKS }), vaultId);
+    const approx = await timeStrategy(
+      name,
+      quantizedVectorSearch(db, { candidatesPerNote: perNote, exactBelow: 0, maxChunksPerNote: MAX_CHUNKS }),
+      vaultId,
+    );
     recall(name, exact, approx);
   }
   const shipped = `${prefix}_shipped`;
   print(`${shipped}_candidates_per_note`, QUANTIZED_DEFAULT, 'chunks');
   print(`${shipped}_exact_below`, EXACT_BELOW_DEFAULT, 'chunks');
-  const approx = await timeStrategy(shipped, quantizedVectorSearch(db, { candidatesPerNote: QUANTIZED_DEFAULT, exactBelow: EXACT_BELOW_DEFAULT, maxChunksPerNote: MAX_CHUNKS }), vaultId);
+  const approx = await timeStrategy(
+    shipped,
+    quantizedVectorSearch(db, {
+      candidatesPerNote: QUANTIZED_DEFAULT,
+      exactBelow: EXACT_BELOW_DEFAULT,
+      maxChunksPerNote: MAX_CHUNKS,
+    }),
+    vaultId,
+  );
   recall(shipped, exact, approx);
   print(`${prefix}_plan_rerank_by_pkey`, await quantizedPlanByKey(db, vaultId, QUANTIZED_DEFAULT), FILTER_NAMES);
 }
@@ -273,7 +358,9 @@ async function relationMiB(db: Database, table: string): Promise<number> {
 
 const log = { debug() {}, info() {}, warn() {}, error() {} };
 const vault = makeVault();
-console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; data: ${notes} notes in ${FOLDERS} folders (+3-note Rare/), ${CHUNKS_PER_NOTE} chunks/note, ${CENTERS} clusters, seed 42, storage ${storage}, parts ${parts}`);
+console.log(
+  `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; data: ${notes} notes in ${FOLDERS} folders (+3-note Rare/), ${CHUNKS_PER_NOTE} chunks/note, ${CENTERS} clusters, seed 42, storage ${storage}, parts ${parts}`,
+);
 print('semantic_chunks', chunks, 'chunks');
 print('semantic_dims', dims, 'dims');
 print('semantic_rounds', rounds, 'queries');
@@ -304,7 +391,9 @@ try {
         const build = await timed(() =>
           db.transaction().execute(async (trx) => {
             await sql`SET LOCAL maintenance_work_mem = '512MB'`.execute(trx);
-            await sql`CREATE INDEX bench_hnsw ON search_chunks USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)`.execute(trx);
+            await sql`CREATE INDEX bench_hnsw ON search_chunks USING hnsw ((embedding::vector(${sql.raw(String(dims))})) vector_cosine_ops)`.execute(
+              trx,
+            );
           }),
         );
         print('pglite_hnsw_index_build', build / 1000, 's');
@@ -340,7 +429,9 @@ try {
         // The halfvec build runs in WASM here (~29 ms/chunk): shrink to a size it finishes in minutes.
         // Keep the Rare/ notes and an even spread over the other folders (md5 order), drop the rest.
         await sql`DELETE FROM search_chunks WHERE note_id IN (SELECT id FROM notes WHERE vault_id = ${vaultId}
-          ORDER BY path LIKE 'Rare/%' DESC, md5(path) OFFSET ${Math.ceil(wireHnswChunks / CHUNKS_PER_NOTE)})`.execute(db);
+          ORDER BY path LIKE 'Rare/%' DESC, md5(path) OFFSET ${Math.ceil(wireHnswChunks / CHUNKS_PER_NOTE)})`.execute(
+          db,
+        );
         await sql`VACUUM ANALYZE search_chunks`.execute(db);
       }
       print('postgres_hnsw_chunks', wireHnswChunks, 'chunks');
@@ -348,8 +439,16 @@ try {
       const build = await timed(() => syncHnswIndex(db, log, dims));
       print('postgres_hnsw_index_build', build / 1000, 's');
       print('postgres_hnsw_index_build_per_chunk', build / wireHnswChunks, 'ms');
-      const approx = await timeStrategy('postgres_hnsw', hnswVectorSearch(db, { dims, efSearch: EF_SEARCH, maxChunksPerNote: MAX_CHUNKS }), vaultId);
-      print('postgres_hnsw_plan_uses_index', await planUses(db, hnswRanking(dims, EF_SEARCH), vaultId, `search_chunks_hnsw_${dims}`), FILTER_NAMES);
+      const approx = await timeStrategy(
+        'postgres_hnsw',
+        hnswVectorSearch(db, { dims, efSearch: EF_SEARCH, maxChunksPerNote: MAX_CHUNKS }),
+        vaultId,
+      );
+      print(
+        'postgres_hnsw_plan_uses_index',
+        await planUses(db, hnswRanking(dims, EF_SEARCH), vaultId, `search_chunks_hnsw_${dims}`),
+        FILTER_NAMES,
+      );
       recall('postgres_hnsw', exact, approx);
       print('postgres_hnsw_insert_per_chunk', await insertCost(db, vaultId), 'ms');
     } finally {

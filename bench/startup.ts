@@ -10,7 +10,12 @@ const RUNS = Number(process.env.RUNS ?? 7);
 async function once(args: string[]): Promise<number> {
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  };
   child.stdin.write(JSON.stringify(init) + '\n');
   const ms = await new Promise<number>((resolve, reject) => {
     let buf = '';
@@ -30,10 +35,18 @@ console.log(`# machine: ${machine()}; embedded PGlite (reopened data dir), built
 const compiled = path.join(ROOT, 'dist/src/host/cli/main.js');
 const variants: Array<[string, string[]]> = [];
 if (existsSync(compiled)) variants.push(['startup_initialize_compiled', [compiled, 'stdio', '--config', configFile]]);
-variants.push(['startup_initialize_tsx', ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', configFile]]);
-variants.push(['baseline_node_noop', ['-e', 'process.stdin.once("data", () => process.stdout.write(JSON.stringify({id:1})+"\\n"))']]);
+variants.push([
+  'startup_initialize_tsx',
+  ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', configFile],
+]);
+variants.push([
+  'baseline_node_noop',
+  ['-e', 'process.stdin.once("data", () => process.stdout.write(JSON.stringify({id:1})+"\\n"))'],
+]);
 for (const [name, args] of variants) {
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) times.push(await once(args));
-  console.log(`${name}: ${median(times).toFixed(0)} ms (median of ${RUNS}, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`);
+  console.log(
+    `${name}: ${median(times).toFixed(0)} ms (median of ${RUNS}, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`,
+  );
 }

@@ -9,7 +9,12 @@ import { countTokens, EXACT_TOKEN_CHARS } from '../src/markdown/index.js';
 import { benchCorpus, notesOnDisk } from '../test/fixtures/corpus.js';
 import { machine, median, percentile } from './lib/setup.js';
 
-const VAULTS = ['oldwinter-knowledge-garden', 'obsidian-tasks-docs', 'obsidian-tasks-demo', 'obsidian-tasks-contributing'];
+const VAULTS = [
+  'oldwinter-knowledge-garden',
+  'obsidian-tasks-docs',
+  'obsidian-tasks-demo',
+  'obsidian-tasks-contributing',
+];
 const enc = new Tiktoken(cl100k);
 await countTokens('warm up');
 const errors: number[] = [];

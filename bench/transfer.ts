@@ -32,10 +32,19 @@ const client = await server.connect();
 function put(token: string, body: Buffer): Promise<number> {
   const u = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const r = http.request({ method: 'PUT', host: u.hostname, port: u.port, path: '/transfer/upload', headers: { authorization: `Bearer ${token}`, 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const r = http.request(
+      {
+        method: 'PUT',
+        host: u.hostname,
+        port: u.port,
+        path: '/transfer/upload',
+        headers: { authorization: `Bearer ${token}`, 'content-length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     r.on('error', reject);
     r.end(body);
   });
@@ -46,7 +55,8 @@ console.log(`data: random bytes, ${UPLOAD_BYTES} upload, ${READ_BYTES} read; vau
 let bestUpload = Infinity;
 let bestCp = Infinity;
 for (let i = 0; i < ROUNDS; i++) {
-  const minted = (await client.callTool({ name: 'request_upload', arguments: { path: `bench/up-${i}.bin` } })).structuredContent as { url: string };
+  const minted = (await client.callTool({ name: 'request_upload', arguments: { path: `bench/up-${i}.bin` } }))
+    .structuredContent as { url: string };
   const token = minted.url.slice(minted.url.indexOf('#') + 1);
   const t0 = performance.now();
   const status = await put(token, payload);

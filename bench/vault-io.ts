@@ -56,8 +56,13 @@ async function oneRun(run: number): Promise<Record<string, number>> {
     });
     const readFile = await timeEach(N, (i) => fs.promises.readFile(path.join(plainDir, `w-${i}.md`)));
     return {
-      vault_create_p50: median(create), vault_create_p95: pct(create, 95), vault_replace_hash_p50: median(replace), vault_read_10k_p50: median(read),
-      fs_writeFile_p50: median(writeFile), fs_writeFile_fsync_p50: median(writeFileFsync), fs_readFile_10k_p50: median(readFile),
+      vault_create_p50: median(create),
+      vault_create_p95: pct(create, 95),
+      vault_replace_hash_p50: median(replace),
+      vault_read_10k_p50: median(read),
+      fs_writeFile_p50: median(writeFile),
+      fs_writeFile_fsync_p50: median(writeFileFsync),
+      fs_readFile_10k_p50: median(readFile),
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -67,7 +72,9 @@ async function oneRun(run: number): Promise<Record<string, number>> {
 /** Per-call wall and CPU µs of statx, and of a read-only openat2 (+ close), inline vs on the pool. */
 async function callCosts(): Promise<Record<string, number>> {
   const facade = loadNative()!;
-  const pool = createRequire(import.meta.url)(path.resolve(import.meta.dirname, '../build/Release/exocortex_native.node')) as NativeAddon;
+  const pool = createRequire(import.meta.url)(
+    path.resolve(import.meta.dirname, '../build/Release/exocortex_native.node'),
+  ) as NativeAddon;
   const c = facade.constants;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exo-bench-calls-'));
   fs.writeFileSync(path.join(dir, 'note.md'), body);
@@ -83,10 +90,20 @@ async function callCosts(): Promise<Record<string, number>> {
   };
   const out: Record<string, number> = {};
   try {
-    for (const [name, n] of [['inline', facade], ['pool', pool]] as const) {
+    for (const [name, n] of [
+      ['inline', facade],
+      ['pool', pool],
+    ] as const) {
       const [sw, sc] = await measure(() => n.statx(dfd, 'note.md', c.AT_SYMLINK_NOFOLLOW, c.STATX_BASIC_STATS));
-      const [ow, oc] = await measure(async () => fs.closeSync(await n.openat2(dfd, 'note.md', c.O_RDONLY | c.O_NOFOLLOW, 0, c.RESOLVE_BENEATH)));
-      Object.assign(out, { [`statx_${name}_wall`]: sw, [`statx_${name}_cpu`]: sc, [`open_close_${name}_wall`]: ow, [`open_close_${name}_cpu`]: oc });
+      const [ow, oc] = await measure(async () =>
+        fs.closeSync(await n.openat2(dfd, 'note.md', c.O_RDONLY | c.O_NOFOLLOW, 0, c.RESOLVE_BENEATH)),
+      );
+      Object.assign(out, {
+        [`statx_${name}_wall`]: sw,
+        [`statx_${name}_cpu`]: sc,
+        [`open_close_${name}_wall`]: ow,
+        [`open_close_${name}_cpu`]: oc,
+      });
     }
   } finally {
     fs.closeSync(dfd);
@@ -101,7 +118,12 @@ for (let r = 0; r < RUNS; r++) {
   runs.push(await oneRun(r));
   costs.push(await callCosts());
 }
-console.log(`# vault-io: ${RUNS} runs x ${N} ops, 10 KB notes, ${os.tmpdir()} (${os.release()}), median of per-run figures`);
+console.log(
+  `# vault-io: ${RUNS} runs x ${N} ops, 10 KB notes, ${os.tmpdir()} (${os.release()}), median of per-run figures`,
+);
 for (const key of Object.keys(runs[0])) console.log(`${key}: ${median(runs.map((r) => r[key])).toFixed(3)} ms`);
-console.log(`# one native call: inline (the façade's lookups) vs the addon's async form on libuv's pool, ${N * 25} sequential calls per run`);
-for (const key of Object.keys(costs[0])) console.log(`${key}: ${median(costs.map((r) => r[key])).toFixed(1)} µs per call`);
+console.log(
+  `# one native call: inline (the façade's lookups) vs the addon's async form on libuv's pool, ${N * 25} sequential calls per run`,
+);
+for (const key of Object.keys(costs[0]))
+  console.log(`${key}: ${median(costs.map((r) => r[key])).toFixed(1)} µs per call`);

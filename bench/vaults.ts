@@ -20,18 +20,34 @@ import { percentile } from './lib/setup.js';
 const CORPUS = benchCorpus('oldwinter-knowledge-garden');
 const mib = (bytes: number) => Math.round(bytes / 1048576);
 const QUERIES = ['Kubernetes', 'docker network', 'What do my notes say about Redis caching?', '保持健康'];
-const FAMILIES = { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, transfer: { enabled: false } };
+const FAMILIES = {
+  files: { enabled: false },
+  graph: { enabled: false },
+  tasks: { enabled: false },
+  transfer: { enabled: false },
+};
 
 const child = process.argv.indexOf('--child');
 if (child < 0) {
   const [copies = '4', rounds = '20', vaults = '10'] = process.argv.slice(2);
-  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, pglite embedded, load ${os.loadavg()[0].toFixed(1)}`);
+  console.log(
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, pglite embedded, load ${os.loadavg()[0].toFixed(1)}`,
+  );
   for (const layout of ['one', 'many']) {
-    const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', import.meta.filename, '--child', layout, copies, rounds, vaults], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 3_600_000 });
+    const r = spawnSync(
+      process.execPath,
+      [...process.execArgv, '--expose-gc', import.meta.filename, '--child', layout, copies, rounds, vaults],
+      { stdio: ['ignore', 'inherit', 'inherit'], timeout: 3_600_000 },
+    );
     if (r.status !== 0) throw new Error(`the ${layout} layout failed (exit ${r.status})`);
   }
 } else {
-  const [layout, copies, rounds, vaults] = [process.argv[child + 1], Number(process.argv[child + 2]), Number(process.argv[child + 3]), Number(process.argv[child + 4])];
+  const [layout, copies, rounds, vaults] = [
+    process.argv[child + 1],
+    Number(process.argv[child + 2]),
+    Number(process.argv[child + 3]),
+    Number(process.argv[child + 4]),
+  ];
   await runLayout(layout as 'one' | 'many', copies, rounds, layout === 'one' ? 1 : vaults);
 }
 
@@ -82,7 +98,16 @@ async function runLayout(layout: 'one' | 'many', copies: number, rounds: number,
     const keys = [server.key];
     for (const n of names.slice(1)) {
       const user = (await userByName(server.host.database.db, `user-${n}`))!;
-      keys.push((await createApiKey(server.host.database.db, { name: `bench-${n}`, scope: 'read', vaultId: user.vaultId!, userId: user.id })).raw);
+      keys.push(
+        (
+          await createApiKey(server.host.database.db, {
+            name: `bench-${n}`,
+            scope: 'read',
+            vaultId: user.vaultId!,
+            userId: user.id,
+          })
+        ).raw,
+      );
     }
     const times: number[] = [];
     for (const key of keys) {
@@ -92,14 +117,18 @@ async function runLayout(layout: 'one' | 'many', copies: number, rounds: number,
       for (let r = 0; r < Math.ceil(rounds / keys.length); r++) {
         for (const query of QUERIES) {
           const s = process.hrtime.bigint();
-          const res = (await client.callTool({ name: 'keyword_search', arguments: { query } })) as { isError?: boolean };
+          const res = (await client.callTool({ name: 'keyword_search', arguments: { query } })) as {
+            isError?: boolean;
+          };
           times.push(Number(process.hrtime.bigint() - s) / 1e6);
           if (res.isError) throw new Error(`keyword_search refused "${query}"`);
         }
       }
       await client.close();
     }
-    console.log(`vaults_${tag}_keyword_p50: ${percentile(times, 50).toFixed(1)} ms (${times.length} calls over MCP, ${QUERIES.length} query kinds)`);
+    console.log(
+      `vaults_${tag}_keyword_p50: ${percentile(times, 50).toFixed(1)} ms (${times.length} calls over MCP, ${QUERIES.length} query kinds)`,
+    );
     console.log(`vaults_${tag}_keyword_p95: ${percentile(times, 95).toFixed(1)} ms`);
     const idle = await settledRss();
     console.log(`vaults_${tag}_rss_idle: ${mib(idle.rss)} MiB (after GC; JS heap ${mib(idle.heap)} MiB)`);
@@ -116,7 +145,9 @@ async function runLayout(layout: 'one' | 'many', copies: number, rounds: number,
       await allIndexed(server);
       const after = await settledRss();
       const per = (a: number, b: number) => ((a - b) / extra / 1048576).toFixed(2);
-      console.log(`vaults_added_live_idle_cost: ${per(after.heap, idle.heap)} MiB JS heap, ${per(after.rss, idle.rss)} MiB RSS per vault (${extra} one-note vaults added live, after GC; RSS moves with what the allocator returns)`);
+      console.log(
+        `vaults_added_live_idle_cost: ${per(after.heap, idle.heap)} MiB JS heap, ${per(after.rss, idle.rss)} MiB RSS per vault (${extra} one-note vaults added live, after GC; RSS moves with what the allocator returns)`,
+      );
       admin.close();
     }
   } finally {
@@ -144,4 +175,3 @@ async function settledRss(): Promise<{ rss: number; heap: number }> {
   const m = process.memoryUsage();
   return { rss: m.rss, heap: m.heapUsed };
 }
-

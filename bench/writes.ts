@@ -36,13 +36,18 @@ function cli(args: string[], configFile: string): Promise<string> {
     let err = '';
     c.stdout.on('data', (d) => (out += d));
     c.stderr.on('data', (d) => (err += d));
-    c.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${args.join(' ')} failed: ${err.slice(-500)}`))));
+    c.on('exit', (code) =>
+      code === 0 ? resolve(out.trim()) : reject(new Error(`${args.join(' ')} failed: ${err.slice(-500)}`)),
+    );
   });
 }
 
 async function serve(configFile: string): Promise<{ child: ChildProcess; url: string }> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', CLI, 'serve', '--config', configFile], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', CLI, 'serve', '--config', configFile], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d) => {
@@ -57,7 +62,11 @@ async function serve(configFile: string): Promise<{ child: ChildProcess; url: st
 
 async function connect(url: string, key: string): Promise<Client> {
   const c = new Client({ name: 'bench-writes', version: '1' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
   return c;
 }
 
@@ -67,7 +76,9 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
 
 /** CPU milliseconds (user + system, every thread) a process has used so far, from /proc. */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 const CLOCK_TICKS = 100;
@@ -104,9 +115,11 @@ async function drive(workers: Array<() => Promise<boolean>>, seconds: number, se
   };
 }
 
-const cpuNote = (d: Drive) => `CPU per op: server ${d.serverCpuMs.toFixed(1)} ms, client ${d.clientCpuMs.toFixed(1)} ms`;
+const cpuNote = (d: Drive) =>
+  `CPU per op: server ${d.serverCpuMs.toFixed(1)} ms, client ${d.clientCpuMs.toFixed(1)} ms`;
 
-const line = (name: string, value: number, unit: string, note = '') => console.log(`${name}: ${value.toFixed(value < 10 ? 2 : 0)} ${unit}${note ? ` (${note})` : ''}`);
+const line = (name: string, value: number, unit: string, note = '') =>
+  console.log(`${name}: ${value.toFixed(value < 10 ? 2 : 0)} ${unit}${note ? ` (${note})` : ''}`);
 
 async function runEngine(engine: string): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-writes-'));
@@ -114,7 +127,8 @@ async function runEngine(engine: string): Promise<void> {
   let server: { child: ChildProcess; url: string } | undefined;
   try {
     const vault = path.join(dir, 'vault');
-    for (let i = 0; i < COPIES; i++) cpSync(benchCorpus('oldwinter-knowledge-garden'), path.join(vault, `copy${i}`), { recursive: true });
+    for (let i = 0; i < COPIES; i++)
+      cpSync(benchCorpus('oldwinter-knowledge-garden'), path.join(vault, `copy${i}`), { recursive: true });
     let url: string;
     if (engine === 'postgres') {
       pg = await startPostgres();
@@ -132,8 +146,16 @@ async function runEngine(engine: string): Promise<void> {
         server: { port: 0 },
         log: { level: 'info' },
         auth: { mintAdminKeyOnFirstStart: false },
-        families: { transfer: { enabled: false }, files: { enabled: false }, ...(process.env.BENCH_HISTORY === '0' ? { history: { enabled: false } } : {}) },
-        admission: { callsPerMinute: 10_000_000, writesPerMinute: 10_000_000, concurrency: { read: 64, write: WRITERS } },
+        families: {
+          transfer: { enabled: false },
+          files: { enabled: false },
+          ...(process.env.BENCH_HISTORY === '0' ? { history: { enabled: false } } : {}),
+        },
+        admission: {
+          callsPerMinute: 10_000_000,
+          writesPerMinute: 10_000_000,
+          concurrency: { read: 64, write: WRITERS },
+        },
         index: { deferredWrites: process.env.BENCH_DEFERRED !== '0' },
       }),
     );
@@ -153,18 +175,30 @@ async function runEngine(engine: string): Promise<void> {
     }
     const indexSeconds = (performance.now() - t0) / 1000;
     const notes = Number(index.indexed ?? 0);
-    console.log(`# engine: ${engine}; oldwinter-knowledge-garden x${COPIES}; all built-in families but files and transfer`);
+    console.log(
+      `# engine: ${engine}; oldwinter-knowledge-garden x${COPIES}; all built-in families but files and transfer`,
+    );
     line(`${engine}_index_cold_notes`, notes, 'notes');
-    line(`${engine}_index_cold_notes_per_s`, notes / indexSeconds, 'notes/s', 'server start to index ready, all contributors');
+    line(
+      `${engine}_index_cold_notes_per_s`,
+      notes / indexSeconds,
+      'notes/s',
+      'server start to index ready, all contributors',
+    );
 
-    const listed = (await call(clients[0], 'list_notes', { limit: 200 })).structuredContent as { notes?: Array<{ path: string }>; rows?: Array<{ path: string }> };
+    const listed = (await call(clients[0], 'list_notes', { limit: 200 })).structuredContent as {
+      notes?: Array<{ path: string }>;
+      rows?: Array<{ path: string }>;
+    };
     const paths = (listed.notes ?? listed.rows ?? []).map((n) => n.path).filter((p) => !p.includes(' '));
     // A second set spread evenly over the whole vault (by path): its notes are the vault's mix, with more
     // frontmatter, code and length than the light ones above, so each write costs more to parse and index.
     const all: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = (await call(clients[0], 'list_notes', { limit: 500, order_by: 'path', ...(cursor ? { cursor } : {}) })).structuredContent as { notes: Array<{ path: string }>; next_cursor?: string };
+      const page = (
+        await call(clients[0], 'list_notes', { limit: 500, order_by: 'path', ...(cursor ? { cursor } : {}) })
+      ).structuredContent as { notes: Array<{ path: string }>; next_cursor?: string };
       all.push(...page.notes.map((n) => n.path));
       cursor = page.next_cursor;
     } while (cursor);
@@ -180,18 +214,33 @@ async function runEngine(engine: string): Promise<void> {
       SECONDS,
       pid,
     );
-    line(`${engine}_read_note_8_readers`, reads.perSecond, 'reads/s', `same-run baseline: the request path without a write; ${cpuNote(reads)}`);
+    line(
+      `${engine}_read_note_8_readers`,
+      reads.perSecond,
+      'reads/s',
+      `same-run baseline: the request path without a write; ${cpuNote(reads)}`,
+    );
 
     const hashes = new Map<string, string>();
-    const info = (await call(clients[0], 'get_notes_info', { paths: paths.slice(0, WRITERS * 8) })).structuredContent as { notes: Array<{ path: string; content_hash: string }> };
+    const info = (await call(clients[0], 'get_notes_info', { paths: paths.slice(0, WRITERS * 8) }))
+      .structuredContent as { notes: Array<{ path: string; content_hash: string }> };
     for (const n of info.notes) hashes.set(n.path, n.content_hash);
-    const spreadInfo = (await call(clients[0], 'get_notes_info', { paths: spread })).structuredContent as { notes: Array<{ path: string; content_hash: string }> };
+    const spreadInfo = (await call(clients[0], 'get_notes_info', { paths: spread })).structuredContent as {
+      notes: Array<{ path: string; content_hash: string }>;
+    };
     for (const n of spreadInfo.notes) hashes.set(n.path, n.content_hash);
     const appendTo = async (c: Client, p: string): Promise<boolean> => {
-      const r = await call(c, 'edit_note', { path: p, content: `\nbench line ${Date.now()}`, append: true, expected_hash: hashes.get(p) });
+      const r = await call(c, 'edit_note', {
+        path: p,
+        content: `\nbench line ${Date.now()}`,
+        append: true,
+        expected_hash: hashes.get(p),
+      });
       const out = r.structuredContent;
       if (r.isError || !out?.content_hash) {
-        const fresh = (await call(c, 'get_notes_info', { paths: [p] })).structuredContent as { notes: Array<{ content_hash: string }> };
+        const fresh = (await call(c, 'get_notes_info', { paths: [p] })).structuredContent as {
+          notes: Array<{ content_hash: string }>;
+        };
         hashes.set(p, fresh.notes[0].content_hash);
         return false;
       }
@@ -208,7 +257,12 @@ async function runEngine(engine: string): Promise<void> {
       SECONDS,
       pid,
     );
-    line(`${engine}_edit_note_8_writers_distinct`, distinct.perSecond, 'writes/s', `p50 ${median(distinct.latencies).toFixed(1)} ms, p95 ${percentile(distinct.latencies, 95).toFixed(1)} ms; ${cpuNote(distinct)}; goal >= 300`);
+    line(
+      `${engine}_edit_note_8_writers_distinct`,
+      distinct.perSecond,
+      'writes/s',
+      `p50 ${median(distinct.latencies).toFixed(1)} ms, p95 ${percentile(distinct.latencies, 95).toFixed(1)} ms; ${cpuNote(distinct)}; goal >= 300`,
+    );
     line(`${engine}_writes_vs_reads_ratio`, distinct.perSecond / reads.perSecond, 'x');
     const mixed = await drive(
       clients.map((c, w) => {
@@ -219,9 +273,23 @@ async function runEngine(engine: string): Promise<void> {
       SECONDS,
       pid,
     );
-    line(`${engine}_edit_note_8_writers_distinct_spread`, mixed.perSecond, 'writes/s', `64 notes spread over the vault; p50 ${median(mixed.latencies).toFixed(1)} ms, p95 ${percentile(mixed.latencies, 95).toFixed(1)} ms; ${cpuNote(mixed)}`);
-    const one = await drive(clients.map((c) => () => appendTo(c, own(0)[1])), SECONDS, pid);
-    line(`${engine}_edit_note_8_writers_one_note`, one.perSecond, 'writes/s', 'losers of each race re-read the hash and retry');
+    line(
+      `${engine}_edit_note_8_writers_distinct_spread`,
+      mixed.perSecond,
+      'writes/s',
+      `64 notes spread over the vault; p50 ${median(mixed.latencies).toFixed(1)} ms, p95 ${percentile(mixed.latencies, 95).toFixed(1)} ms; ${cpuNote(mixed)}`,
+    );
+    const one = await drive(
+      clients.map((c) => () => appendTo(c, own(0)[1])),
+      SECONDS,
+      pid,
+    );
+    line(
+      `${engine}_edit_note_8_writers_one_note`,
+      one.perSecond,
+      'writes/s',
+      'losers of each race re-read the hash and retry',
+    );
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     server?.child.kill('SIGTERM');
@@ -231,7 +299,9 @@ async function runEngine(engine: string): Promise<void> {
   }
 }
 
-console.log(`# machine: ${machine()}; server in its own process (tsx), clients in this one over HTTP; ${SECONDS} s per figure`);
+console.log(
+  `# machine: ${machine()}; server in its own process (tsx), clients in this one over HTTP; ${SECONDS} s per figure`,
+);
 for (const engine of engines) {
   if (engine === 'postgres' && !postgresAvailable()) {
     console.log('postgres: unavailable (no PostgreSQL server binaries)');

@@ -72,6 +72,8 @@ export default {
     `.execute(db);
   },
   async down(db: Kysely<any>): Promise<void> {
-    await sql`DROP TABLE quarantine; DROP TABLE notes; DROP TABLE usage_logs; DROP TABLE api_keys; DROP TABLE vaults;`.execute(db);
+    await sql`DROP TABLE quarantine; DROP TABLE notes; DROP TABLE usage_logs; DROP TABLE api_keys; DROP TABLE vaults;`.execute(
+      db,
+    );
   },
 };

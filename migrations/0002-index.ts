@@ -19,6 +19,8 @@ export default {
     `.execute(db);
   },
   async down(db: Kysely<any>): Promise<void> {
-    await sql`ALTER TABLE quarantine DROP COLUMN mtime; ALTER TABLE quarantine DROP COLUMN size; DROP TABLE index_contributor_state;`.execute(db);
+    await sql`ALTER TABLE quarantine DROP COLUMN mtime; ALTER TABLE quarantine DROP COLUMN size; DROP TABLE index_contributor_state;`.execute(
+      db,
+    );
   },
 };

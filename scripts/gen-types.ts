@@ -30,11 +30,17 @@ function anyObject(node: unknown): unknown {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
   const out: Record<string, unknown> = { ...node };
   for (const k of SCHEMA_MAPS) {
-    if (out[k] && typeof out[k] === 'object') out[k] = Object.fromEntries(Object.entries(out[k]).map(([name, s]) => [name, anyObject(s)]));
+    if (out[k] && typeof out[k] === 'object')
+      out[k] = Object.fromEntries(Object.entries(out[k]).map(([name, s]) => [name, anyObject(s)]));
   }
   for (const k of SCHEMA_LISTS) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map(anyObject);
-  for (const k of SCHEMA_ONE) if (k in out) out[k] = Array.isArray(out[k]) ? (out[k] as unknown[]).map(anyObject) : anyObject(out[k]);
-  const open = out.type === 'object' && !('properties' in out) && !('patternProperties' in out) && !('additionalProperties' in out);
+  for (const k of SCHEMA_ONE)
+    if (k in out) out[k] = Array.isArray(out[k]) ? (out[k] as unknown[]).map(anyObject) : anyObject(out[k]);
+  const open =
+    out.type === 'object' &&
+    !('properties' in out) &&
+    !('patternProperties' in out) &&
+    !('additionalProperties' in out);
   return open ? { ...out, additionalProperties: true } : out;
 }
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
@@ -52,8 +58,14 @@ interface ToolTypes {
 async function familyTypeFiles(family: string, schemasDir: string, source: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const tools: ToolTypes[] = [];
-  for (const file of readdirSync(schemasDir).filter((f) => f.endsWith('.json')).sort()) {
-    const doc = JSON.parse(readFileSync(path.join(schemasDir, file), 'utf8')) as { name: string; inputSchema: JSONSchema; outputSchema?: JSONSchema };
+  for (const file of readdirSync(schemasDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
+    const doc = JSON.parse(readFileSync(path.join(schemasDir, file), 'utf8')) as {
+      name: string;
+      inputSchema: JSONSchema;
+      outputSchema?: JSONSchema;
+    };
     const base = pascal(doc.name);
     const input = `${base}Input`;
     const output = `${base}Output`;
@@ -85,7 +97,9 @@ function emit(outDir: string, files: Map<string, string>, check: boolean): boole
   if (check) {
     const present = existsSync(outDir) ? readdirSync(outDir).filter((f) => f.endsWith('.ts')) : [];
     if (present.length !== files.size) return false;
-    return [...files].every(([name, text]) => existsSync(path.join(outDir, name)) && readFileSync(path.join(outDir, name), 'utf8') === text);
+    return [...files].every(
+      ([name, text]) => existsSync(path.join(outDir, name)) && readFileSync(path.join(outDir, name), 'utf8') === text,
+    );
   }
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -93,22 +107,31 @@ function emit(outDir: string, files: Map<string, string>, check: boolean): boole
   return true;
 }
 
-const { values } = parseArgs({ options: { family: { type: 'string' }, name: { type: 'string' }, check: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { family: { type: 'string' }, name: { type: 'string' }, check: { type: 'boolean', default: false } },
+});
 const check = values.check ?? false;
 
 if (values.family) {
   const dir = path.resolve(values.family);
   const schemas = path.join(dir, 'schemas');
-  if (!existsSync(schemas)) throw new Error(`gen: ${schemas} does not exist (a family folder holds schemas/<tool>.json)`);
+  if (!existsSync(schemas))
+    throw new Error(`gen: ${schemas} does not exist (a family folder holds schemas/<tool>.json)`);
   const family = values.name ?? path.basename(dir);
   const out = path.join(dir, 'generated');
-  const files = await familyTypeFiles(family, schemas, path.relative(process.cwd(), schemas).split(path.sep).join('/') || 'schemas');
+  const files = await familyTypeFiles(
+    family,
+    schemas,
+    path.relative(process.cwd(), schemas).split(path.sep).join('/') || 'schemas',
+  );
   const fresh = emit(out, files, check);
   if (check && !fresh) {
     console.error(`gen: ${path.relative(process.cwd(), out)} is stale; run npm run gen -- --family ${values.family}`);
     process.exit(1);
   }
-  console.error(`gen: ${files.size - 1} tool type files in ${path.relative(process.cwd(), out)}${check ? ' (up to date)' : ''}`);
+  console.error(
+    `gen: ${files.size - 1} tool type files in ${path.relative(process.cwd(), out)}${check ? ' (up to date)' : ''}`,
+  );
 } else {
   const schemasDir = path.join(root, 'schemas');
   const outDir = path.join(root, 'src', 'generated');

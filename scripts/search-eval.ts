@@ -35,7 +35,10 @@ const PEER = '@bitbonsai/mcpvault@0.16.0';
 
 const { values: args } = parseArgs({
   options: {
-    judgments: { type: 'string', default: path.resolve(import.meta.dirname, '../test/fixtures/search/judgments.jsonl') },
+    judgments: {
+      type: 'string',
+      default: path.resolve(import.meta.dirname, '../test/fixtures/search/judgments.jsonl'),
+    },
     methods: { type: 'string', default: 'keyword,semantic,hybrid' },
     peer: { type: 'boolean', default: false },
     corpora: { type: 'string', default: benchCorpora().root },
@@ -58,19 +61,27 @@ const judgments: Judgment[] = readFileSync(args.judgments, 'utf8')
   .filter((l) => l.trim())
   .map((l, i) => {
     const j = JSON.parse(l) as Judgment;
-    if (!j.kind || !j.query || !Array.isArray(j.relevant) || !j.relevant.length) throw new Error(`line ${i + 1}: needs kind, query and relevant[]`);
+    if (!j.kind || !j.query || !Array.isArray(j.relevant) || !j.relevant.length)
+      throw new Error(`line ${i + 1}: needs kind, query and relevant[]`);
     return j;
   });
 
 // The vault: every corpus a judgment names (first path segment) plus the distractor corpora.
-const corpusNames = [...new Set([...judgments.flatMap((j) => j.relevant.map((p) => p.split('/')[0])), ...(args.extra ? args.extra.split(',').filter(Boolean) : [])])];
+const corpusNames = [
+  ...new Set([
+    ...judgments.flatMap((j) => j.relevant.map((p) => p.split('/')[0])),
+    ...(args.extra ? args.extra.split(',').filter(Boolean) : []),
+  ]),
+];
 const staging = mkdtempSync(path.join(os.tmpdir(), 'exo-search-eval-'));
 for (const name of corpusNames) {
   const from = path.join(args.corpora, name);
   if (!existsSync(from)) throw new Error(`corpus ${name} not found under ${args.corpora}`);
   cpSync(from, path.join(staging, name), { recursive: true });
 }
-for (const j of judgments) for (const p of j.relevant) if (!existsSync(path.join(staging, p))) throw new Error(`judged path not in the corpora: ${p}`);
+for (const j of judgments)
+  for (const p of j.relevant)
+    if (!existsSync(path.join(staging, p))) throw new Error(`judged path not in the corpora: ${p}`);
 
 const needsSemantic = serverMethods.some((m) => m !== 'keyword');
 let fake: FakeEmbeddingServer | undefined;
@@ -89,12 +100,25 @@ if (needsSemantic && args.provider) {
 } else if (needsSemantic) {
   const dims = Number(args.dims);
   fake = await startEmbeddingServer(dims);
-  embedding = { provider: 'openai', baseUrl: `${fake.url}/v1`, model: `hash-${dims}`, dimensions: dims, pollMs: 20, batchSize: 64, notesPerPass: 64, retries: 0 };
+  embedding = {
+    provider: 'openai',
+    baseUrl: `${fake.url}/v1`,
+    model: `hash-${dims}`,
+    dimensions: dims,
+    pollMs: 20,
+    batchSize: 64,
+    notesPerPass: 64,
+    retries: 0,
+  };
   semanticSource = `deterministic hashed bag-of-words test embeddings (${dims} dims, loopback test server) — a lexical stand-in, not a semantic model`;
 }
 
 // ---- The plain BM25 baseline: what a user gets from a 60-line script over the same files. ----
-const BM25_STOP = new Set('a an and are as at be but by do does did for from has have how i in is it its me my of on or our so that the their them then there these they this to was we were what when where which who why will with would you your can could should about'.split(' '));
+const BM25_STOP = new Set(
+  'a an and are as at be but by do does did for from has have how i in is it its me my of on or our so that the their them then there these they this to was we were what when where which who why will with would you your can could should about'.split(
+    ' ',
+  ),
+);
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 function bm25Tokens(text: string): string[] {
   const out: string[] = [];
@@ -102,7 +126,10 @@ function bm25Tokens(text: string): string[] {
     if (run.length === 1) out.push(run);
     for (let i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
   }
-  for (const w of text.replace(CJK_RUN, ' ').toLowerCase().split(/[^\p{L}\p{N}_]+/u)) {
+  for (const w of text
+    .replace(CJK_RUN, ' ')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)) {
     if (!w || BM25_STOP.has(w)) continue;
     out.push(w.length > 4 ? w.replace(/(ing|edly|ed|ies|es|s|ly)$/, '') : w);
   }
@@ -137,11 +164,15 @@ function bm25Baseline(root: string): (query: string) => string[] {
         const f = d.tf.get(t);
         if (!f) continue;
         const n = df.get(t) ?? 0;
-        s += Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * ((f * 2.2) / (f + 1.2 * (0.25 + (0.75 * d.len) / avg)));
+        s +=
+          Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * ((f * 2.2) / (f + 1.2 * (0.25 + (0.75 * d.len) / avg)));
       }
       if (s > 0) scored.push({ path: d.path, s });
     }
-    return scored.sort((a, b) => b.s - a.s || a.path.localeCompare(b.path)).slice(0, DEPTH).map((x) => x.path);
+    return scored
+      .sort((a, b) => b.s - a.s || a.path.localeCompare(b.path))
+      .slice(0, DEPTH)
+      .map((x) => x.path);
   };
 }
 
@@ -150,19 +181,28 @@ async function startPeer(root: string): Promise<{ search(query: string): Promise
   const dir = path.join(os.tmpdir(), 'exo-eval-peer-mcpvault-0.16.0');
   if (!existsSync(path.join(dir, '.installed'))) {
     mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', PEER], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 });
+    execFileSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', PEER], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 300_000,
+    });
     writeFileSync(path.join(dir, '.installed'), `${PEER}\n`);
   }
-  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(dir, 'node_modules/@bitbonsai/mcpvault/dist/server.js'), root, '--read-only'], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(dir, 'node_modules/@bitbonsai/mcpvault/dist/server.js'), root, '--read-only'],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'exo-search-eval', version: '0.0.0' });
   await client.connect(transport);
   return {
     async search(query) {
-      const r = (await client.callTool({ name: 'search_notes', arguments: { query, limit: PEER_LIMIT } })) as { content?: Array<{ text?: string }> };
+      const r = (await client.callTool({ name: 'search_notes', arguments: { query, limit: PEER_LIMIT } })) as {
+        content?: Array<{ text?: string }>;
+      };
       const text = (r.content ?? []).map((c) => c.text ?? '').join('');
       try {
         const rows = JSON.parse(text) as Array<{ p: string }> | { results?: Array<{ p: string }> };
-        return (Array.isArray(rows) ? rows : rows.results ?? []).map((x) => x.p);
+        return (Array.isArray(rows) ? rows : (rows.results ?? [])).map((x) => x.p);
       } catch {
         return [];
       }
@@ -175,7 +215,12 @@ const t0 = Date.now();
 const server = await startTestServer({
   copyVaultFrom: staging,
   config: {
-    families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } },
+    families: {
+      files: { enabled: false },
+      graph: { enabled: false },
+      tasks: { enabled: false },
+      notes: { enabled: false },
+    },
     search: { ftsConfigs: args.fts.split(','), embedding },
   },
 });
@@ -203,7 +248,9 @@ try {
     const ranked = {} as Record<Method, string[]>;
     const notesOf = {} as Record<Method, string>;
     for (const m of serverMethods) {
-      const r = (await client.callTool({ name: `${m}_search`, arguments: { query: j.query, limit: DEPTH } })) as { structuredContent?: { rows?: Array<{ path: string }>; semantic?: string; arms?: string } };
+      const r = (await client.callTool({ name: `${m}_search`, arguments: { query: j.query, limit: DEPTH } })) as {
+        structuredContent?: { rows?: Array<{ path: string }>; semantic?: string; arms?: string };
+      };
       ranked[m] = (r.structuredContent?.rows ?? []).map((x) => x.path);
       notesOf[m] = r.structuredContent?.semantic ?? r.structuredContent?.arms ?? '';
     }
@@ -211,9 +258,20 @@ try {
     if (peer) ranked.peer = await peer.search(j.query);
     runs.push({ j, ranked, notes: notesOf });
   }
-  const degraded = runs.filter((r) => (r.notes.semantic ?? '').startsWith('unavailable') || (r.notes.hybrid ?? '').startsWith('keyword-only'));
+  const degraded = runs.filter(
+    (r) => (r.notes.semantic ?? '').startsWith('unavailable') || (r.notes.hybrid ?? '').startsWith('keyword-only'),
+  );
   const kinds = [...new Set(judgments.map((j) => j.kind)), 'all'];
-  const rows: Array<{ method: Method; kind: string; n: number; recall5: number; recall10: number; recall50: number; mrr10: number; top10: number }> = [];
+  const rows: Array<{
+    method: Method;
+    kind: string;
+    n: number;
+    recall5: number;
+    recall10: number;
+    recall50: number;
+    mrr10: number;
+    top10: number;
+  }> = [];
   for (const m of METHODS) {
     for (const kind of kinds) {
       const subset = runs.filter((r) => kind === 'all' || r.j.kind === kind);
@@ -235,18 +293,53 @@ try {
         }
       }
       const n = subset.length || 1;
-      rows.push({ method: m, kind, n: subset.length, recall5: r5 / n, recall10: r10 / n, recall50: r50 / n, mrr10: rr / n, top10 });
+      rows.push({
+        method: m,
+        kind,
+        n: subset.length,
+        recall5: r5 / n,
+        recall10: r10 / n,
+        recall50: r50 / n,
+        mrr10: rr / n,
+        top10,
+      });
     }
   }
   if (args.json) {
-    console.log(JSON.stringify({ queries: judgments.length, notes, corpora: corpusNames, semantic: semanticSource, peer: args.peer ? PEER : null, degraded: degraded.length, rows }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          queries: judgments.length,
+          notes,
+          corpora: corpusNames,
+          semantic: semanticSource,
+          peer: args.peer ? PEER : null,
+          degraded: degraded.length,
+          rows,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
-    const counts = kinds.filter((k) => k !== 'all').map((k) => `${k} ${judgments.filter((j) => j.kind === k).length}`).join(', ');
-    console.log(`search-eval: ${judgments.length} queries (${counts}) · vault ${notes} notes from ${corpusNames.join(', ')} · ftsConfigs ${args.fts} · prepared in ${prepSeconds.toFixed(1)} s`);
+    const counts = kinds
+      .filter((k) => k !== 'all')
+      .map((k) => `${k} ${judgments.filter((j) => j.kind === k).length}`)
+      .join(', ');
+    console.log(
+      `search-eval: ${judgments.length} queries (${counts}) · vault ${notes} notes from ${corpusNames.join(', ')} · ftsConfigs ${args.fts} · prepared in ${prepSeconds.toFixed(1)} s`,
+    );
     if (needsSemantic) console.log(`semantic arm: ${semanticSource}`);
-    console.log(`bm25: plain Okapi BM25 over the files (k1 1.2, b 0.75, title + body, crude suffix stemming, CJK bigrams)${args.peer ? ` · peer: ${PEER} search_notes (its limit caps at ${PEER_LIMIT})` : ''}`);
-    if (degraded.length) console.log(`WARNING: the semantic arm was unavailable for ${degraded.length} queries (${degraded[0].notes.semantic || degraded[0].notes.hybrid})`);
-    console.log(`${'method'.padEnd(9)}${'kind'.padEnd(13)}${'n'.padStart(4)}${'top10'.padStart(7)}${'R@5'.padStart(8)}${'R@10'.padStart(8)}${'R@50'.padStart(8)}${'MRR@10'.padStart(8)}`);
+    console.log(
+      `bm25: plain Okapi BM25 over the files (k1 1.2, b 0.75, title + body, crude suffix stemming, CJK bigrams)${args.peer ? ` · peer: ${PEER} search_notes (its limit caps at ${PEER_LIMIT})` : ''}`,
+    );
+    if (degraded.length)
+      console.log(
+        `WARNING: the semantic arm was unavailable for ${degraded.length} queries (${degraded[0].notes.semantic || degraded[0].notes.hybrid})`,
+      );
+    console.log(
+      `${'method'.padEnd(9)}${'kind'.padEnd(13)}${'n'.padStart(4)}${'top10'.padStart(7)}${'R@5'.padStart(8)}${'R@10'.padStart(8)}${'R@50'.padStart(8)}${'MRR@10'.padStart(8)}`,
+    );
     for (const r of rows) {
       console.log(
         `${r.method.padEnd(9)}${r.kind.padEnd(13)}${String(r.n).padStart(4)}${String(r.top10).padStart(7)}${r.recall5.toFixed(3).padStart(8)}${r.recall10.toFixed(3).padStart(8)}${r.recall50.toFixed(3).padStart(8)}${r.mrr10.toFixed(3).padStart(8)}`,
@@ -256,7 +349,10 @@ try {
       for (const { j, ranked } of runs) {
         for (const m of METHODS) {
           const first = ranked[m].findIndex((p) => j.relevant.includes(p));
-          if (first < 0 || first >= 10) console.log(`miss@10 ${m.padEnd(8)} ${j.kind.padEnd(12)} ${JSON.stringify(j.query)} → ${first < 0 ? `not in top ${ranked[m].length}` : `rank ${first + 1}`}`);
+          if (first < 0 || first >= 10)
+            console.log(
+              `miss@10 ${m.padEnd(8)} ${j.kind.padEnd(12)} ${JSON.stringify(j.query)} → ${first < 0 ? `not in top ${ranked[m].length}` : `rank ${first + 1}`}`,
+            );
         }
       }
     }

@@ -65,7 +65,12 @@ for (const f of walk(source, 'LICENSES')) copy(f);
 for (const vault of WHOLE) for (const f of walk(source, vault)) if (!LEFT_OUT.test(f)) copy(f);
 for (const [vault, files] of Object.entries(PICKED)) for (const f of files) copy(`${vault}/${f}`);
 copy('ATTRIBUTION.md');
-writeFileSync(path.join(target, 'ATTRIBUTION.md'), `${TRIM_NOTE}\n${readFileSync(path.join(target, 'ATTRIBUTION.md'), 'utf8')}`);
+writeFileSync(
+  path.join(target, 'ATTRIBUTION.md'),
+  `${TRIM_NOTE}\n${readFileSync(path.join(target, 'ATTRIBUTION.md'), 'utf8')}`,
+);
 const manifest = manifestOf(target);
 writeFileSync(path.join(target, 'MANIFEST.tsv'), manifest.text);
-console.error(`vendor-corpus: ${manifest.rows.length} files, ${manifest.rows.reduce((s, r) => s + r.bytes, 0)} bytes in ${path.relative(process.cwd(), target)}`);
+console.error(
+  `vendor-corpus: ${manifest.rows.length} files, ${manifest.rows.reduce((s, r) => s + r.bytes, 0)} bytes in ${path.relative(process.cwd(), target)}`,
+);

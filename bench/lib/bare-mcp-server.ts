@@ -12,10 +12,14 @@ import * as z from 'zod/v4';
 
 function build(): McpServer {
   const server = new McpServer({ name: 'bare', version: '1.0.0' });
-  server.registerTool('echo', { description: 'Echo', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-    content: [{ type: 'text', text: `echo: ${text}` }],
-    structuredContent: { text, length: text.length },
-  }));
+  server.registerTool(
+    'echo',
+    { description: 'Echo', inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({
+      content: [{ type: 'text', text: `echo: ${text}` }],
+      structuredContent: { text, length: text.length },
+    }),
+  );
   return server;
 }
 
@@ -33,12 +37,21 @@ if (process.argv[2] === 'stdio') {
   const server = http.createServer(async (req, res) => {
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     const sid = req.headers['mcp-session-id'];
-    if (req.method === 'POST' && !(await isLegacyRequest(new Request(`http://x${req.url}`, { method: 'POST', headers: req.headers as Record<string, string> }), body))) {
+    if (
+      req.method === 'POST' &&
+      !(await isLegacyRequest(
+        new Request(`http://x${req.url}`, { method: 'POST', headers: req.headers as Record<string, string> }),
+        body,
+      ))
+    ) {
       return modern(req, res, body);
     }
     if (typeof sid === 'string' && sessions.has(sid)) return sessions.get(sid)!.handleRequest(req, res, body);
     if (isInitializeRequest(body)) {
-      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) });
+      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+      });
       await build().connect(transport);
       return transport.handleRequest(req, res, body);
     }

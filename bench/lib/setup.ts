@@ -8,7 +8,9 @@ import { pgliteTemplate } from '../../src/host/testing/harness.js';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const ECHO_FAMILY = path.join(ROOT, 'test/fixtures/families/echo');
 
-export async function benchEnvironment(extra: Record<string, unknown> = {}): Promise<{ dir: string; configFile: string }> {
+export async function benchEnvironment(
+  extra: Record<string, unknown> = {},
+): Promise<{ dir: string; configFile: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-'));
   mkdirSync(path.join(dir, 'vault'));
   writeFileSync(path.join(dir, 'vault', 'Welcome.md'), '# hi\n');

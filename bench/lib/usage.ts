@@ -20,7 +20,10 @@ export function benchNames(): string[] {
  * that start with `[`), without the notes after it; the plain command when the header names no usage.
  */
 export function usageOf(name: string): string {
-  const header = readFileSync(path.join(BENCH_DIR, `${name}.ts`), 'utf8').split('\n').filter((l) => l.startsWith('//')).map((l) => l.replace(/^\/\/\s?/, ''));
+  const header = readFileSync(path.join(BENCH_DIR, `${name}.ts`), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('//'))
+    .map((l) => l.replace(/^\/\/\s?/, ''));
   const at = header.findIndex((l) => l.includes('Usage:'));
   if (at < 0) return `tsx bench/${name}.ts`;
   const parts = [header[at].slice(header[at].indexOf('Usage:') + 'Usage:'.length)];

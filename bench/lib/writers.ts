@@ -24,7 +24,10 @@ interface SharedJob {
   readonly tag: string;
 }
 
-type Request = { type: 'connect'; url: string; key: string; writers: number } | { type: 'run'; job: DistinctJob | SharedJob } | { type: 'exit' };
+type Request =
+  | { type: 'connect'; url: string; key: string; writers: number }
+  | { type: 'run'; job: DistinctJob | SharedJob }
+  | { type: 'exit' };
 type Reply = { type: 'ready' } | { type: 'done'; ms: number; conflicts: number } | { type: 'failed'; message: string };
 
 export interface WriterProcess {
@@ -35,7 +38,10 @@ export interface WriterProcess {
 
 /** Fork the writer process and connect its `writers` clients to the server at `url`. */
 export async function writerProcess(url: string, key: string, writers: number): Promise<WriterProcess> {
-  const child = fork(new URL(import.meta.url).pathname, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, EXO_BENCH_WRITERS: '1' } });
+  const child = fork(new URL(import.meta.url).pathname, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, EXO_BENCH_WRITERS: '1' },
+  });
   const ask = (request: Request) =>
     new Promise<Reply>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`the writer process exited (${code})`));
@@ -66,7 +72,8 @@ type Result = { isError?: boolean; content?: unknown; structuredContent?: Record
 
 async function serve(): Promise<void> {
   const clients: Client[] = [];
-  const call = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args })) as Result;
+  const call = async (c: Client, name: string, args: Record<string, unknown>) =>
+    (await c.callTool({ name, arguments: args })) as Result;
   const must = async (c: Client, name: string, args: Record<string, unknown>) => {
     const r = await call(c, name, args);
     if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content).slice(0, 300)}`);
@@ -77,7 +84,14 @@ async function serve(): Promise<void> {
       job.paths.map(async (p, w) => {
         let hash = job.hashes[w];
         for (let i = 0; i < job.writes; i++) {
-          hash = (await must(clients[w], 'edit_note', { path: p, content: `\n- writer ${w} edit ${job.tag}.${i}\n`, append: true, expected_hash: hash })).content_hash;
+          hash = (
+            await must(clients[w], 'edit_note', {
+              path: p,
+              content: `\n- writer ${w} edit ${job.tag}.${i}\n`,
+              append: true,
+              expected_hash: hash,
+            })
+          ).content_hash;
         }
       }),
     );
@@ -89,7 +103,12 @@ async function serve(): Promise<void> {
       clients.map(async (c, w) => {
         let hash = (await must(c, 'get_notes_info', { paths: [job.path] })).notes[0].content_hash as string;
         for (let done = 0; done < job.writes; ) {
-          const r = await call(c, 'edit_note', { path: job.path, content: `\n- shared writer ${w} edit ${job.tag}.${done}\n`, append: true, expected_hash: hash });
+          const r = await call(c, 'edit_note', {
+            path: job.path,
+            content: `\n- shared writer ${w} edit ${job.tag}.${done}\n`,
+            append: true,
+            expected_hash: hash,
+          });
           const refusal = refusalOf(r);
           if (!refusal) {
             hash = r.structuredContent!.content_hash;
@@ -108,7 +127,11 @@ async function serve(): Promise<void> {
       if (m.type === 'connect') {
         for (let i = 0; i < m.writers; i++) {
           const c = new Client({ name: `bench-writer-${i}`, version: '1' });
-          await c.connect(new StreamableHTTPClientTransport(new URL(`${m.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${m.key}` } } }));
+          await c.connect(
+            new StreamableHTTPClientTransport(new URL(`${m.url}/mcp`), {
+              requestInit: { headers: { Authorization: `Bearer ${m.key}` } },
+            }),
+          );
           clients.push(c);
         }
         process.send!({ type: 'ready' } satisfies Reply);

@@ -2,29 +2,64 @@
 // moved/deleted events, attributed when the pipeline says who wrote, and prunes by age and count.
 // Runs inside the pipeline's transaction only; a re-derive with an unchanged hash records nothing.
 import { sql } from 'kysely';
-import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote, RemoveReason } from '../../src/sdk/types.js';
+import type {
+  ContributorItem,
+  DatabaseTransaction,
+  IndexContributor,
+  IndexedNote,
+  RemoveReason,
+} from '../../src/sdk/types.js';
 
-export interface FeedSettings { retentionDays: number; maxEvents: number; pruneEvery: number; pageCap: number; maxEventsPerPass: number }
+export interface FeedSettings {
+  retentionDays: number;
+  maxEvents: number;
+  pruneEvery: number;
+  pageCap: number;
+  maxEventsPerPass: number;
+}
 
 /**
  * Optional extras a pipeline may attach to the note it passes (not in the contract yet): who made the
  * change through our tools, and why a note was removed.
  */
-interface Origin { kind: 'api_key' | 'oauth' | 'operator' | 'test'; id: string; name?: string }
+interface Origin {
+  kind: 'api_key' | 'oauth' | 'operator' | 'test';
+  id: string;
+  name?: string;
+}
 type WithExtras = { origin?: Origin; reason?: RemoveReason };
 
-interface EventIn { kind: string; path: string; from?: string | null; reason?: string | null; hash?: string | null; origin?: Origin }
+interface EventIn {
+  kind: string;
+  path: string;
+  from?: string | null;
+  reason?: string | null;
+  hash?: string | null;
+  origin?: Origin;
+}
 
 /** change_feed_state rows for notes whose path and hash the feed now knows. */
 function stateRows(notes: readonly IndexedNote[]): string {
   return JSON.stringify(notes.map((n) => ({ note_id: n.id, path: n.path, content_hash: n.contentHash })));
 }
 
-async function record(trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[], settings: () => FeedSettings, known: readonly IndexedNote[] = []): Promise<void> {
+async function record(
+  trx: DatabaseTransaction,
+  vaultId: number,
+  events: readonly EventIn[],
+  settings: () => FeedSettings,
+  known: readonly IndexedNote[] = [],
+): Promise<void> {
   if (events.length === 0) return;
   const rows = events.map((e) => ({
-    kind: e.kind, path: e.path, from_path: e.from ?? null, reason: e.reason ?? null, content_hash: e.hash ?? null,
-    actor_kind: e.origin ? e.origin.kind : 'human', actor_id: e.origin?.id ?? null, actor_name: e.origin?.name ?? null,
+    kind: e.kind,
+    path: e.path,
+    from_path: e.from ?? null,
+    reason: e.reason ?? null,
+    content_hash: e.hash ?? null,
+    actor_kind: e.origin ? e.origin.kind : 'human',
+    actor_id: e.origin?.id ?? null,
+    actor_name: e.origin?.name ?? null,
   }));
   // One statement: the events (WITH ORDINALITY keeps the batch's order in the sequence numbers), the
   // state rows of the notes they describe, and the count towards the next prune.
@@ -43,7 +78,9 @@ async function record(trx: DatabaseTransaction, vaultId: number, events: readonl
       RETURNING 1
     )
     INSERT INTO change_feed_meta (vault_id, since_prune) VALUES (${vaultId}, ${events.length})
-    ON CONFLICT (vault_id) DO UPDATE SET since_prune = change_feed_meta.since_prune + ${events.length} RETURNING since_prune`.execute(trx);
+    ON CONFLICT (vault_id) DO UPDATE SET since_prune = change_feed_meta.since_prune + ${events.length} RETURNING since_prune`.execute(
+    trx,
+  );
   const s = settings();
   if ((meta[0]?.since_prune ?? 0) >= s.pruneEvery) await prune(trx, vaultId, s);
 }
@@ -73,24 +110,39 @@ export type IndexReadiness = (vaultId: number) => { ready: boolean } | undefined
  * with no feed state). Then first sightings are recorded silently until the index reports ready, and when
  * the feed had history (a rebuild), one `reset` event stands for all of them.
  */
-async function firstSighting(trx: DatabaseTransaction, note: IndexedNote, readiness: IndexReadiness): Promise<'created' | 'silent'> {
+async function firstSighting(
+  trx: DatabaseTransaction,
+  note: IndexedNote,
+  readiness: IndexReadiness,
+): Promise<'created' | 'silent'> {
   const ready = readiness(note.vaultId)?.ready ?? true;
-  const meta = (await sql<{ building: boolean }>`SELECT building FROM change_feed_meta WHERE vault_id = ${note.vaultId}`.execute(trx)).rows[0];
+  const meta = (
+    await sql<{ building: boolean }>`SELECT building FROM change_feed_meta WHERE vault_id = ${note.vaultId}`.execute(
+      trx,
+    )
+  ).rows[0];
   if (ready) {
-    if (meta?.building) await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${note.vaultId}`.execute(trx);
+    if (meta?.building)
+      await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${note.vaultId}`.execute(trx);
     return 'created';
   }
   if (meta?.building) return 'silent';
-  const { rows } = await sql<{ seen: boolean }>`SELECT EXISTS (SELECT 1 FROM change_feed_state WHERE vault_id = ${note.vaultId}) AS seen`.execute(trx);
+  const { rows } = await sql<{
+    seen: boolean;
+  }>`SELECT EXISTS (SELECT 1 FROM change_feed_state WHERE vault_id = ${note.vaultId}) AS seen`.execute(trx);
   if (rows[0]?.seen) return 'created'; // a catch-up scan after a restart: this note really is new
   // A first build has no history to reset (no cursor can predate it); a rebuild tells readers to resync.
-  if (meta) await sql`INSERT INTO change_events (vault_id, kind, path) VALUES (${note.vaultId}, 'reset', '')`.execute(trx);
+  if (meta)
+    await sql`INSERT INTO change_events (vault_id, kind, path) VALUES (${note.vaultId}, 'reset', '')`.execute(trx);
   await sql`INSERT INTO change_feed_meta (vault_id, building) VALUES (${note.vaultId}, true)
     ON CONFLICT (vault_id) DO UPDATE SET building = true`.execute(trx);
   return 'silent';
 }
 
-export function feedContributor(settings: () => FeedSettings, readiness: IndexReadiness = () => undefined): IndexContributor<unknown> {
+export function feedContributor(
+  settings: () => FeedSettings,
+  readiness: IndexReadiness = () => undefined,
+): IndexContributor<unknown> {
   // Per vault, this pass: events itemised so far, and changes beyond maxEventsPerPass left to one `gap` row.
   const itemised = new Map<number, number>();
   const skipped = new Map<number, number>();
@@ -98,7 +150,12 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
    * Record these events, itemising up to maxEventsPerPass per pass and counting the rest for one `gap`,
    * and save the state of the notes they describe (in the same statement when any event is kept).
    */
-  const emit = async (trx: DatabaseTransaction, vaultId: number, events: readonly EventIn[], known: readonly IndexedNote[] = []): Promise<void> => {
+  const emit = async (
+    trx: DatabaseTransaction,
+    vaultId: number,
+    events: readonly EventIn[],
+    known: readonly IndexedNote[] = [],
+  ): Promise<void> => {
     const kept: EventIn[] = [];
     for (const e of events) {
       const n = itemised.get(vaultId) ?? 0;
@@ -115,7 +172,9 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
   };
   const states = async (trx: DatabaseTransaction, ids: readonly number[]) => {
     const { rows } = await sql<{ note_id: string; path: string; content_hash: string }>`
-      SELECT note_id, path, content_hash FROM change_feed_state WHERE note_id = ANY(${`{${ids.join(',')}}`}::bigint[])`.execute(trx);
+      SELECT note_id, path, content_hash FROM change_feed_state WHERE note_id = ANY(${`{${ids.join(',')}}`}::bigint[])`.execute(
+      trx,
+    );
     return new Map(rows.map((r) => [Number(r.note_id), { path: r.path, content_hash: r.content_hash }]));
   };
   const state = async (trx: DatabaseTransaction, id: number) => (await states(trx, [id])).get(id);
@@ -129,7 +188,10 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
   const writeMany = async (trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<unknown>>): Promise<void> => {
     if (items.length === 0) return;
     const vaultId = items[0].note.vaultId;
-    const before = await states(trx, items.map((i) => i.note.id));
+    const before = await states(
+      trx,
+      items.map((i) => i.note.id),
+    );
     const events: EventIn[] = [];
     const changed: IndexedNote[] = [];
     // Whether first sightings are `created` or silent is one answer for the whole batch (see firstSighting).
@@ -139,11 +201,14 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
       const was = before.get(note.id);
       if (!was) {
         if (!origin) sighting ??= await firstSighting(trx, note, readiness);
-        if (origin || sighting === 'created') events.push({ kind: 'created', path: note.path, hash: note.contentHash, origin });
+        if (origin || sighting === 'created')
+          events.push({ kind: 'created', path: note.path, hash: note.contentHash, origin });
       } else {
         if (was.path === note.path && was.content_hash === note.contentHash) continue; // a re-derive: nothing changed
-        if (was.path !== note.path) events.push({ kind: 'moved', path: note.path, from: was.path, hash: note.contentHash, origin });
-        if (was.content_hash !== note.contentHash) events.push({ kind: 'modified', path: note.path, hash: note.contentHash, origin });
+        if (was.path !== note.path)
+          events.push({ kind: 'moved', path: note.path, from: was.path, hash: note.contentHash, origin });
+        if (was.content_hash !== note.contentHash)
+          events.push({ kind: 'modified', path: note.path, hash: note.contentHash, origin });
       }
       changed.push(note);
     }
@@ -157,23 +222,32 @@ export function feedContributor(settings: () => FeedSettings, readiness: IndexRe
     async rename(trx, note, fromPath) {
       const origin = (note as IndexedNote & WithExtras).origin;
       const before = await state(trx, note.id);
-      const events: EventIn[] = [{ kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin }];
-      if (before && before.content_hash !== note.contentHash) events.push({ kind: 'modified', path: note.path, hash: note.contentHash, origin });
+      const events: EventIn[] = [
+        { kind: 'moved', path: note.path, from: before?.path ?? fromPath, hash: note.contentHash, origin },
+      ];
+      if (before && before.content_hash !== note.contentHash)
+        events.push({ kind: 'modified', path: note.path, hash: note.contentHash, origin });
       await emit(trx, note.vaultId, events, [note]);
     },
     async remove(trx, note) {
       const extra = note as typeof note & WithExtras;
-      await emit(trx, note.vaultId, [{ kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin }]);
+      await emit(trx, note.vaultId, [
+        { kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin },
+      ]);
       await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
     },
     async passEnd(db, { vaultId, caughtUp }) {
       // The build from empty is over once a whole pass has caught up: from then on (and after any
       // restart) a note never seen before is `created`, never a silent first sighting.
-      if (caughtUp) await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${vaultId} AND building`.execute(db);
+      if (caughtUp)
+        await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${vaultId} AND building`.execute(db);
       const count = skipped.get(vaultId) ?? 0;
       itemised.delete(vaultId);
       skipped.delete(vaultId);
-      if (count > 0) await sql`INSERT INTO change_events (vault_id, kind, path, count) VALUES (${vaultId}, 'gap', '', ${count})`.execute(db);
+      if (count > 0)
+        await sql`INSERT INTO change_events (vault_id, kind, path, count) VALUES (${vaultId}, 'gap', '', ${count})`.execute(
+          db,
+        );
     },
   };
 }

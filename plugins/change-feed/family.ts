@@ -1,13 +1,26 @@
 // The change-feed family: an index contributor recording note events, get_changes over them, and a
 // vault://changes resource with the latest events. Never writes the vault.
-import { defineFamily, INDEX, optional, RESOURCE_EVENTS, type ContributorFactoryContext, type IndexContributor } from '../../src/sdk/index.js';
+import {
+  defineFamily,
+  INDEX,
+  optional,
+  RESOURCE_EVENTS,
+  type ContributorFactoryContext,
+  type IndexContributor,
+} from '../../src/sdk/index.js';
 import type { ChangeFeedTools } from '../../src/generated/change-feed/index.js';
 import { feedContributor, type FeedSettings } from './contributor.js';
 import { feedMigrations } from './migrations.js';
 import getChanges from './tools/get_changes.js';
 import { readChanges, renderChanges } from './tools/get_changes.js';
 
-const DEFAULTS: FeedSettings = { retentionDays: 90, maxEvents: 100_000, pruneEvery: 500, pageCap: 500, maxEventsPerPass: 1000 };
+const DEFAULTS: FeedSettings = {
+  retentionDays: 90,
+  maxEvents: 100_000,
+  pruneEvery: 500,
+  pageCap: 500,
+  maxEventsPerPass: 1000,
+};
 export const CHANGES_URI = 'vault://changes';
 /** How long after a recorded change subscribers of vault://changes are told (lets the index commit first). */
 const NOTIFY_DELAY_MS = 150;
@@ -63,22 +76,46 @@ export default defineFamily<ChangeFeedTools>({
   schemas: new URL('../../schemas/change-feed/', import.meta.url),
   async pruneVaults(db, remaining) {
     for (const table of ['change_events', 'change_feed_state', 'change_feed_meta']) {
-      await db.deleteFrom(table).where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true))).execute();
+      await db
+        .deleteFrom(table)
+        .where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true)))
+        .execute();
     }
   },
   settings: {
     changeFeed: {
       type: 'object',
       properties: {
-        retentionDays: { type: 'integer', minimum: 1, default: DEFAULTS.retentionDays, description: 'Events older than this are pruned.' },
-        maxEvents: { type: 'integer', minimum: 100, default: DEFAULTS.maxEvents, description: 'At most this many events are kept per vault.' },
-        pruneEvery: { type: 'integer', minimum: 1, default: DEFAULTS.pruneEvery, description: 'Prune after this many new events.' },
-        pageCap: { type: 'integer', minimum: 1, default: DEFAULTS.pageCap, description: 'Most events one get_changes page returns.' },
+        retentionDays: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULTS.retentionDays,
+          description: 'Events older than this are pruned.',
+        },
+        maxEvents: {
+          type: 'integer',
+          minimum: 100,
+          default: DEFAULTS.maxEvents,
+          description: 'At most this many events are kept per vault.',
+        },
+        pruneEvery: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULTS.pruneEvery,
+          description: 'Prune after this many new events.',
+        },
+        pageCap: {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULTS.pageCap,
+          description: 'Most events one get_changes page returns.',
+        },
         maxEventsPerPass: {
           type: 'integer',
           minimum: 1,
           default: DEFAULTS.maxEventsPerPass,
-          description: 'Outside changes itemised per index pass; beyond, one gap event counts the rest (changes made through tools are always itemised).',
+          description:
+            'Outside changes itemised per index pass; beyond, one gap event counts the rest (changes made through tools are always itemised).',
         },
       },
     },
@@ -91,12 +128,21 @@ export default defineFamily<ChangeFeedTools>({
       uri: CHANGES_URI,
       name: 'changes',
       title: 'Recent vault changes',
-      description: 'The latest note changes (created, modified, moved, deleted) with the next_since cursor to continue from with get_changes.',
+      description:
+        'The latest note changes (created, modified, moved, deleted) with the next_since cursor to continue from with get_changes.',
       mimeType: 'text/plain',
       async read(uri, _params, ctx) {
-        const last = (await ctx.db.selectFrom('change_events').select((eb) => eb.fn.max('seq').as('m')).where('vault_id', '=', ctx.vault.id).executeTakeFirst())?.m;
+        const last = (
+          await ctx.db
+            .selectFrom('change_events')
+            .select((eb) => eb.fn.max('seq').as('m'))
+            .where('vault_id', '=', ctx.vault.id)
+            .executeTakeFirst()
+        )?.m;
         const since = Math.max(0, Number(last ?? 0) - 50);
-        return [{ uri, mimeType: 'text/plain', text: renderChanges(await readChanges(ctx, { since: `ev:${since}` }, 50)) }];
+        return [
+          { uri, mimeType: 'text/plain', text: renderChanges(await readChanges(ctx, { since: `ev:${since}` }, 50)) },
+        ];
       },
     },
   ],

@@ -17,9 +17,16 @@ export default defineFamily<FilesTools>({
   description: 'Attachments and data files: read (text, image, base64), write, list, delete',
   schemas: new URL('../../schemas/files/', import.meta.url),
   settings: { files: filesSettingsSchema },
-  tools: { read_file: readFile, write_file: writeFile, list_files: listFiles, delete_file: deleteFile, move_file: moveFile },
+  tools: {
+    read_file: readFile,
+    write_file: writeFile,
+    list_files: listFiles,
+    delete_file: deleteFile,
+    move_file: moveFile,
+  },
   // move_file rewrites links in notes and tells the index, when one serves.
   requires: [optional(INDEX)],
   // base64 inflates 3 bytes to 4; the rest of the JSON-RPC envelope fits in 64 KiB.
-  requestBodyBytes: (settings) => Math.ceil((settings.files as { maxWriteBytes: number }).maxWriteBytes / 3) * 4 + 65536,
+  requestBodyBytes: (settings) =>
+    Math.ceil((settings.files as { maxWriteBytes: number }).maxWriteBytes / 3) * 4 + 65536,
 });

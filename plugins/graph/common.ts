@@ -22,15 +22,36 @@ export type GraphCtx = ToolContext<{ graph: GraphSettings }>;
 export const GRAPH_SETTINGS_SCHEMA = {
   type: 'object',
   properties: {
-    maxLinksPerNote: { type: 'integer', minimum: 1, default: 5000, description: 'Links stored per note; the rest are dropped and the note is marked truncated.' },
-    backlinksCap: { type: 'integer', minimum: 1, default: 500, description: 'Most rows get_backlinks returns (a larger limit is lowered to this).' },
+    maxLinksPerNote: {
+      type: 'integer',
+      minimum: 1,
+      default: 5000,
+      description: 'Links stored per note; the rest are dropped and the note is marked truncated.',
+    },
+    backlinksCap: {
+      type: 'integer',
+      minimum: 1,
+      default: 500,
+      description: 'Most rows get_backlinks returns (a larger limit is lowered to this).',
+    },
     linksCap: { type: 'integer', minimum: 1, default: 500, description: 'Most rows get_links returns.' },
-    neighborhoodMaxDepth: { type: 'integer', minimum: 1, maximum: 10, default: 5, description: 'Deepest walk get_neighborhood makes.' },
+    neighborhoodMaxDepth: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10,
+      default: 5,
+      description: 'Deepest walk get_neighborhood makes.',
+    },
     neighborhoodCap: { type: 'integer', minimum: 1, default: 200, description: 'Most notes get_neighborhood returns.' },
     orphansCap: { type: 'integer', minimum: 1, default: 500, description: 'Most rows find_orphans returns.' },
     relatedCap: { type: 'integer', minimum: 1, default: 50, description: 'Most rows find_related returns.' },
     auditCapPerClass: { type: 'integer', minimum: 1, default: 200, description: 'Most items per audit_notes class.' },
-    linkTextChars: { type: 'integer', minimum: 20, default: 120, description: 'Link text in results is clipped to this many characters.' },
+    linkTextChars: {
+      type: 'integer',
+      minimum: 20,
+      default: 120,
+      description: 'Link text in results is clipped to this many characters.',
+    },
   },
 } as const;
 

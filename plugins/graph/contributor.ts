@@ -26,7 +26,9 @@ interface Resolved {
 async function loadIndex(trx: Executor, vaultId: number, nameKeys: string[]) {
   const names = [...new Set(nameKeys.filter(Boolean))];
   const { rows } = await sql<{ note_id: string; path: string }>`
-    SELECT g.note_id, g.path FROM graph_nodes g WHERE g.vault_id = ${vaultId} AND g.name_key = ANY(${textArray(names)})`.execute(trx);
+    SELECT g.note_id, g.path FROM graph_nodes g WHERE g.vault_id = ${vaultId} AND g.name_key = ANY(${textArray(names)})`.execute(
+    trx,
+  );
   const ids = new Map<string, number>(rows.map((r) => [r.path, Number(r.note_id)]));
   return { index: buildLinkIndex(ids.keys()), ids };
 }
@@ -36,7 +38,12 @@ async function loadIndex(trx: Executor, vaultId: number, nameKeys: string[]) {
  * target naming another kind of file (`x.png`, `Books.base`) that no note answers is marked `attachment`,
  * for the tools to look up among the vault's files (the index holds notes only).
  */
-function resolveOne(target: string, fromPath: string, selfId: number, env: Awaited<ReturnType<typeof loadIndex>>): Resolved {
+function resolveOne(
+  target: string,
+  fromPath: string,
+  selfId: number,
+  env: Awaited<ReturnType<typeof loadIndex>>,
+): Resolved {
   const r = resolveLink(target, fromPath, env.index);
   const id = r.resolved === null ? null : r.resolved === fromPath ? selfId : (env.ids.get(r.resolved) ?? null);
   return {
@@ -52,21 +59,46 @@ async function loadNodes(trx: Executor, noteIds: readonly number[]): Promise<Map
     SELECT g.note_id, g.path, g.name_key,
       (SELECT coalesce(jsonb_agg(a.key), '[]'::jsonb) FROM graph_aliases a WHERE a.note_id = g.note_id) AS aliases
     FROM graph_nodes g WHERE g.note_id = ANY(${bigintArray(noteIds)})`.execute(trx);
-  return new Map(rows.map((r) => [Number(r.note_id), { note_id: Number(r.note_id), path: r.path, name_key: r.name_key, aliases: r.aliases ?? [] }]));
+  return new Map(
+    rows.map((r) => [
+      Number(r.note_id),
+      { note_id: Number(r.note_id), path: r.path, name_key: r.name_key, aliases: r.aliases ?? [] },
+    ]),
+  );
 }
 
 async function loadNode(trx: Executor, noteId: number): Promise<NodeRow | undefined> {
   return (await loadNodes(trx, [noteId])).get(noteId);
 }
 
-async function insertLinks(trx: DatabaseTransaction, vaultId: number, sources: ReadonlyArray<{ note: IndexedNote; links: Link[] }>): Promise<void> {
+async function insertLinks(
+  trx: DatabaseTransaction,
+  vaultId: number,
+  sources: ReadonlyArray<{ note: IndexedNote; links: Link[] }>,
+): Promise<void> {
   const all = sources.flatMap((s) => s.links);
   if (all.length === 0) return;
-  const env = await loadIndex(trx, vaultId, all.map((l) => nameKeyOfTarget(l.target)));
+  const env = await loadIndex(
+    trx,
+    vaultId,
+    all.map((l) => nameKeyOfTarget(l.target)),
+  );
   const rows = sources.flatMap(({ note, links }) =>
     links.map((l, i) => ({
-      source_id: note.id, ord: i, kind: l.kind, embed: l.embed, raw: l.raw, target: l.target, name_key: nameKeyOfTarget(l.target), target_key: targetKeyOf(l.target),
-      anchor: l.anchor ?? null, block_ref: l.blockRef ?? null, alias: l.alias ?? null, start_offset: l.start, line: l.line, in_frontmatter: l.inFrontmatter,
+      source_id: note.id,
+      ord: i,
+      kind: l.kind,
+      embed: l.embed,
+      raw: l.raw,
+      target: l.target,
+      name_key: nameKeyOfTarget(l.target),
+      target_key: targetKeyOf(l.target),
+      anchor: l.anchor ?? null,
+      block_ref: l.blockRef ?? null,
+      alias: l.alias ?? null,
+      start_offset: l.start,
+      line: l.line,
+      in_frontmatter: l.inFrontmatter,
       ...resolveOne(l.target, note.path, note.id, env),
     })),
   );
@@ -95,7 +127,16 @@ interface Reach {
 /** Re-resolve every link that a change to these names, aliases or this note could affect; update only changed rows. */
 export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach: Reach): Promise<number> {
   const names = [...new Set(reach.nameKeys.filter(Boolean))];
-  const { rows } = await sql<{ id: string; source_id: string; source_path: string; target: string; target_id: string | null; ambiguous: boolean; candidates: string[]; attachment: boolean }>`
+  const { rows } = await sql<{
+    id: string;
+    source_id: string;
+    source_path: string;
+    target: string;
+    target_id: string | null;
+    ambiguous: boolean;
+    candidates: string[];
+    attachment: boolean;
+  }>`
     SELECT l.id, l.source_id, s.path AS source_path, l.target, l.target_id, l.ambiguous, l.candidates, l.attachment
     FROM graph_links l JOIN graph_nodes s ON s.note_id = l.source_id
     WHERE l.vault_id = ${vaultId}
@@ -103,12 +144,21 @@ export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach
            OR l.target_id = ANY(${bigintArray(reach.targetIds ?? [])}) OR l.source_id = ${reach.sourceId ?? -1})
       AND NOT (l.source_id = ANY(${bigintArray(reach.excludeSources ?? [])}))`.execute(trx);
   if (rows.length === 0) return 0;
-  const env = await loadIndex(trx, vaultId, rows.map((r) => nameKeyOfTarget(r.target)));
+  const env = await loadIndex(
+    trx,
+    vaultId,
+    rows.map((r) => nameKeyOfTarget(r.target)),
+  );
   const changed: Array<Resolved & { id: number }> = [];
   for (const r of rows) {
     const next = resolveOne(r.target, r.source_path, Number(r.source_id), env);
     const before = r.target_id === null ? null : Number(r.target_id);
-    if (before !== next.target_id || r.ambiguous !== next.ambiguous || r.attachment !== next.attachment || JSON.stringify(r.candidates) !== JSON.stringify(next.candidates)) {
+    if (
+      before !== next.target_id ||
+      r.ambiguous !== next.ambiguous ||
+      r.attachment !== next.attachment ||
+      JSON.stringify(r.candidates) !== JSON.stringify(next.candidates)
+    ) {
       changed.push({ id: Number(r.id), ...next });
     }
   }
@@ -121,13 +171,19 @@ export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach
   return changed.length;
 }
 
-async function setAliases(trx: DatabaseTransaction, vaultId: number, changes: ReadonlyArray<{ id: number; keys: string[] }>): Promise<void> {
+async function setAliases(
+  trx: DatabaseTransaction,
+  vaultId: number,
+  changes: ReadonlyArray<{ id: number; keys: string[] }>,
+): Promise<void> {
   if (changes.length === 0) return;
   await sql`DELETE FROM graph_aliases WHERE note_id = ANY(${bigintArray(changes.map((c) => c.id))})`.execute(trx);
   const rows = changes.flatMap((c) => c.keys.map((key) => ({ note_id: c.id, key })));
   if (rows.length === 0) return;
   await sql`INSERT INTO graph_aliases (note_id, vault_id, key)
-    SELECT r.note_id, ${vaultId}, r.key FROM jsonb_to_recordset(${jsonb(rows)}) AS r(note_id bigint, key text)`.execute(trx);
+    SELECT r.note_id, ${vaultId}, r.key FROM jsonb_to_recordset(${jsonb(rows)}) AS r(note_id bigint, key text)`.execute(
+    trx,
+  );
 }
 
 function sameSet(a: string[], b: string[]): boolean {
@@ -136,7 +192,10 @@ function sameSet(a: string[], b: string[]): boolean {
 
 export function graphContributor(getCap: () => number): IndexContributor<NoteModel> {
   /** One batch of distinct notes: nodes and aliases first, so links within the batch resolve to each other. */
-  const writeMany = async (trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<NoteModel>>): Promise<void> => {
+  const writeMany = async (
+    trx: DatabaseTransaction,
+    items: ReadonlyArray<ContributorItem<NoteModel>>,
+  ): Promise<void> => {
     if (items.length === 0) return;
     const vaultId = items[0].note.vaultId;
     const ids = items.map((i) => i.note.id);
@@ -151,8 +210,14 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       before: old.get(note.id),
     }));
     const nodeRows = nodes.map((n) => ({
-      note_id: n.note.id, path: n.note.path, name_key: n.nameKey, link_count: n.model.links.length, links_truncated: n.model.links.length > cap,
-      fm_error: n.model.frontmatter.error ? `${n.model.frontmatter.error.code}: ${n.model.frontmatter.error.message}`.slice(0, 500) : null,
+      note_id: n.note.id,
+      path: n.note.path,
+      name_key: n.nameKey,
+      link_count: n.model.links.length,
+      links_truncated: n.model.links.length > cap,
+      fm_error: n.model.frontmatter.error
+        ? `${n.model.frontmatter.error.code}: ${n.model.frontmatter.error.message}`.slice(0, 500)
+        : null,
     }));
     await sql`
       INSERT INTO graph_nodes (note_id, vault_id, path, name_key, link_count, links_truncated, fm_error)
@@ -161,9 +226,17 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       ON CONFLICT (note_id) DO UPDATE SET path = EXCLUDED.path, name_key = EXCLUDED.name_key, link_count = EXCLUDED.link_count,
         links_truncated = EXCLUDED.links_truncated, fm_error = EXCLUDED.fm_error`.execute(trx);
     const aliasChanged = nodes.filter((n) => !n.before || !sameSet(n.before.aliases, n.aliases));
-    await setAliases(trx, vaultId, aliasChanged.map((n) => ({ id: n.note.id, keys: n.aliases })));
+    await setAliases(
+      trx,
+      vaultId,
+      aliasChanged.map((n) => ({ id: n.note.id, keys: n.aliases })),
+    );
     await sql`DELETE FROM graph_links WHERE source_id = ANY(${bigintArray(ids)})`.execute(trx);
-    await insertLinks(trx, vaultId, nodes.map((n) => ({ note: n.note, links: n.links })));
+    await insertLinks(
+      trx,
+      vaultId,
+      nodes.map((n) => ({ note: n.note, links: n.links })),
+    );
     // New or moved notes can answer (or stop answering) other notes' links; aliases never resolve links.
     const reach = nodes.filter((n) => !n.before || n.before.path !== n.note.path);
     if (reach.length > 0) {
@@ -185,13 +258,26 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
     // Links keep their targets current through re-resolution, so a note's rows change only with its own
     // path, aliases, links (offsets included), frontmatter error or the cap.
     fingerprint: (note, model) =>
-      JSON.stringify([note.path, model.aliases, model.links, model.frontmatter.error?.code ?? null, model.frontmatter.error?.message ?? null, getCap()]),
+      JSON.stringify([
+        note.path,
+        model.aliases,
+        model.links,
+        model.frontmatter.error?.code ?? null,
+        model.frontmatter.error?.message ?? null,
+        getCap(),
+      ]),
     async rename(trx, note, fromPath) {
       const old = await loadNode(trx, note.id);
       if (!old) return; // never seen: the pipeline's write will follow
       const nameKey = nameKeyOfPath(note.path);
-      await sql`UPDATE graph_nodes SET path = ${note.path}, name_key = ${nameKey} WHERE note_id = ${note.id}`.execute(trx);
-      await reresolve(trx, note.vaultId, { nameKeys: [nameKey, old.name_key, nameKeyOfPath(fromPath)], targetIds: [note.id], sourceId: note.id });
+      await sql`UPDATE graph_nodes SET path = ${note.path}, name_key = ${nameKey} WHERE note_id = ${note.id}`.execute(
+        trx,
+      );
+      await reresolve(trx, note.vaultId, {
+        nameKeys: [nameKey, old.name_key, nameKeyOfPath(fromPath)],
+        targetIds: [note.id],
+        sourceId: note.id,
+      });
     },
     async remove(trx, note) {
       const old = await loadNode(trx, note.id);
@@ -206,4 +292,3 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
     },
   };
 }
-

@@ -12,7 +12,6 @@ import getBacklinks from './tools/get_backlinks.js';
 import getLinks from './tools/get_links.js';
 import getNeighborhood from './tools/get_neighborhood.js';
 
-
 export default defineFamily<GraphTools>({
   name: 'graph',
   description: 'Link graph: backlinks, outgoing links, neighbourhoods, orphans, hygiene audit and related notes.',

@@ -44,11 +44,14 @@ export default defineFamily<HistoryTools>({
         const s = historySettings(ctx.settings);
         const r = await prune(ctx.db, s.retentionDays, s.maxStoreBytes);
         const size = await storeSize(ctx.db);
-        ctx.print(`pruned ${r.revisions} revision(s) and ${r.versions} version(s); ${size.revisions} revision(s), ${size.bytes} bytes kept`);
+        ctx.print(
+          `pruned ${r.revisions} revision(s) and ${r.versions} version(s); ${size.revisions} revision(s), ${size.bytes} bytes kept`,
+        );
       },
     },
     export: {
-      description: 'Print one note\'s history as JSON lines on stderr (newest first, content base64; the command channel carries lines only): exocortex history export <path>.',
+      description:
+        "Print one note's history as JSON lines on stderr (newest first, content base64; the command channel carries lines only): exocortex history export <path>.",
       async run(ctx) {
         const path = ctx.args[0];
         if (!path) throw new Error('usage: exocortex history export <path>');
@@ -57,7 +60,14 @@ export default defineFamily<HistoryTools>({
           const page = await rows(ctx.db, ctx.vault.id, path, 500, before);
           for (const r of page) {
             const bytes = r.hash ? await blob(ctx.db, ctx.vault.id, r.hash) : undefined;
-            ctx.print(JSON.stringify({ ...r, id: `rev-${r.id}`, at: new Date(r.at).toISOString(), content: bytes?.toString('base64') ?? null }));
+            ctx.print(
+              JSON.stringify({
+                ...r,
+                id: `rev-${r.id}`,
+                at: new Date(r.at).toISOString(),
+                content: bytes?.toString('base64') ?? null,
+              }),
+            );
           }
           if (page.length < 500) break;
           before = Number(page[page.length - 1].id);

@@ -97,13 +97,21 @@ export function asText(bytes: Uint8Array): string | undefined {
 const INLINE_DIFF_CHARS = 32 * 1024;
 
 /** A unified diff (the dry runs' helper; in the worker pool for large texts), cut at history.maxDiffChars. */
-export async function boundedDiff(ctx: ToolContext<any>, path: string, before: string, after: string): Promise<{ diff: string; truncated: boolean }> {
+export async function boundedDiff(
+  ctx: ToolContext<any>,
+  path: string,
+  before: string,
+  after: string,
+): Promise<{ diff: string; truncated: boolean }> {
   if (before === after) return { diff: '', truncated: false };
-  const diff = before.length + after.length <= INLINE_DIFF_CHARS
-    ? unifiedPatch(path, before, after, 3)
-    : await ctx.workers.run<string>('unified-diff', { path, before, after, context: 3 }, { signal: ctx.signal });
+  const diff =
+    before.length + after.length <= INLINE_DIFF_CHARS
+      ? unifiedPatch(path, before, after, 3)
+      : await ctx.workers.run<string>('unified-diff', { path, before, after, context: 3 }, { signal: ctx.signal });
   const max = settingsOf(ctx).maxDiffChars;
-  return diff.length > max ? { diff: `${diff.slice(0, max)}\n… (diff cut at history.maxDiffChars = ${max} characters)`, truncated: true } : { diff, truncated: false };
+  return diff.length > max
+    ? { diff: `${diff.slice(0, max)}\n… (diff cut at history.maxDiffChars = ${max} characters)`, truncated: true }
+    : { diff, truncated: false };
 }
 
 /** The listing tools' cursors: the id of the last revision shown (pages go to older ones). */
@@ -114,7 +122,12 @@ const cursors: Record<PagedTool, CursorCodec<string>> = {
   list_deleted_notes: cursorCodec('list_deleted_notes', isRevisionId),
 };
 
-export function cursorOf(ctx: ToolContext<any>, tool: PagedTool, rows: readonly RevisionRow[], limit: number): string | null {
+export function cursorOf(
+  ctx: ToolContext<any>,
+  tool: PagedTool,
+  rows: readonly RevisionRow[],
+  limit: number,
+): string | null {
   return rows.length > limit ? cursors[tool].encode(ctx, rows[limit - 1].id) : null;
 }
 

@@ -3,9 +3,27 @@
 // once the write is done. Refuses the write when the prior version cannot be kept, unless the operator
 // chose history.onRecordFailure: write. Never reads the vault: the writer hands over the bytes.
 import { sql } from 'kysely';
-import { Refusal, isRefusal, serviceRef, type ContributorFactoryContext, type Database, type Logger, type ServiceFactoryContext, type WriteEvent, type WriteObserver } from '../../src/sdk/index.js';
+import {
+  Refusal,
+  isRefusal,
+  serviceRef,
+  type ContributorFactoryContext,
+  type Database,
+  type Logger,
+  type ServiceFactoryContext,
+  type WriteEvent,
+  type WriteObserver,
+} from '../../src/sdk/index.js';
 import { HISTORY_DEFAULTS, type HistorySettings } from './settings.js';
-import { addRevisions, keepIncumbent, latest, prune, storeSize, type PendingRevision, type StoreSize } from './store.js';
+import {
+  addRevisions,
+  keepIncumbent,
+  latest,
+  prune,
+  storeSize,
+  type PendingRevision,
+  type StoreSize,
+} from './store.js';
 
 /** The history family's own service (its recorder), typed for the family's health and observers. */
 export const HISTORY = serviceRef<HistoryRecorder>('history');
@@ -38,10 +56,17 @@ export class HistoryRecorder {
   /** Paths with a revision queued or in flight (a `before` on one of them waits for it). */
   private readonly unsettled = new Map<string, number>();
 
-  constructor(readonly db: Database, readonly settings: HistorySettings, private readonly log: Logger) {}
+  constructor(
+    readonly db: Database,
+    readonly settings: HistorySettings,
+    private readonly log: Logger,
+  ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.prune().catch((e) => this.log.warn({ err: (e as Error).message }, 'history prune failed')), this.settings.pruneIntervalMinutes * 60_000);
+    this.timer = setInterval(
+      () => void this.prune().catch((e) => this.log.warn({ err: (e as Error).message }, 'history prune failed')),
+      this.settings.pruneIntervalMinutes * 60_000,
+    );
     this.timer.unref();
   }
 
@@ -52,7 +77,11 @@ export class HistoryRecorder {
   /** One prune at a time: by age (history.retentionDays), then by size (history.maxStoreBytes). */
   prune(now?: Date): Promise<{ revisions: number; versions: number }> {
     this.latestKept.clear();
-    const run = (this.pruning as Promise<{ revisions: number; versions: number }> | undefined) ?? prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now).finally(() => (this.pruning = undefined));
+    const run =
+      (this.pruning as Promise<{ revisions: number; versions: number }> | undefined) ??
+      prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now).finally(
+        () => (this.pruning = undefined),
+      );
     this.pruning = run;
     return run;
   }
@@ -63,12 +92,17 @@ export class HistoryRecorder {
 
   /** Whether the change feed's table is there to link revisions to their events (checked once). */
   private linkEvents(): Promise<boolean> {
-    this.feedTable ??= sql<{ t: string | null }>`SELECT to_regclass('change_events')::text AS t`.execute(this.db).then((r) => r.rows[0]?.t != null, () => false);
+    this.feedTable ??= sql<{ t: string | null }>`SELECT to_regclass('change_events')::text AS t`.execute(this.db).then(
+      (r) => r.rows[0]?.t != null,
+      () => false,
+    );
     return this.feedTable;
   }
 
   private tooLarge(size: number): string | null {
-    return size > this.settings.maxVersionBytes ? `larger than history.maxVersionBytes (${size} > ${this.settings.maxVersionBytes} bytes)` : null;
+    return size > this.settings.maxVersionBytes
+      ? `larger than history.maxVersionBytes (${size} > ${this.settings.maxVersionBytes} bytes)`
+      : null;
   }
 
   private remember(vaultId: number, path: string, hash: string | null): void {
@@ -87,7 +121,9 @@ export class HistoryRecorder {
   async before(e: WriteEvent): Promise<void> {
     if (e.incumbentUnread) {
       const reason = `${this.tooLarge(e.incumbentUnread.size) ?? 'not read'}; replaced without being kept`;
-      await this.guard(e, () => keepIncumbent(this.db, e.vaultId, e.path, e.target, null, null, e.incumbentUnread!.size, reason, e.at));
+      await this.guard(e, () =>
+        keepIncumbent(this.db, e.vaultId, e.path, e.target, null, null, e.incumbentUnread!.size, reason, e.at),
+      );
       return;
     }
     if (!e.incumbent) return;
@@ -95,15 +131,43 @@ export class HistoryRecorder {
     if (this.latestKept.get(key(e.vaultId, e.path)) === e.incumbent.hash) return;
     const size = e.incumbent.bytes.length;
     const skipped = this.tooLarge(size);
-    await this.guard(e, () => keepIncumbent(this.db, e.vaultId, e.path, e.target, skipped ? null : { hash: e.incumbent!.hash, bytes: e.incumbent!.bytes }, e.incumbent!.hash, size, skipped, e.at));
+    await this.guard(e, () =>
+      keepIncumbent(
+        this.db,
+        e.vaultId,
+        e.path,
+        e.target,
+        skipped ? null : { hash: e.incumbent!.hash, bytes: e.incumbent!.bytes },
+        e.incumbent!.hash,
+        size,
+        skipped,
+        e.at,
+      ),
+    );
   }
 
   async after(e: WriteEvent): Promise<void> {
-    const base = { vaultId: e.vaultId, target: e.target, actor: e.origin, user: e.user ?? null, client: e.client ?? null, tool: e.tool ?? null, at: new Date() };
+    const base = {
+      vaultId: e.vaultId,
+      target: e.target,
+      actor: e.origin,
+      user: e.user ?? null,
+      client: e.client ?? null,
+      tool: e.tool ?? null,
+      at: new Date(),
+    };
     if (e.kind === 'create' || e.kind === 'replace') {
       if (!e.next) return;
       const skipped = this.tooLarge(e.next.bytes.length);
-      const revision = { ...base, path: e.path, kind: e.kind === 'create' ? ('create' as const) : ('write' as const), hash: e.next.hash, previousHash: e.incumbent?.hash ?? null, size: e.next.bytes.length, skipped };
+      const revision = {
+        ...base,
+        path: e.path,
+        kind: e.kind === 'create' ? ('create' as const) : ('write' as const),
+        hash: e.next.hash,
+        previousHash: e.incumbent?.hash ?? null,
+        size: e.next.bytes.length,
+        skipped,
+      };
       this.remember(e.vaultId, e.path, null);
       await this.enqueue({ revision, blob: skipped ? null : { hash: e.next.hash, bytes: e.next.bytes } });
       if (!skipped) this.remember(e.vaultId, e.path, e.next.hash);
@@ -111,13 +175,33 @@ export class HistoryRecorder {
       this.remember(e.vaultId, e.path, null);
       const hash = e.incumbent?.hash ?? null;
       const skipped = e.incumbent ? this.tooLarge(e.incumbent.bytes.length) : 'not read (over the files read limit)';
-      await this.enqueue({ revision: { ...base, path: e.path, kind: 'delete', hash, previousHash: hash, size: e.incumbent?.bytes.length ?? null, skipped }, blob: null });
+      await this.enqueue({
+        revision: {
+          ...base,
+          path: e.path,
+          kind: 'delete',
+          hash,
+          previousHash: hash,
+          size: e.incumbent?.bytes.length ?? null,
+          skipped,
+        },
+        blob: null,
+      });
     } else if (e.kind === 'move' && e.toPath) {
       this.remember(e.vaultId, e.path, null);
       this.remember(e.vaultId, e.toPath, null);
       await this.settled();
       const last = await latest(this.db, e.vaultId, e.path);
-      const revision = { ...base, path: e.toPath, kind: 'move' as const, hash: last?.hash ?? null, previousHash: last?.hash ?? null, fromPath: e.path, size: last?.size ?? null, skipped: last ? last.skipped : 'moved before any version was recorded' };
+      const revision = {
+        ...base,
+        path: e.toPath,
+        kind: 'move' as const,
+        hash: last?.hash ?? null,
+        previousHash: last?.hash ?? null,
+        fromPath: e.path,
+        size: last?.size ?? null,
+        skipped: last ? last.skipped : 'moved before any version was recorded',
+      };
       await this.enqueue({ revision, blob: null });
     }
   }
@@ -143,7 +227,11 @@ export class HistoryRecorder {
         const batch = this.queue;
         this.queue = [];
         try {
-          await addRevisions(this.db, batch.map((b) => b.item), link);
+          await addRevisions(
+            this.db,
+            batch.map((b) => b.item),
+            link,
+          );
           for (const b of batch) b.done();
         } catch (e) {
           for (const b of batch) b.failed(e);
@@ -168,10 +256,18 @@ export class HistoryRecorder {
       if (isRefusal(err)) throw err;
       const reason = `the history family could not keep its prior version (${(err as Error).message.slice(0, 200)})`;
       if (this.settings.onRecordFailure === 'write') {
-        this.log.warn({ path: e.path, err: (err as Error).message }, 'history: prior version not recorded; writing anyway (history.onRecordFailure: write)');
+        this.log.warn(
+          { path: e.path, err: (err as Error).message },
+          'history: prior version not recorded; writing anyway (history.onRecordFailure: write)',
+        );
         return;
       }
-      throw new Refusal('write_not_recorded', { path: e.path, reason, setting: 'history.onRecordFailure', family: 'history' });
+      throw new Refusal('write_not_recorded', {
+        path: e.path,
+        reason,
+        setting: 'history.onRecordFailure',
+        family: 'history',
+      });
     }
   }
 }

@@ -32,14 +32,63 @@ const d = HISTORY_DEFAULTS;
 export const historySettingsSchema = {
   type: 'object',
   properties: {
-    retentionDays: { type: 'integer', minimum: 1, default: d.retentionDays, description: 'Revisions older than this many days are pruned (in the background, and by `exocortex history prune`).' },
-    maxStoreBytes: { type: 'integer', minimum: 1024 * 1024, default: d.maxStoreBytes, description: 'Largest total size of the kept versions per vault, in bytes; past it the oldest revisions are pruned first.' },
-    maxVersionBytes: { type: 'integer', minimum: 1024, default: d.maxVersionBytes, description: 'A note or file larger than this many bytes is not kept: its revision is recorded as skipped (visible in list_revisions).' },
-    onRecordFailure: { enum: ['refuse', 'write'], default: d.onRecordFailure, description: 'When a prior version cannot be recorded (database full or failing): `refuse` the write (nothing lost, the default) or `write` it anyway, unrecorded.' },
-    pruneIntervalMinutes: { type: 'integer', minimum: 1, default: d.pruneIntervalMinutes, description: 'How often the background prune runs, in minutes.' },
-    listCap: { type: 'integer', minimum: 1, default: d.listCap, description: 'Most revisions one list_revisions or list_deleted_notes page returns.' },
-    maxDiffChars: { type: 'integer', minimum: 1000, default: d.maxDiffChars, description: 'Longest diff diff_revisions, restore_revision and undo_changes return, in characters (cut beyond, and marked truncated).' },
-    maxReadChars: { type: 'integer', minimum: 1000, default: d.maxReadChars, description: 'Longest content read_revision returns, in characters (cut beyond, and marked truncated).' },
-    undoCap: { type: 'integer', minimum: 1, default: d.undoCap, description: 'Most notes one undo_changes call reverts.' },
+    retentionDays: {
+      type: 'integer',
+      minimum: 1,
+      default: d.retentionDays,
+      description:
+        'Revisions older than this many days are pruned (in the background, and by `exocortex history prune`).',
+    },
+    maxStoreBytes: {
+      type: 'integer',
+      minimum: 1024 * 1024,
+      default: d.maxStoreBytes,
+      description:
+        'Largest total size of the kept versions per vault, in bytes; past it the oldest revisions are pruned first.',
+    },
+    maxVersionBytes: {
+      type: 'integer',
+      minimum: 1024,
+      default: d.maxVersionBytes,
+      description:
+        'A note or file larger than this many bytes is not kept: its revision is recorded as skipped (visible in list_revisions).',
+    },
+    onRecordFailure: {
+      enum: ['refuse', 'write'],
+      default: d.onRecordFailure,
+      description:
+        'When a prior version cannot be recorded (database full or failing): `refuse` the write (nothing lost, the default) or `write` it anyway, unrecorded.',
+    },
+    pruneIntervalMinutes: {
+      type: 'integer',
+      minimum: 1,
+      default: d.pruneIntervalMinutes,
+      description: 'How often the background prune runs, in minutes.',
+    },
+    listCap: {
+      type: 'integer',
+      minimum: 1,
+      default: d.listCap,
+      description: 'Most revisions one list_revisions or list_deleted_notes page returns.',
+    },
+    maxDiffChars: {
+      type: 'integer',
+      minimum: 1000,
+      default: d.maxDiffChars,
+      description:
+        'Longest diff diff_revisions, restore_revision and undo_changes return, in characters (cut beyond, and marked truncated).',
+    },
+    maxReadChars: {
+      type: 'integer',
+      minimum: 1000,
+      default: d.maxReadChars,
+      description: 'Longest content read_revision returns, in characters (cut beyond, and marked truncated).',
+    },
+    undoCap: {
+      type: 'integer',
+      minimum: 1,
+      default: d.undoCap,
+      description: 'Most notes one undo_changes call reverts.',
+    },
   },
 } as const;

@@ -55,8 +55,20 @@ const COLUMNS = sql`id, path, at, kind, target, hash, previous_hash, from_path, 
  * The version found at a path before a tool writes it, kept when it is not already the path's latest
  * revision (an outside editor changed it, or it was never recorded): one statement, the blob deduplicated.
  */
-export async function keepIncumbent(db: Database, vaultId: number, path: string, target: 'note' | 'file', blob: Blob | null, hash: string | null, size: number, skipped: string | null, at: Date): Promise<void> {
-  const insertBlob = blob ? sql`, b AS (INSERT INTO history_blobs (vault_id, hash, size, content) VALUES (${vaultId}, ${hash}, ${size}, ${Buffer.from(blob.bytes)}) ON CONFLICT DO NOTHING)` : sql``;
+export async function keepIncumbent(
+  db: Database,
+  vaultId: number,
+  path: string,
+  target: 'note' | 'file',
+  blob: Blob | null,
+  hash: string | null,
+  size: number,
+  skipped: string | null,
+  at: Date,
+): Promise<void> {
+  const insertBlob = blob
+    ? sql`, b AS (INSERT INTO history_blobs (vault_id, hash, size, content) VALUES (${vaultId}, ${hash}, ${size}, ${Buffer.from(blob.bytes)}) ON CONFLICT DO NOTHING)`
+    : sql``;
   await sql`
     WITH last AS (SELECT hash FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY id DESC LIMIT 1)${insertBlob}
     INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, size, skipped, actor_kind)
@@ -74,7 +86,11 @@ export interface PendingRevision {
  * Revisions (and their new versions' blobs) in one statement, in the order given, each linked to the
  * change-feed event it belongs to when the feed runs. Concurrent writers' revisions share a statement.
  */
-export async function addRevisions(db: Database, batch: readonly PendingRevision[], linkEvents: boolean): Promise<void> {
+export async function addRevisions(
+  db: Database,
+  batch: readonly PendingRevision[],
+  linkEvents: boolean,
+): Promise<void> {
   if (batch.length === 0) return;
   const blobs = batch.filter((p): p is PendingRevision & { blob: Blob } => p.blob !== null);
   const insertBlobs = blobs.length
@@ -84,8 +100,12 @@ export async function addRevisions(db: Database, batch: readonly PendingRevision
     linkEvents && r.actor
       ? sql`(SELECT seq FROM change_events WHERE vault_id = ${r.vaultId} AND path = ${r.path} AND actor_id = ${r.actor.id} ORDER BY vault_id DESC, seq DESC LIMIT 1)`
       : sql`NULL::bigint`;
-  const rows = batch.map(({ revision: r }) => sql`(${r.vaultId}, ${r.path}, ${r.at}, ${r.kind}, ${r.target}, ${r.hash}, ${r.previousHash}, ${r.fromPath ?? null}, ${r.size}, ${r.skipped ?? null},
-            ${r.actor?.kind ?? 'human'}, ${r.actor?.id ?? null}, ${r.actor?.name ?? null}, ${r.user ?? null}, ${r.client ?? null}, ${r.tool ?? null}, ${event(r)})`);
+  const rows = batch.map(
+    ({
+      revision: r,
+    }) => sql`(${r.vaultId}, ${r.path}, ${r.at}, ${r.kind}, ${r.target}, ${r.hash}, ${r.previousHash}, ${r.fromPath ?? null}, ${r.size}, ${r.skipped ?? null},
+            ${r.actor?.kind ?? 'human'}, ${r.actor?.id ?? null}, ${r.actor?.name ?? null}, ${r.user ?? null}, ${r.client ?? null}, ${r.tool ?? null}, ${event(r)})`,
+  );
   await sql`${insertBlobs}
     INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, previous_hash, from_path, size, skipped, actor_kind, actor_id, actor_name, user_name, client_name, tool, event_id)
     VALUES ${sql.join(rows)}`.execute(db);
@@ -93,37 +113,69 @@ export async function addRevisions(db: Database, batch: readonly PendingRevision
 
 /** The latest revision of a path (for a move: the hash it carries along). */
 export async function latest(db: Database, vaultId: number, path: string): Promise<RevisionRow | undefined> {
-  return (await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY id DESC LIMIT 1`.execute(db)).rows[0];
+  return (
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY id DESC LIMIT 1`.execute(
+      db,
+    )
+  ).rows[0];
 }
 
 /** Revisions of a path, newest first, below `beforeId` when paging. */
-export async function listRevisions(db: Database, vaultId: number, path: string, limit: number, beforeId: number | null): Promise<RevisionRow[]> {
+export async function listRevisions(
+  db: Database,
+  vaultId: number,
+  path: string,
+  limit: number,
+  beforeId: number | null,
+): Promise<RevisionRow[]> {
   const below = beforeId === null ? sql`true` : sql`id < ${beforeId}`;
-  return (await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND ${below} ORDER BY id DESC LIMIT ${limit}`.execute(db)).rows;
+  return (
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND ${below} ORDER BY id DESC LIMIT ${limit}`.execute(
+      db,
+    )
+  ).rows;
 }
 
 export async function revision(db: Database, vaultId: number, id: number): Promise<RevisionRow | undefined> {
-  return (await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND id = ${id}`.execute(db)).rows[0];
+  return (
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND id = ${id}`.execute(
+      db,
+    )
+  ).rows[0];
 }
 
 export async function blob(db: Database, vaultId: number, hash: string): Promise<Buffer | undefined> {
-  const row = (await sql<{ content: Uint8Array }>`SELECT content FROM history_blobs WHERE vault_id = ${vaultId} AND hash = ${hash}`.execute(db)).rows[0];
+  const row = (
+    await sql<{
+      content: Uint8Array;
+    }>`SELECT content FROM history_blobs WHERE vault_id = ${vaultId} AND hash = ${hash}`.execute(db)
+  ).rows[0];
   return row ? Buffer.from(row.content) : undefined;
 }
 
 /** Whether a content hash was ever recorded for this path (a note we know, not another one). */
 export async function knownHash(db: Database, vaultId: number, path: string, hash: string): Promise<boolean> {
-  const { rows } = await sql`SELECT 1 FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND (hash = ${hash} OR previous_hash = ${hash}) LIMIT 1`.execute(db);
+  const { rows } =
+    await sql`SELECT 1 FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND (hash = ${hash} OR previous_hash = ${hash}) LIMIT 1`.execute(
+      db,
+    );
   return rows.length > 0;
 }
 
 /** Paths whose latest revision is a delete, newest first (whether the file is back is checked by the caller). */
-export async function deletedNotes(db: Database, vaultId: number, limit: number, beforeId: number | null): Promise<RevisionRow[]> {
+export async function deletedNotes(
+  db: Database,
+  vaultId: number,
+  limit: number,
+  beforeId: number | null,
+): Promise<RevisionRow[]> {
   const below = beforeId === null ? sql`true` : sql`id < ${beforeId}`;
-  return (await sql<RevisionRow>`
+  return (
+    await sql<RevisionRow>`
     SELECT ${COLUMNS} FROM (
       SELECT DISTINCT ON (path) * FROM history_revisions WHERE vault_id = ${vaultId} ORDER BY path, id DESC
-    ) l WHERE kind = 'delete' AND ${below} ORDER BY id DESC LIMIT ${limit}`.execute(db)).rows;
+    ) l WHERE kind = 'delete' AND ${below} ORDER BY id DESC LIMIT ${limit}`.execute(db)
+  ).rows;
 }
 
 export interface UndoFilter {
@@ -135,25 +187,45 @@ export interface UndoFilter {
 }
 
 /** Agent revisions matching an undo selection (never outside edits), oldest first. */
-export async function agentRevisions(db: Database, vaultId: number, f: UndoFilter, cap: number): Promise<RevisionRow[]> {
+export async function agentRevisions(
+  db: Database,
+  vaultId: number,
+  f: UndoFilter,
+  cap: number,
+): Promise<RevisionRow[]> {
   const where = [sql`vault_id = ${vaultId}`, sql`actor_kind <> 'human'`, sql`kind <> 'outside'`];
   if (f.since) where.push(sql`at >= ${f.since}`);
   if (f.until) where.push(sql`at <= ${f.until}`);
   if (f.credential) where.push(sql`(actor_id = ${f.credential} OR actor_name = ${f.credential})`);
   if (f.client) where.push(sql`client_name = ${f.client}`);
   if (f.paths?.length) where.push(sql`path = ANY(${textArray(f.paths)})`);
-  return (await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE ${sql.join(where, sql` AND `)} ORDER BY id LIMIT ${cap}`.execute(db)).rows;
+  return (
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE ${sql.join(where, sql` AND `)} ORDER BY id LIMIT ${cap}`.execute(
+      db,
+    )
+  ).rows;
 }
 
 /** The newest revision id of a vault (0 when none): an undo ignores the revisions it makes itself. */
 export async function newestRevisionId(db: Database, vaultId: number): Promise<number> {
-  const row = (await sql<{ m: string | null }>`SELECT max(id) AS m FROM history_revisions WHERE vault_id = ${vaultId}`.execute(db)).rows[0];
+  const row = (
+    await sql<{ m: string | null }>`SELECT max(id) AS m FROM history_revisions WHERE vault_id = ${vaultId}`.execute(db)
+  ).rows[0];
   return Number(row?.m ?? 0);
 }
 
 /** Every revision of a path after `afterId` (to see who else changed it since). */
-export async function revisionsAfter(db: Database, vaultId: number, path: string, afterId: number): Promise<RevisionRow[]> {
-  return (await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND id > ${afterId} ORDER BY id`.execute(db)).rows;
+export async function revisionsAfter(
+  db: Database,
+  vaultId: number,
+  path: string,
+  afterId: number,
+): Promise<RevisionRow[]> {
+  return (
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND id > ${afterId} ORDER BY id`.execute(
+      db,
+    )
+  ).rows;
 }
 
 export interface StoreSize {
@@ -164,22 +236,52 @@ export interface StoreSize {
 
 export async function storeSize(db: Database, vaultId?: number): Promise<StoreSize> {
   const v = vaultId === undefined ? sql`true` : sql`vault_id = ${vaultId}`;
-  const row = (await sql<{ r: string; b: string; s: string | null }>`
-    SELECT (SELECT count(*) FROM history_revisions WHERE ${v}) AS r, count(*) AS b, sum(size) AS s FROM history_blobs WHERE ${v}`.execute(db)).rows[0];
+  const row = (
+    await sql<{ r: string; b: string; s: string | null }>`
+    SELECT (SELECT count(*) FROM history_revisions WHERE ${v}) AS r, count(*) AS b, sum(size) AS s FROM history_blobs WHERE ${v}`.execute(
+      db,
+    )
+  ).rows[0];
   return { revisions: Number(row.r), versions: Number(row.b), bytes: Number(row.s ?? 0) };
 }
 
 /** Drop revisions past the age limit, then the oldest of any vault over the size limit, then unreferenced versions. */
-export async function prune(db: Database, retentionDays: number, maxStoreBytes: number, now = new Date()): Promise<{ revisions: number; versions: number }> {
+export async function prune(
+  db: Database,
+  retentionDays: number,
+  maxStoreBytes: number,
+  now = new Date(),
+): Promise<{ revisions: number; versions: number }> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
-  let revisions = Number((await sql`DELETE FROM history_revisions WHERE at < ${cutoff}`.execute(db)).numAffectedRows ?? 0);
+  let revisions = Number(
+    (await sql`DELETE FROM history_revisions WHERE at < ${cutoff}`.execute(db)).numAffectedRows ?? 0,
+  );
   let versions = await collect(db);
-  const over = (await sql<{ vault_id: number; s: string }>`SELECT vault_id, sum(size) AS s FROM history_blobs GROUP BY vault_id HAVING sum(size) > ${maxStoreBytes}`.execute(db)).rows;
+  const over = (
+    await sql<{
+      vault_id: number;
+      s: string;
+    }>`SELECT vault_id, sum(size) AS s FROM history_blobs GROUP BY vault_id HAVING sum(size) > ${maxStoreBytes}`.execute(
+      db,
+    )
+  ).rows;
   for (const { vault_id } of over) {
     for (let round = 0; round < 1000; round++) {
-      const size = Number((await sql<{ s: string | null }>`SELECT sum(size) AS s FROM history_blobs WHERE vault_id = ${vault_id}`.execute(db)).rows[0].s ?? 0);
+      const size = Number(
+        (
+          await sql<{
+            s: string | null;
+          }>`SELECT sum(size) AS s FROM history_blobs WHERE vault_id = ${vault_id}`.execute(db)
+        ).rows[0].s ?? 0,
+      );
       if (size <= maxStoreBytes) break;
-      const gone = Number((await sql`DELETE FROM history_revisions WHERE id IN (SELECT id FROM history_revisions WHERE vault_id = ${vault_id} ORDER BY id LIMIT 200)`.execute(db)).numAffectedRows ?? 0);
+      const gone = Number(
+        (
+          await sql`DELETE FROM history_revisions WHERE id IN (SELECT id FROM history_revisions WHERE vault_id = ${vault_id} ORDER BY id LIMIT 200)`.execute(
+            db,
+          )
+        ).numAffectedRows ?? 0,
+      );
       revisions += gone;
       versions += await collect(db, vault_id);
       if (gone === 0) break;
@@ -191,6 +293,8 @@ export async function prune(db: Database, retentionDays: number, maxStoreBytes: 
 async function collect(db: Database, vaultId?: number): Promise<number> {
   const v = vaultId === undefined ? sql`true` : sql`b.vault_id = ${vaultId}`;
   const r = await sql`DELETE FROM history_blobs b WHERE ${v} AND NOT EXISTS (
-    SELECT 1 FROM history_revisions r WHERE r.vault_id = b.vault_id AND (r.hash = b.hash OR r.previous_hash = b.hash))`.execute(db);
+    SELECT 1 FROM history_revisions r WHERE r.vault_id = b.vault_id AND (r.hash = b.hash OR r.previous_hash = b.hash))`.execute(
+    db,
+  );
   return Number(r.numAffectedRows ?? 0);
 }

@@ -66,16 +66,25 @@ export default defineFamily<NotesTools>({
       title: 'Vault guide',
       description: 'The Obsidian primer and the vault conventions file (same as get_vault_guide).',
       mimeType: 'text/markdown',
-      read: async (uri, _params, ctx) => [{ uri, mimeType: 'text/markdown', text: renderGuide(await loadGuide(ctx as NotesCtx)) }],
+      read: async (uri, _params, ctx) => [
+        { uri, mimeType: 'text/markdown', text: renderGuide(await loadGuide(ctx as NotesCtx)) },
+      ],
     },
     {
       uriTemplate: 'vault://note/{+path}',
       name: 'note',
       title: 'Note',
-      description: 'A read-only view of one note (same as read_note without a section). Subscribers hear when it changes.',
+      description:
+        'A read-only view of one note (same as read_note without a section). Subscribers hear when it changes.',
       mimeType: 'text/markdown',
       complete: { path: completeNotePath },
-      read: async (uri, params, ctx) => [{ uri, mimeType: 'text/markdown', text: renderReadNote(await readNote({ path: decodeURIComponent(params.path) }, ctx as NotesCtx)) }],
+      read: async (uri, params, ctx) => [
+        {
+          uri,
+          mimeType: 'text/markdown',
+          text: renderReadNote(await readNote({ path: decodeURIComponent(params.path) }, ctx as NotesCtx)),
+        },
+      ],
     },
   ],
   prompts: notesPrompts,

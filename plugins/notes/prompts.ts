@@ -11,7 +11,7 @@ export const notesPrompts: Record<string, PromptDefinition> = {
     description: "Review today's daily note and recent changes, then suggest what to carry forward.",
     async get() {
       return user(
-        "Run a short daily review of my vault.\n1. Call get_periodic_note(granularity=\"daily\") for today's note (and offset=-1 for yesterday's).\n2. Call get_recent(limit=20) to see what changed since then.\n3. Summarise what got done, list open tasks (- [ ]) that should carry over, and name notes that look unfinished.\nDo not edit anything unless I ask; when I do, pass the content_hash you read as expected_hash.",
+        'Run a short daily review of my vault.\n1. Call get_periodic_note(granularity="daily") for today\'s note (and offset=-1 for yesterday\'s).\n2. Call get_recent(limit=20) to see what changed since then.\n3. Summarise what got done, list open tasks (- [ ]) that should carry over, and name notes that look unfinished.\nDo not edit anything unless I ask; when I do, pass the content_hash you read as expected_hash.',
       );
     },
   },
@@ -20,7 +20,7 @@ export const notesPrompts: Record<string, PromptDefinition> = {
     description: "Review the week's daily notes and changes and draft a weekly summary.",
     async get() {
       return user(
-        "Help me with a weekly review.\n1. Call get_recent_periodic_notes(granularity=\"daily\", count=7) and read the ones that matter with read_multiple_notes.\n2. Call get_recent(limit=50) for other notes touched this week.\n3. Draft a summary: accomplishments, open threads, decisions, and three priorities for next week.\n4. Offer to save it with get_periodic_note(granularity=\"weekly\", create_if_missing=true) and edit_note(section=…); only write after I agree.",
+        'Help me with a weekly review.\n1. Call get_recent_periodic_notes(granularity="daily", count=7) and read the ones that matter with read_multiple_notes.\n2. Call get_recent(limit=50) for other notes touched this week.\n3. Draft a summary: accomplishments, open threads, decisions, and three priorities for next week.\n4. Offer to save it with get_periodic_note(granularity="weekly", create_if_missing=true) and edit_note(section=…); only write after I agree.',
       );
     },
   },
@@ -29,7 +29,7 @@ export const notesPrompts: Record<string, PromptDefinition> = {
     description: 'Look for structural problems: malformed frontmatter, empty or huge notes, missing conventions.',
     async get() {
       return user(
-        "Check the health of my vault.\n1. Call get_vault_stats for size and index state, and get_vault_guide to learn the conventions.\n2. Call list_notes(limit=200) and get_notes_info on notes that look suspicious (very small, very large, no tags, odd names).\n3. Report problems grouped by kind with the note paths: malformed frontmatter, missing titles or tags the conventions ask for, empty notes, duplicate-looking names.\nSuggest fixes, but change nothing without my go-ahead.",
+        'Check the health of my vault.\n1. Call get_vault_stats for size and index state, and get_vault_guide to learn the conventions.\n2. Call list_notes(limit=200) and get_notes_info on notes that look suspicious (very small, very large, no tags, odd names).\n3. Report problems grouped by kind with the note paths: malformed frontmatter, missing titles or tags the conventions ask for, empty notes, duplicate-looking names.\nSuggest fixes, but change nothing without my go-ahead.',
       );
     },
   },

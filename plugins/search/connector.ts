@@ -10,7 +10,11 @@ export function noteUrl(vaultName: string, path: string): string {
 }
 
 /** url: the panel's note view when the server is public over https (obsidian_url beside it), else obsidian://. */
-export function urlsOf(ctx: ToolContext<SearchSettingsSection>, vault: string, path: string): { url: string; obsidian_url?: string } {
+export function urlsOf(
+  ctx: ToolContext<SearchSettingsSection>,
+  vault: string,
+  path: string,
+): { url: string; obsidian_url?: string } {
   const obsidian = noteUrl(vault, path);
   const view = noteViewUrl(ctx.server.publicUrl, path);
   return view ? { url: view, obsidian_url: obsidian } : { url: obsidian };
@@ -19,4 +23,3 @@ export function urlsOf(ctx: ToolContext<SearchSettingsSection>, vault: string, p
 export function vaultName(ctx: ToolContext<SearchSettingsSection>): string {
   return ctx.settings.search.connector.vaultName || ctx.vault.name;
 }
-

@@ -67,7 +67,8 @@ export default defineFamily<SearchTools>({
     {
       ...keywordIndexer,
       async passEnd(_db, pass) {
-        if (pass.caughtUp && ctx.hasService('search-keyword')) void ctx.service<KeywordIndexService>('search-keyword').memory?.ensure(pass.vaultId);
+        if (pass.caughtUp && ctx.hasService('search-keyword'))
+          void ctx.service<KeywordIndexService>('search-keyword').memory?.ensure(pass.vaultId);
       },
     },
   ],
@@ -86,19 +87,32 @@ export default defineFamily<SearchTools>({
     const svc = ctx.service(EMBEDDINGS) as EmbeddingWorker;
     const state = svc.availability();
     const c = await svc.counts(ctx.vaultId);
-    return { semantic: state.ok, vectorSearch: svc.vectors.strategy, embedded: c.embedded, queued: c.queued, stale: c.stale, failing: c.failing };
+    return {
+      semantic: state.ok,
+      vectorSearch: svc.vectors.strategy,
+      embedded: c.embedded,
+      queued: c.queued,
+      stale: c.stale,
+      failing: c.failing,
+    };
   },
   commands: {
     'rebuild-keyword': {
-      description: 'recompute every keyword vector for the configured search.ftsConfigs (required after changing that list)',
+      description:
+        'recompute every keyword vector for the configured search.ftsConfigs (required after changing that list)',
       async run(ctx) {
         const s = (ctx.settings as { search: SearchSettings }).search;
-        const n = await rebuildKeyword(ctx.db, { configs: s.ftsConfigs, headChars: s.headChars, bodyChars: s.bodyChars });
+        const n = await rebuildKeyword(ctx.db, {
+          configs: s.ftsConfigs,
+          headChars: s.headChars,
+          bodyChars: s.bodyChars,
+        });
         ctx.print(`rebuilt keyword vectors of ${n} notes for ${s.ftsConfigs.join(', ')}`);
       },
     },
     'reset-embeddings': {
-      description: 'drop all vectors and their model fingerprint, and queue every note (required after changing the embedding model)',
+      description:
+        'drop all vectors and their model fingerprint, and queue every note (required after changing the embedding model)',
       async run(ctx) {
         ctx.print(`queued ${await resetEmbeddings(ctx.db)} notes for embedding`);
       },

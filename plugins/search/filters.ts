@@ -14,7 +14,11 @@ export function normaliseFolder(folder: string | undefined): string {
 
 /** Whether filterSql would add any condition (so callers can skip joining the notes row). */
 export function hasFilters(filters: SearchFilters): boolean {
-  return !!normaliseFolder(filters.folder) || (filters.tags ?? []).some((t) => tagKey(t)) || !!(filters.frontmatter && Object.keys(filters.frontmatter).length);
+  return (
+    !!normaliseFolder(filters.folder) ||
+    (filters.tags ?? []).some((t) => tagKey(t)) ||
+    !!(filters.frontmatter && Object.keys(filters.frontmatter).length)
+  );
 }
 
 /** `AND …` conditions for the filters, or an empty fragment. Tags match nested children too. */
@@ -28,7 +32,8 @@ export function filterSql(filters: SearchFilters): RawBuilder<unknown> {
     parts.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(n.tags) t
       WHERE lower(coalesce(t->>'tag', t #>> '{}')) = ${tag} OR lower(coalesce(t->>'tag', t #>> '{}')) LIKE ${`${escapeLike(tag)}/%`})`);
   }
-  if (filters.frontmatter && Object.keys(filters.frontmatter).length) parts.push(sql`n.frontmatter @> ${JSON.stringify(filters.frontmatter)}::jsonb`);
+  if (filters.frontmatter && Object.keys(filters.frontmatter).length)
+    parts.push(sql`n.frontmatter @> ${JSON.stringify(filters.frontmatter)}::jsonb`);
   return parts.length ? sql` AND ${sql.join(parts, sql` AND `)}` : sql``;
 }
 
@@ -37,6 +42,7 @@ export function describeFilters(filters: SearchFilters): string {
   const folder = normaliseFolder(filters.folder);
   if (folder) out.push(`folder=${folder}/`);
   if (filters.tags?.length) out.push(`tags=${filters.tags.join(',')}`);
-  if (filters.frontmatter && Object.keys(filters.frontmatter).length) out.push(`frontmatter=${JSON.stringify(filters.frontmatter)}`);
+  if (filters.frontmatter && Object.keys(filters.frontmatter).length)
+    out.push(`frontmatter=${JSON.stringify(filters.frontmatter)}`);
   return out.join(' ');
 }

@@ -11,8 +11,14 @@ export type SemanticArm =
 
 const NO_COUNTS: EmbeddingCounts = { embedded: 0, queued: 0, stale: 0, failing: 0, lastError: null };
 
-export async function semanticArm(ctx: ToolContext<SearchSettingsSection>, query: string, filters: SearchFilters, k: number): Promise<SemanticArm> {
-  if (!ctx.hasService(EMBEDDINGS)) return { ok: false, reason: 'the embeddings service is not running', counts: NO_COUNTS };
+export async function semanticArm(
+  ctx: ToolContext<SearchSettingsSection>,
+  query: string,
+  filters: SearchFilters,
+  k: number,
+): Promise<SemanticArm> {
+  if (!ctx.hasService(EMBEDDINGS))
+    return { ok: false, reason: 'the embeddings service is not running', counts: NO_COUNTS };
   const svc = ctx.service(EMBEDDINGS);
   const counts = await svc.counts(ctx.vault.id).catch(() => NO_COUNTS);
   const avail = svc.availability();
@@ -23,7 +29,12 @@ export async function semanticArm(ctx: ToolContext<SearchSettingsSection>, query
   } catch (e) {
     return { ok: false, reason: `embedding provider failed: ${e instanceof Error ? e.message : String(e)}`, counts };
   }
-  if (counts.embedded === 0) return { ok: false, reason: counts.queued ? `no note embedded yet (${counts.queued} queued)` : 'no note embedded yet', counts };
+  if (counts.embedded === 0)
+    return {
+      ok: false,
+      reason: counts.queued ? `no note embedded yet (${counts.queued} queued)` : 'no note embedded yet',
+      counts,
+    };
   try {
     return { ok: true, rows: await svc.nearestNotes(ctx.vault.id, { vector }, k, filters), counts };
   } catch (e) {

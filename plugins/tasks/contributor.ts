@@ -11,12 +11,29 @@ const date = (d: string | null): string | null => (d !== null && DATE.test(d) ? 
 async function writeMany(trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<NoteModel>>): Promise<void> {
   if (items.length === 0) return;
   const vaultId = items[0].note.vaultId;
-  await sql`DELETE FROM tasks_items WHERE note_id = ANY(${`{${items.map((i) => i.note.id).join(',')}}`}::bigint[])`.execute(trx);
+  await sql`DELETE FROM tasks_items WHERE note_id = ANY(${`{${items.map((i) => i.note.id).join(',')}}`}::bigint[])`.execute(
+    trx,
+  );
   const rows = items.flatMap(({ note, model }) =>
     model.tasks.map((t) => ({
-      note_id: note.id, path: note.path, line: t.line, status: t.status, status_type: t.statusType, text: t.text, tags: t.tags, heading_path: t.headingPath,
-      due: date(t.due), scheduled: date(t.scheduled), start_date: date(t.start), done_date: date(t.done), created_date: date(t.created),
-      cancelled_date: date(t.cancelled), priority: t.priority, recurrence: t.recurrence, task_id: t.id, depends_on: t.dependsOn,
+      note_id: note.id,
+      path: note.path,
+      line: t.line,
+      status: t.status,
+      status_type: t.statusType,
+      text: t.text,
+      tags: t.tags,
+      heading_path: t.headingPath,
+      due: date(t.due),
+      scheduled: date(t.scheduled),
+      start_date: date(t.start),
+      done_date: date(t.done),
+      created_date: date(t.created),
+      cancelled_date: date(t.cancelled),
+      priority: t.priority,
+      recurrence: t.recurrence,
+      task_id: t.id,
+      depends_on: t.dependsOn,
     })),
   );
   for (let i = 0; i < rows.length; i += 1000) {
@@ -45,7 +62,8 @@ export const tasksContributor: IndexContributor<NoteModel> = {
   version: 1,
   write: (trx, note, model) => writeMany(trx, [{ note, model }]),
   writeMany,
-  fingerprint: (note, model) => JSON.stringify([note.path, model.tasks, model.problems.find((p) => p.startsWith('parser_error')) ?? null]),
+  fingerprint: (note, model) =>
+    JSON.stringify([note.path, model.tasks, model.problems.find((p) => p.startsWith('parser_error')) ?? null]),
   async rename(trx, note) {
     await sql`UPDATE tasks_items SET path = ${note.path} WHERE note_id = ${note.id}`.execute(trx);
   },

@@ -20,7 +20,8 @@ export default defineFamily<TasksTools>({
         statuses: {
           type: 'object',
           default: {},
-          description: 'Extra status characters and their meaning, e.g. {"?": "todo", "!": "in_progress"} (overrides the vault\'s Tasks settings).',
+          description:
+            'Extra status characters and their meaning, e.g. {"?": "todo", "!": "in_progress"} (overrides the vault\'s Tasks settings).',
           propertyNames: { minLength: 1, maxLength: 1 },
           additionalProperties: { enum: ['todo', 'in_progress', 'done', 'cancelled', 'other'] },
         },

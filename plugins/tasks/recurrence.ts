@@ -16,10 +16,27 @@ export interface RecurrenceRule {
   whenDone: boolean;
 }
 
-export interface OccurrenceDates { due: string | null; scheduled: string | null; start: string | null }
+export interface OccurrenceDates {
+  due: string | null;
+  scheduled: string | null;
+  start: string | null;
+}
 
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const ORDINAL_WORDS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5, last: -1 };
 
 function weekdayOf(word: string): number {
@@ -41,7 +58,10 @@ function ordinalOf(word: string): number | null {
 }
 
 function listWords(text: string): string[] {
-  return text.split(/\s*(?:,|\band\b)\s*/i).map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(/\s*(?:,|\band\b)\s*/i)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Parse `on the 1st and 15th` / `on the last` / `on the 2nd Tuesday` / `on Monday, Friday` into the rule. */
@@ -51,7 +71,10 @@ function parseOn(on: string, rule: RecurrenceRule): boolean {
     const words = item.replace(/^the\s+/i, '').split(/\s+/);
     if (words.length === 1) {
       const wd = weekdayOf(words[0]);
-      if (wd >= 0) { rule.weekdays.push(wd); continue; }
+      if (wd >= 0) {
+        rule.weekdays.push(wd);
+        continue;
+      }
       const n = ordinalOf(words[0]);
       if (n === null || n === 0 || n > 31) return false;
       rule.monthDays.push(n);
@@ -63,14 +86,24 @@ function parseOn(on: string, rule: RecurrenceRule): boolean {
     } else return false;
   }
   // rrule intersects day-of-month and weekday filters; mixing them in one rule is not something we guess at
-  const kinds = [rule.weekdays.length > 0, rule.monthDays.length > 0, rule.nthWeekdays.length > 0].filter(Boolean).length;
+  const kinds = [rule.weekdays.length > 0, rule.monthDays.length > 0, rule.nthWeekdays.length > 0].filter(
+    Boolean,
+  ).length;
   return kinds === 1;
 }
 
 /** The rule a `🔁` text states, or null when it is not one this parser understands. */
 export function parseRecurrence(text: string): RecurrenceRule | null {
   let t = text.trim().replace(/\s+/g, ' ').toLowerCase();
-  const rule: RecurrenceRule = { freq: 'day', interval: 1, weekdays: [], monthDays: [], nthWeekdays: [], months: [], whenDone: false };
+  const rule: RecurrenceRule = {
+    freq: 'day',
+    interval: 1,
+    weekdays: [],
+    monthDays: [],
+    nthWeekdays: [],
+    months: [],
+    whenDone: false,
+  };
   if (/ when done$/.test(t)) {
     rule.whenDone = true;
     t = t.slice(0, -' when done'.length);
@@ -173,7 +206,12 @@ export function nextAfter(rule: RecurrenceRule, start: number): number | null {
  * day after it (after today for `when done`), and the other dates keep their distance to it. A task without
  * dates recurs without dates. `removeScheduled` drops the scheduled date when a due date exists (plugin option).
  */
-export function nextOccurrence(rule: RecurrenceRule, dates: OccurrenceDates, today: string, removeScheduled = false): OccurrenceDates | null {
+export function nextOccurrence(
+  rule: RecurrenceRule,
+  dates: OccurrenceDates,
+  today: string,
+  removeScheduled = false,
+): OccurrenceDates | null {
   const refIso = dates.due ?? dates.scheduled ?? dates.start;
   if (refIso === null) return { due: null, scheduled: null, start: null };
   const ref = toDay(refIso);

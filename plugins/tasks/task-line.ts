@@ -16,13 +16,23 @@ const DEPENDS_FIELD = new RegExp(`[ \\t]?⛔${VS}[ \\t]*[A-Za-z0-9_-]+(?:[ \\t]*
 const BLOCK_ID = /(\s\^[A-Za-z0-9-]+)\s*$/;
 const ON_COMPLETION_DELETE = new RegExp(`🏁${VS}[ \\t]*delete\\b`, 'iu');
 // Same stop set as the note model's parser: the rule text ends at the next field or a trailing block id.
-const RECURRENCE = /🔁\uFE0F?[ \t]*((?:(?!📅|⏳|⌛|🛫|✅|➕|❌|🔺|⏫|🔼|🔽|⏬|🆔|⛔|🏁|[ \t]\^[A-Za-z0-9-]+[ \t]*$)[^\r\n])*)/u;
+const RECURRENCE =
+  /🔁\uFE0F?[ \t]*((?:(?!📅|⏳|⌛|🛫|✅|➕|❌|🔺|⏫|🔼|🔽|⏬|🆔|⛔|🏁|[ \t]\^[A-Za-z0-9-]+[ \t]*$)[^\r\n])*)/u;
 
-export interface TaskLineDates extends OccurrenceDates { recurrence: string | null; deleteOnCompletion: boolean }
+export interface TaskLineDates extends OccurrenceDates {
+  recurrence: string | null;
+  deleteOnCompletion: boolean;
+}
 
 /** The fields of a task line's description that recurrence needs. */
 export function readFields(rest: string): TaskLineDates {
-  const out: TaskLineDates = { due: null, scheduled: null, start: null, recurrence: null, deleteOnCompletion: ON_COMPLETION_DELETE.test(rest) };
+  const out: TaskLineDates = {
+    due: null,
+    scheduled: null,
+    start: null,
+    recurrence: null,
+    deleteOnCompletion: ON_COMPLETION_DELETE.test(rest),
+  };
   const r = RECURRENCE.exec(rest);
   if (r) out.recurrence = r[1].trim() || null;
   for (const m of rest.matchAll(DATE_FIELD)) {
@@ -44,13 +54,26 @@ export function addField(rest: string, marker: string, date: string): string {
  * cancelled, id, depends-on and block id dropped (they belong to the completed one), created date only
  * when `created` is given (the plugin's "set created date" option).
  */
-export function nextOccurrenceLine(head: string, close: string, rest: string, next: OccurrenceDates, created: string | null): string {
-  let r = rest.replace(BLOCK_ID, '').replace(DONE_FIELD, '').replace(CANCELLED_FIELD, '').replace(CREATED_FIELD, '')
-    .replace(ID_FIELD, '').replace(DEPENDS_FIELD, '');
-  r = r.replace(DATE_FIELD, (all, emoji: string, vs: string, gap: string) => {
-    const value = emoji === '📅' ? next.due : emoji === '🛫' ? next.start : next.scheduled;
-    return value === null ? '\u0000' : `${emoji}${vs}${gap}${value}`;
-  }).replace(/[ \t]?\u0000/g, '');
+export function nextOccurrenceLine(
+  head: string,
+  close: string,
+  rest: string,
+  next: OccurrenceDates,
+  created: string | null,
+): string {
+  let r = rest
+    .replace(BLOCK_ID, '')
+    .replace(DONE_FIELD, '')
+    .replace(CANCELLED_FIELD, '')
+    .replace(CREATED_FIELD, '')
+    .replace(ID_FIELD, '')
+    .replace(DEPENDS_FIELD, '');
+  r = r
+    .replace(DATE_FIELD, (all, emoji: string, vs: string, gap: string) => {
+      const value = emoji === '📅' ? next.due : emoji === '🛫' ? next.start : next.scheduled;
+      return value === null ? '\u0000' : `${emoji}${vs}${gap}${value}`;
+    })
+    .replace(/[ \t]?\u0000/g, '');
   if (created !== null) r = addField(r, '➕', created);
   return `${head} ${close}${r.trimEnd()}`;
 }

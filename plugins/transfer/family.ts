@@ -25,7 +25,10 @@ export function createTransferFamily(options: TransferOptions = {}): DefinedFami
     settings: { transfer: transferSettingsSchema },
     migrations,
     async pruneVaults(db, remaining) {
-      await db.deleteFrom('transfer_links').where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true))).execute();
+      await db
+        .deleteFrom('transfer_links')
+        .where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true)))
+        .execute();
     },
     tools: {
       request_upload: requestUpload(deps),

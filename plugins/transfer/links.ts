@@ -1,6 +1,6 @@
 // Link lifetimes and URLs: clamp a requested TTL, never past the calling credential's expiry, and build
 // the public link with the token in the fragment. Pure except for the refusals it throws.
-import { Refusal, type HostInfo, type Principal } from '../../src/sdk/index.js';
+import { type HostInfo, type Principal } from '../../src/sdk/index.js';
 import type { TransferSettings } from './settings.js';
 import { transferRefusals } from './refusals.js';
 
@@ -11,13 +11,25 @@ export interface Lifetime {
   readonly note: string | null;
 }
 
-export function linkLifetime(requested: number | undefined, s: TransferSettings, principal: Principal, now: Date): Lifetime {
+export function linkLifetime(
+  requested: number | undefined,
+  s: TransferSettings,
+  principal: Principal,
+  now: Date,
+): Lifetime {
   const asked = requested ?? s.defaultTtlSeconds;
   let seconds = Math.min(Math.max(asked, s.minTtlSeconds), s.maxTtlSeconds);
-  let note: string | null = seconds !== asked ? `expires_in ${asked} s was clamped to ${seconds} s (allowed ${s.minTtlSeconds}–${s.maxTtlSeconds} s)` : null;
+  let note: string | null =
+    seconds !== asked
+      ? `expires_in ${asked} s was clamped to ${seconds} s (allowed ${s.minTtlSeconds}–${s.maxTtlSeconds} s)`
+      : null;
   if (principal.expiresAt !== undefined) {
     const runway = Math.floor((principal.expiresAt - now.getTime()) / 1000);
-    if (runway < s.minRunwaySeconds) throw transferRefusals.refusal('credential_expiring', { secondsLeft: Math.max(0, runway), minSeconds: s.minRunwaySeconds });
+    if (runway < s.minRunwaySeconds)
+      throw transferRefusals.refusal('credential_expiring', {
+        secondsLeft: Math.max(0, runway),
+        minSeconds: s.minRunwaySeconds,
+      });
     if (runway < seconds) {
       seconds = runway;
       note = `the link was shortened to ${seconds} s because the calling credential expires then`;

@@ -50,7 +50,8 @@ export const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 export const ID_RE = /^[A-Za-z0-9_-]{22}$/;
 
 function toRow(r: Record<string, any>): LinkRow {
-  const json = <T>(v: unknown): T | null => (v === null || v === undefined ? null : typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+  const json = <T>(v: unknown): T | null =>
+    v === null || v === undefined ? null : typeof v === 'string' ? (JSON.parse(v) as T) : (v as T);
   return {
     id: r.id,
     kind: r.kind,
@@ -71,7 +72,10 @@ function toRow(r: Record<string, any>): LinkRow {
 }
 
 /** What minting a link needs: the row's own fields, plus the time it is minted at. */
-export type MintInput = Pick<LinkRow, 'kind' | 'vaultId' | 'principalKind' | 'principalId' | 'path' | 'overwrite' | 'pinned' | 'maxBytes' | 'expiresAt'> & {
+export type MintInput = Pick<
+  LinkRow,
+  'kind' | 'vaultId' | 'principalKind' | 'principalId' | 'path' | 'overwrite' | 'pinned' | 'maxBytes' | 'expiresAt'
+> & {
   readonly now: Date;
 };
 
@@ -105,20 +109,35 @@ export class LinkStore {
 
   /** Forget links that expired more than `retainMs` ago (check_upload answers not_found for them after). */
   async sweep(now: Date, retainMs: number): Promise<number> {
-    const r = await this.db.deleteFrom('transfer_links').where('expires_at', '<', new Date(now.getTime() - retainMs)).where('state', '!=', 'claimed').executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('transfer_links')
+      .where('expires_at', '<', new Date(now.getTime() - retainMs))
+      .where('state', '!=', 'claimed')
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 
   async byToken(token: string, kind: LinkKind): Promise<LinkRow | undefined> {
     if (!TOKEN_RE.test(token)) return undefined;
-    const r = await this.db.selectFrom('transfer_links').selectAll().where('token_hash', '=', hashToken(token)).where('kind', '=', kind).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('transfer_links')
+      .selectAll()
+      .where('token_hash', '=', hashToken(token))
+      .where('kind', '=', kind)
+      .executeTakeFirst();
     return r ? toRow(r) : undefined;
   }
 
   /** A link visible to this principal only; undefined for malformed ids and other principals' links. */
   async byIdFor(id: string, principalId: string, vaultId: number): Promise<LinkRow | undefined> {
     if (!ID_RE.test(id)) return undefined;
-    const r = await this.db.selectFrom('transfer_links').selectAll().where('id', '=', id).where('principal_id', '=', principalId).where('vault_id', '=', vaultId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('transfer_links')
+      .selectAll()
+      .where('id', '=', id)
+      .where('principal_id', '=', principalId)
+      .where('vault_id', '=', vaultId)
+      .executeTakeFirst();
     return r ? toRow(r) : undefined;
   }
 
@@ -139,19 +158,39 @@ export class LinkStore {
 
   /** A pre-publish failure gives the link back (it can be used again until it expires). */
   async release(id: string): Promise<void> {
-    await this.db.updateTable('transfer_links').set({ state: 'pending', claimed_at: null }).where('id', '=', id).where('state', '=', 'claimed').execute();
+    await this.db
+      .updateTable('transfer_links')
+      .set({ state: 'pending', claimed_at: null })
+      .where('id', '=', id)
+      .where('state', '=', 'claimed')
+      .execute();
   }
 
   async consume(id: string): Promise<void> {
-    await this.db.updateTable('transfer_links').set({ state: 'consumed' }).where('id', '=', id).where('state', '=', 'claimed').execute();
+    await this.db
+      .updateTable('transfer_links')
+      .set({ state: 'consumed' })
+      .where('id', '=', id)
+      .where('state', '=', 'claimed')
+      .execute();
   }
 
   async revoke(id: string): Promise<void> {
-    await this.db.updateTable('transfer_links').set({ state: 'revoked' }).where('id', '=', id).where('state', 'in', ['pending', 'claimed']).execute();
+    await this.db
+      .updateTable('transfer_links')
+      .set({ state: 'revoked' })
+      .where('id', '=', id)
+      .where('state', 'in', ['pending', 'claimed'])
+      .execute();
   }
 
   async complete(id: string, now: Date, result: UploadResult): Promise<void> {
-    await this.db.updateTable('transfer_links').set({ state: 'completed', completed_at: now, result: JSON.stringify(result) }).where('id', '=', id).where('state', '=', 'claimed').execute();
+    await this.db
+      .updateTable('transfer_links')
+      .set({ state: 'completed', completed_at: now, result: JSON.stringify(result) })
+      .where('id', '=', id)
+      .where('state', '=', 'claimed')
+      .execute();
   }
 
   /**

@@ -22,7 +22,13 @@ const description = (s: JsonSchemaNode): string => (typeof s.description === 'st
 
 function row(p: readonly string[], s: JsonSchemaNode, env: string): string[] {
   const meaning = description(s);
-  return [code(p.join('.')), typeText(s), 'default' in s ? valueText(s.default) : '—', env ? code(env) : '—', meaning ? cell(meaning) : '**undocumented**'];
+  return [
+    code(p.join('.')),
+    typeText(s),
+    'default' in s ? valueText(s.default) : '—',
+    env ? code(env) : '—',
+    meaning ? cell(meaning) : '**undocumented**',
+  ];
 }
 
 /**
@@ -67,7 +73,7 @@ export function renderConfiguration(families: readonly DocFamily[]): string {
     '',
     'Settings come from the config file (YAML; `config/default.yaml`, or the file named by `--config` or `EXO_CONFIG`), then',
     'from environment variables: every setting below can be overridden by the variable in its row, the path in upper snake',
-    'case after `EXO_` (`server.publicUrl` → `EXO_SERVER_PUBLIC_URL`). A variable\'s value is read as YAML when it looks like',
+    "case after `EXO_` (`server.publicUrl` → `EXO_SERVER_PUBLIC_URL`). A variable's value is read as YAML when it looks like",
     '`true`, `false`, `null`, a number, a `[list]` or an `{object}`, else as a string. Everything is validated at start: an',
     'unknown key or variable, a wrong type or a value out of range refuses to start, naming the setting.',
     '',
@@ -86,15 +92,30 @@ export function renderConfiguration(families: readonly DocFamily[]): string {
   }
   const familySections: Array<{ family: DocFamily; sections: Section[] }> = families.map((family) => ({
     family,
-    sections: Object.entries(family.definition.settings ?? {}).map(([section, schema]) => walk([section], schema as JsonSchemaNode, (leaf) => `EXO_${envName(leaf)}`)),
+    sections: Object.entries(family.definition.settings ?? {}).map(([section, schema]) =>
+      walk([section], schema as JsonSchemaNode, (leaf) => `EXO_${envName(leaf)}`),
+    ),
   }));
-  out.push('- [Host settings](#host-settings): ' + [...hostSections.map((s) => code(s.path.join('.'))), ...topRows.map((r) => r[0])].join(', '));
-  out.push('- [Family settings](#family-settings): ' + familySections.filter((f) => f.sections.length).map((f) => `${code(f.family.name)} (${f.sections.map((s) => code(s.path[0])).join(', ')})`).join(', '));
+  out.push(
+    '- [Host settings](#host-settings): ' +
+      [...hostSections.map((s) => code(s.path.join('.'))), ...topRows.map((r) => r[0])].join(', '),
+  );
+  out.push(
+    '- [Family settings](#family-settings): ' +
+      familySections
+        .filter((f) => f.sections.length)
+        .map((f) => `${code(f.family.name)} (${f.sections.map((s) => code(s.path[0])).join(', ')})`)
+        .join(', '),
+  );
   out.push('', '## Host settings', '');
   for (const s of hostSections) out.push(...render(s, 3));
   if (topRows.length) out.push('### Other host settings', '', table(HEAD, topRows), '');
   out.push('## Family settings', '');
-  out.push('Each family owns top-level sections of the config file. A family switched off (`families.<name>.enabled: false`) ignores', 'its sections; a third-party family documents its own.', '');
+  out.push(
+    'Each family owns top-level sections of the config file. A family switched off (`families.<name>.enabled: false`) ignores',
+    'its sections; a third-party family documents its own.',
+    '',
+  );
   for (const { family, sections } of familySections) {
     out.push(`### Family ${code(family.name)}`, '');
     if (family.definition.description) out.push(text(family.definition.description), '');
@@ -104,5 +125,8 @@ export function renderConfiguration(families: readonly DocFamily[]): string {
     }
     for (const s of sections) out.push(...render(s, 4));
   }
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }

@@ -23,7 +23,10 @@ export async function loadBuiltinFamilies(): Promise<DocFamily[]> {
     const definition = await importFamily(source);
     const tools = Object.keys(definition.tools ?? {}).map((tool) => {
       const abs = fileURLToPath(new URL(`${tool}.json`, definition.schemas));
-      return { schema: JSON.parse(readFileSync(abs, 'utf8')) as ToolSchemaDocument, file: path.relative(REPO_ROOT, abs).split(path.sep).join('/') };
+      return {
+        schema: JSON.parse(readFileSync(abs, 'utf8')) as ToolSchemaDocument,
+        file: path.relative(REPO_ROOT, abs).split(path.sep).join('/'),
+      };
     });
     out.push({ name: definition.name, definition, tools });
   }

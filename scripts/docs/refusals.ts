@@ -7,7 +7,12 @@ import { GENERATED_BANNER, cell, code, table } from './markdown.js';
 const HEAD = ['Code', 'Retry can help', 'Sentence', 'Details'];
 
 function rows(catalog: Readonly<Record<string, RefusalSpec>>): string[][] {
-  return Object.entries(catalog).map(([name, spec]) => [code(name), spec.retryable ? 'yes' : 'no', cell(spec.sentence), spec.details.map(code).join(', ') || '—']);
+  return Object.entries(catalog).map(([name, spec]) => [
+    code(name),
+    spec.retryable ? 'yes' : 'no',
+    cell(spec.sentence),
+    spec.details.map(code).join(', ') || '—',
+  ]);
 }
 
 /** A family's own catalog, when its definition declares one (the contract lets families own their codes). */
@@ -37,8 +42,13 @@ export function renderRefusals(families: readonly DocFamily[]): string {
     '## Family codes',
     '',
   ];
-  const own = families.map((f) => ({ f, catalog: familyCatalog(f) })).filter((x) => x.catalog && Object.keys(x.catalog).length);
+  const own = families
+    .map((f) => ({ f, catalog: familyCatalog(f) }))
+    .filter((x) => x.catalog && Object.keys(x.catalog).length);
   if (!own.length) out.push('No built-in family declares codes of its own; they all use the shared codes above.', '');
   for (const { f, catalog } of own) out.push(`### Family ${code(f.name)}`, '', table(HEAD, rows(catalog!)), '');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }

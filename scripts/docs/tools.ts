@@ -1,12 +1,23 @@
 // Renders docs/tools.md from schemas/<family>/<tool>.json and the built-in families' definitions: every tool
 // (title, description, annotations, admission class, arguments, result fields), resource and prompt.
 import type { DocFamily } from './families.js';
-import { GENERATED_BANNER, anchor, cell, code, table, text, typeText, valueText, type JsonSchemaNode } from './markdown.js';
+import {
+  GENERATED_BANNER,
+  anchor,
+  cell,
+  code,
+  table,
+  text,
+  typeText,
+  valueText,
+  type JsonSchemaNode,
+} from './markdown.js';
 import type { ToolSchemaDocument } from '../../src/sdk/types.js';
 
 const props = (s: JsonSchemaNode | undefined): Record<string, JsonSchemaNode> =>
   s && s.properties && typeof s.properties === 'object' ? (s.properties as Record<string, JsonSchemaNode>) : {};
-const required = (s: JsonSchemaNode | undefined): Set<string> => new Set(Array.isArray(s?.required) ? (s!.required as string[]) : []);
+const required = (s: JsonSchemaNode | undefined): Set<string> =>
+  new Set(Array.isArray(s?.required) ? (s!.required as string[]) : []);
 
 interface Field {
   readonly path: string;
@@ -25,7 +36,12 @@ function fields(s: JsonSchemaNode | undefined, prefix = ''): Field[] {
     out.push({ path: p, schema: sub, required: req.has(name) });
     if (Object.keys(props(sub)).length) out.push(...fields(sub, `${p}.`));
     const items = sub.items as JsonSchemaNode | undefined;
-    if (items && typeof items === 'object' && (Object.keys(props(items)).length || Array.isArray(items.anyOf ?? items.oneOf))) out.push(...fields(items, `${p}[].`));
+    if (
+      items &&
+      typeof items === 'object' &&
+      (Object.keys(props(items)).length || Array.isArray(items.anyOf ?? items.oneOf))
+    )
+      out.push(...fields(items, `${p}[].`));
   }
   return out;
 }
@@ -54,7 +70,9 @@ function annotationsLine(doc: ToolSchemaDocument): string {
     a.idempotentHint ? 'idempotent' : 'not idempotent',
     a.openWorldHint ? 'open world' : 'closed world',
   ];
-  const needs = doc.requiresServices?.length ? ` · needs the ${doc.requiresServices.map(code).join(', ')} service (hidden and refused without it)` : '';
+  const needs = doc.requiresServices?.length
+    ? ` · needs the ${doc.requiresServices.map(code).join(', ')} service (hidden and refused without it)`
+    : '';
   return `${words.join(' · ')} · admission class ${code(doc.admission)}${needs}`;
 }
 
@@ -74,7 +92,12 @@ function prose(description: string): string[] {
 }
 
 function renderTool(family: string, doc: ToolSchemaDocument, file: string): string[] {
-  const out = [`### ${code(doc.name)} — ${text(doc.title)}`, '', `Family ${code(family)} · ${annotationsLine(doc)} · schema ${code(file)}`, ''];
+  const out = [
+    `### ${code(doc.name)} — ${text(doc.title)}`,
+    '',
+    `Family ${code(family)} · ${annotationsLine(doc)} · schema ${code(file)}`,
+    '',
+  ];
   out.push(...prose(doc.description), '');
   const args = fields(doc.inputSchema);
   out.push('**Arguments**', '');
@@ -82,7 +105,13 @@ function renderTool(family: string, doc: ToolSchemaDocument, file: string): stri
     out.push(
       table(
         ['Argument', 'Type', 'Required', 'Default', 'Description'],
-        args.map((f) => [code(f.path), typeText(f.schema), f.required ? 'yes' : 'no', 'default' in f.schema ? valueText(f.schema.default) : '', describe(f.schema)]),
+        args.map((f) => [
+          code(f.path),
+          typeText(f.schema),
+          f.required ? 'yes' : 'no',
+          'default' in f.schema ? valueText(f.schema.default) : '',
+          describe(f.schema),
+        ]),
       ),
       '',
     );
@@ -90,8 +119,18 @@ function renderTool(family: string, doc: ToolSchemaDocument, file: string): stri
   const result = fields(doc.outputSchema);
   out.push('**Result** (`structuredContent`)', '');
   if (result.length) {
-    out.push(table(['Field', 'Type', 'Always present', 'Description'], result.map((f) => [code(f.path), typeText(f.schema), f.required ? 'yes' : 'no', describe(f.schema)])), '');
-  } else out.push(doc.outputSchema ? 'An object with no declared fields.' : 'No structured result; the text content only.', '');
+    out.push(
+      table(
+        ['Field', 'Type', 'Always present', 'Description'],
+        result.map((f) => [code(f.path), typeText(f.schema), f.required ? 'yes' : 'no', describe(f.schema)]),
+      ),
+      '',
+    );
+  } else
+    out.push(
+      doc.outputSchema ? 'An object with no declared fields.' : 'No structured result; the text content only.',
+      '',
+    );
   return out;
 }
 
@@ -103,7 +142,13 @@ function renderResources(f: DocFamily): string[] {
     '',
     table(
       ['URI', 'Name', 'Title', 'MIME type', 'Description'],
-      resources.map((r) => [code(r.uri ?? r.uriTemplate ?? ''), code(r.name), cell(r.title ?? ''), r.mimeType ? code(r.mimeType) : '', cell(r.description ?? '')]),
+      resources.map((r) => [
+        code(r.uri ?? r.uriTemplate ?? ''),
+        code(r.name),
+        cell(r.title ?? ''),
+        r.mimeType ? code(r.mimeType) : '',
+        cell(r.description ?? ''),
+      ]),
     ),
     '',
   ];
@@ -120,7 +165,12 @@ function renderPrompts(f: DocFamily): string[] {
       prompts.map(([name, p]) => [
         code(name),
         cell(p.title ?? ''),
-        (p.arguments ?? []).map((a) => `${code(a.name)}${a.required ? ' (required)' : ''}${a.description ? `: ${cell(a.description)}` : ''}`).join('<br>') || 'none',
+        (p.arguments ?? [])
+          .map(
+            (a) =>
+              `${code(a.name)}${a.required ? ' (required)' : ''}${a.description ? `: ${cell(a.description)}` : ''}`,
+          )
+          .join('<br>') || 'none',
         cell(p.description),
       ]),
     ),
@@ -149,17 +199,31 @@ export function renderTools(families: readonly DocFamily[]): string {
     '',
   ];
   for (const f of families) {
-    const extras = [(f.definition.resources ?? []).length ? 'resources' : '', Object.keys(f.definition.prompts ?? {}).length ? 'prompts' : ''].filter(Boolean);
+    const extras = [
+      (f.definition.resources ?? []).length ? 'resources' : '',
+      Object.keys(f.definition.prompts ?? {}).length ? 'prompts' : '',
+    ].filter(Boolean);
     const heading = `Family ${f.name}`;
-    out.push(`- [${heading}](#${anchor(heading)}): ${f.tools.map((t) => `[${code(t.schema.name)}](#${anchor(`${t.schema.name} — ${t.schema.title}`)})`).join(', ')}${extras.length ? ` (and ${extras.join(', ')})` : ''}`);
+    out.push(
+      `- [${heading}](#${anchor(heading)}): ${f.tools.map((t) => `[${code(t.schema.name)}](#${anchor(`${t.schema.name} — ${t.schema.title}`)})`).join(', ')}${extras.length ? ` (and ${extras.join(', ')})` : ''}`,
+    );
   }
   out.push('');
   for (const f of families) {
     out.push(`## Family ${f.name}`, '');
     if (f.definition.description) out.push(text(f.definition.description), '');
-    out.push(table(['Tool', 'Title', 'Annotations'], f.tools.map((t) => [code(t.schema.name), cell(t.schema.title), cell(annotationsLine(t.schema))])), '');
+    out.push(
+      table(
+        ['Tool', 'Title', 'Annotations'],
+        f.tools.map((t) => [code(t.schema.name), cell(t.schema.title), cell(annotationsLine(t.schema))]),
+      ),
+      '',
+    );
     for (const t of f.tools) out.push(...renderTool(f.name, t.schema, t.file));
     out.push(...renderResources(f), ...renderPrompts(f));
   }
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }

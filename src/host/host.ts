@@ -119,7 +119,8 @@ export class Host {
     const admission = new Admission(h.admission);
     this.admission = admission;
     this.writeCalls = admission.writeCalls;
-    const lookup = (name: string) => (services.named.has(name) ? services.named.get(name) : this.manager.registry.providedService(name));
+    const lookup = (name: string) =>
+      services.named.has(name) ? services.named.get(name) : this.manager.registry.providedService(name);
     const has = (name: string) => services.named.has(name) || this.manager.registry.providedService(name) !== undefined;
     this.dispatcher = new ToolDispatcher(this.manager.registry, admission, this.audit, services, h.tools, lookup, has);
     this.manager.registry.on('changed', (change) => this.hub.broadcast(change));
@@ -128,7 +129,11 @@ export class Host {
       workers: this.workers,
       log,
       index: h.index,
-      open: { allowNamedStaging: h.vault.allowNamedStaging, allowHardLinks: h.vault.allowHardLinks, openWriterWaitMs: h.vault.openWriterWaitMs },
+      open: {
+        allowNamedStaging: h.vault.allowNamedStaging,
+        allowHardLinks: h.vault.allowHardLinks,
+        openWriterWaitMs: h.vault.openWriterWaitMs,
+      },
       readOnly: h.vault.readOnly,
       obsidianName: (row) => (row.id === defaultVaultId ? h.vault.obsidianName : null),
       contributors: () => this.manager.registry.contributors(),
@@ -147,7 +152,9 @@ export class Host {
         familyHealth: () => this.familyHealth(),
         embeddingBacklog: async () => {
           const search = (await this.familyHealth()).search as Record<string, unknown> | undefined;
-          return search && search.semantic !== false && typeof search.queued === 'number' ? { vault: this.vaultHandle.name, notes: Number(search.queued) + Number(search.stale ?? 0) } : undefined;
+          return search && search.semantic !== false && typeof search.queued === 'number'
+            ? { vault: this.vaultHandle.name, notes: Number(search.queued) + Number(search.stale ?? 0) }
+            : undefined;
         },
       });
       this.database.pool.onWait = (seconds) => metrics.poolWait(seconds);
@@ -166,7 +173,11 @@ export class Host {
     const h = settings.host;
     const log = options.log ?? createLogger(h.log.level);
     const vaultRoot = resolvePath(settings, h.vault.path);
-    const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: h.database.poolSize, pgliteThread: h.database.pgliteThread });
+    const database = await openDatabase(h.database.url, {
+      baseDir: settings.baseDir,
+      poolSize: h.database.poolSize,
+      pgliteThread: h.database.pgliteThread,
+    });
     let host: Host | undefined;
     try {
       await migrateHost(database.db);
@@ -191,7 +202,10 @@ export class Host {
       // Pipelines start only once the families are serving, so the first pass runs with every contributor.
       host.vaults.hold();
       const rows = await listVaults(database.db);
-      const served = await host.vaults.serve(rows.find((r) => r.id === vaultId)!, { strict: true, prepare: h.vault.readOnly ? undefined : (fs) => seedWelcomeNote(fs, log) });
+      const served = await host.vaults.serve(rows.find((r) => r.id === vaultId)!, {
+        strict: true,
+        prepare: h.vault.readOnly ? undefined : (fs) => seedWelcomeNote(fs, log),
+      });
       host.vaultHandle = served.handle!;
       for (const row of rows) if (row.id !== vaultId) await host.vaults.serve(row);
       const first = await host.manager.apply(settings);
@@ -204,7 +218,13 @@ export class Host {
       host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => h2.credentialsChanged());
       if (options.http && h.oauth.enabled && h.server.publicUrl) {
         const { OAuthServer } = await import('./oauth/server.js');
-        host.oauth = await OAuthServer.start({ db: database.db, log, publicUrl: h.server.publicUrl, settings: h.oauth, fetchSeams: options.oauthFetchSeams });
+        host.oauth = await OAuthServer.start({
+          db: database.db,
+          log,
+          publicUrl: h.server.publicUrl,
+          settings: h.oauth,
+          fetchSeams: options.oauthFetchSeams,
+        });
       }
       if (options.http) await host.listen();
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
@@ -251,11 +271,24 @@ export class Host {
   }
 
   get operator(): Principal {
-    return { kind: 'operator', id: 'operator', name: 'local operator', user: 'operator', vaultId: this.vaultHandle.id, scopes: ['read', 'readwrite'] };
+    return {
+      kind: 'operator',
+      id: 'operator',
+      name: 'local operator',
+      user: 'operator',
+      vaultId: this.vaultHandle.id,
+      scopes: ['read', 'readwrite'],
+    };
   }
 
   get serverDeps(): ServerDeps {
-    return { registry: this.manager.registry, dispatcher: this.dispatcher, vaultName: (id) => this.vaults.find(id)?.name ?? 'vault', subscriptions: this.subscriptions, requestStates: this.requestStates };
+    return {
+      registry: this.manager.registry,
+      dispatcher: this.dispatcher,
+      vaultName: (id) => this.vaults.find(id)?.name ?? 'vault',
+      subscriptions: this.subscriptions,
+      requestStates: this.requestStates,
+    };
   }
 
   private async listen(): Promise<void> {
@@ -301,7 +334,8 @@ export class Host {
   private get credentials(): { verify(raw: string | undefined): Promise<Principal> } {
     const oauth = this.oauth;
     return {
-      verify: (raw) => (!oauth || !raw || raw.startsWith(KEY_PREFIX) ? this.verifier.verify(raw) : oauth.tokens.verify(raw)),
+      verify: (raw) =>
+        !oauth || !raw || raw.startsWith(KEY_PREFIX) ? this.verifier.verify(raw) : oauth.tokens.verify(raw),
     };
   }
 
@@ -363,15 +397,36 @@ export class Host {
       this.manager.lastResult = { ...result, at: new Date().toISOString() };
       return result;
     }
-    const restartOnly = (['vault', 'server', 'database', 'auth', 'oauth', 'admission', 'tools', 'audit', 'workers', 'log', 'index', 'metrics'] as const).filter(
-      (k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]),
-    );
+    const restartOnly = (
+      [
+        'vault',
+        'server',
+        'database',
+        'auth',
+        'oauth',
+        'admission',
+        'tools',
+        'audit',
+        'workers',
+        'log',
+        'index',
+        'metrics',
+      ] as const
+    ).filter((k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]));
     if (restartOnly.length) this.log.warn({ keys: restartOnly }, 'these settings change only on restart');
     try {
-      await this.applyVaultChanges(await applyDeclared(this.database.db, next.host, (p) => resolvePath(next, p), { name: this.settings.host.vault.name, id: this.defaultVaultId }));
+      await this.applyVaultChanges(
+        await applyDeclared(this.database.db, next.host, (p) => resolvePath(next, p), {
+          name: this.settings.host.vault.name,
+          id: this.defaultVaultId,
+        }),
+      );
     } catch (e) {
       if (!(e instanceof DeclaredConflict)) throw e;
-      this.log.error({ errors: e.problems }, 'config reload refused: its vaults or users contradict the database; the previous configuration keeps serving');
+      this.log.error(
+        { errors: e.problems },
+        'config reload refused: its vaults or users contradict the database; the previous configuration keeps serving',
+      );
       const result = { ok: false, errors: [...e.problems], booted: [], closed: [] };
       this.manager.lastResult = { ...result, at: new Date().toISOString() };
       return result;
@@ -397,7 +452,10 @@ export class Host {
       try {
         await gen.family.pruneVaults(this.database.db, remaining);
       } catch (e) {
-        this.log.warn({ family: gen.name, err: String(e) }, 'rows of removed vaults not pruned; the next start tries again');
+        this.log.warn(
+          { family: gen.name, err: String(e) },
+          'rows of removed vaults not pruned; the next start tries again',
+        );
       }
     }
   }
@@ -405,7 +463,9 @@ export class Host {
   /** Keys, users or their limits changed (here or in another process): drop cached keys, re-read limits. */
   private credentialsChanged(): void {
     this.verifier.forget();
-    this.reloadUserLimits().catch((e) => this.log.warn({ err: String(e) }, 'user limits not re-read; the previous ones apply'));
+    this.reloadUserLimits().catch((e) =>
+      this.log.warn({ err: String(e) }, 'user limits not re-read; the previous ones apply'),
+    );
   }
 
   /** Every user's limits (the operator's per-user defaults with each user's own over them), for admission. */
@@ -449,7 +509,16 @@ export class Host {
       audit: { pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped },
       workers: this.workers.stats(),
       index: this.index?.healthSummary() ?? null,
-      vaults: Object.fromEntries(Object.entries(vaults).map(([name, v]) => [name, { ...v, ...(v.reason ? { reason: redact(v.reason) } : {}), ...(v.lastError ? { lastError: redact(v.lastError) } : {}) }])),
+      vaults: Object.fromEntries(
+        Object.entries(vaults).map(([name, v]) => [
+          name,
+          {
+            ...v,
+            ...(v.reason ? { reason: redact(v.reason) } : {}),
+            ...(v.lastError ? { lastError: redact(v.lastError) } : {}),
+          },
+        ]),
+      ),
     };
   }
 
@@ -462,7 +531,9 @@ export class Host {
         .filter((g) => g.family.health)
         .map(async (g) => {
           const ctx = { vaultId: this.vaultHandle.id, db: this.database.db, ...g.services() };
-          const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), FAMILY_HEALTH_TIMEOUT_MS).unref());
+          const timeout = new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error('timeout')), FAMILY_HEALTH_TIMEOUT_MS).unref(),
+          );
           try {
             out[g.name] = await Promise.race([g.family.health!(ctx), timeout]);
           } catch {
@@ -494,7 +565,11 @@ export class Host {
 }
 
 /** The config file's vaults and users, or a SettingsError naming each contradiction with the database. */
-async function applyDeclaredOrRefuse(database: DatabaseService, settings: Settings, implicit: { name: string; id: number }): Promise<void> {
+async function applyDeclaredOrRefuse(
+  database: DatabaseService,
+  settings: Settings,
+  implicit: { name: string; id: number },
+): Promise<void> {
   try {
     await applyDeclared(database.db, settings.host, (p) => resolvePath(settings, p), implicit);
   } catch (e) {

@@ -37,7 +37,12 @@ export interface ChunkOptions {
 }
 
 /** `excluded` must be merged and sorted. */
-export function buildChunks(src: SourceText, sections: ChunkSection[], excluded: Range[], options: ChunkOptions): Chunk[] {
+export function buildChunks(
+  src: SourceText,
+  sections: ChunkSection[],
+  excluded: Range[],
+  options: ChunkOptions,
+): Chunk[] {
   const chunks: Chunk[] = [];
   for (const section of sections) {
     const prefix = section.prefixParts.join(' > ');
@@ -67,7 +72,10 @@ export function buildChunks(src: SourceText, sections: ChunkSection[], excluded:
         if (hasNew) flush();
         current = overlap > 0 ? tail(src.text, current, overlap) : [];
         currentTokens = current.reduce((n, r) => n + estimateTokens(src.text.slice(r.start, r.end)), 0);
-        if (currentTokens + tokens > budget) { current = []; currentTokens = 0; }
+        if (currentTokens + tokens > budget) {
+          current = [];
+          currentTokens = 0;
+        }
       }
       current.push(piece);
       currentTokens += tokens;

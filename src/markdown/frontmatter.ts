@@ -30,7 +30,14 @@ const FENCE = /^---[ \t]*$/;
 export function scanFrontmatter(src: SourceText, maxBytes = DEFAULT_MAX_FRONTMATTER_BYTES): FrontmatterScan {
   const text = src.text;
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const absent: FrontmatterScan = { present: false, text: '', data: null, bodyStartIndex: bom, yamlStart: bom, yamlEnd: bom };
+  const absent: FrontmatterScan = {
+    present: false,
+    text: '',
+    data: null,
+    bodyStartIndex: bom,
+    yamlStart: bom,
+    yamlEnd: bom,
+  };
   if (src.lineCount < 2 || !FENCE.test(src.lineText(0).slice(bom))) return absent;
   for (let i = 1; i < src.lineCount; i++) {
     if (!FENCE.test(src.lineText(i))) continue;
@@ -40,14 +47,24 @@ export function scanFrontmatter(src: SourceText, maxBytes = DEFAULT_MAX_FRONTMAT
     const yaml = text.slice(yamlStart, yamlEnd);
     const bytes = src.byte(yamlEnd) - src.byte(yamlStart);
     if (bytes > maxBytes) {
-      const error: FrontmatterError = { code: 'too_large', message: `frontmatter block is ${bytes} bytes, over the ${maxBytes}-byte limit; it is kept as raw text and not parsed`, line: 1, bytes, limit: maxBytes };
+      const error: FrontmatterError = {
+        code: 'too_large',
+        message: `frontmatter block is ${bytes} bytes, over the ${maxBytes}-byte limit; it is kept as raw text and not parsed`,
+        line: 1,
+        bytes,
+        limit: maxBytes,
+      };
       return { present: true, text: yaml, data: null, error, bodyStartIndex, yamlStart, yamlEnd };
     }
     return { present: true, text: yaml, bodyStartIndex, yamlStart, yamlEnd, ...parseYamlMapping(yaml, 2) };
   }
   return {
     ...absent,
-    error: { code: 'unclosed_fence', message: 'frontmatter opened with --- on line 1 is never closed; the whole file is treated as body', line: 1 },
+    error: {
+      code: 'unclosed_fence',
+      message: 'frontmatter opened with --- on line 1 is never closed; the whole file is treated as body',
+      line: 1,
+    },
   };
 }
 
@@ -62,7 +79,8 @@ export function frontmatterBlockBytes(text: string): number {
     while (i < text.length && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13) i++;
     return i;
   };
-  const nextLine = (end: number): number => (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1);
+  const nextLine = (end: number): number =>
+    text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
   const firstEnd = lineEnd(bom);
   if (firstEnd >= text.length || !FENCE.test(text.slice(bom, firstEnd))) return 0;
   const yamlStart = nextLine(firstEnd);
@@ -81,8 +99,10 @@ function utf8Length(text: string, start: number, end: number): number {
     const c = text.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
-    else n += 3;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
   }
   return n;
 }
@@ -123,14 +143,22 @@ function parseYamlUncached(yaml: string, firstLine: number): YamlResult {
   }
   if (doc.errors.length === 0) {
     const dup = firstDuplicateKey(doc);
-    if (dup !== null) return { data: null, error: { code: 'malformed_yaml', message: 'Map keys must be unique', line: lineAt(yaml, dup) + firstLine - 1 } };
+    if (dup !== null)
+      return {
+        data: null,
+        error: { code: 'malformed_yaml', message: 'Map keys must be unique', line: lineAt(yaml, dup) + firstLine - 1 },
+      };
   }
   if (doc.errors.length > 0) {
     const err = doc.errors[0];
     const line = err.linePos?.[0]?.line;
     return {
       data: null,
-      error: { code: 'malformed_yaml', message: oneLine(err.message), ...(line !== undefined ? { line: line + firstLine - 1 } : {}) },
+      error: {
+        code: 'malformed_yaml',
+        message: oneLine(err.message),
+        ...(line !== undefined ? { line: line + firstLine - 1 } : {}),
+      },
     };
   }
   let value: unknown;
@@ -143,7 +171,14 @@ function parseYamlUncached(yaml: string, firstLine: number): YamlResult {
   }
   if (value === null || value === undefined) return { data: {} };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { data: null, error: { code: 'not_a_mapping', message: `frontmatter is a ${Array.isArray(value) ? 'sequence' : typeof value}, not a mapping`, line: firstLine } };
+    return {
+      data: null,
+      error: {
+        code: 'not_a_mapping',
+        message: `frontmatter is a ${Array.isArray(value) ? 'sequence' : typeof value}, not a mapping`,
+        line: firstLine,
+      },
+    };
   }
   const json = toJson(value, 0);
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return { data: {} };
@@ -207,7 +242,8 @@ function toJson(value: unknown, depth: number): JsonValue {
 
 /** Assign as an own property, so a YAML key `__proto__` is data and never a prototype. */
 function setOwn(out: { [key: string]: JsonValue }, key: string, value: JsonValue): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   else out[key] = value;
 }
 

@@ -19,8 +19,23 @@ export type {
 } from './types.js';
 export { parseNote } from './parse-note.js';
 export { resolveSection } from './outline.js';
-export { resolveLink, buildLinkIndex, orderCandidates, type LinkIndex, type LinkResolution, type ResolvedVia } from './resolve-link.js';
-export { planLinkRewrites, relativePath, linkNameKey, type SourceNote, type RewritePlan, type LeftAlone, type MovePlan } from './rewrite-links.js';
+export {
+  resolveLink,
+  buildLinkIndex,
+  orderCandidates,
+  type LinkIndex,
+  type LinkResolution,
+  type ResolvedVia,
+} from './resolve-link.js';
+export {
+  planLinkRewrites,
+  relativePath,
+  linkNameKey,
+  type SourceNote,
+  type RewritePlan,
+  type LeftAlone,
+  type MovePlan,
+} from './rewrite-links.js';
 export { tagIdentity } from './tags.js';
 export { estimateTokens, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP } from './chunks.js';
 export { countTokens, countTokensBound, EXACT_TOKEN_CHARS } from './tokens.js';

@@ -25,7 +25,10 @@ export function scanMasks(text: string, bodyStart: number, code: Range[]): NoteM
   const block = /\$\$[\s\S]*?\$\$/g;
   block.lastIndex = bodyStart;
   for (let m = block.exec(noComments); m; m = block.exec(noComments)) {
-    if (m.index > 0 && noComments[m.index - 1] === '\\') { block.lastIndex = m.index + 1; continue; }
+    if (m.index > 0 && noComments[m.index - 1] === '\\') {
+      block.lastIndex = m.index + 1;
+      continue;
+    }
     math.push({ start: m.index, end: m.index + m[0].length });
   }
   const noBlocks = maskText(noComments, mergeRanges(math));
@@ -41,7 +44,7 @@ export function scanMasks(text: string, bodyStart: number, code: Range[]): NoteM
  */
 function inlineMath(text: string, from: number): Range[] {
   const out: Range[] = [];
-  let first = text.indexOf('$', from);
+  const first = text.indexOf('$', from);
   if (first === -1) return out;
   const n = text.length;
   // close[j]: index of the `$` that closes a span whose content is scanned from j, or -1 when none does.
@@ -56,8 +59,14 @@ function inlineMath(text: string, from: number): Range[] {
   for (let p = first; p !== -1 && p < n; ) {
     const next = text.charCodeAt(p + 1);
     const end = p + 1 < n && !isJsSpace(next) && next !== 36 ? close[p + 1] : -1;
-    if (end === -1) { p = text.indexOf('$', p + 1); continue; }
-    if (p > 0 && text.charCodeAt(p - 1) === 92) { p = text.indexOf('$', p + 1); continue; }
+    if (end === -1) {
+      p = text.indexOf('$', p + 1);
+      continue;
+    }
+    if (p > 0 && text.charCodeAt(p - 1) === 92) {
+      p = text.indexOf('$', p + 1);
+      continue;
+    }
     out.push({ start: p, end: end + 1 });
     p = text.indexOf('$', end + 1);
   }
@@ -78,5 +87,15 @@ function isLineBreak(c: number): boolean {
 /** `\s` in a JavaScript regular expression. */
 function isJsSpace(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }

@@ -103,7 +103,14 @@ export function resolveSection(model: Pick<NoteModel, 'outline'>, selector: stri
     const target = parts[parts.length - 1];
     const before = parts.slice(0, -1);
     const anc = ancestors(outline);
-    matches = outline.filter((h, i) => h.text === target && isSubsequence(before, anc[i].map((o) => outline[o - 1].text)));
+    matches = outline.filter(
+      (h, i) =>
+        h.text === target &&
+        isSubsequence(
+          before,
+          anc[i].map((o) => outline[o - 1].text),
+        ),
+    );
     // A heading whose own text contains `/` is still reachable by its full text.
     if (matches.length === 0) matches = outline.filter((h) => h.text === sel || h.path === sel);
   } else {

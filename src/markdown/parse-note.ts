@@ -39,7 +39,10 @@ function parseNoteUnguarded(input: string | Uint8Array, options: ParseNoteOption
   const headingPathAt = headingLookup(outline);
 
   const links = scanLinks(src, masked, bodyStart, fm.present ? { start: fm.yamlStart, end: fm.yamlEnd } : null);
-  const tagMasked = maskText(masked, mergeRanges([...structure.html, ...links.ranges, ...urlRanges(masked, bodyStart)]));
+  const tagMasked = maskText(
+    masked,
+    mergeRanges([...structure.html, ...links.ranges, ...urlRanges(masked, bodyStart)]),
+  );
   const bodyTags = inlineTags(src, tagMasked, bodyStart);
   const tags: NoteTag[] = [...frontmatterTags(fm.data), ...bodyTags];
 
@@ -116,7 +119,8 @@ function scanTasks(
     const line = li + 1;
     while (t < tags.length && (tags[t].line ?? 0) < line) t++;
     const lineTags: string[] = [];
-    for (let k = t; k < tags.length && tags[k].line === line; k++) if (!lineTags.includes(tags[k].tag)) lineTags.push(tags[k].tag);
+    for (let k = t; k < tags.length && tags[k].line === line; k++)
+      if (!lineTags.includes(tags[k].tag)) lineTags.push(tags[k].tag);
     tasks.push(parseTask(src.text.slice(start, end), head, line, headingPathAt(start), lineTags));
   }
   return tasks;
@@ -150,15 +154,30 @@ function countWords(text: string, from: number): number {
 }
 
 function isCjk(c: number): boolean {
-  return (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xd840 && c <= 0xd87f);
+  return (
+    (c >= 0x3040 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x4dbf) ||
+    (c >= 0x4e00 && c <= 0x9fff) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xd840 && c <= 0xd87f)
+  );
 }
 
 function isWordUnit(c: number): boolean {
-  if (c < 0x80) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 39 || c === 45;
+  if (c < 0x80)
+    return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 39 || c === 45;
   if (c === 0x2019) return true; // ’ inside words
   // Spaces, general punctuation, CJK punctuation, full-width punctuation and emoji surrogates end a word.
-  if (c === 0xa0 || (c >= 0x2000 && c <= 0x206f) || (c >= 0x3000 && c <= 0x303f) || (c >= 0xff00 && c <= 0xff0f)) return false;
-  if ((c >= 0xff1a && c <= 0xff20) || (c >= 0xd83c && c <= 0xd83e) || (c >= 0xdc00 && c <= 0xdfff) || c === 0xfeff || c === 0xfffd) return false;
+  if (c === 0xa0 || (c >= 0x2000 && c <= 0x206f) || (c >= 0x3000 && c <= 0x303f) || (c >= 0xff00 && c <= 0xff0f))
+    return false;
+  if (
+    (c >= 0xff1a && c <= 0xff20) ||
+    (c >= 0xd83c && c <= 0xd83e) ||
+    (c >= 0xdc00 && c <= 0xdfff) ||
+    c === 0xfeff ||
+    c === 0xfffd
+  )
+    return false;
   if ((c >= 0x2190 && c <= 0x2bff) || (c >= 0xfe00 && c <= 0xfe0f)) return false; // arrows, symbols, variation selectors
   return true;
 }

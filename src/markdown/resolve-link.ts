@@ -38,7 +38,12 @@ export function resolveLink(target: string, fromPath: string, index: LinkIndex):
   const t = target.trim().replace(/\\/g, '/');
   if (t === '') return { resolved: fromPath, ambiguous: false, candidates: [fromPath], via: 'self' };
   const folder = dirname(fromPath);
-  if (!t.includes('/')) return settle(withMd(t, (n) => index.byNameLower(n)), folder, 'name');
+  if (!t.includes('/'))
+    return settle(
+      withMd(t, (n) => index.byNameLower(n)),
+      folder,
+      'name',
+    );
 
   const steps: Array<[ResolvedVia, string | null]> = [];
   if (t.startsWith('/')) steps.push(['path', normalize(t)]);
@@ -53,7 +58,9 @@ export function resolveLink(target: string, fromPath: string, index: LinkIndex):
   const suffix = normalize(t);
   if (suffix === null || suffix === '') return DANGLING;
   // Every path ending in `/suffix` has the suffix's last segment as its file name.
-  const hits = withMd(suffix, (s) => index.byNameLower(s.slice(s.lastIndexOf('/') + 1)).filter((p) => p.toLowerCase().endsWith(`/${s}`)));
+  const hits = withMd(suffix, (s) =>
+    index.byNameLower(s.slice(s.lastIndexOf('/') + 1)).filter((p) => p.toLowerCase().endsWith(`/${s}`)),
+  );
   return hits.length > 0 ? settle(hits, folder, 'suffix') : DANGLING;
 }
 
@@ -76,7 +83,9 @@ function settle(hits: string[], folder: string, via: ResolvedVia): LinkResolutio
 /** Display order for candidates: the linking note's folder first, then fewest path segments, then code-point order. */
 export function orderCandidates(paths: readonly string[], sourceFolder: string): string[] {
   const near = (p: string): number => (dirname(p) === sourceFolder ? 0 : 1);
-  return [...paths].sort((a, b) => near(a) - near(b) || a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
+  return [...paths].sort(
+    (a, b) => near(a) - near(b) || a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0),
+  );
 }
 
 /** The folder of a vault path ('' at the root). */

@@ -4,8 +4,16 @@
 import { dirname, orderCandidates, resolveLink, type LinkIndex, type LinkResolution } from './resolve-link.js';
 import type { Link, NoteModel } from './types.js';
 
-export interface SourceNote { path: string; text: string; model: NoteModel }
-export interface RewritePlan { path: string; text: string; count: number }
+export interface SourceNote {
+  path: string;
+  text: string;
+  model: NoteModel;
+}
+export interface RewritePlan {
+  path: string;
+  text: string;
+  count: number;
+}
 
 /**
  * A link the move did not rewrite and the caller should see: one that could mean the moved file but is
@@ -65,10 +73,15 @@ function targetSpan(link: Link): { start: number; end: number; angle: boolean } 
     let depth = 0;
     for (; e < raw.length - 1; e++) {
       const c = raw[e];
-      if (c === '\\') { e++; continue; }
+      if (c === '\\') {
+        e++;
+        continue;
+      }
       if (c === '(') depth++;
-      else if (c === ')') { if (depth === 0) break; depth--; }
-      else if (c === '#' || /\s/.test(c)) break;
+      else if (c === ')') {
+        if (depth === 0) break;
+        depth--;
+      } else if (c === '#' || /\s/.test(c)) break;
     }
     return { start: s, end: e, angle: false };
   }
@@ -89,7 +102,9 @@ function targetSpan(link: Link): { start: number; end: number; angle: boolean } 
 /** Percent-encode a path for a markdown link the way `original` was written (spaces always). */
 function encodeHref(path: string, original: string): string {
   const keepNonAscii = /[^\x00-\x7f]/.test(original);
-  return path.replace(/[\s%()<>#?^|[\]\\\u0000-\u001f]|[^\x00-\x7f]+/g, (c) => (keepNonAscii && /^[^\x00-\x7f]+$/.test(c) ? c : encodeURIComponent(c)));
+  return path.replace(/[\s%()<>#?^|[\]\\\u0000-\u001f]|[^\x00-\x7f]+/g, (c) =>
+    keepNonAscii && /^[^\x00-\x7f]+$/.test(c) ? c : encodeURIComponent(c),
+  );
 }
 
 /** The forms a rewritten target can take, most like the original first. */
@@ -123,7 +138,13 @@ function targetForms(written: string, via: LinkResolution['via'], to: string, sr
 }
 
 /** New raw text for one link so it resolves to `wanted` from `srcNew`, or null when no form does. */
-function rewriteLink(link: Link, via: LinkResolution['via'], wanted: string, srcNew: string, post: LinkIndex): string | null {
+function rewriteLink(
+  link: Link,
+  via: LinkResolution['via'],
+  wanted: string,
+  srcNew: string,
+  post: LinkIndex,
+): string | null {
   const span = targetSpan(link);
   if (span === null) return null;
   const raw = link.raw;
@@ -133,7 +154,7 @@ function rewriteLink(link: Link, via: LinkResolution['via'], wanted: string, src
     const check = resolveLink(form, srcNew, post);
     if (check.resolved !== wanted) continue;
     const text = link.kind === 'markdown' && !span.angle ? encodeHref(form, writtenRaw) : form;
-    if (link.kind !== 'markdown' && /[|#\]\[]/.test(text)) continue;
+    if (link.kind !== 'markdown' && /[|#\][]/.test(text)) continue;
     return raw.slice(0, span.start) + text + raw.slice(span.end);
   }
   return null;
@@ -159,14 +180,21 @@ function inertMentions(src: SourceNote, key: string): LeftAlone[] {
       const line = src.text.slice(0, m.index).split('\n').length;
       const k = slot(line, kind, m[0].startsWith('!'));
       const seen = parsed.get(k) ?? 0;
-      if (seen > 0) { parsed.set(k, seen - 1); continue; }
+      if (seen > 0) {
+        parsed.set(k, seen - 1);
+        continue;
+      }
       out.push({ path: src.path, line, raw: m[0].slice(0, RAW_MAX), reason: 'code' });
     }
   };
   scan(WIKI_TEXT, 'wiki', (m) => m[1].split('|')[0].split('#')[0].replace(/\\$/, ''));
   scan(MD_TEXT, 'md', (m) => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(m[1]) || m[1].startsWith('#')) return null;
-    try { return decodeURIComponent(m[1].split('#')[0]); } catch { return m[1]; }
+    try {
+      return decodeURIComponent(m[1].split('#')[0]);
+    } catch {
+      return m[1];
+    }
   });
   return out;
 }
@@ -177,7 +205,14 @@ function inertMentions(src: SourceNote, key: string): LeftAlone[] {
  * Links that resolved to `from` get a new target resolving to `to`; the moved note's own links are re-aimed
  * from its new folder; every other byte of every note stays as it was.
  */
-export function planLinkRewrites(from: string, to: string, sources: readonly SourceNote[], pre: LinkIndex, post: LinkIndex, maxPerNote: number): MovePlan {
+export function planLinkRewrites(
+  from: string,
+  to: string,
+  sources: readonly SourceNote[],
+  pre: LinkIndex,
+  post: LinkIndex,
+  maxPerNote: number,
+): MovePlan {
   const plans: RewritePlan[] = [];
   const leftAlone: LeftAlone[] = [];
   const key = linkNameKey(from);
@@ -189,10 +224,23 @@ export function planLinkRewrites(from: string, to: string, sources: readonly Sou
       if (link.target === '') continue; // `[[#heading]]` stays in the same note wherever it goes
       const r = resolveLink(link.target, src.path, pre);
       const note = (reason: LeftAlone['reason'], candidates?: string[]): void => {
-        leftAlone.push({ path: srcNew, line: link.line, raw: link.raw.slice(0, RAW_MAX), reason, ...(candidates ? { candidates } : {}) });
+        leftAlone.push({
+          path: srcNew,
+          line: link.line,
+          raw: link.raw.slice(0, RAW_MAX),
+          reason,
+          ...(candidates ? { candidates } : {}),
+        });
       };
       if (r.ambiguous) {
-        if (r.candidates.includes(from)) note('ambiguous', orderCandidates(r.candidates.map((c) => (c === from ? to : c)), dirname(srcNew)));
+        if (r.candidates.includes(from))
+          note(
+            'ambiguous',
+            orderCandidates(
+              r.candidates.map((c) => (c === from ? to : c)),
+              dirname(srcNew),
+            ),
+          );
         continue;
       }
       if (r.resolved === null) {
@@ -207,15 +255,25 @@ export function planLinkRewrites(from: string, to: string, sources: readonly Sou
         continue;
       }
       const text = rewriteLink(link, r.via, wanted, srcNew, post);
-      if (text === null) { note('unrewritable'); continue; }
+      if (text === null) {
+        note('unrewritable');
+        continue;
+      }
       if (text !== link.raw) edits.push({ start: link.start, end: link.end, text });
     }
     leftAlone.push(...inertMentions(src, key).map((l) => ({ ...l, path: srcNew })));
     if (edits.length === 0) continue;
-    if (edits.length > maxPerNote) return { plans: [], leftAlone, total: 0, problem: `${src.path} would need ${edits.length} rewrites, over the per-note limit (${maxPerNote})` };
+    if (edits.length > maxPerNote)
+      return {
+        plans: [],
+        leftAlone,
+        total: 0,
+        problem: `${src.path} would need ${edits.length} rewrites, over the per-note limit (${maxPerNote})`,
+      };
     edits.sort((a, b) => a.start - b.start);
     for (let i = 1; i < edits.length; i++) {
-      if (edits[i].start < edits[i - 1].end) return { plans: [], leftAlone, total: 0, problem: `two links overlap in ${src.path}` };
+      if (edits[i].start < edits[i - 1].end)
+        return { plans: [], leftAlone, total: 0, problem: `two links overlap in ${src.path}` };
     }
     const bytes = Buffer.from(src.text, 'utf8');
     const parts: Buffer[] = [];

@@ -16,7 +16,9 @@ export function decodeNote(input: string | Uint8Array): DecodedText {
   } catch {
     return {
       text: new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(input),
-      problems: ['invalid_utf8: bytes that are not UTF-8 were replaced with U+FFFD; byte offsets refer to the re-encoded text'],
+      problems: [
+        'invalid_utf8: bytes that are not UTF-8 were replaced with U+FFFD; byte offsets refer to the re-encoded text',
+      ],
     };
   }
 }

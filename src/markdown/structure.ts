@@ -63,19 +63,26 @@ export function scanStructure(src: SourceText, bodyStart: number, options: ScanO
     return { ...s, problems: [...s.problems, `${problem}; parsed with the line scanner`] };
   };
   const depth = maxContainerNesting(body);
-  if (depth > MAX_MICROMARK_NESTING) return fallback(`deep_nesting: container nesting ${depth} exceeds ${MAX_MICROMARK_NESTING}`);
+  if (depth > MAX_MICROMARK_NESTING)
+    return fallback(`deep_nesting: container nesting ${depth} exceeds ${MAX_MICROMARK_NESTING}`);
   const run = longestEmphasisRun(body);
-  if (run > MAX_DELIMITER_RUN) return fallback(`delimiter_run: a run of ${run} emphasis delimiters exceeds ${MAX_DELIMITER_RUN}`);
+  if (run > MAX_DELIMITER_RUN)
+    return fallback(`delimiter_run: a run of ${run} emphasis delimiters exceeds ${MAX_DELIMITER_RUN}`);
   if (options.plainFastPath !== false && isPlainIndentedBody(body)) return plainStructure(src, bodyStart);
-  if (body.length > MAX_MICROMARK_CHARS) return fallback(`large_note: ${body.length} characters exceed ${MAX_MICROMARK_CHARS}`);
+  if (body.length > MAX_MICROMARK_CHARS)
+    return fallback(`large_note: ${body.length} characters exceed ${MAX_MICROMARK_CHARS}`);
   const parts = blockSegments(src, bodyStart, options.segmentTarget ?? MICROMARK_SEGMENT_TARGET);
   const biggest = parts.reduce((n, r) => Math.max(n, r.end - r.start), 0);
-  if (biggest > MAX_MICROMARK_SEGMENT) return fallback(`large_block: ${biggest} characters without a block boundary exceed ${MAX_MICROMARK_SEGMENT}`);
+  if (biggest > MAX_MICROMARK_SEGMENT)
+    return fallback(`large_block: ${biggest} characters without a block boundary exceed ${MAX_MICROMARK_SEGMENT}`);
   for (const part of parts) {
     if (part.end - part.start <= OPENER_SEGMENT_CHARS) continue;
     for (const [code, char] of OPENERS) {
       const n = countChar(src.text, code, part.start, part.end);
-      if (n > MAX_SEGMENT_OPENERS) return fallback(`many_openers: ${n} '${char}' in ${part.end - part.start} characters without a block boundary exceed ${MAX_SEGMENT_OPENERS}`);
+      if (n > MAX_SEGMENT_OPENERS)
+        return fallback(
+          `many_openers: ${n} '${char}' in ${part.end - part.start} characters without a block boundary exceed ${MAX_SEGMENT_OPENERS}`,
+        );
     }
   }
 
@@ -114,7 +121,8 @@ export function isPlainIndentedBody(body: string): boolean {
     else {
       if (line.padAfterMarker >= 4) return false;
       if (line.indent >= 4 && !previousIsText) return false;
-      if (line.indent > 0 && line.indent < 4 && line.markers === 0 && body.charCodeAt(line.contentStart) === 35) return false;
+      if (line.indent > 0 && line.indent < 4 && line.markers === 0 && body.charCodeAt(line.contentStart) === 35)
+        return false;
       previousIsText = line.text;
     }
     start = end + (body.charCodeAt(end) === 13 && body.charCodeAt(end + 1) === 10 ? 2 : 1);
@@ -249,10 +257,26 @@ export function maxContainerNesting(text: string): number {
     let indent = 0;
     for (;;) {
       const c = text.charCodeAt(i);
-      if (c === 32) { indent++; i++; continue; }
-      if (c === 9) { indent += 4; i++; continue; }
-      if (c === 62) { depth++; i++; continue; } // '>'
-      if ((c === 45 || c === 42 || c === 43) && isSpaceOrEnd(text.charCodeAt(i + 1))) { depth++; i++; continue; }
+      if (c === 32) {
+        indent++;
+        i++;
+        continue;
+      }
+      if (c === 9) {
+        indent += 4;
+        i++;
+        continue;
+      }
+      if (c === 62) {
+        depth++;
+        i++;
+        continue;
+      } // '>'
+      if ((c === 45 || c === 42 || c === 43) && isSpaceOrEnd(text.charCodeAt(i + 1))) {
+        depth++;
+        i++;
+        continue;
+      }
       break;
     }
     depth += indent >> 1;

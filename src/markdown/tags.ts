@@ -65,8 +65,17 @@ export function urlRanges(masked: string, from: number): { start: number; end: n
       const e = schemeRunEnd(i + 1);
       if (masked.startsWith('://', e) && isUrlChar(masked.charCodeAt(e + 3))) tail = e + 3;
     }
-    if (tail < 0 && (c === 0x77 || c === 0x57) && /^www\.$/i.test(masked.slice(i, i + 4)) && isUrlChar(masked.charCodeAt(i + 4))) tail = i + 4;
-    if (tail < 0) { i++; continue; }
+    if (
+      tail < 0 &&
+      (c === 0x77 || c === 0x57) &&
+      /^www\.$/i.test(masked.slice(i, i + 4)) &&
+      isUrlChar(masked.charCodeAt(i + 4))
+    )
+      tail = i + 4;
+    if (tail < 0) {
+      i++;
+      continue;
+    }
     let end = tail;
     while (end < n && isUrlChar(masked.charCodeAt(end))) end++;
     out.push({ start: i, end });
@@ -89,7 +98,17 @@ function isUrlChar(c: number): boolean {
   if (Number.isNaN(c) || c === 0x3c || c === 0x3e || c === 0) return false;
   if (c <= 0x20) return !(c === 0x20 || (c >= 0x09 && c <= 0x0d));
   if (c < 0xa0) return true;
-  return !(c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff);
+  return !(
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** `s` without its trailing `/` characters (a loop: `/\/+$/` retries the run from each slash, quadratic). */

@@ -12,13 +12,20 @@ const DATE_FIELDS: Record<string, 'due' | 'scheduled' | 'start' | 'done' | 'crea
   '➕': 'created',
   '❌': 'cancelled',
 };
-const PRIORITIES: Record<string, TaskPriority> = { '🔺': 'highest', '⏫': 'high', '🔼': 'medium', '🔽': 'low', '⏬': 'lowest' };
+const PRIORITIES: Record<string, TaskPriority> = {
+  '🔺': 'highest',
+  '⏫': 'high',
+  '🔼': 'medium',
+  '🔽': 'low',
+  '⏬': 'lowest',
+};
 const DATE_RE = /(📅|⏳|⌛|🛫|✅|➕|❌)\uFE0F?[ \t]*(\d{4}-\d{2}-\d{2})/gu;
 const PRIORITY_RE = /(🔺|⏫|🔼|🔽|⏬)\uFE0F?/gu;
 const ID_RE = /🆔\uFE0F?[ \t]*([A-Za-z0-9_-]+)/gu;
 const DEPENDS_RE = /⛔\uFE0F?[ \t]*([A-Za-z0-9_-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_-]+)*)/gu;
 const ON_COMPLETION_RE = /🏁\uFE0F?[ \t]*[A-Za-z]+/gu;
-const RECURRENCE_RE = /🔁\uFE0F?[ \t]*((?:(?!📅|⏳|⌛|🛫|✅|➕|❌|🔺|⏫|🔼|🔽|⏬|🆔|⛔|🏁|[ \t]\^[A-Za-z0-9-]+[ \t]*$)[^\r\n])*)/gu;
+const RECURRENCE_RE =
+  /🔁\uFE0F?[ \t]*((?:(?!📅|⏳|⌛|🛫|✅|➕|❌|🔺|⏫|🔼|🔽|⏬|🆔|⛔|🏁|[ \t]\^[A-Za-z0-9-]+[ \t]*$)[^\r\n])*)/gu;
 const BLOCK_ID_END = /[ \t]\^[A-Za-z0-9-]+[ \t]*$/u;
 
 export function statusTypeOf(status: string): TaskStatusType {

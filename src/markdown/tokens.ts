@@ -23,7 +23,10 @@ let encoder: Promise<Encoder> | undefined;
 /** The cl100k encoder, loaded on first use (the rank table takes ~0.4 s to load). */
 function cl100k(): Promise<Encoder> {
   encoder ??= (async () => {
-    const [{ Tiktoken }, ranks] = await Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/cl100k_base')]);
+    const [{ Tiktoken }, ranks] = await Promise.all([
+      import('js-tiktoken/lite'),
+      import('js-tiktoken/ranks/cl100k_base'),
+    ]);
     return { enc: new Tiktoken(ranks.default), pretokens: new RegExp(ranks.default.pat_str, 'gu') };
   })();
   return encoder;
@@ -79,8 +82,15 @@ function asciiCount(text: string): number {
  * Per-class rates (tokens per ASCII character, per other character) fitted to samples by least squares;
  * a class too rare in the samples to fit gets its pooled rate, or the default when it never occurs.
  */
-function fitRates(samples: ReadonlyArray<{ tokens: number; ascii: number; other: number }>): { ascii: number; other: number } {
-  let saa = 0, soo = 0, sao = 0, sta = 0, sto = 0;
+function fitRates(samples: ReadonlyArray<{ tokens: number; ascii: number; other: number }>): {
+  ascii: number;
+  other: number;
+} {
+  let saa = 0,
+    soo = 0,
+    sao = 0,
+    sta = 0,
+    sto = 0;
   for (const s of samples) {
     saa += s.ascii * s.ascii;
     soo += s.other * s.other;
@@ -103,7 +113,10 @@ function fitRates(samples: ReadonlyArray<{ tokens: number; ascii: number; other:
   // Degenerate fit (one class everywhere, or collinear samples): pooled rates per class.
   const total = sum((s) => s.ascii + s.other);
   const rate = total > 0 ? sum((s) => s.tokens) / total : DEFAULT_ASCII_RATE;
-  return { ascii: soo === 0 ? rate : pure('ascii', DEFAULT_ASCII_RATE), other: saa === 0 ? rate : pure('other', DEFAULT_OTHER_RATE) };
+  return {
+    ascii: soo === 0 ? rate : pure('ascii', DEFAULT_ASCII_RATE),
+    other: saa === 0 ? rate : pure('other', DEFAULT_OTHER_RATE),
+  };
 }
 
 /** The slice start..end, trimmed to whole words where whitespace is near its ends (a cut word costs a token). */

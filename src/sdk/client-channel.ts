@@ -49,8 +49,12 @@ export interface InputNeeded {
  * each request and calls again with `inputResponses` (and `requestState` echoed). On a 2025-era
  * connection the host asks the client itself and re-enters the handler, so one handler serves both.
  */
-export function inputNeeded(spec: { inputRequests?: Record<string, InputRequest>; requestState?: string }): InputNeeded {
-  if (!spec.inputRequests && spec.requestState === undefined) throw new TypeError('inputNeeded: give inputRequests, requestState or both');
+export function inputNeeded(spec: {
+  inputRequests?: Record<string, InputRequest>;
+  requestState?: string;
+}): InputNeeded {
+  if (!spec.inputRequests && spec.requestState === undefined)
+    throw new TypeError('inputNeeded: give inputRequests, requestState or both');
   return { [INPUT_NEEDED]: true, ...spec };
 }
 

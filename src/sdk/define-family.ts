@@ -54,7 +54,9 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
    * Index contributors. A function receives the generation's settings and service lookups (built
    * once per generation, when it boots), so contributors can read settings and services.
    */
-  readonly indexers?: readonly IndexContributor<any>[] | ((ctx: ContributorFactoryContext) => readonly IndexContributor<any>[]);
+  readonly indexers?:
+    | readonly IndexContributor<any>[]
+    | ((ctx: ContributorFactoryContext) => readonly IndexContributor<any>[]);
   /**
    * Observers of writes made through the tools (before a note or file is replaced, moved or removed, with
    * the incumbent's bytes; after the write): the history family keeps prior versions this way. Like
@@ -101,12 +103,15 @@ export type DefinedFamily = FamilyDefinition & { readonly [FAMILY_BRAND]: true }
 
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
-export function defineFamily<Tools extends ToolSignatures<Tools> = UntypedTools>(definition: FamilyDefinition<NoInfer<Tools>>): DefinedFamily {
+export function defineFamily<Tools extends ToolSignatures<Tools> = UntypedTools>(
+  definition: FamilyDefinition<NoInfer<Tools>>,
+): DefinedFamily {
   if (!NAME.test(definition.name)) {
     throw new TypeError(`family name "${definition.name}" must match ${NAME}`);
   }
   for (const [tool, mod] of Object.entries<ToolModule>(definition.tools ?? {})) {
-    if (typeof mod?.handler !== 'function') throw new TypeError(`family ${definition.name}: tool ${tool} has no handler`);
+    if (typeof mod?.handler !== 'function')
+      throw new TypeError(`family ${definition.name}: tool ${tool} has no handler`);
   }
   if (definition.tools && Object.keys(definition.tools).length > 0 && !definition.schemas) {
     throw new TypeError(`family ${definition.name}: tools need a schemas folder`);

@@ -2,7 +2,13 @@
 // rewrites with the pure planner, then a no-replace rename and checked replaces with index write-through.
 // Everything is planned before anything is written; after the rename, failures are partial success.
 import { buildLinkIndex, parseNote, type NoteModel } from '../markdown/index.js';
-import { linkNameKey, planLinkRewrites, type LeftAlone, type RewritePlan, type SourceNote } from '../markdown/rewrite-links.js';
+import {
+  linkNameKey,
+  planLinkRewrites,
+  type LeftAlone,
+  type RewritePlan,
+  type SourceNote,
+} from '../markdown/rewrite-links.js';
 import { originOf } from './define-family.js';
 import type { IndexService } from './index-service.js';
 import { mapLimit } from './map-limit.js';
@@ -46,10 +52,18 @@ export interface MoveWithLinksResult {
  * The text move_note and move_file answer with: the message, then what was rewritten, left alone (with
  * candidates) and failed, then the dry-run diff. One renderer, so the two tools report moves alike.
  */
-export function renderMoveResult(o: { message: string; content_hash?: string | null } & Pick<MoveWithLinksResult, 'rewritten_notes' | 'left_alone' | 'failures' | 'diff'>): string {
+export function renderMoveResult(
+  o: { message: string; content_hash?: string | null } & Pick<
+    MoveWithLinksResult,
+    'rewritten_notes' | 'left_alone' | 'failures' | 'diff'
+  >,
+): string {
   const lines = [`${o.message}${o.content_hash ? ` — content_hash: ${o.content_hash}` : ''}`];
   for (const n of o.rewritten_notes.slice(0, 50)) lines.push(`- ${n.path}: ${n.links} link(s)`);
-  for (const a of o.left_alone.slice(0, 30)) lines.push(`- left alone (${a.reason.replace(/_/g, ' ')}): ${a.path} line ${a.line}: ${a.raw}${a.candidates?.length ? ` — candidates: ${a.candidates.join(', ')}` : ''}`);
+  for (const a of o.left_alone.slice(0, 30))
+    lines.push(
+      `- left alone (${a.reason.replace(/_/g, ' ')}): ${a.path} line ${a.line}: ${a.raw}${a.candidates?.length ? ` — candidates: ${a.candidates.join(', ')}` : ''}`,
+    );
   if (o.left_alone.length > 30) lines.push(`- … and ${o.left_alone.length - 30} more left alone`);
   for (const f of o.failures) lines.push(`- failed: ${f.path} (${f.code})`);
   if (o.diff) lines.push('', o.diff);
@@ -62,7 +76,11 @@ function indexOf(ctx: ToolContext<any>): IndexService | undefined {
   return ctx.hasService(INDEX) ? ctx.service(INDEX) : undefined;
 }
 
-async function writeThrough(ctx: ToolContext<any>, what: string, run: (s: IndexService) => Promise<void>): Promise<void> {
+async function writeThrough(
+  ctx: ToolContext<any>,
+  what: string,
+  run: (s: IndexService) => Promise<void>,
+): Promise<void> {
   const s = indexOf(ctx);
   if (!s) return;
   try {
@@ -74,7 +92,10 @@ async function writeThrough(ctx: ToolContext<any>, what: string, run: (s: IndexS
 }
 
 /** Every vault file path and the notes whose text could hold a link to `from` or to `to`'s name. */
-async function scan(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<{ files: string[]; sources: SourceNote[]; originals: Map<string, string>; skipped: string[] }> {
+async function scan(
+  ctx: ToolContext<any>,
+  opts: MoveWithLinksOptions,
+): Promise<{ files: string[]; sources: SourceNote[]; originals: Map<string, string>; skipped: string[] }> {
   const files: string[] = [];
   const notes: string[] = [];
   for await (const e of ctx.vault.fs.walk()) {
@@ -83,7 +104,9 @@ async function scan(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<
     files.push(e.path);
     if (isNote(e.path) && e.path !== opts.from) notes.push(e.path);
   }
-  const needles = [...new Set([linkNameKey(opts.from), linkNameKey(opts.to)].flatMap((k) => [k, encodeURIComponent(k).toLowerCase()]))];
+  const needles = [
+    ...new Set([linkNameKey(opts.from), linkNameKey(opts.to)].flatMap((k) => [k, encodeURIComponent(k).toLowerCase()])),
+  ];
   const sources: SourceNote[] = [];
   const originals = new Map<string, string>();
   const skipped: string[] = [];
@@ -92,21 +115,27 @@ async function scan(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<
     originals.set(opts.from, opts.moved.text);
   }
   // Progress: reading every note is the first half of the work, rewriting the linking ones the second.
-  const report = (done: number, total: number) => ctx.client.progress((50 * done) / total, 100, 'reading notes for links');
-  await mapLimit(notes, 16, async (p) => {
-    let text: string;
-    try {
-      text = await ctx.vault.fs.readText(p, { maxBytes: opts.maxNoteBytes });
-    } catch (e) {
-      if (!isRefusal(e)) throw e;
-      skipped.push(p);
-      return;
-    }
-    const lower = text.toLowerCase();
-    if (!needles.some((k) => lower.includes(k))) return;
-    sources.push({ path: p, text, model: parseNote(text, { path: p }) });
-    originals.set(p, text);
-  }, { signal: ctx.signal, onDone: report });
+  const report = (done: number, total: number) =>
+    ctx.client.progress((50 * done) / total, 100, 'reading notes for links');
+  await mapLimit(
+    notes,
+    16,
+    async (p) => {
+      let text: string;
+      try {
+        text = await ctx.vault.fs.readText(p, { maxBytes: opts.maxNoteBytes });
+      } catch (e) {
+        if (!isRefusal(e)) throw e;
+        skipped.push(p);
+        return;
+      }
+      const lower = text.toLowerCase();
+      if (!needles.some((k) => lower.includes(k))) return;
+      sources.push({ path: p, text, model: parseNote(text, { path: p }) });
+      originals.set(p, text);
+    },
+    { signal: ctx.signal, onDone: report },
+  );
   sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, sources, originals, skipped: skipped.sort() };
 }
@@ -119,7 +148,15 @@ async function scan(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<
 export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<MoveWithLinksResult> {
   const { from, to } = opts;
   if (await ctx.vault.fs.exists(to)) throw new Refusal('already_exists', { path: to });
-  const out: MoveWithLinksResult = { moved: false, rewritten_links: 0, rewritten_notes: [], left_alone: [], failures: [], partial: false, skipped: [] };
+  const out: MoveWithLinksResult = {
+    moved: false,
+    rewritten_links: 0,
+    rewritten_notes: [],
+    left_alone: [],
+    failures: [],
+    partial: false,
+    skipped: [],
+  };
   let plans: RewritePlan[] = [];
   let originals = new Map<string, string>();
   if (opts.rewriteLinks) {
@@ -131,7 +168,10 @@ export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOp
     const r = planLinkRewrites(from, to, s.sources, pre, post, opts.maxRewritesPerNote);
     if (r.problem) throw new Refusal('move_aborted', { reason: r.problem });
     for (const p of r.plans) {
-      if (Buffer.byteLength(p.text) > opts.maxNoteBytes) throw new Refusal('move_aborted', { reason: `rewriting ${p.path} would push it over the note size limit (${opts.maxNoteBytes} bytes)` });
+      if (Buffer.byteLength(p.text) > opts.maxNoteBytes)
+        throw new Refusal('move_aborted', {
+          reason: `rewriting ${p.path} would push it over the note size limit (${opts.maxNoteBytes} bytes)`,
+        });
     }
     plans = r.plans;
     out.left_alone = r.leftAlone;
@@ -141,35 +181,64 @@ export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOp
   if (opts.dryRun) {
     const diffs: string[] = [];
     for (const p of plans.slice(0, 20)) {
-      diffs.push(await ctx.workers.run<string>('unified-diff', { path: p.path, before: originals.get(p.path) ?? '', after: p.text, context: opts.diffContext }, { signal: ctx.signal }));
+      diffs.push(
+        await ctx.workers.run<string>(
+          'unified-diff',
+          { path: p.path, before: originals.get(p.path) ?? '', after: p.text, context: opts.diffContext },
+          { signal: ctx.signal },
+        ),
+      );
     }
     out.diff = diffs.join('\n').slice(0, opts.maxDiffChars);
     return out;
   }
-  await observedWrite(ctx, { kind: 'move', target: isNote(from) ? 'note' : 'file', path: from, toPath: to }, async () => {
-    await ctx.vault.fs.move(from, to);
-    if (isNote(from)) await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
-  });
+  await observedWrite(
+    ctx,
+    { kind: 'move', target: isNote(from) ? 'note' : 'file', path: from, toPath: to },
+    async () => {
+      await ctx.vault.fs.move(from, to);
+      if (isNote(from))
+        await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
+    },
+  );
   out.moved = true;
-  const rewriting = (done: number, total: number) => ctx.client.progress(50 + (50 * done) / total, 100, 'rewriting links');
-  await mapLimit(plans, 8, async (p) => {
-    const target = p.path === from ? to : p.path;
-    try {
-      const before = Buffer.from(originals.get(p.path) ?? '', 'utf8');
-      const after = Buffer.from(p.text, 'utf8');
-      const beforeHash = ctx.vault.fs.contentHash(before);
-      const intent = { kind: 'replace' as const, target: 'note' as const, path: target, incumbent: { bytes: before, hash: beforeHash }, next: { bytes: after, hash: ctx.vault.fs.contentHash(after) } };
-      const w = await observedWrite(ctx, intent, async () => {
-        const r = await ctx.vault.fs.replace(target, after, { expectedHash: beforeHash });
-        await writeThrough(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, target, originOf(ctx.principal)));
-        return r;
-      });
-      if (target === to) out.moved_hash = w.contentHash;
-    } catch (e) {
-      if (!isRefusal(e)) throw e;
-      out.failures.push({ path: target, code: e.code === 'stale_precondition' ? 'concurrent_write' : e.code, message: e.message });
-    }
-  }, { onDone: rewriting });
+  const rewriting = (done: number, total: number) =>
+    ctx.client.progress(50 + (50 * done) / total, 100, 'rewriting links');
+  await mapLimit(
+    plans,
+    8,
+    async (p) => {
+      const target = p.path === from ? to : p.path;
+      try {
+        const before = Buffer.from(originals.get(p.path) ?? '', 'utf8');
+        const after = Buffer.from(p.text, 'utf8');
+        const beforeHash = ctx.vault.fs.contentHash(before);
+        const intent = {
+          kind: 'replace' as const,
+          target: 'note' as const,
+          path: target,
+          incumbent: { bytes: before, hash: beforeHash },
+          next: { bytes: after, hash: ctx.vault.fs.contentHash(after) },
+        };
+        const w = await observedWrite(ctx, intent, async () => {
+          const r = await ctx.vault.fs.replace(target, after, { expectedHash: beforeHash });
+          await writeThrough(ctx, 'write', (s) =>
+            s.noteWritten(ctx.principal.vaultId, target, originOf(ctx.principal)),
+          );
+          return r;
+        });
+        if (target === to) out.moved_hash = w.contentHash;
+      } catch (e) {
+        if (!isRefusal(e)) throw e;
+        out.failures.push({
+          path: target,
+          code: e.code === 'stale_precondition' ? 'concurrent_write' : e.code,
+          message: e.message,
+        });
+      }
+    },
+    { onDone: rewriting },
+  );
   out.partial = out.failures.length > 0;
   if (out.partial) {
     const failed = new Set(out.failures.map((f) => f.path));

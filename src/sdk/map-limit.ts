@@ -9,7 +9,12 @@ export interface MapLimitOptions {
 }
 
 /** Run `fn` over `items` with at most `limit` calls in flight; results keep the items' order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, options: MapLimitOptions = {}): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+  options: MapLimitOptions = {},
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   let done = 0;

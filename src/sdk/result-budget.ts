@@ -65,7 +65,13 @@ export interface FitOptions<O> {
 }
 
 export type FitOutcome<O> =
-  | { readonly fits: true; readonly output: O; readonly input: Record<string, unknown>; readonly cut?: BudgetCut; readonly tokens: number }
+  | {
+      readonly fits: true;
+      readonly output: O;
+      readonly input: Record<string, unknown>;
+      readonly cut?: BudgetCut;
+      readonly tokens: number;
+    }
   | { readonly fits: false; readonly tokens: number; readonly smallest?: number };
 
 /**
@@ -95,17 +101,30 @@ export async function fitToBudget<O>(o: FitOptions<O>): Promise<FitOutcome<O>> {
     input = { ...o.input, [paging.limit]: limit };
     output = await o.run(input);
     const next = paging.next(input, output);
-    cut = { limit, budget: o.budget, setting: o.setting, ...(next ? { continueWith: { tool: o.tool, arguments: next } } : {}) };
+    cut = {
+      limit,
+      budget: o.budget,
+      setting: o.setting,
+      ...(next ? { continueWith: { tool: o.tool, arguments: next } } : {}),
+    };
   }
 }
 
 /** The cut notice as one sentence. */
 export function budgetSentence(cut: BudgetCut, limitName: string): string {
-  const how = cut.continueWith ? ` Continue with ${cut.continueWith.tool}(${JSON.stringify(cut.continueWith.arguments)}).` : '';
+  const how = cut.continueWith
+    ? ` Continue with ${cut.continueWith.tool}(${JSON.stringify(cut.continueWith.arguments)}).`
+    : '';
   return `Cut to fit the result budget of ${cut.budget} tokens (${cut.setting}): ${limitName} lowered to ${cut.limit}.${how}`;
 }
 
 /** The fields a cut adds to structuredContent (declared by the host in every paging tool's outputSchema). */
-export function budgetFields(cut: BudgetCut, limitName: string): { budget_notice: string; continue_with?: { tool: string; arguments: Record<string, unknown> } } {
-  return { budget_notice: budgetSentence(cut, limitName), ...(cut.continueWith ? { continue_with: cut.continueWith } : {}) };
+export function budgetFields(
+  cut: BudgetCut,
+  limitName: string,
+): { budget_notice: string; continue_with?: { tool: string; arguments: Record<string, unknown> } } {
+  return {
+    budget_notice: budgetSentence(cut, limitName),
+    ...(cut.continueWith ? { continue_with: cut.continueWith } : {}),
+  };
 }

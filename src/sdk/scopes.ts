@@ -13,7 +13,8 @@ export function scopeProblem(scope: string): string | undefined {
   if (scope === 'read' || scope === 'readwrite') return undefined;
   const [family, access, ...rest] = scope.split(':');
   if (access === undefined || rest.length > 0) return `"${scope}" is not read, readwrite or <family>:read|write|*`;
-  if (!FAMILY.test(family)) return `"${family}" in "${scope}" is not a family name (lowercase letters, digits, dashes) or *`;
+  if (!FAMILY.test(family))
+    return `"${family}" in "${scope}" is not a family name (lowercase letters, digits, dashes) or *`;
   if (!ACCESS.has(access)) return `"${access}" in "${scope}" is not read, write or *`;
   return undefined;
 }

@@ -28,7 +28,9 @@ export interface FamilyTestOptions {
 
 export async function startFamilyTestServer(options: FamilyTestOptions): Promise<FamilyTestServer> {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const harness = (await import(new URL(`../host/testing/harness${ext}`, import.meta.url).href)) as typeof import('../host/testing/harness.js');
+  const harness = (await import(
+    new URL(`../host/testing/harness${ext}`, import.meta.url).href
+  )) as typeof import('../host/testing/harness.js');
   return harness.startTestServer({
     config: { plugins: [...options.families], ...(options.config ?? {}) },
     files: options.files,
@@ -38,10 +40,15 @@ export async function startFamilyTestServer(options: FamilyTestOptions): Promise
 }
 
 /** The refusal contract of a tool result, or undefined when the result is not a refusal. */
-export function refusalOf(value: unknown): ({ code: string; retryable: boolean } & Record<string, unknown>) | undefined {
+export function refusalOf(
+  value: unknown,
+): ({ code: string; retryable: boolean } & Record<string, unknown>) | undefined {
   const result = value as { isError?: boolean; content?: unknown };
   if (!result?.isError || !Array.isArray(result.content)) return undefined;
-  const text = result.content.filter((c: { type?: string }) => c.type === 'text').map((c: { text: string }) => c.text).join('\n');
+  const text = result.content
+    .filter((c: { type?: string }) => c.type === 'text')
+    .map((c: { text: string }) => c.text)
+    .join('\n');
   return parseRefusalLine(text);
 }
 
@@ -49,5 +56,8 @@ export function refusalOf(value: unknown): ({ code: string; retryable: boolean }
 export function textOf(value: unknown): string {
   const result = value as { content?: unknown };
   if (!Array.isArray(result?.content)) return '';
-  return result.content.filter((c: { type?: string }) => c.type === 'text').map((c: { text: string }) => c.text).join('\n');
+  return result.content
+    .filter((c: { type?: string }) => c.type === 'text')
+    .map((c: { text: string }) => c.text)
+    .join('\n');
 }

@@ -85,7 +85,11 @@ export interface WorkerPool {
    * `parse-notes`) or `{ module, fn }` for a family's own module (an absolute file URL). A task past
    * the host's per-task budget (workers.taskTimeoutMs) is aborted and rejects with a `timeout` Refusal.
    */
-  run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options?: { signal?: AbortSignal; lane?: WorkerLane }): Promise<T>;
+  run<T = unknown>(
+    task: string | { module: string; fn: string },
+    payload: unknown,
+    options?: { signal?: AbortSignal; lane?: WorkerLane },
+  ): Promise<T>;
   /**
    * Start the pool's threads now, in the background, so the first real task does not wait for a thread
    * to boot and load its modules (hundreds of milliseconds). Optional; never throws.
@@ -208,7 +212,11 @@ export interface PromptArgument {
  * Completion candidates for one argument: `value` is what the user typed so far, `context` the other
  * arguments already filled in. Return the best matches first; the host sends at most 100.
  */
-export type CompleteValues = (value: string, context: Readonly<Record<string, string>>, ctx: ToolContext<any>) => Promise<readonly string[]>;
+export type CompleteValues = (
+  value: string,
+  context: Readonly<Record<string, string>>,
+  ctx: ToolContext<any>,
+) => Promise<readonly string[]>;
 
 export interface PromptMessage {
   readonly role: 'user' | 'assistant';
@@ -222,7 +230,10 @@ export interface PromptDefinition {
   /** Prompts that write (none today) are hidden from read-only principals. */
   readonly writes?: boolean;
   /** The prompt's messages, or `inputNeeded(…)` to ask the client for input first. */
-  get(args: Record<string, string>, ctx: ToolContext<any>): Promise<{ description?: string; messages: PromptMessage[] } | InputNeeded>;
+  get(
+    args: Record<string, string>,
+    ctx: ToolContext<any>,
+  ): Promise<{ description?: string; messages: PromptMessage[] } | InputNeeded>;
 }
 
 export interface ResourceContents {

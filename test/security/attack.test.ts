@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { openVault } from '../../src/host/vault/index.js';
 import { isRefusal } from '../../src/sdk/refusals.js';
-import type { VaultFs } from '../../src/sdk/vault.js';
 import { ADDON } from '../fixtures/bundle.js';
 
 const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'exo-attack-')));
@@ -24,9 +23,14 @@ function snapshot(dir: string): string {
     for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const p = path.join(d, e.name);
       const r = `${rel}/${e.name}`;
-      if (e.isDirectory()) { out.push(`${r}/`); visit(p, r); }
-      else if (e.isSymbolicLink()) out.push(`${r} -> ${fs.readlinkSync(p)}`);
-      else { const st = fs.statSync(p); out.push(`${r} ${st.ino} ${fs.readFileSync(p, 'latin1')}`); }
+      if (e.isDirectory()) {
+        out.push(`${r}/`);
+        visit(p, r);
+      } else if (e.isSymbolicLink()) out.push(`${r} -> ${fs.readlinkSync(p)}`);
+      else {
+        const st = fs.statSync(p);
+        out.push(`${r} ${st.ino} ${fs.readFileSync(p, 'latin1')}`);
+      }
     }
   };
   visit(dir, '');
@@ -60,19 +64,95 @@ function setup(): void {
   fs.linkSync(path.join(outside, 'hl.txt'), path.join(root, 'hl.md'));
 }
 
-const PREFIXES = ['', '../', '../../', '..\\', '..\\..\\', '%2e%2e/', '%2e%2e%2f', '/', '//', './', '.../', 'a/../', 'a/./',
-  'notes//', 'evil/', 'abs/', 'hop/', 'proc/', 'dotlink/', 'good/../evil/', 'real/../../', '.trash/', '.obsidian/', '.git/',
-  '\u2024\u2024/', '\uFF0E\uFF0E/', '\u2025/', '..\u2215', '..\u2044', 'notes/up/', 'a.\u0000/', 'x'.repeat(260) + '/',
-  `${outside}/`, '~/', 'C:\\', 'file:///', '\u202e../', ' ../', '.. /', 'notes/../../', 'a./..'];
+const PREFIXES = [
+  '',
+  '../',
+  '../../',
+  '..\\',
+  '..\\..\\',
+  '%2e%2e/',
+  '%2e%2e%2f',
+  '/',
+  '//',
+  './',
+  '.../',
+  'a/../',
+  'a/./',
+  'notes//',
+  'evil/',
+  'abs/',
+  'hop/',
+  'proc/',
+  'dotlink/',
+  'good/../evil/',
+  'real/../../',
+  '.trash/',
+  '.obsidian/',
+  '.git/',
+  '\u2024\u2024/',
+  '\uFF0E\uFF0E/',
+  '\u2025/',
+  '..\u2215',
+  '..\u2044',
+  'notes/up/',
+  'a.\u0000/',
+  'x'.repeat(260) + '/',
+  `${outside}/`,
+  '~/',
+  'C:\\',
+  'file:///',
+  '\u202e../',
+  ' ../',
+  '.. /',
+  'notes/../../',
+  'a./..',
+];
 const MIDDLES = ['', 'evil/', 'notes/', 'good/', '../'];
-const TARGETS = ['secret.txt', 'target.md', 'outside/secret.txt', 'sub/x.md', 'new.md', 'etc/passwd', '', '.', '..', 'app.json',
-  'config', 'hl.md', 'up', 'in', 'absup.md', 'evil', 'abs'];
+const TARGETS = [
+  'secret.txt',
+  'target.md',
+  'outside/secret.txt',
+  'sub/x.md',
+  'new.md',
+  'etc/passwd',
+  '',
+  '.',
+  '..',
+  'app.json',
+  'config',
+  'hl.md',
+  'up',
+  'in',
+  'absup.md',
+  'evil',
+  'abs',
+];
 
 function attackPaths(): string[] {
   const set = new Set<string>();
   for (const p of PREFIXES) for (const m of MIDDLES) for (const x of TARGETS) set.add(p + m + x);
-  for (const extra of ['notes/up', 'notes/absup.md', 'notes/in', 'evil', 'abs', 'hop', 'proc', 'proc/etc/passwd', 'dotlink/app.json',
-    'good/inner.md', 'hl.md', '.', '..', '', 'notes/', 'notes/a.md/', 'notes/a.md/..', 'x'.repeat(256), `${'d/'.repeat(2100)}x`]) set.add(extra);
+  for (const extra of [
+    'notes/up',
+    'notes/absup.md',
+    'notes/in',
+    'evil',
+    'abs',
+    'hop',
+    'proc',
+    'proc/etc/passwd',
+    'dotlink/app.json',
+    'good/inner.md',
+    'hl.md',
+    '.',
+    '..',
+    '',
+    'notes/',
+    'notes/a.md/',
+    'notes/a.md/..',
+    'x'.repeat(256),
+    `${'d/'.repeat(2100)}x`,
+  ])
+    set.add(extra);
   return [...set];
 }
 
@@ -109,19 +189,46 @@ t.test('attack matrix and racing swap: 0 escapes', async (t) => {
   const paths = attackPaths();
   const body = Buffer.from('ATTACK');
   for (const p of paths) {
-    await attempt(`readText ${p}`, () => vault.readText(p), (r) => { if (leaked(String(r))) escapes.push(`readText ${JSON.stringify(p)} leaked`); });
-    await attempt(`readBytes ${p}`, () => vault.readBytes(p), (r) => { if (leaked(String(r))) escapes.push(`readBytes ${JSON.stringify(p)} leaked`); });
-    await attempt(`stat ${p}`, () => vault.stat(p), (r) => { if (outsideInos.has((r as { ino: number }).ino)) escapes.push(`stat ${JSON.stringify(p)} reached outside`); });
+    await attempt(
+      `readText ${p}`,
+      () => vault.readText(p),
+      (r) => {
+        if (leaked(String(r))) escapes.push(`readText ${JSON.stringify(p)} leaked`);
+      },
+    );
+    await attempt(
+      `readBytes ${p}`,
+      () => vault.readBytes(p),
+      (r) => {
+        if (leaked(String(r))) escapes.push(`readBytes ${JSON.stringify(p)} leaked`);
+      },
+    );
+    await attempt(
+      `stat ${p}`,
+      () => vault.stat(p),
+      (r) => {
+        if (outsideInos.has((r as { ino: number }).ino)) escapes.push(`stat ${JSON.stringify(p)} reached outside`);
+      },
+    );
     await attempt(`exists ${p}`, () => vault.exists(p));
-    await attempt(`list ${p}`, () => vault.list(p, { recursive: true }), (r) => {
-      for (const e of r as Array<{ path: string }>) if (!insideVault(e.path) || e.path.split('/').some((c) => c.startsWith('.'))) escapes.push(`list ${JSON.stringify(p)} showed ${e.path}`);
-    });
+    await attempt(
+      `list ${p}`,
+      () => vault.list(p, { recursive: true }),
+      (r) => {
+        for (const e of r as Array<{ path: string }>)
+          if (!insideVault(e.path) || e.path.split('/').some((c) => c.startsWith('.')))
+            escapes.push(`list ${JSON.stringify(p)} showed ${e.path}`);
+      },
+    );
   }
   for (const p of paths) {
     await attempt(`create ${p}`, () => vault.create(p, body));
     await attempt(`replace ${p}`, () => vault.replace(p, body));
     await attempt(`mkdirp ${p}`, () => vault.mkdirp(p));
-    await attempt(`move to ${p}`, async () => { await vault.create('mover.md', body).catch(() => undefined); await vault.move('mover.md', p); });
+    await attempt(`move to ${p}`, async () => {
+      await vault.create('mover.md', body).catch(() => undefined);
+      await vault.move('mover.md', p);
+    });
     await attempt(`move from ${p}`, () => vault.move(p, 'moved-in.md'));
     await attempt(`trash ${p}`, () => vault.trash(p));
     await attempt(`unlink ${p}`, () => vault.unlink(p));
@@ -131,7 +238,8 @@ t.test('attack matrix and racing swap: 0 escapes', async (t) => {
   fs.rmSync(path.join(root, 'hl.md'), { force: true });
   fs.linkSync(path.join(outside, 'hl.txt'), path.join(root, 'hl.md'));
   await attempt('replace hard link', () => vault.replace('hl.md', body));
-  if (fs.readFileSync(path.join(outside, 'hl.txt'), 'utf8') !== 'HARDLINK-SHARED') escapes.push('replace wrote through a hard link');
+  if (fs.readFileSync(path.join(outside, 'hl.txt'), 'utf8') !== 'HARDLINK-SHARED')
+    escapes.push('replace wrote through a hard link');
   checkOutside('hard link');
   const matrixAttempts = attempts;
 
@@ -143,7 +251,11 @@ t.test('attack matrix and racing swap: 0 escapes', async (t) => {
   const racer = `const n = require(process.argv[1]); const [v] = process.argv.slice(2); let k = 0;
     const go = () => n.renameat2(-100, v + '/race', -100, v + '/race-link', 2).then(() => { k++; setImmediate(go); }, (e) => { console.error(e.message); process.exit(1); });
     for (let i = 0; i < 2; i++) go(); process.on('SIGTERM', () => { console.log(k); process.exit(0); });`;
-  const child = spawn('/bin/sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, '-e', racer, ADDON, root], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    '/bin/sh',
+    ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, '-e', racer, ADDON, root],
+    { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let swaps = '';
   child.stdout.on('data', (d: Buffer) => (swaps += d.toString()));
   const childExit = new Promise<void>((r) => child.on('exit', () => r()));
@@ -153,15 +265,37 @@ t.test('attack matrix and racing swap: 0 escapes', async (t) => {
   while (Date.now() < deadline) {
     k++;
     await Promise.all([
-      attempt('race readText', () => vault.readText('race/secret.txt'), (r) => { if (leaked(String(r))) escapes.push('race read leaked'); }),
+      attempt(
+        'race readText',
+        () => vault.readText('race/secret.txt'),
+        (r) => {
+          if (leaked(String(r))) escapes.push('race read leaked');
+        },
+      ),
       attempt('race readText deep', () => vault.readText('race/sub/../secret.txt')),
-      attempt('race stat', () => vault.stat('race/target.md'), (r) => { if (outsideInos.has((r as { ino: number }).ino)) escapes.push('race stat reached outside'); }),
-      attempt('race list', () => vault.list('race', { recursive: true }), (r) => { for (const e of r as Array<{ path: string }>) if (e.path.endsWith('/sub') || e.path.endsWith('hl.txt')) escapes.push(`race list showed ${e.path}`); }),
+      attempt(
+        'race stat',
+        () => vault.stat('race/target.md'),
+        (r) => {
+          if (outsideInos.has((r as { ino: number }).ino)) escapes.push('race stat reached outside');
+        },
+      ),
+      attempt(
+        'race list',
+        () => vault.list('race', { recursive: true }),
+        (r) => {
+          for (const e of r as Array<{ path: string }>)
+            if (e.path.endsWith('/sub') || e.path.endsWith('hl.txt')) escapes.push(`race list showed ${e.path}`);
+        },
+      ),
       attempt('race create', () => vault.create(`race/new-${k}.md`, body)),
       attempt('race create nested', () => vault.create(`race/nest/deep-${k}.md`, body)),
       attempt('race replace', () => vault.replace('race/target.md', Buffer.from(`inside race target ${k}`))),
       attempt('race mkdirp', () => vault.mkdirp(`race/dir-${k}`)),
-      attempt('race move', async () => { await vault.create(`mv-${k}.md`, body); await vault.move(`mv-${k}.md`, `race/mv-${k}.md`); }),
+      attempt('race move', async () => {
+        await vault.create(`mv-${k}.md`, body);
+        await vault.move(`mv-${k}.md`, `race/mv-${k}.md`);
+      }),
       attempt('race trash', () => vault.trash(`race/new-${k - 1}.md`)),
       attempt('race unlink', () => vault.unlink(`race/mv-${k - 1}.md`)),
     ]);
@@ -172,9 +306,12 @@ t.test('attack matrix and racing swap: 0 escapes', async (t) => {
   checkOutside('race (final)');
   const dotAfter = ['.obsidian', '.git'].map((d) => snapshot(path.join(root, d))).join('\n');
   if (dotAfter !== dotBefore) escapes.push('a dot folder (.obsidian/.git) changed');
-  if (fs.readFileSync(path.join(root, '.trash', 'old.md'), 'utf8') !== 'DOT-PRIVATE') escapes.push('.trash content was touched');
+  if (fs.readFileSync(path.join(root, '.trash', 'old.md'), 'utf8') !== 'DOT-PRIVATE')
+    escapes.push('.trash content was touched');
   await vault.close();
-  t.comment(`attack suite: ${attempts} attempts (${matrixAttempts} matrix over ${paths.length} paths, ${attempts - matrixAttempts} during ${Number(swaps.trim()) || '?'} racing swaps), ${refused} refused, ${escapes.length} escapes`);
+  t.comment(
+    `attack suite: ${attempts} attempts (${matrixAttempts} matrix over ${paths.length} paths, ${attempts - matrixAttempts} during ${Number(swaps.trim()) || '?'} racing swaps), ${refused} refused, ${escapes.length} escapes`,
+  );
   t.ok(attempts >= 10_000, `${attempts} attempts`);
   t.ok(Number(swaps.trim()) > 100, 'the racer really swapped');
   t.same([...new Set(escapes)].slice(0, 20), [], '0 escapes');

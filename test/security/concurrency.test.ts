@@ -27,11 +27,16 @@ t.test('in-process: 32 writers x 8 appends, no lost update', async (t) => {
       for (;;) {
         const cur = await v.readBytes('shared.md');
         try {
-          await v.replace('shared.md', Buffer.concat([cur, Buffer.from(`w${w}-${n}\n`)]), { expectedHash: v.contentHash(cur) });
+          await v.replace('shared.md', Buffer.concat([cur, Buffer.from(`w${w}-${n}\n`)]), {
+            expectedHash: v.contentHash(cur),
+          });
           ok++;
           break;
         } catch (e) {
-          if (isRefusal(e) && (e.code === 'stale_precondition' || e.code === 'concurrent_write')) { stale++; continue; }
+          if (isRefusal(e) && (e.code === 'stale_precondition' || e.code === 'concurrent_write')) {
+            stale++;
+            continue;
+          }
           throw e;
         }
       }
@@ -51,19 +56,31 @@ t.test('cross-process: 4 processes x 40 appends, no lost update', async (t) => {
   const v = await openVault(root);
   await v.create('shared.md', Buffer.from('start\n'));
   const script = await bundleFixture('vault-append-writer.ts', path.join(tmp, 'append.mjs'));
-  const run = (tag: string) => new Promise<number>((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, script, root, 'shared.md', tag, '40'], {
-      env: { PATH: process.env.PATH ?? '', EXOCORTEX_NATIVE_ADDON: ADDON },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const run = (tag: string) =>
+    new Promise<number>((resolve, reject) => {
+      const child = spawn(
+        '/bin/sh',
+        ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, script, root, 'shared.md', tag, '40'],
+        {
+          env: { PATH: process.env.PATH ?? '', EXOCORTEX_NATIVE_ADDON: ADDON },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('exit', (code) =>
+        code === 0 ? resolve(Number(out.trim())) : reject(new Error(`writer ${tag} exited ${code}`)),
+      );
     });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`writer ${tag} exited ${code}`))));
-  });
   const oks = await Promise.all(['p0', 'p1', 'p2', 'p3'].map(run));
   const final = lines(await v.readText('shared.md'));
-  t.equal(final.length, oks.reduce((a, b) => a + b, 0), 'every successful append from every process is present');
+  t.equal(
+    final.length,
+    oks.reduce((a, b) => a + b, 0),
+    'every successful append from every process is present',
+  );
   t.equal(new Set(final).size, final.length, 'no append applied twice');
-  for (const tag of ['p0', 'p1', 'p2', 'p3']) t.equal(final.filter((l) => l.startsWith(`${tag}-`)).length, 40, `${tag}: 40 appends`);
+  for (const tag of ['p0', 'p1', 'p2', 'p3'])
+    t.equal(final.filter((l) => l.startsWith(`${tag}-`)).length, 40, `${tag}: 40 appends`);
   await v.close();
 });

@@ -17,7 +17,11 @@ const refusal = (r: Result) => parseRefusalLine(r.content?.map((c) => c.text ?? 
 t.setTimeout(360_000);
 const s = await startTestServer({
   files: { 'n.md': 'one\n', 'held.md': 'held\n' },
-  config: { index: { watch: false }, vault: { openWriterWaitMs: 50 }, admission: { callsPerMinute: 1_000_000, writesPerMinute: 1_000_000 } },
+  config: {
+    index: { watch: false },
+    vault: { openWriterWaitMs: 50 },
+    admission: { callsPerMinute: 1_000_000, writesPerMinute: 1_000_000 },
+  },
 });
 t.teardown(() => s.close());
 
@@ -38,17 +42,32 @@ t.test('outside writes landing in the last instant before publish are kept', asy
         fs.renameSync(`${file}.tmp`, file);
       }
     };
-    const r = (await c.callTool({ name: 'edit_note', arguments: { path: 'n.md', content: `agent-${how}\n`, append: true, expected_hash: hash } })) as Result;
+    const r = (await c.callTool({
+      name: 'edit_note',
+      arguments: { path: 'n.md', content: `agent-${how}\n`, append: true, expected_hash: hash },
+    })) as Result;
     t.equal(refusal(r)?.code, 'concurrent_write', `${how}: the agent is told concurrent_write`);
     t.equal(refusal(r)?.retryable, true, `${how}: and that retrying can help`);
     const now = fs.readFileSync(file, 'utf8');
     t.ok(now.endsWith(outside), `${how}: the outside write is in the note`);
     t.notOk(now.includes(`agent-${how}`), `${how}: the refused agent write is not`);
   }
-  t.same(fs.readdirSync(s.vaultDir).filter((n) => n.startsWith('.exo-')), [], 'no staging or conflict files left behind');
+  t.same(
+    fs.readdirSync(s.vaultDir).filter((n) => n.startsWith('.exo-')),
+    [],
+    'no staging or conflict files left behind',
+  );
 
   const again = (await c.callTool({ name: 'read_note', arguments: { path: 'n.md' } })) as Result;
-  const ok = (await c.callTool({ name: 'edit_note', arguments: { path: 'n.md', content: 'agent-after\n', append: true, expected_hash: again.structuredContent?.content_hash } })) as Result;
+  const ok = (await c.callTool({
+    name: 'edit_note',
+    arguments: {
+      path: 'n.md',
+      content: 'agent-after\n',
+      append: true,
+      expected_hash: again.structuredContent?.content_hash,
+    },
+  })) as Result;
   t.notOk(ok.isError, 'with nothing racing, the retried write succeeds');
   t.ok(fs.readFileSync(file, 'utf8').endsWith('outside-append\nagent-after\n'));
 });
@@ -57,23 +76,49 @@ t.test('a note another program holds open for writing is not replaced', async (t
   const c = await s.connect();
   const file = path.join(s.vaultDir, 'held.md');
   // An appender in its own process: opens the note for appending, writes after the server would have published.
-  const child = spawn('/bin/sh', ['-c', 'exec 3>>"$0"; echo ready; read _; echo late-append >&3', file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn('/bin/sh', ['-c', 'exec 3>>"$0"; echo ready; read _; echo late-append >&3', file], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   await new Promise<void>((r) => child.stdout.once('data', () => r()));
   const read = (await c.callTool({ name: 'read_note', arguments: { path: 'held.md' } })) as Result;
-  const r = (await c.callTool({ name: 'edit_note', arguments: { path: 'held.md', content: 'agent\n', append: true, expected_hash: read.structuredContent?.content_hash } })) as Result;
+  const r = (await c.callTool({
+    name: 'edit_note',
+    arguments: {
+      path: 'held.md',
+      content: 'agent\n',
+      append: true,
+      expected_hash: read.structuredContent?.content_hash,
+    },
+  })) as Result;
   t.equal(refusal(r)?.code, 'concurrent_write', 'refused while an outside writer holds the note open');
   child.stdin.end('go\n');
   await new Promise((r) => child.on('exit', r));
-  t.equal(fs.readFileSync(file, 'utf8'), 'held\nlate-append\n', "the appender's late write landed in the note, not in a discarded inode");
+  t.equal(
+    fs.readFileSync(file, 'utf8'),
+    'held\nlate-append\n',
+    "the appender's late write landed in the note, not in a discarded inode",
+  );
   const again = (await c.callTool({ name: 'read_note', arguments: { path: 'held.md' } })) as Result;
-  const ok = (await c.callTool({ name: 'edit_note', arguments: { path: 'held.md', content: 'agent\n', append: true, expected_hash: again.structuredContent?.content_hash } })) as Result;
+  const ok = (await c.callTool({
+    name: 'edit_note',
+    arguments: {
+      path: 'held.md',
+      content: 'agent\n',
+      append: true,
+      expected_hash: again.structuredContent?.content_hash,
+    },
+  })) as Result;
   t.notOk(ok.isError, 'once it closes the note, the write goes through');
 });
 
 t.test('the external-writer race: 0 lost outside writes, and agent writes succeed without one', async (t) => {
   for (const mode of ['rename', 'append'] as const) {
     const r = await runExternalWriterRace({ mode, seconds: 3, server: s });
-    t.equal(r.lostExternalWrites, 0, `${mode}: 0 of ${r.externalWrites} outside writes lost (agents: ${r.agentWritesOk} ok, ${r.agentStale} stale, ${r.agentConcurrent} concurrent)`);
+    t.equal(
+      r.lostExternalWrites,
+      0,
+      `${mode}: 0 of ${r.externalWrites} outside writes lost (agents: ${r.agentWritesOk} ok, ${r.agentStale} stale, ${r.agentConcurrent} concurrent)`,
+    );
     t.equal(r.keptAsideWrites, 0, `${mode}: none only in a conflict copy`);
     t.same(r.agentOtherErrors, [], `${mode}: agents met no other refusal`);
   }

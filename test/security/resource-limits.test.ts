@@ -5,12 +5,22 @@ import t from 'tap';
 import net from 'node:net';
 import { startTestServer, type TestServer } from '../../src/host/testing/harness.js';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'limits', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'limits', version: '1' } },
+};
 
 function mcpPost(s: TestServer, key: string | undefined, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${s.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -49,7 +59,14 @@ t.test('an unauthenticated body is refused from the headers, before it is read',
   const r = await raw(s, head + '['.repeat(1024), 5000);
   t.match(r.text, /^HTTP\/1\.1 401 /, '401 without waiting for the body');
   t.ok(r.ms < 4000, `answered in ${r.ms} ms`);
-  const bad = await raw(s, head.replace('Content-Type: application/json\r\n', 'Authorization: Bearer exo_nope\r\nContent-Type: application/json\r\n') + '['.repeat(1024), 5000);
+  const bad = await raw(
+    s,
+    head.replace(
+      'Content-Type: application/json\r\n',
+      'Authorization: Bearer exo_nope\r\nContent-Type: application/json\r\n',
+    ) + '['.repeat(1024),
+    5000,
+  );
   t.match(bad.text, /^HTTP\/1\.1 401 /, 'a wrong key too');
 });
 
@@ -63,11 +80,25 @@ t.test('one credential cannot take every session', async (t) => {
     ids.push(r.headers.get('mcp-session-id') ?? '');
     await r.text();
   }
-  t.equal(s.host.hub.countFor((await s.host.verifier.verify(s.readKey)).id), 3, 'it holds at most maxSessionsPerCredential sessions');
-  const gone = await mcpPost(s, s.readKey, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': ids[0], 'mcp-protocol-version': '2025-06-18' });
+  t.equal(
+    s.host.hub.countFor((await s.host.verifier.verify(s.readKey)).id),
+    3,
+    'it holds at most maxSessionsPerCredential sessions',
+  );
+  const gone = await mcpPost(
+    s,
+    s.readKey,
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { 'mcp-session-id': ids[0], 'mcp-protocol-version': '2025-06-18' },
+  );
   t.equal(gone.status, 404, 'the evicted oldest session is gone');
   await gone.text();
-  const live = await mcpPost(s, s.readKey, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': ids[7], 'mcp-protocol-version': '2025-06-18' });
+  const live = await mcpPost(
+    s,
+    s.readKey,
+    { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+    { 'mcp-session-id': ids[7], 'mcp-protocol-version': '2025-06-18' },
+  );
   t.equal(live.status, 200, 'the newest still works');
   await live.text();
   for (let i = 0; i < 3; i++) {
@@ -85,17 +116,25 @@ t.test('slow headers and slow bodies are cut off by the named timeouts', async (
   t.ok(slowHead.closed || /^HTTP\/1\.1 408/.test(slowHead.text), 'unfinished headers: 408 or closed');
   t.ok(slowHead.ms < 5000, `within ${slowHead.ms} ms`);
   const body = JSON.stringify(INIT);
-  const slowBody = await raw(s, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`, 6000);
+  const slowBody = await raw(
+    s,
+    `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    6000,
+  );
   t.ok(slowBody.closed || /^HTTP\/1\.1 408/.test(slowBody.text), 'unfinished body: 408 or closed');
   t.ok(slowBody.ms < 5000, `within ${slowBody.ms} ms`);
 });
 
-t.test('subscriptions count against the caller\'s rate bucket', async (t) => {
+t.test("subscriptions count against the caller's rate bucket", async (t) => {
   const s = await startTestServer({ files: { 'a.md': 'a' }, config: { admission: { callsPerMinute: 3 } } });
   t.teardown(() => s.close());
   const c = await s.connect();
   for (let i = 0; i < 3; i++) await c.subscribeResource({ uri: `vault://note/r${i}.md` });
-  await t.rejects(c.subscribeResource({ uri: 'vault://note/r3.md' }), /rate_limited|Too many calls/, 'the fourth subscribe in a minute is refused');
+  await t.rejects(
+    c.subscribeResource({ uri: 'vault://note/r3.md' }),
+    /rate_limited|Too many calls/,
+    'the fourth subscribe in a minute is refused',
+  );
 });
 
 t.test('a session subscribes to at most maxSubscriptionsPerSession resources', async (t) => {
@@ -104,7 +143,11 @@ t.test('a session subscribes to at most maxSubscriptionsPerSession resources', a
   const c = await s.connect();
   for (let i = 0; i < 3; i++) await c.subscribeResource({ uri: `vault://note/n${i}.md` });
   await c.subscribeResource({ uri: 'vault://note/n0.md' }); // already held: free
-  await t.rejects(c.subscribeResource({ uri: 'vault://note/n3.md' }), /too_many_subscriptions|resource subscriptions/, 'the fourth distinct URI is refused');
+  await t.rejects(
+    c.subscribeResource({ uri: 'vault://note/n3.md' }),
+    /too_many_subscriptions|resource subscriptions/,
+    'the fourth distinct URI is refused',
+  );
   await c.unsubscribeResource({ uri: 'vault://note/n0.md' });
   await c.subscribeResource({ uri: 'vault://note/n3.md' });
   t.equal(s.host.subscriptions.count(), 3, 'unsubscribing makes room');

@@ -17,7 +17,13 @@ const FAST = { admission: { callsPerMinute: 1_000_000, writesPerMinute: 1_000_00
 // Servers start slowly on a loaded machine: one serves every case but the opt-in one.
 t.setTimeout(360_000);
 const s = await startTestServer({
-  files: { 'a.md': '# A\n', 'A/n.md': 'x\n', 'ok.md': '# ok\n', 'Old/evil\n- forged.md — Forged (1 B)\u001b[31m.md': '# evil\n', 'plain.md': '# plain\n' },
+  files: {
+    'a.md': '# A\n',
+    'A/n.md': 'x\n',
+    'ok.md': '# ok\n',
+    'Old/evil\n- forged.md — Forged (1 B)\u001b[31m.md': '# evil\n',
+    'plain.md': '# plain\n',
+  },
   config: FAST,
 });
 t.teardown(() => s.close());
@@ -25,11 +31,26 @@ t.teardown(() => s.close());
 async function session(s: TestServer): Promise<Record<string, string>> {
   const r = await fetch(`${s.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${s.key}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${s.key}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   await r.text();
-  return { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${s.key}`, 'mcp-session-id': r.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-06-18' };
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${s.key}`,
+    'mcp-session-id': r.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-06-18',
+  };
 }
 
 t.test('NUL, lone surrogates and 50,000-deep arguments are invalid_arguments', async (t) => {
@@ -51,15 +72,29 @@ t.test('NUL, lone surrogates and 50,000-deep arguments are invalid_arguments', a
   const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers, body: deep });
   // A session's answers stream as Server-Sent Events (so a tool can ask for input mid-call): read the answer's data line.
   const raw = await res.text();
-  const json = res.headers.get('content-type')?.startsWith('text/event-stream') ? raw.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).find((d) => d.includes('"id":2')) ?? '{}' : raw;
+  const json = res.headers.get('content-type')?.startsWith('text/event-stream')
+    ? (raw
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5))
+        .find((d) => d.includes('"id":2')) ?? '{}')
+    : raw;
   const body = JSON.parse(json) as { result?: Result; error?: unknown };
-  t.equal(body.result ? codeOf(body.result) : `error ${JSON.stringify(body.error)}`, 'invalid_arguments', '50,000-deep arguments: invalid_arguments, not internal');
+  t.equal(
+    body.result ? codeOf(body.result) : `error ${JSON.stringify(body.error)}`,
+    'invalid_arguments',
+    '50,000-deep arguments: invalid_arguments, not internal',
+  );
   t.match(textOf(body.result ?? {}), /admission\.maxArgumentDepth/);
 });
 
 t.test('writes into a folder being swapped for a symlink never answer internal', async (t) => {
   const c = await s.connect();
-  const child = spawn('/bin/sh', ['-c', 'end=$(($(date +%s)+5)); while [ $(date +%s) -lt $end ]; do rm -rf A; ln -s /tmp A; rm A; mkdir A; done'], { cwd: s.vaultDir });
+  const child = spawn(
+    '/bin/sh',
+    ['-c', 'end=$(($(date +%s)+5)); while [ $(date +%s) -lt $end ]; do rm -rf A; ln -s /tmp A; rm A; mkdir A; done'],
+    { cwd: s.vaultDir },
+  );
   t.teardown(() => void child.kill());
   const codes = new Map<string, number>();
   const until = Date.now() + 3000;
@@ -73,7 +108,10 @@ t.test('writes into a folder being swapped for a symlink never answer internal',
   }
   t.notOk(codes.has('internal'), `no internal among ${JSON.stringify(Object.fromEntries(codes))}`);
   t.notOk(codes.has('unparsed'));
-  t.notOk(fs.existsSync('/tmp/x0.md') && fs.readFileSync('/tmp/x0.md', 'utf8') === 'hi', 'nothing was written through the symlink');
+  t.notOk(
+    fs.existsSync('/tmp/x0.md') && fs.readFileSync('/tmp/x0.md', 'utf8') === 'hi',
+    'nothing was written through the symlink',
+  );
 });
 
 t.test('control characters: refused in new names, escaped when listing existing ones', async (t) => {
@@ -82,10 +120,16 @@ t.test('control characters: refused in new names, escaped when listing existing 
     const r = (await c.callTool({ name: 'create_note', arguments: { path: p, content: 'x' } })) as Result;
     t.equal(codeOf(r), 'invalid_path', `create_note ${JSON.stringify(p)}: invalid_path`);
   }
-  const mv = (await c.callTool({ name: 'move_note', arguments: { from_path: 'ok.md', to_path: 'moved\r\n.md' } })) as Result;
+  const mv = (await c.callTool({
+    name: 'move_note',
+    arguments: { from_path: 'ok.md', to_path: 'moved\r\n.md' },
+  })) as Result;
   t.equal(codeOf(mv), 'invalid_path', 'move_note to a name with CR LF: invalid_path');
   t.ok(fs.existsSync(path.join(s.vaultDir, 'ok.md')), 'the note stayed where it was');
-  const wf = (await c.callTool({ name: 'write_file', arguments: { path: 'img\u001b.png', content: 'aGk=', encoding: 'base64' } })) as Result;
+  const wf = (await c.callTool({
+    name: 'write_file',
+    arguments: { path: 'img\u001b.png', content: 'aGk=', encoding: 'base64' },
+  })) as Result;
   t.equal(codeOf(wf), 'invalid_path', 'write_file with ESC in the name: invalid_path');
   const lf = (await c.callTool({ name: 'list_files', arguments: { folder: 'Old' } })) as Result;
   t.notOk(/\n- forged/.test(textOf(lf)) || textOf(lf).includes('\u001b'), 'list_files shows the existing name escaped');
@@ -96,7 +140,12 @@ t.test('control characters: refused in new names, escaped when listing existing 
     await new Promise((r) => setTimeout(r, 100));
   }
   t.match(textOf(ln), /evil\\x0a- forged/, 'list_notes shows it escaped');
-  t.notOk(textOf(ln).split('\n').some((l) => l.startsWith('- forged')), 'no forged line');
+  t.notOk(
+    textOf(ln)
+      .split('\n')
+      .some((l) => l.startsWith('- forged')),
+    'no forged line',
+  );
 });
 
 t.test('hard links are not served, indexed or written', async (t) => {
@@ -111,7 +160,10 @@ t.test('hard links are not served, indexed or written', async (t) => {
   const rf = (await c.callTool({ name: 'read_file', arguments: { path: 'linked.md' } })) as Result;
   t.not(codeOf(rf), 'ok', `read_file refuses it too (${codeOf(rf)})`);
   t.notOk(textOf(rf).includes('secret outside'));
-  const edit = (await c.callTool({ name: 'edit_note', arguments: { path: 'linked.md', content: 'pwned', append: true } })) as Result;
+  const edit = (await c.callTool({
+    name: 'edit_note',
+    arguments: { path: 'linked.md', content: 'pwned', append: true },
+  })) as Result;
   t.equal(codeOf(edit), 'hard_link', 'edit_note: hard_link');
   t.equal(fs.readFileSync(outside, 'utf8'), '# secret outside the vault\n', 'the outside file is untouched');
   await new Promise((r) => setTimeout(r, 1000)); // the initial scan has seen it by now
@@ -121,11 +173,19 @@ t.test('hard links are not served, indexed or written', async (t) => {
 
 t.test('HTTP edges: text/plain is 415, an empty batch is 400, /health checks Host and Origin', async (t) => {
   const headers = await session(s);
-  const plain = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+  const plain = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'text/plain' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
   t.equal(plain.status, 415, 'text/plain: 415');
   await plain.text();
   const { 'mcp-session-id': _sid, ...noSession } = headers;
-  const plainInit = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...noSession, 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"initialize"}' });
+  const plainInit = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { ...noSession, 'content-type': 'text/plain' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"initialize"}',
+  });
   t.equal(plainInit.status, 415, 'text/plain without a session: 415 (was a misleading 400)');
   await plainInit.text();
   const empty = await fetch(`${s.url}/mcp`, { method: 'POST', headers, body: '[]' });
@@ -137,10 +197,15 @@ t.test('HTTP edges: text/plain is 415, an empty batch is 400, /health checks Hos
   const { port } = new URL(s.url);
   // fetch will not send a foreign Host header; node:http will (as a DNS-rebinding page's browser does)
   const rebind = await new Promise<number>((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: Number(port), path: '/health', headers: { host: `attacker.example:${port}` } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    http
+      .get(
+        { host: '127.0.0.1', port: Number(port), path: '/health', headers: { host: `attacker.example:${port}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      )
+      .on('error', reject);
   });
   t.equal(rebind, 403, '/health with a foreign Host: 403');
   const origin = await fetch(`${s.url}/health`, { headers: { origin: 'https://attacker.example' } });

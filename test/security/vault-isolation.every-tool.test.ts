@@ -18,7 +18,17 @@ t.setTimeout(300_000);
 
 const A_NOTE = 'alpha-private/Alpha Secret Plans.md';
 /** Words only A's vault holds, which B never sends: any of them in an answer to B is a leak. */
-const SECRETS = ['hiddenpayload', 'secretfrontvalue', 'alphahidden', 'Alpha Other', 'alpha-diary', 'feed the alpha cat', 'northdata', 'northvault', 'alice'];
+const SECRETS = [
+  'hiddenpayload',
+  'secretfrontvalue',
+  'alphahidden',
+  'Alpha Other',
+  'alpha-diary',
+  'feed the alpha cat',
+  'northdata',
+  'northvault',
+  'alice',
+];
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'exo-isolation-'));
 const rootA = path.join(tmp, 'north');
@@ -27,7 +37,11 @@ const put = (root: string, rel: string, text: string) => {
   mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
   writeFileSync(path.join(root, rel), text);
 };
-put(rootA, A_NOTE, '---\ncodename: secretfrontvalue\ntags: [alphahidden]\n---\n# Plans\n\nzqxalphasecret hiddenpayload, see [[Alpha Other]]. #alphatag\n\n- [ ] feed the alpha cat 📅 2026-01-01\n- [ ] second alpha chore\n\n## Section One\n\nhiddenpayload again\n');
+put(
+  rootA,
+  A_NOTE,
+  '---\ncodename: secretfrontvalue\ntags: [alphahidden]\n---\n# Plans\n\nzqxalphasecret hiddenpayload, see [[Alpha Other]]. #alphatag\n\n- [ ] feed the alpha cat 📅 2026-01-01\n- [ ] second alpha chore\n\n## Section One\n\nhiddenpayload again\n',
+);
 put(rootA, 'alpha-diary/Alpha Other.md', 'hiddenpayload two, back to [[Alpha Secret Plans]] #alphatag\n');
 put(rootA, 'alpha-diary/northdata.csv', 'hiddenpayload,1\n');
 put(rootB, 'Beta Note.md', '# Beta\n\nbeta content #betatag\n\n- [ ] beta task\n');
@@ -61,7 +75,8 @@ t.test('both vaults are served, each with its own index', async (t) => {
     const v = server.host.vaults.all().find((x) => x.row.name === name)!;
     t.equal(v.state, 'serving', `${name} is served${v.reason ? `: ${v.reason}` : ''}`);
     const deadline = Date.now() + 60_000;
-    while (!(v.index!.status().ready && v.index!.status().pending === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!(v.index!.status().ready && v.index!.status().pending === 0) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     t.ok(v.index!.status().ready, `${name} is indexed`);
   }
   t.equal(server.host.vaults.all().length, 3, 'vault.path and the two declared vaults');
@@ -109,11 +124,19 @@ const harvest = (value: unknown) => {
 };
 const learnedFor = (prop: string): string[] => {
   const out = new Set<string>();
-  for (const [k, vs] of learned) if (k === prop || k === `next_${prop}` || k.endsWith(`_${prop}`) || (prop.endsWith('_id') && k === 'id') || (prop === 'expected_hash' && k === 'content_hash')) vs.forEach((v) => out.add(v));
+  for (const [k, vs] of learned)
+    if (
+      k === prop ||
+      k === `next_${prop}` ||
+      k.endsWith(`_${prop}`) ||
+      (prop.endsWith('_id') && k === 'id') ||
+      (prop === 'expected_hash' && k === 'content_hash')
+    )
+      vs.forEach((v) => out.add(v));
   return [...out].slice(0, 4);
 };
 
-t.test('user A can see what B must not (the test is not vacuous), and A\'s identifiers are learned', async (t) => {
+t.test("user A can see what B must not (the test is not vacuous), and A's identifiers are learned", async (t) => {
   const aTools = (await alice.listTools()).tools.map((x) => x.name);
   const asA: Array<[string, Record<string, unknown>]> = [
     ['list_notes', { limit: 1 }],
@@ -144,13 +167,13 @@ t.test('user A can see what B must not (the test is not vacuous), and A\'s ident
   t.ok(learned.size > 3, `identifiers learned from A: ${[...learned.keys()].join(', ')}`);
 });
 
-t.test('the server instructions name each user\'s own vault only', async (t) => {
+t.test("the server instructions name each user's own vault only", async (t) => {
   t.match(alice.getInstructions() ?? '', /northvault/);
   t.match(bob.getInstructions() ?? '', /southvault/);
   t.same(leaks(bob.getInstructions()), []);
 });
 
-t.test('a resource update in A\'s vault reaches A\'s subscription and never B\'s', async (t) => {
+t.test("a resource update in A's vault reaches A's subscription and never B's", async (t) => {
   const uri = `vault://note/${encodeURI(A_NOTE)}`;
   const got = { alice: [] as string[], bob: [] as string[] };
   alice.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => void got.alice.push(n.params.uri));
@@ -159,14 +182,19 @@ t.test('a resource update in A\'s vault reaches A\'s subscription and never B\'s
     await c.subscribeResource({ uri });
     await c.subscribeResource({ uri: 'vault://changes' });
   }
-  const r = await call(alice, 'edit_note', { path: A_NOTE, content: '\nappended by alice hiddenpayload\n', append: true });
+  const r = await call(alice, 'edit_note', {
+    path: A_NOTE,
+    content: '\nappended by alice hiddenpayload\n',
+    append: true,
+  });
   t.notOk((r as { isError?: boolean }).isError, 'A edits its note');
   const deadline = Date.now() + 10_000;
-  while (!(got.alice.includes(uri) && got.alice.includes('vault://changes')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (!(got.alice.includes(uri) && got.alice.includes('vault://changes')) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   t.ok(got.alice.includes(uri), 'A hears of its note');
   t.ok(got.alice.includes('vault://changes'), 'A hears of its change feed');
   await new Promise((r) => setTimeout(r, 800));
-  t.same(got.bob, [], 'B hears nothing of A\'s vault');
+  t.same(got.bob, [], "B hears nothing of A's vault");
   for (const c of [alice, bob]) {
     await c.unsubscribeResource({ uri });
     await c.unsubscribeResource({ uri: 'vault://changes' });
@@ -197,10 +225,14 @@ function valueFor(prop: string, schema: Record<string, any>): unknown[] {
   return ['x'];
 }
 
-t.test('every tool B can call, with every identifier learned from A, answers nothing of A\'s', async (t) => {
+t.test("every tool B can call, with every identifier learned from A, answers nothing of A's", async (t) => {
   const before = treeHash(rootA);
   const tools = (await bob.listTools()).tools;
-  t.same(tools.map((x) => x.name).sort(), (await alice.listTools()).tools.map((x) => x.name).sort(), 'B lists the same tools as A');
+  t.same(
+    tools.map((x) => x.name).sort(),
+    (await alice.listTools()).tools.map((x) => x.name).sort(),
+    'B lists the same tools as A',
+  );
   t.ok(tools.length >= 30, `${tools.length} tools under test`);
   let calls = 0;
   for (const tool of tools) {
@@ -221,18 +253,26 @@ t.test('every tool B can call, with every identifier learned from A, answers not
       const r = await call(bob, tool.name, args);
       calls++;
       const found = leaks(r, args);
-      if (found.length) t.fail(`${tool.name}(${JSON.stringify(args)}) leaked ${found.join(', ')}: ${JSON.stringify(r).slice(0, 400)}`);
+      if (found.length)
+        t.fail(`${tool.name}(${JSON.stringify(args)}) leaked ${found.join(', ')}: ${JSON.stringify(r).slice(0, 400)}`);
     }
   }
   t.pass(`${calls} calls by B, none revealed anything of A's vault`);
   t.equal(treeHash(rootA), before, "A's vault files are untouched by B's calls");
 });
 
-t.test('resources, templates, prompts and completions answer B about B\'s vault only', async (t) => {
+t.test("resources, templates, prompts and completions answer B about B's vault only", async (t) => {
   const list = await bob.listResources();
   t.same(leaks(list), [], 'resources/list');
   t.same(leaks(await bob.listResourceTemplates()), [], 'resources/templates/list');
-  for (const uri of [`vault://note/${encodeURI(A_NOTE)}`, `vault://note/${A_NOTE}`, 'vault://note/alpha-diary/Alpha%20Other.md', 'vault://changes', 'vault://guide', ...list.resources.map((r) => r.uri)]) {
+  for (const uri of [
+    `vault://note/${encodeURI(A_NOTE)}`,
+    `vault://note/${A_NOTE}`,
+    'vault://note/alpha-diary/Alpha%20Other.md',
+    'vault://changes',
+    'vault://guide',
+    ...list.resources.map((r) => r.uri),
+  ]) {
     let out: unknown;
     try {
       out = await bob.readResource({ uri });
@@ -244,7 +284,8 @@ t.test('resources, templates, prompts and completions answer B about B\'s vault 
   const prompts = (await bob.listPrompts()).prompts;
   for (const p of prompts) {
     const args: Record<string, string> = {};
-    for (const a of p.arguments ?? []) args[a.name] = /path|note/.test(a.name) ? A_NOTE : /folder/.test(a.name) ? 'alpha-private' : 'hiddenpayload-free';
+    for (const a of p.arguments ?? [])
+      args[a.name] = /path|note/.test(a.name) ? A_NOTE : /folder/.test(a.name) ? 'alpha-private' : 'hiddenpayload-free';
     let out: unknown;
     try {
       out = await bob.getPrompt({ name: p.name, arguments: args });
@@ -253,14 +294,18 @@ t.test('resources, templates, prompts and completions answer B about B\'s vault 
     }
     t.same(leaks(out, args), [], `prompts/get ${p.name}`);
     for (const a of p.arguments ?? []) {
-      const c = await bob.complete({ ref: { type: 'ref/prompt', name: p.name }, argument: { name: a.name, value: 'Alpha' } }).catch((e: Error) => e.message);
+      const c = await bob
+        .complete({ ref: { type: 'ref/prompt', name: p.name }, argument: { name: a.name, value: 'Alpha' } })
+        .catch((e: Error) => e.message);
       t.same(leaks(c), [], `completion of ${p.name}.${a.name}`);
     }
   }
   for (const tpl of (await bob.listResourceTemplates()).resourceTemplates) {
     for (const name of [...tpl.uriTemplate.matchAll(/\{\+?(\w+)\}/g)].map((m) => m[1])) {
       for (const value of ['', 'Alpha', 'alpha-diary/']) {
-        const c = await bob.complete({ ref: { type: 'ref/resource', uri: tpl.uriTemplate }, argument: { name, value } }).catch((e: Error) => e.message);
+        const c = await bob
+          .complete({ ref: { type: 'ref/resource', uri: tpl.uriTemplate }, argument: { name, value } })
+          .catch((e: Error) => e.message);
         t.same(leaks(c, value), [], `completion of ${tpl.uriTemplate} ${name}="${value}"`);
       }
     }

@@ -12,7 +12,8 @@ export const refusals = familyRefusals({
     details: ['url', 'id'],
   },
   bookmarks_full: {
-    sentence: 'This vault already keeps {limit} bookmarks (bookmarks.max); remove some or ask the operator to raise it.',
+    sentence:
+      'This vault already keeps {limit} bookmarks (bookmarks.max); remove some or ask the operator to raise it.',
     retryable: false,
     details: ['limit'],
   },
@@ -33,7 +34,11 @@ export interface BookmarkStore {
 export const BOOKMARK_STORE = serviceRef<BookmarkStore>('bookmark-store');
 
 async function countIn(ctx: Pick<Ctx, 'db'>, vaultId: number): Promise<number> {
-  const row = await ctx.db.selectFrom('example_bookmarks').select((eb) => eb.fn.countAll<string>().as('n')).where('vault_id', '=', vaultId).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('example_bookmarks')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('vault_id', '=', vaultId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -42,7 +47,12 @@ export default defineFamily<BookmarksTools>({
   description: 'Bookmarks kept per vault (an example family)',
   schemas: new URL('../../schemas/', import.meta.url),
   settings: {
-    bookmarks: { type: 'object', properties: { max: { type: 'integer', minimum: 1, default: 1000, description: 'Most bookmarks one vault keeps.' } } },
+    bookmarks: {
+      type: 'object',
+      properties: {
+        max: { type: 'integer', minimum: 1, default: 1000, description: 'Most bookmarks one vault keeps.' },
+      },
+    },
   },
   refusals,
   // Services by typed ref; optional(): the family works without it (health says whether it runs).
@@ -70,13 +80,25 @@ export default defineFamily<BookmarksTools>({
     add_bookmark: defineTool<BookmarksTools['add_bookmark']>({
       async handler(input, ctx: Ctx) {
         const vaultId = ctx.principal.vaultId;
-        const held = await ctx.db.selectFrom('example_bookmarks').select('id').where('vault_id', '=', vaultId).where('url', '=', input.url).executeTakeFirst();
+        const held = await ctx.db
+          .selectFrom('example_bookmarks')
+          .select('id')
+          .where('vault_id', '=', vaultId)
+          .where('url', '=', input.url)
+          .executeTakeFirst();
         if (held) refusals.refuse('bookmark_exists', { url: input.url, id: held.id });
         const count = await countIn(ctx, vaultId);
-        if (count >= ctx.settings.bookmarks.max) refusals.refuse('bookmarks_full', { limit: ctx.settings.bookmarks.max });
+        if (count >= ctx.settings.bookmarks.max)
+          refusals.refuse('bookmarks_full', { limit: ctx.settings.bookmarks.max });
         const row = await ctx.db
           .insertInto('example_bookmarks')
-          .values({ vault_id: vaultId, url: input.url, title: input.title, tags: JSON.stringify(input.tags ?? []), added: ctx.now() })
+          .values({
+            vault_id: vaultId,
+            url: input.url,
+            title: input.title,
+            tags: JSON.stringify(input.tags ?? []),
+            added: ctx.now(),
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
         return { id: Number(row.id), url: input.url, count: count + 1 };
@@ -85,14 +107,29 @@ export default defineFamily<BookmarksTools>({
     }),
     list_bookmarks: defineTool<BookmarksTools['list_bookmarks']>({
       async handler(input, ctx: Ctx) {
-        let q = ctx.db.selectFrom('example_bookmarks').select(['id', 'url', 'title', 'tags', 'added']).where('vault_id', '=', ctx.principal.vaultId);
+        let q = ctx.db
+          .selectFrom('example_bookmarks')
+          .select(['id', 'url', 'title', 'tags', 'added'])
+          .where('vault_id', '=', ctx.principal.vaultId);
         if (input.tag) q = q.where('tags', '@>', JSON.stringify([input.tag]));
-        const rows = await q.orderBy('id', 'desc').limit(input.limit ?? 50).execute();
+        const rows = await q
+          .orderBy('id', 'desc')
+          .limit(input.limit ?? 50)
+          .execute();
         return {
-          bookmarks: rows.map((r) => ({ id: Number(r.id), url: r.url, title: r.title, tags: typeof r.tags === 'string' ? JSON.parse(r.tags) : r.tags, added: new Date(r.added).toISOString() })),
+          bookmarks: rows.map((r) => ({
+            id: Number(r.id),
+            url: r.url,
+            title: r.title,
+            tags: typeof r.tags === 'string' ? JSON.parse(r.tags) : r.tags,
+            added: new Date(r.added).toISOString(),
+          })),
         };
       },
-      render: (out) => out.bookmarks.map((b) => `${b.id}. ${b.title} <${b.url}>${b.tags.length ? ` #${b.tags.join(' #')}` : ''}`).join('\n') || 'No bookmarks.',
+      render: (out) =>
+        out.bookmarks
+          .map((b) => `${b.id}. ${b.title} <${b.url}>${b.tags.length ? ` #${b.tags.join(' #')}` : ''}`)
+          .join('\n') || 'No bookmarks.',
     }),
   },
   async health(ctx) {

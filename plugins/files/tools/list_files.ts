@@ -26,14 +26,30 @@ async function handler(input: ListFilesInput, ctx: ToolContext<FilesCtxSettings>
   const pattern = effectivePattern(input.pattern ?? '*');
   const offset = input.offset ?? 0;
   // The listing's order is stable (names sorted per folder, depth first), so an offset continues it.
-  const raw: VaultEntry[] = (await ctx.vault.fs.list(folder, { recursive: input.recursive ?? false, pattern, limit: offset + limit + 1 })).slice(offset);
+  const raw: VaultEntry[] = (
+    await ctx.vault.fs.list(folder, { recursive: input.recursive ?? false, pattern, limit: offset + limit + 1 })
+  ).slice(offset);
   const truncated = raw.length > limit;
   const entries = raw.slice(0, limit).map((e): Entry => {
-    const out: Entry = { path: e.path, kind: e.kind, size: e.kind === 'directory' ? 0 : e.size, mtime: new Date(e.mtimeMs).toISOString() };
-    if (e.kind === 'symlink' && e.linkTarget !== undefined) out.target = e.linkInside ? e.linkTarget : '(outside the vault)';
+    const out: Entry = {
+      path: e.path,
+      kind: e.kind,
+      size: e.kind === 'directory' ? 0 : e.size,
+      mtime: new Date(e.mtimeMs).toISOString(),
+    };
+    if (e.kind === 'symlink' && e.linkTarget !== undefined)
+      out.target = e.linkInside ? e.linkTarget : '(outside the vault)';
     return out;
   });
-  return { folder, entries, count: entries.length, truncated, limit, offset, ...(truncated ? { next_offset: offset + entries.length } : {}) };
+  return {
+    folder,
+    entries,
+    count: entries.length,
+    truncated,
+    limit,
+    offset,
+    ...(truncated ? { next_offset: offset + entries.length } : {}),
+  };
 }
 
 function render(o: ListFilesOutput): string {
@@ -41,10 +57,14 @@ function render(o: ListFilesOutput): string {
   const lines = o.entries.map((e) => {
     const when = e.mtime.slice(0, 16).replace('T', ' ');
     const size = e.kind === 'directory' ? '-' : formatBytes(e.size);
-    const name = printable(e.kind === 'directory' ? `${e.path}/` : e.kind === 'symlink' ? `${e.path} -> ${e.target ?? '?'}` : e.path);
+    const name = printable(
+      e.kind === 'directory' ? `${e.path}/` : e.kind === 'symlink' ? `${e.path} -> ${e.target ?? '?'}` : e.path,
+    );
     return `${when}  ${size.padStart(9)}  ${name}`;
   });
-  const tail = o.truncated ? `\n… more entries exist: listing stopped at limit=${o.limit}; continue with offset=${o.next_offset}` : '';
+  const tail = o.truncated
+    ? `\n… more entries exist: listing stopped at limit=${o.limit}; continue with offset=${o.next_offset}`
+    : '';
   return `${o.folder}: ${o.count} entries${o.offset ? ` from offset ${o.offset}` : ''}\n${lines.join('\n')}${tail}`;
 }
 
@@ -52,6 +72,10 @@ const tool = defineTool<FilesTools['list_files']>({
   handler,
   render,
   // Over the result budget a page holds fewer entries; next_offset continues after the last one shown.
-  paging: { limit: 'limit', size: (o) => o.count, next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }) },
+  paging: {
+    limit: 'limit',
+    size: (o) => o.count,
+    next: (input, o) => (o.next_offset === undefined ? undefined : { ...input, offset: o.next_offset }),
+  },
 });
 export default tool;

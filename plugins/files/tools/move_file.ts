@@ -11,37 +11,61 @@ type MoveFileOutput = FilesTools['move_file']['output'];
 
 async function handler(input: MoveFileInput, ctx: ToolContext<FilesCtxSettings>): Promise<MoveFileOutput> {
   const expected = input.expected_hash;
-  if (expected !== undefined && !HASH_RE.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
+  if (expected !== undefined && !HASH_RE.test(expected))
+    ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
   const fs = ctx.vault.fs;
   const from = fs.checkPath(input.from_path);
   const to = fs.checkPath(input.to_path);
-  for (const p of [from, to]) if (isMarkdownPath(p)) filesRefusals.refuse('markdown_not_allowed', { path: p, instead: 'move_note' });
+  for (const p of [from, to])
+    if (isMarkdownPath(p)) filesRefusals.refuse('markdown_not_allowed', { path: p, instead: 'move_note' });
   if (from === to) ctx.refuse('invalid_arguments', { problems: 'from_path and to_path name the same file' });
   const st = await fs.stat(from);
   if (st.kind === 'directory') ctx.refuse('is_directory', { path: from });
-  if (st.kind === 'symlink') ctx.refuse('is_symlink', { path: from, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
+  if (st.kind === 'symlink')
+    ctx.refuse('is_symlink', { path: from, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
   const s = ctx.settings.files;
   let hash = '';
   if (st.size <= s.maxReadBytes) hash = fs.contentHash(await fs.readBytes(from, { maxBytes: s.maxReadBytes }));
-  else if (expected !== undefined) ctx.refuse('precondition_unavailable', { path: from, size: st.size, limit: s.maxReadBytes });
-  if (expected !== undefined && hash !== expected) ctx.refuse('stale_precondition', { path: from, expectedHash: expected, currentHash: hash });
+  else if (expected !== undefined)
+    ctx.refuse('precondition_unavailable', { path: from, size: st.size, limit: s.maxReadBytes });
+  if (expected !== undefined && hash !== expected)
+    ctx.refuse('stale_precondition', { path: from, expectedHash: expected, currentHash: hash });
   const rewrite = input.rewrite_links !== false;
   const dry = input.dry_run === true;
   const r = await moveWithLinks(ctx, {
-    from, to, rewriteLinks: rewrite, dryRun: dry,
-    maxNoteBytes: s.move.maxNoteBytes, maxRewritesPerNote: s.move.maxRewritesPerNote, diffContext: s.move.diffContext, maxDiffChars: s.textWindowChars,
+    from,
+    to,
+    rewriteLinks: rewrite,
+    dryRun: dry,
+    maxNoteBytes: s.move.maxNoteBytes,
+    maxRewritesPerNote: s.move.maxRewritesPerNote,
+    diffContext: s.move.diffContext,
+    maxDiffChars: s.textWindowChars,
   });
   const links = rewrite ? ` and rewrite ${r.rewritten_links} link(s) across ${r.rewritten_notes.length} note(s)` : '';
-  const failed = r.failures.map((f) => f.path).slice(0, 3).join(', ');
+  const failed = r.failures
+    .map((f) => f.path)
+    .slice(0, 3)
+    .join(', ');
   const message = dry
     ? `Dry run: would move ${from} → ${to}${links}; nothing was written`
     : `Moved ${from} → ${to}${rewrite ? ` — rewrote ${r.rewritten_links} link(s) across ${r.rewritten_notes.length} note(s)` : ''}${r.partial ? ` — partial success: links in ${failed} were not rewritten (the note changed meanwhile); the move itself stands` : ''}`;
   return {
-    from, to, moved: r.moved, dry_run: dry, content_hash: hash, rewritten_links: r.rewritten_links, rewritten_notes: r.rewritten_notes,
-    left_alone: r.left_alone, failures: r.failures, partial: r.partial, skipped: r.skipped, ...(r.diff !== undefined ? { diff: r.diff } : {}), message,
+    from,
+    to,
+    moved: r.moved,
+    dry_run: dry,
+    content_hash: hash,
+    rewritten_links: r.rewritten_links,
+    rewritten_notes: r.rewritten_notes,
+    left_alone: r.left_alone,
+    failures: r.failures,
+    partial: r.partial,
+    skipped: r.skipped,
+    ...(r.diff !== undefined ? { diff: r.diff } : {}),
+    message,
   };
 }
-
 
 const tool = defineTool<FilesTools['move_file']>({ handler, render: (o) => renderMoveResult(o) });
 export default tool;

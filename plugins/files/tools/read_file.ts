@@ -37,7 +37,12 @@ async function handler(input: ReadFileInput, ctx: ToolContext<FilesCtxSettings>)
   const st = await fs.stat(path).catch(() => undefined);
   if (st?.kind === 'directory') ctx.refuse('is_directory', { path });
   const bytes = await fs.readBytes(path, { maxBytes: s.maxReadBytes });
-  const head = { path, size: bytes.length, content_hash: fs.contentHash(bytes), ...(st && st.kind !== 'symlink' ? { mtime: new Date(st.mtimeMs).toISOString() } : {}) };
+  const head = {
+    path,
+    size: bytes.length,
+    content_hash: fs.contentHash(bytes),
+    ...(st && st.kind !== 'symlink' ? { mtime: new Date(st.mtimeMs).toISOString() } : {}),
+  };
   if (input.hash_only) return { ...head, kind: 'hash', mime: mimeOf(path), encoding: 'none' };
 
   const { kind, mime } = classify(path, bytes);
@@ -56,7 +61,18 @@ async function handler(input: ReadFileInput, ctx: ToolContext<FilesCtxSettings>)
     // Never cut a surrogate pair in half.
     if (end < text.length && end > start && /[\ud800-\udbff]/.test(text[end - 1])) end--;
     const truncated = end < text.length;
-    return { ...head, kind: 'text', mime, encoding: 'text', offset: start, returned: end - start, total: text.length, truncated, next_offset: truncated ? end : null, content: text.slice(start, end) };
+    return {
+      ...head,
+      kind: 'text',
+      mime,
+      encoding: 'text',
+      offset: start,
+      returned: end - start,
+      total: text.length,
+      truncated,
+      next_offset: truncated ? end : null,
+      content: text.slice(start, end),
+    };
   }
   if (encoding === 'auto' && kind === 'image') {
     const out: ReadFileOutput = { ...head, kind: 'image', mime, encoding: 'image' };
@@ -105,7 +121,8 @@ const tool = defineTool<FilesTools['read_file']>({
   paging: {
     limit: 'limit',
     size: (o) => o.returned ?? 0,
-    next: (input, o) => (o.truncated && typeof o.next_offset === 'number' ? { ...input, offset: o.next_offset } : undefined),
+    next: (input, o) =>
+      o.truncated && typeof o.next_offset === 'number' ? { ...input, offset: o.next_offset } : undefined,
   },
 });
 export default tool;

@@ -1,6 +1,14 @@
 // write_file: put a non-note file into the vault, no-clobber by default, checked replace on request.
 // Publishes only through ctx.vault.fs (create / replace); never writes markdown, never exceeds the cap.
-import { createFileObserved, defineTool, isRefusal, replaceFileObserved, toolWriteScope, type ToolContext, type WriteResult } from '../../../src/sdk/index.js';
+import {
+  createFileObserved,
+  defineTool,
+  isRefusal,
+  replaceFileObserved,
+  toolWriteScope,
+  type ToolContext,
+  type WriteResult,
+} from '../../../src/sdk/index.js';
 import { HASH_RE, formatBytes, isMarkdownPath, mimeOf } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';
@@ -30,19 +38,24 @@ function decode(input: WriteFileInput, path: string, limit: number, ctx: ToolCon
   const compact = input.content.replace(/\s+/g, '');
   const url = !BASE64_RE.test(compact) && BASE64URL_RE.test(compact);
   if ((!BASE64_RE.test(compact) && !url) || (!url && compact.length % 4 !== 0)) {
-    filesRefusals.refuse('invalid_content', { reason: 'content is not valid base64 (send encoding="text" for plain text)' });
+    filesRefusals.refuse('invalid_content', {
+      reason: 'content is not valid base64 (send encoding="text" for plain text)',
+    });
   }
   return Buffer.from(compact, url ? 'base64url' : 'base64');
 }
 
 async function handler(input: WriteFileInput, ctx: ToolContext<FilesCtxSettings>): Promise<WriteFileOutput> {
   const expected = input.expected_hash;
-  if (expected !== undefined && !HASH_RE.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
+  if (expected !== undefined && !HASH_RE.test(expected))
+    ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
   const fs = ctx.vault.fs;
   const path = fs.checkPath(input.path);
   if (isMarkdownPath(path)) filesRefusals.refuse('markdown_not_allowed', { path, instead: 'create_note or edit_note' });
   if (expected !== undefined && !input.overwrite) {
-    ctx.refuse('invalid_arguments', { problems: 'expected_hash applies only with overwrite=true (a new file has no bytes to compare)' });
+    ctx.refuse('invalid_arguments', {
+      problems: 'expected_hash applies only with overwrite=true (a new file has no bytes to compare)',
+    });
   }
   const bytes = decode(input, path, ctx.settings.files.maxWriteBytes, ctx);
   const mime = mimeOf(path);
@@ -54,8 +67,15 @@ async function handler(input: WriteFileInput, ctx: ToolContext<FilesCtxSettings>
     created = true;
   } else {
     try {
-      const refuseStale = (currentHash: string): never => ctx.refuse('stale_precondition', { path, expectedHash: expected, currentHash });
-      result = await replaceFileObserved(scope, path, bytes, { expectedHash: expected, maxReadBytes: ctx.settings.files.maxReadBytes, refuseStale }, ctx.log);
+      const refuseStale = (currentHash: string): never =>
+        ctx.refuse('stale_precondition', { path, expectedHash: expected, currentHash });
+      result = await replaceFileObserved(
+        scope,
+        path,
+        bytes,
+        { expectedHash: expected, maxReadBytes: ctx.settings.files.maxReadBytes, refuseStale },
+        ctx.log,
+      );
       created = false;
     } catch (e) {
       if (!isRefusal(e) || e.code !== 'not_found') throw e;
@@ -63,7 +83,14 @@ async function handler(input: WriteFileInput, ctx: ToolContext<FilesCtxSettings>
       created = true;
     }
   }
-  return { path: result.path, size: result.size, content_hash: result.contentHash, mime, created, previous_hash: result.previousHash ?? null };
+  return {
+    path: result.path,
+    size: result.size,
+    content_hash: result.contentHash,
+    mime,
+    created,
+    previous_hash: result.previousHash ?? null,
+  };
 }
 
 function render(o: WriteFileOutput): string {

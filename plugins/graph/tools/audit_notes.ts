@@ -12,9 +12,16 @@ type Output = GraphTools['audit_notes']['output'];
 
 type Section = Output['sections'][number];
 
-type Item = Section['items'][number];
-
-export const AUDIT_CLASSES = ['orphans', 'dangling_links', 'untagged', 'duplicate_titles', 'duplicate_basenames', 'ambiguous_links', 'frontmatter_errors', 'normalization_twins'] as const satisfies readonly Section['class'][];
+export const AUDIT_CLASSES = [
+  'orphans',
+  'dangling_links',
+  'untagged',
+  'duplicate_titles',
+  'duplicate_basenames',
+  'ambiguous_links',
+  'frontmatter_errors',
+  'normalization_twins',
+] as const satisfies readonly Section['class'][];
 
 const SAMPLE = 5;
 
@@ -29,7 +36,14 @@ export default defineTool<GraphTools['audit_notes']>({
     const inScope = underFolder(sql`n.path`, scope);
     const sections: Section[] = [];
     const files = new VaultFiles(ctx);
-    let attachments: Array<{ target: string; source: string; status: 'attachment' | 'ambiguous' | 'dangling'; detail: string | null }> | undefined;
+    let attachments:
+      | Array<{
+          target: string;
+          source: string;
+          status: 'attachment' | 'ambiguous' | 'dangling';
+          detail: string | null;
+        }>
+      | undefined;
     const attachmentLinks = async () => {
       if (attachments) return attachments;
       const { rows } = await sql<{ target: string; source: string }>`
@@ -38,7 +52,11 @@ export default defineTool<GraphTools['audit_notes']>({
       attachments = [];
       for (const r of rows) {
         const f = await files.resolve(r.target, r.source);
-        attachments.push({ ...r, status: f.ambiguous ? 'ambiguous' : f.resolved ? 'attachment' : 'dangling', detail: f.ambiguous ? JSON.stringify(f.candidates) : null });
+        attachments.push({
+          ...r,
+          status: f.ambiguous ? 'ambiguous' : f.resolved ? 'attachment' : 'dangling',
+          detail: f.ambiguous ? JSON.stringify(f.candidates) : null,
+        });
       }
       return attachments;
     };
@@ -87,8 +105,18 @@ export default defineTool<GraphTools['audit_notes']>({
       }
       if (cls === 'dangling_links' || cls === 'ambiguous_links') {
         // Links naming other kinds of files are settled against the vault's files, then merged in.
-        const { rows } = await sql<{ key: string; count: string | number; paths: string[]; detail: string | null }>`${q}`.execute(ctx.db);
-        const merged = new Map(rows.map((r) => [r.key, { key: r.key, count: Number(r.count), paths: new Set(r.paths ?? []), detail: r.detail }]));
+        const { rows } = await sql<{
+          key: string;
+          count: string | number;
+          paths: string[];
+          detail: string | null;
+        }>`${q}`.execute(ctx.db);
+        const merged = new Map(
+          rows.map((r) => [
+            r.key,
+            { key: r.key, count: Number(r.count), paths: new Set(r.paths ?? []), detail: r.detail },
+          ]),
+        );
         for (const a of await attachmentLinks()) {
           if (cls === 'dangling_links' ? a.status !== 'dangling' : a.status !== 'ambiguous') continue;
           const m = merged.get(a.target) ?? { key: a.target, count: 0, paths: new Set<string>(), detail: a.detail };
@@ -96,40 +124,81 @@ export default defineTool<GraphTools['audit_notes']>({
           m.paths.add(a.source);
           merged.set(a.target, m);
         }
-        const all = [...merged.values()].sort((x, y) => y.count - x.count || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+        const all = [...merged.values()].sort(
+          (x, y) => y.count - x.count || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0),
+        );
         sections.push({
           class: cls,
           total: all.length,
           items: all.slice(offset, offset + limit).map((r) => {
             const paths = [...r.paths].sort();
-            return { key: r.key, count: r.count, paths: paths.slice(0, SAMPLE), paths_total: paths.length, ...(r.detail ? { detail: r.detail } : {}) };
+            return {
+              key: r.key,
+              count: r.count,
+              paths: paths.slice(0, SAMPLE),
+              paths_total: paths.length,
+              ...(r.detail ? { detail: r.detail } : {}),
+            };
           }),
         });
         continue;
       }
-      const { rows } = await sql<{ key: string; count: string | number; paths: string[]; detail: string | null; total: string }>`
+      const { rows } = await sql<{
+        key: string;
+        count: string | number;
+        paths: string[];
+        detail: string | null;
+        total: string;
+      }>`
         SELECT x.*, count(*) OVER () AS total FROM (${q}) x LIMIT ${limit} OFFSET ${offset}`.execute(ctx.db);
       // Past the last item no row carries the total: count it on its own.
-      const total = rows.length ? Number(rows[0].total) : offset > 0 ? Number((await sql<{ n: string }>`SELECT count(*) AS n FROM (${q}) x`.execute(ctx.db)).rows[0].n) : 0;
+      const total = rows.length
+        ? Number(rows[0].total)
+        : offset > 0
+          ? Number((await sql<{ n: string }>`SELECT count(*) AS n FROM (${q}) x`.execute(ctx.db)).rows[0].n)
+          : 0;
       sections.push({
         class: cls,
         total,
-        items: rows.map((r) => ({ key: r.key, count: Number(r.count), paths: (r.paths ?? []).slice(0, SAMPLE), paths_total: (r.paths ?? []).length, ...(r.detail ? { detail: r.detail } : {}) })),
+        items: rows.map((r) => ({
+          key: r.key,
+          count: Number(r.count),
+          paths: (r.paths ?? []).slice(0, SAMPLE),
+          paths_total: (r.paths ?? []).length,
+          ...(r.detail ? { detail: r.detail } : {}),
+        })),
       });
     }
     const more = sections.some((s) => s.total > offset + s.items.length && s.items.length > 0);
-    return { folder, limit, offset, ...(more ? { next_offset: offset + limit } : {}), not_indexed: await pendingNotes(ctx.db, ctx.vault.id), sections };
+    return {
+      folder,
+      limit,
+      offset,
+      ...(more ? { next_offset: offset + limit } : {}),
+      not_indexed: await pendingNotes(ctx.db, ctx.vault.id),
+      sections,
+    };
   },
   render(o) {
-    const out = [`Audit of ${o.folder ? `\`${o.folder}/\`` : 'the vault'} (up to ${o.limit} per class${o.offset ? ` after the first ${o.offset}` : ''}${o.not_indexed ? `; ${o.not_indexed} notes not yet in the link graph` : ''}):`];
+    const out = [
+      `Audit of ${o.folder ? `\`${o.folder}/\`` : 'the vault'} (up to ${o.limit} per class${o.offset ? ` after the first ${o.offset}` : ''}${o.not_indexed ? `; ${o.not_indexed} notes not yet in the link graph` : ''}):`,
+    ];
     for (const s of o.sections) {
-      const shown = o.offset ? ` (showing ${s.items.length ? `${o.offset + 1}–${o.offset + s.items.length}` : 'none past ' + o.offset})` : ` (showing ${s.items.length})`;
+      const shown = o.offset
+        ? ` (showing ${s.items.length ? `${o.offset + 1}–${o.offset + s.items.length}` : 'none past ' + o.offset})`
+        : ` (showing ${s.items.length})`;
       out.push(`**${s.class}**: ${s.total}${s.items.length < s.total ? shown : ''}`);
       for (const i of s.items) {
         if (s.class === 'orphans' || s.class === 'untagged') out.push(`- \`${i.key}\``);
         else if (s.class === 'frontmatter_errors') out.push(`- \`${i.key}\` — ${i.detail}`);
-        else if (s.class === 'normalization_twins') out.push(`- \`${i.key}\` is ${i.count} files: ${i.paths.map((p) => `\`${p}\` (${p === p.normalize('NFC') ? 'NFC' : p === p.normalize('NFD') ? 'NFD' : 'mixed'})`).join(', ')}`);
-        else out.push(`- \`${i.key}\` ×${i.count}: ${i.paths.map((p) => `\`${p}\``).join(', ')}${i.paths_total > i.paths.length ? ` … +${i.paths_total - i.paths.length} more notes` : ''}${i.detail ? ` candidates ${i.detail}` : ''}`);
+        else if (s.class === 'normalization_twins')
+          out.push(
+            `- \`${i.key}\` is ${i.count} files: ${i.paths.map((p) => `\`${p}\` (${p === p.normalize('NFC') ? 'NFC' : p === p.normalize('NFD') ? 'NFD' : 'mixed'})`).join(', ')}`,
+          );
+        else
+          out.push(
+            `- \`${i.key}\` ×${i.count}: ${i.paths.map((p) => `\`${p}\``).join(', ')}${i.paths_total > i.paths.length ? ` … +${i.paths_total - i.paths.length} more notes` : ''}${i.detail ? ` candidates ${i.detail}` : ''}`,
+          );
       }
     }
     if (o.next_offset !== undefined) out.push(`more: offset=${o.next_offset} shows the next items of each class`);

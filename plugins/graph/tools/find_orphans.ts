@@ -7,14 +7,19 @@ import { isOrphan, pendingNotes, type GraphCtx } from '../common.js';
 import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/index.js';
 import { tagList } from './get_neighborhood.js';
 
-type Output = GraphTools['find_orphans']['output'];
-
 export default defineTool<GraphTools['find_orphans']>({
   async handler(input, ctx: GraphCtx) {
     const scope = folderScope(input.folder);
     const folder = scope.folder;
     const limit = clampLimit(input.limit, ctx.settings.graph.orphansCap, 50);
-    const { rows } = await sql<{ path: string; title: string; tags: unknown; mtime: Date | string; dangling: string; total: string }>`
+    const { rows } = await sql<{
+      path: string;
+      title: string;
+      tags: unknown;
+      mtime: Date | string;
+      dangling: string;
+      total: string;
+    }>`
       SELECT n.path, n.title, n.tags, n.mtime,
         (SELECT count(*) FROM graph_links d WHERE d.source_id = n.id AND d.target_id IS NULL AND NOT d.ambiguous AND NOT d.attachment) AS dangling,
         count(*) OVER () AS total
@@ -23,14 +28,32 @@ export default defineTool<GraphTools['find_orphans']>({
         AND ${isOrphan()}
       ORDER BY n.mtime DESC, n.path
       LIMIT ${limit}`.execute(ctx.db);
-    const orphans = rows.map((r) => ({ path: r.path, title: r.title, tags: tagList(r.tags), modified: new Date(r.mtime).toISOString(), dangling_links: Number(r.dangling) }));
-    return { folder, total: rows.length ? Number(rows[0].total) : 0, shown: orphans.length, not_indexed: await pendingNotes(ctx.db, ctx.vault.id), orphans };
+    const orphans = rows.map((r) => ({
+      path: r.path,
+      title: r.title,
+      tags: tagList(r.tags),
+      modified: new Date(r.mtime).toISOString(),
+      dangling_links: Number(r.dangling),
+    }));
+    return {
+      folder,
+      total: rows.length ? Number(rows[0].total) : 0,
+      shown: orphans.length,
+      not_indexed: await pendingNotes(ctx.db, ctx.vault.id),
+      orphans,
+    };
   },
   render(o) {
     const scope = o.folder ? ` in \`${o.folder}/\`` : '';
     const pending = o.not_indexed ? ` (${o.not_indexed} notes not yet in the link graph)` : '';
     if (o.total === 0) return `No orphan notes${scope}${pending}`;
     const head = `Found ${o.total} orphan notes${scope}${o.shown < o.total ? ` (showing ${o.shown})` : ''}${pending}:`;
-    return [head, ...o.orphans.map((r) => `- \`${r.path}\` — ${r.title}${r.tags.length ? ` [${r.tags.join(', ')}]` : ''} (modified ${r.modified.slice(0, 10)})${r.dangling_links ? ` — ${r.dangling_links} dangling links` : ''}`)].join('\n');
+    return [
+      head,
+      ...o.orphans.map(
+        (r) =>
+          `- \`${r.path}\` — ${r.title}${r.tags.length ? ` [${r.tags.join(', ')}]` : ''} (modified ${r.modified.slice(0, 10)})${r.dangling_links ? ` — ${r.dangling_links} dangling links` : ''}`,
+      ),
+    ].join('\n');
   },
 });

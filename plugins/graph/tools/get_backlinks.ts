@@ -12,7 +12,20 @@ type Output = GraphTools['get_backlinks']['output'];
 
 type Row = Output['backlinks'][number];
 
-interface LinkRow { source: string; title: string; kind: string; embed: boolean; raw: string; line: number; start_offset: number; anchor: string | null; alias: string | null; ambiguous: boolean; candidates: string[]; target: string }
+interface LinkRow {
+  source: string;
+  title: string;
+  kind: string;
+  embed: boolean;
+  raw: string;
+  line: number;
+  start_offset: number;
+  anchor: string | null;
+  alias: string | null;
+  ambiguous: boolean;
+  candidates: string[];
+  target: string;
+}
 
 export default defineTool<GraphTools['get_backlinks']>({
   async handler(input, ctx: GraphCtx) {
@@ -34,7 +47,8 @@ export default defineTool<GraphTools['get_backlinks']>({
       for (const r of named) {
         const f = await files.resolve(r.target, r.source);
         if (f.resolved === path) rows.push(r);
-        else if (f.ambiguous && f.candidates.includes(path)) rows.push({ ...r, ambiguous: true, candidates: f.candidates });
+        else if (f.ambiguous && f.candidates.includes(path))
+          rows.push({ ...r, ambiguous: true, candidates: f.candidates });
       }
     } else {
       const note = await findNote(ctx, input.path);
@@ -46,18 +60,38 @@ export default defineTool<GraphTools['get_backlinks']>({
            OR (l.vault_id = ${ctx.vault.id} AND l.name_key = ${nameKeyOfPath(note.path)} AND l.ambiguous AND l.candidates @> ${JSON.stringify([note.path])}::jsonb)
         ORDER BY l.ambiguous, n.path, l.start_offset`.execute(ctx.db));
     }
-    const backlinks = rows.slice(0, limit).map((r): Row => ({
-      source: r.source, title: r.title, kind: r.kind, embed: r.embed, text: clip(r.raw, s.linkTextChars), line: r.line, position: r.start_offset,
-      anchor: r.anchor, alias: r.alias, ambiguous: r.ambiguous, ...(r.ambiguous ? { candidates: r.candidates } : {}),
-    }));
-    return { path, total: rows.length, ambiguous: rows.filter((r) => r.ambiguous).length, shown: backlinks.length, backlinks };
+    const backlinks = rows.slice(0, limit).map(
+      (r): Row => ({
+        source: r.source,
+        title: r.title,
+        kind: r.kind,
+        embed: r.embed,
+        text: clip(r.raw, s.linkTextChars),
+        line: r.line,
+        position: r.start_offset,
+        anchor: r.anchor,
+        alias: r.alias,
+        ambiguous: r.ambiguous,
+        ...(r.ambiguous ? { candidates: r.candidates } : {}),
+      }),
+    );
+    return {
+      path,
+      total: rows.length,
+      ambiguous: rows.filter((r) => r.ambiguous).length,
+      shown: backlinks.length,
+      backlinks,
+    };
   },
   render(o) {
     if (o.total === 0) return `No backlinks to \`${o.path}\``;
     const head = `Found ${o.total - o.ambiguous} backlinks to \`${o.path}\`${o.ambiguous ? `, and ${o.ambiguous} ambiguous links that could mean it` : ''}${o.shown < o.total ? ` (showing ${o.shown})` : ''}:`;
     return [
       head,
-      ...o.backlinks.map((b) => `- **${b.title}** (\`${b.source}\`) — ${b.kind} \`${b.text}\` @ line ${b.line}, pos ${b.position}${b.ambiguous ? ` (ambiguous: could mean any of ${(b.candidates ?? []).map((c) => `\`${c}\``).join(', ')})` : ''}`),
+      ...o.backlinks.map(
+        (b) =>
+          `- **${b.title}** (\`${b.source}\`) — ${b.kind} \`${b.text}\` @ line ${b.line}, pos ${b.position}${b.ambiguous ? ` (ambiguous: could mean any of ${(b.candidates ?? []).map((c) => `\`${c}\``).join(', ')})` : ''}`,
+      ),
     ].join('\n');
   },
 });

@@ -55,7 +55,13 @@ export default defineTool<GraphTools['get_neighborhood']>({
       if (id === note.id) continue;
       const r = byId.get(id);
       if (!r) continue;
-      notes.push({ path: r.path, title: r.title, tags: tagList(r.tags), distance: v.distance, via: byId.get(v.via)?.path ?? '' });
+      notes.push({
+        path: r.path,
+        title: r.title,
+        tags: tagList(r.tags),
+        distance: v.distance,
+        via: byId.get(v.via)?.path ?? '',
+      });
     }
     notes.sort((a, b) => a.distance - b.distance || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return { path: note.path, depth, limit, count: notes.length, truncated, notes };
@@ -63,11 +69,23 @@ export default defineTool<GraphTools['get_neighborhood']>({
   render(o) {
     if (o.count === 0) return `\`${o.path}\` has no resolved-link neighbours`;
     const head = `Neighborhood of \`${o.path}\` (depth ≤ ${o.depth}, ${o.count} notes${o.truncated ? ', truncated at the limit' : ''}):`;
-    return [head, ...o.notes.map((n) => `- d=${n.distance} **${n.title}** (\`${n.path}\`)${n.tags.length ? ` [${n.tags.join(', ')}]` : ''} via \`${n.via}\``)].join('\n');
+    return [
+      head,
+      ...o.notes.map(
+        (n) =>
+          `- d=${n.distance} **${n.title}** (\`${n.path}\`)${n.tags.length ? ` [${n.tags.join(', ')}]` : ''} via \`${n.via}\``,
+      ),
+    ].join('\n');
   },
 });
 
 export function tagList(tags: unknown): string[] {
   if (!Array.isArray(tags)) return [];
-  return tags.map((t) => (typeof t === 'string' ? t : typeof t === 'object' && t !== null && 'tag' in t ? String((t as { tag: unknown }).tag) : String(t)));
+  return tags.map((t) =>
+    typeof t === 'string'
+      ? t
+      : typeof t === 'object' && t !== null && 'tag' in t
+        ? String((t as { tag: unknown }).tag)
+        : String(t),
+  );
 }

@@ -6,14 +6,23 @@ import type { HistoryCtx } from '../settings.js';
 import { historyRefusals } from '../refusals.js';
 
 /** The bytes of `rev` (a revision id or `current`), with its hash. */
-async function side(ctx: HistoryCtx, path: string, rev: string): Promise<{ bytes: Buffer | null; hash: string | null }> {
+async function side(
+  ctx: HistoryCtx,
+  path: string,
+  rev: string,
+): Promise<{ bytes: Buffer | null; hash: string | null }> {
   if (rev === 'current') {
     const bytes = await currentBytes(ctx, path, settingsOf(ctx).maxVersionBytes);
     return { bytes, hash: bytes ? ctx.vault.fs.contentHash(bytes) : null };
   }
   const row = await findRevision(ctx, path, rev);
   const bytes = await versionBytes(ctx, row);
-  if (!bytes) historyRefusals.refuse('unknown_revision', { path, revision: rev }, `The content of revision "${rev}" of "${path}" is not kept (${row.skipped ?? 'pruned'}); it cannot be diffed.`);
+  if (!bytes)
+    historyRefusals.refuse(
+      'unknown_revision',
+      { path, revision: rev },
+      `The content of revision "${rev}" of "${path}" is not kept (${row.skipped ?? 'pruned'}); it cannot be diffed.`,
+    );
   return { bytes, hash: row.hash };
 }
 
@@ -27,7 +36,12 @@ export default defineTool<HistoryTools['diff_revisions']>({
     const before = a.bytes ? asText(a.bytes) : '';
     const after = b.bytes ? asText(b.bytes) : '';
     if (before === undefined || after === undefined) {
-      return { ...base, binary: true, truncated: false, diff: `Binary content is not diffed: ${a.bytes?.length ?? 0} bytes (${a.hash ?? 'absent'}) → ${b.bytes?.length ?? 0} bytes (${b.hash ?? 'absent'}).` };
+      return {
+        ...base,
+        binary: true,
+        truncated: false,
+        diff: `Binary content is not diffed: ${a.bytes?.length ?? 0} bytes (${a.hash ?? 'absent'}) → ${b.bytes?.length ?? 0} bytes (${b.hash ?? 'absent'}).`,
+      };
     }
     const d = await boundedDiff(ctx, path, before, after);
     return { ...base, binary: false, ...d };

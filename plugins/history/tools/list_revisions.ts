@@ -12,15 +12,28 @@ export default defineTool<HistoryTools['list_revisions']>({
     const limit = clampLimit(input.limit, settingsOf(ctx).listCap, 20);
     const found = await rows(ctx.db, ctx.vault.id, path, limit + 1, parseCursor(ctx, 'list_revisions', input.cursor));
     const now = await currentBytes(ctx, path, settingsOf(ctx).maxVersionBytes).catch(() => null);
-    return { path, current_hash: now ? ctx.vault.fs.contentHash(now) : null, revisions: found.slice(0, limit).map((r) => toOut(ctx, r)), next_cursor: cursorOf(ctx, 'list_revisions', found, limit) };
+    return {
+      path,
+      current_hash: now ? ctx.vault.fs.contentHash(now) : null,
+      revisions: found.slice(0, limit).map((r) => toOut(ctx, r)),
+      next_cursor: cursorOf(ctx, 'list_revisions', found, limit),
+    };
   },
   render(o) {
-    if (o.revisions.length === 0) return `No revisions of ${o.path} are kept (current_hash: ${o.current_hash ?? 'none — no such file'}).`;
+    if (o.revisions.length === 0)
+      return `No revisions of ${o.path} are kept (current_hash: ${o.current_hash ?? 'none — no such file'}).`;
     const lines = o.revisions.map((r) => {
-      const who = r.by === 'human/sync' ? 'human/sync' : `${r.by_name ?? r.credential}${r.you ? ' (you)' : ''}${r.client ? ` via ${r.client}` : ''}${r.tool ? ` · ${r.tool}` : ''}`;
+      const who =
+        r.by === 'human/sync'
+          ? 'human/sync'
+          : `${r.by_name ?? r.credential}${r.you ? ' (you)' : ''}${r.client ? ` via ${r.client}` : ''}${r.tool ? ` · ${r.tool}` : ''}`;
       const where = r.kind === 'move' ? ` from ${r.from_path}` : '';
       return `${r.revision} ${r.at} ${r.kind}${where} by ${who} — ${r.content_hash ?? '(no content)'} ${r.size ?? '?'} bytes${r.skipped ? ` [not kept: ${r.skipped}]` : ''}`;
     });
-    return [`Revisions of ${o.path}, newest first (current_hash: ${o.current_hash ?? 'none'}):`, ...lines, ...(o.next_cursor ? [`More: cursor=${o.next_cursor}`] : [])].join('\n');
+    return [
+      `Revisions of ${o.path}, newest first (current_hash: ${o.current_hash ?? 'none'}):`,
+      ...lines,
+      ...(o.next_cursor ? [`More: cursor=${o.next_cursor}`] : []),
+    ].join('\n');
   },
 });

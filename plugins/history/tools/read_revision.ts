@@ -9,11 +9,30 @@ export default defineTool<HistoryTools['read_revision']>({
     const row = await findRevision(ctx, path, input.revision);
     const base = { path, revision: revisionId(row.id), kind: row.kind, content_hash: row.hash, size: row.size };
     const bytes = await versionBytes(ctx, row);
-    if (!bytes) return { ...base, binary: false, content: null, truncated: false, summary: row.skipped ? `This version was not kept: ${row.skipped}.` : 'This version is no longer kept.' };
+    if (!bytes)
+      return {
+        ...base,
+        binary: false,
+        content: null,
+        truncated: false,
+        summary: row.skipped ? `This version was not kept: ${row.skipped}.` : 'This version is no longer kept.',
+      };
     const text = asText(bytes);
-    if (text === undefined) return { ...base, binary: true, content: null, truncated: false, summary: `Binary content, ${bytes.length} bytes (${row.hash}); not shown.` };
+    if (text === undefined)
+      return {
+        ...base,
+        binary: true,
+        content: null,
+        truncated: false,
+        summary: `Binary content, ${bytes.length} bytes (${row.hash}); not shown.`,
+      };
     const max = settingsOf(ctx).maxReadChars;
-    return { ...base, binary: false, content: text.length > max ? text.slice(0, max) : text, truncated: text.length > max };
+    return {
+      ...base,
+      binary: false,
+      content: text.length > max ? text.slice(0, max) : text,
+      truncated: text.length > max,
+    };
   },
   render(o) {
     const head = `${o.path} at ${o.revision} (${o.kind}, ${o.content_hash ?? 'no content'})`;

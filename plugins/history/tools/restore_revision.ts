@@ -18,7 +18,12 @@ export default defineTool<HistoryTools['restore_revision']>({
     const revision = revisionId(row.id);
     if (row.target !== 'note') ctx.refuse('not_a_note', { path, instead: 'read_revision and write_file' });
     const bytes = await versionBytes(ctx, row);
-    if (!bytes) historyRefusals.refuse('unknown_revision', { path, revision }, `The content of revision "${revision}" of "${path}" is not kept (${row.skipped ?? 'pruned'}); it cannot be restored.`);
+    if (!bytes)
+      historyRefusals.refuse(
+        'unknown_revision',
+        { path, revision },
+        `The content of revision "${revision}" of "${path}" is not kept (${row.skipped ?? 'pruned'}); it cannot be restored.`,
+      );
     const text = asText(bytes);
     if (text === undefined) ctx.refuse('not_utf8', { path, offset: 0 });
     const dry = input.dry_run === true;
@@ -27,23 +32,76 @@ export default defineTool<HistoryTools['restore_revision']>({
       const body = writer.checkSize(ctx, path, text);
       if (dry) {
         const d = await boundedDiff(ctx, path, '', text);
-        return { path, revision, dry_run: true, changed: true, created: true, content_hash: null, previous_hash: null, ...d, message: `Dry run: restoring ${revision} would re-create ${path}; nothing was written` };
+        return {
+          path,
+          revision,
+          dry_run: true,
+          changed: true,
+          created: true,
+          content_hash: null,
+          previous_hash: null,
+          ...d,
+          message: `Dry run: restoring ${revision} would re-create ${path}; nothing was written`,
+        };
       }
       const r = await writer.create(ctx, path, body);
-      return { path, revision, dry_run: false, changed: true, created: true, content_hash: r.contentHash, previous_hash: null, message: `Re-created ${path} from ${revision}` };
+      return {
+        path,
+        revision,
+        dry_run: false,
+        changed: true,
+        created: true,
+        content_hash: r.contentHash,
+        previous_hash: null,
+        message: `Re-created ${path} from ${revision}`,
+      };
     }
     const note = await writer.read(ctx, path, input.expected_hash);
     if (input.expected_hash === undefined && !(await knownHash(ctx.db, ctx.vault.id, path, note.hash))) {
-      ctx.refuse('already_exists', { path }, `"${path}" now holds a note this history has never seen (${note.hash}); nothing was restored. Pass expected_hash: "${note.hash}" to replace it, or restore elsewhere after moving it.`);
+      ctx.refuse(
+        'already_exists',
+        { path },
+        `"${path}" now holds a note this history has never seen (${note.hash}); nothing was restored. Pass expected_hash: "${note.hash}" to replace it, or restore elsewhere after moving it.`,
+      );
     }
-    if (note.hash === row.hash) return { path, revision, dry_run: dry, changed: false, created: false, content_hash: note.hash, previous_hash: note.hash, ...(dry ? { diff: '' } : {}), message: `${path} already has the content of ${revision}; nothing was written` };
+    if (note.hash === row.hash)
+      return {
+        path,
+        revision,
+        dry_run: dry,
+        changed: false,
+        created: false,
+        content_hash: note.hash,
+        previous_hash: note.hash,
+        ...(dry ? { diff: '' } : {}),
+        message: `${path} already has the content of ${revision}; nothing was written`,
+      };
     const body = writer.checkSize(ctx, path, text);
     if (dry) {
       const d = await boundedDiff(ctx, path, note.text, text);
-      return { path, revision, dry_run: true, changed: true, created: false, content_hash: note.hash, previous_hash: note.hash, ...d, message: `Dry run: restoring ${revision} would change ${path}; nothing was written` };
+      return {
+        path,
+        revision,
+        dry_run: true,
+        changed: true,
+        created: false,
+        content_hash: note.hash,
+        previous_hash: note.hash,
+        ...d,
+        message: `Dry run: restoring ${revision} would change ${path}; nothing was written`,
+      };
     }
     const r = await writer.replace(ctx, note, body);
-    return { path, revision, dry_run: false, changed: true, created: false, content_hash: r.contentHash, previous_hash: note.hash, message: `Restored ${path} to ${revision}` };
+    return {
+      path,
+      revision,
+      dry_run: false,
+      changed: true,
+      created: false,
+      content_hash: r.contentHash,
+      previous_hash: note.hash,
+      message: `Restored ${path} to ${revision}`,
+    };
   },
   render(o) {
     const head = `${o.message} — content_hash: ${o.content_hash ?? 'none'}`;

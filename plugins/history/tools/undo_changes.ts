@@ -12,7 +12,8 @@ type Output = HistoryTools['undo_changes']['output'];
 function parseTime(ctx: HistoryCtx, name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const t = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(t.getTime())) ctx.refuse('invalid_arguments', { problems: `${name} "${value}" is not an ISO 8601 date or datetime` });
+  if (Number.isNaN(t.getTime()))
+    ctx.refuse('invalid_arguments', { problems: `${name} "${value}" is not an ISO 8601 date or datetime` });
   return t;
 }
 
@@ -26,7 +27,8 @@ async function textOf(ctx: HistoryCtx, hash: string | null): Promise<string | un
 export default defineTool<HistoryTools['undo_changes']>({
   async handler(input, ctx: HistoryCtx) {
     await settledStore(ctx);
-    if (input.credential !== undefined && input.client !== undefined) ctx.refuse('invalid_arguments', { problems: 'give credential or client, not both' });
+    if (input.credential !== undefined && input.client !== undefined)
+      ctx.refuse('invalid_arguments', { problems: 'give credential or client, not both' });
     const filter: UndoFilter = {
       since: parseTime(ctx, 'since', input.since),
       until: parseTime(ctx, 'until', input.until),
@@ -45,7 +47,9 @@ export default defineTool<HistoryTools['undo_changes']>({
     const groups = new Map<string, RevisionRow[]>();
     for (const r of rows) groups.set(r.path, [...(groups.get(r.path) ?? []), r]);
     // Newest change first: the note touched last is reverted first.
-    const ordered = [...groups.entries()].sort((a, b) => Number(b[1][b[1].length - 1].id) - Number(a[1][a[1].length - 1].id)).slice(0, settings.undoCap);
+    const ordered = [...groups.entries()]
+      .sort((a, b) => Number(b[1][b[1].length - 1].id) - Number(a[1][a[1].length - 1].id))
+      .slice(0, settings.undoCap);
     const out: Output = { dry_run: dry, reverted: [], conflicts: [], skipped: [], message: '' };
     for (const [path, group] of ordered) {
       const ids = group.map((r) => revisionId(r.id));
@@ -55,38 +59,58 @@ export default defineTool<HistoryTools['undo_changes']>({
       }
       const moves = group.filter((r) => r.kind === 'move');
       if (moves.length > 1 || (moves.length === 1 && group[0].kind !== 'move')) {
-        out.skipped.push({ path, reason: 'moved more than once, or arrived here before the selection: move it back with move_note' });
+        out.skipped.push({
+          path,
+          reason: 'moved more than once, or arrived here before the selection: move it back with move_note',
+        });
         continue;
       }
       // A note the selection moved here goes back to where it was (its content first, when edited since).
       const movedFrom = moves.length === 1 ? moves[0].from_path : null;
       if (movedFrom && (await ctx.vault.fs.exists(movedFrom))) {
-        out.conflicts.push({ path, reason: `its old path ${movedFrom} is taken now; left as it is`, revisions: ids, agent_diff: '', other_diff: '' });
+        out.conflicts.push({
+          path,
+          reason: `its old path ${movedFrom} is taken now; left as it is`,
+          revisions: ids,
+          agent_diff: '',
+          other_diff: '',
+        });
         continue;
       }
       const first = group[0];
       const last = group[group.length - 1];
       const selected = new Set(group.map((r) => r.id));
-      const others = (await revisionsAfter(ctx.db, ctx.vault.id, path, Number(first.id))).filter((r) => !selected.has(r.id) && Number(r.id) <= ceiling);
+      const others = (await revisionsAfter(ctx.db, ctx.vault.id, path, Number(first.id))).filter(
+        (r) => !selected.has(r.id) && Number(r.id) <= ceiling,
+      );
       const plannedHash = dry ? planned.get(path) : undefined;
-      const now = plannedHash !== undefined ? (plannedHash === null ? null : (await blob(ctx.db, ctx.vault.id, plannedHash)) ?? null) : await currentBytes(ctx, path, settings.maxVersionBytes);
+      const now =
+        plannedHash !== undefined
+          ? plannedHash === null
+            ? null
+            : ((await blob(ctx.db, ctx.vault.id, plannedHash)) ?? null)
+          : await currentBytes(ctx, path, settings.maxVersionBytes);
       const nowHash = plannedHash !== undefined ? plannedHash : now ? ctx.vault.fs.contentHash(now) : null;
       const leftByAgent = last.kind === 'delete' ? null : last.hash;
       const target = first.kind === 'create' ? null : first.previous_hash;
       const before = await textOf(ctx, target);
       const agentAfter = await textOf(ctx, leftByAgent);
       if (others.length > 0 || nowHash !== leftByAgent) {
-        const nowText = now ? asText(now) ?? '' : '';
-        const reason = others.length > 0
-          ? `changed by ${[...new Set(others.map((o) => (o.actor_kind === 'human' ? 'human/sync' : o.actor_name ?? o.actor_id ?? o.actor_kind)))].join(', ')} after the selected change; left as it is`
-          : 'changed outside this server after the selected change (e.g. in Obsidian); left as it is';
+        const nowText = now ? (asText(now) ?? '') : '';
+        const reason =
+          others.length > 0
+            ? `changed by ${[...new Set(others.map((o) => (o.actor_kind === 'human' ? 'human/sync' : (o.actor_name ?? o.actor_id ?? o.actor_kind))))].join(', ')} after the selected change; left as it is`
+            : 'changed outside this server after the selected change (e.g. in Obsidian); left as it is';
         const agent = await boundedDiff(ctx, path, before ?? '', agentAfter ?? '');
         const other = await boundedDiff(ctx, path, agentAfter ?? '', nowText);
         out.conflicts.push({ path, reason, revisions: ids, agent_diff: agent.diff, other_diff: other.diff });
         continue;
       }
       if (movedFrom && target === null && group.length > 1) {
-        out.skipped.push({ path, reason: 'moved before any version of it was kept, then edited: its content before the selection is unknown' });
+        out.skipped.push({
+          path,
+          reason: 'moved before any version of it was kept, then edited: its content before the selection is unknown',
+        });
         continue;
       }
       if (before === undefined) {
@@ -103,8 +127,20 @@ export default defineTool<HistoryTools['undo_changes']>({
           planned.set(movedFrom, target ?? nowHash);
           planned.set(path, null);
         }
-        const d = await boundedDiff(ctx, path, now ? asText(now) ?? '' : '', target === null ? (movedFrom && now ? asText(now) ?? '' : '') : before);
-        out.reverted.push({ path, action, revisions: ids, content_hash: target, diff: d.diff, ...(movedFrom ? { to_path: movedFrom } : {}) });
+        const d = await boundedDiff(
+          ctx,
+          path,
+          now ? (asText(now) ?? '') : '',
+          target === null ? (movedFrom && now ? (asText(now) ?? '') : '') : before,
+        );
+        out.reverted.push({
+          path,
+          action,
+          revisions: ids,
+          content_hash: target,
+          diff: d.diff,
+          ...(movedFrom ? { to_path: movedFrom } : {}),
+        });
         continue;
       }
       try {
@@ -140,8 +176,14 @@ export default defineTool<HistoryTools['undo_changes']>({
   },
   render(o) {
     const lines = [o.message];
-    for (const r of o.reverted) lines.push(`${o.dry_run ? 'would be ' : ''}${r.action}: ${r.path}${r.to_path ? ` → ${r.to_path}` : ''} (${r.revisions.join(', ')})${r.diff ? `\n${r.diff}` : ''}`);
-    for (const c of o.conflicts) lines.push(`CONFLICT ${c.path}: ${c.reason}\n-- what the selected change did:\n${c.agent_diff}\n-- what came after:\n${c.other_diff}`);
+    for (const r of o.reverted)
+      lines.push(
+        `${o.dry_run ? 'would be ' : ''}${r.action}: ${r.path}${r.to_path ? ` → ${r.to_path}` : ''} (${r.revisions.join(', ')})${r.diff ? `\n${r.diff}` : ''}`,
+      );
+    for (const c of o.conflicts)
+      lines.push(
+        `CONFLICT ${c.path}: ${c.reason}\n-- what the selected change did:\n${c.agent_diff}\n-- what came after:\n${c.other_diff}`,
+      );
     for (const s of o.skipped) lines.push(`skipped ${s.path}: ${s.reason}`);
     return lines.join('\n');
   },

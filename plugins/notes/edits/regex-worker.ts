@@ -1,7 +1,16 @@
 // Regular-expression replace for replace_in_note, self-contained (its source is shipped to a throwaway
 // thread by lib/regex-runner.ts): no imports, no closures, no I/O, or it cannot run there.
-export interface RegexReplacePayload { text: string; pattern: string; flags: string; replacement: string; max: number }
-export interface RegexReplaceResult { text: string; count: number }
+export interface RegexReplacePayload {
+  text: string;
+  pattern: string;
+  flags: string;
+  replacement: string;
+  max: number;
+}
+export interface RegexReplaceResult {
+  text: string;
+  count: number;
+}
 
 export function regexReplace(p: RegexReplacePayload): RegexReplaceResult {
   const re = new RegExp(p.pattern, p.flags.includes('g') ? p.flags : `${p.flags}g`);
@@ -10,7 +19,10 @@ export function regexReplace(p: RegexReplacePayload): RegexReplaceResult {
     if (p.max > 0 && count >= p.max) return String(args[0]);
     count++;
     // Expand $1, $<name>, $& and $$ the way String.prototype.replace does for one match.
-    const groups = typeof args[args.length - 1] === 'object' ? (args[args.length - 1] as Record<string, string> | undefined) : undefined;
+    const groups =
+      typeof args[args.length - 1] === 'object'
+        ? (args[args.length - 1] as Record<string, string> | undefined)
+        : undefined;
     const nums = args.slice(1, groups ? -3 : -2) as Array<string | undefined>;
     return p.replacement.replace(/\$(\$|&|\d{1,2}|<[^>]+>)/g, (whole, k: string) => {
       if (k === '$') return '$';

@@ -12,7 +12,8 @@ export interface EditableNote {
 }
 
 const enc = (s: string): Buffer => Buffer.from(s, 'utf8');
-const endsWithTerminator = (b: Buffer): boolean => b.length > 0 && (b[b.length - 1] === 0x0a || b[b.length - 1] === 0x0d);
+const endsWithTerminator = (b: Buffer): boolean =>
+  b.length > 0 && (b[b.length - 1] === 0x0a || b[b.length - 1] === 0x0d);
 
 /** Full replace: `content` is the new body; a valid line-1 frontmatter block stays byte-identical. */
 export function replaceBody(note: EditableNote, content: string, replaceFrontmatter = false): string {
@@ -39,10 +40,16 @@ export function countOccurrences(text: string, find: string, cap = Number.MAX_SA
 }
 
 /** Literal find/replace over the raw file, frontmatter included. */
-export function findReplace(note: EditableNote, find: string, replacement: string, replaceAll: boolean): { text: string; count: number } {
+export function findReplace(
+  note: EditableNote,
+  find: string,
+  replacement: string,
+  replaceAll: boolean,
+): { text: string; count: number } {
   if (find.length === 0) throw new Refusal('invalid_arguments', { problems: 'find must not be empty' });
   const count = countOccurrences(note.text, find);
-  if (count === 0) throw notesRefusals.refusal('find_not_found', { path: note.path, head: JSON.stringify(note.text.slice(0, 200)) });
+  if (count === 0)
+    throw notesRefusals.refusal('find_not_found', { path: note.path, head: JSON.stringify(note.text.slice(0, 200)) });
   if (count > 1 && !replaceAll) throw notesRefusals.refusal('find_ambiguous', { path: note.path, count });
   if (!replaceAll) {
     const i = note.text.indexOf(find);
@@ -55,26 +62,44 @@ export function findReplace(note: EditableNote, find: string, replacement: strin
 export function sectionOrRefuse(note: EditableNote, section: string): Heading {
   const r = resolveSection(note.model, section);
   if (r.ok) return r.heading;
-  const list = (hs: Heading[]): string[] => hs.slice(0, 50).map((h) => `#${h.ordinal} ${'#'.repeat(h.depth)} ${h.text} (line ${h.line})`);
+  const list = (hs: Heading[]): string[] =>
+    hs.slice(0, 50).map((h) => `#${h.ordinal} ${'#'.repeat(h.depth)} ${h.text} (line ${h.line})`);
   if (r.code === 'section_ambiguous') {
-    throw notesRefusals.refusal('section_ambiguous', { path: note.path, section, count: r.candidates.length, candidates: r.candidates.map((h) => `#${h.ordinal}`), headings: list(r.candidates) });
+    throw notesRefusals.refusal('section_ambiguous', {
+      path: note.path,
+      section,
+      count: r.candidates.length,
+      candidates: r.candidates.map((h) => `#${h.ordinal}`),
+      headings: list(r.candidates),
+    });
   }
   const candidates = r.candidates.length === 0 ? ['(the note has no ATX headings)'] : list(r.candidates);
-  throw notesRefusals.refusal('section_not_found', { path: note.path, section, candidates, headingCount: note.model.outline.length });
+  throw notesRefusals.refusal('section_not_found', {
+    path: note.path,
+    section,
+    candidates,
+    headingCount: note.model.outline.length,
+  });
 }
 
 /** Section writes refuse on a defective frontmatter block (the block would be re-attached blindly). */
 export function assertFrontmatterSound(note: EditableNote): void {
   const err = note.model.frontmatter.error;
   refuseOversizedFrontmatter(note);
-  if (err) throw notesRefusals.refusal('malformed_frontmatter', { path: note.path, reason: err.message.slice(0, 200), line: err.line });
+  if (err)
+    throw notesRefusals.refusal('malformed_frontmatter', {
+      path: note.path,
+      reason: err.message.slice(0, 200),
+      line: err.line,
+    });
 }
 
 // `[^]*`, not `(.*)$`: a U+2028 in the line made the failed `$` retry every shorter fence run (quadratic).
 /** A block over notes.maxFrontmatterBytes was never parsed, so no edit can be made through it. */
 export function refuseOversizedFrontmatter(note: EditableNote): void {
   const err = note.model.frontmatter.error;
-  if (err?.code === 'too_large') throw new Refusal('frontmatter_too_large', { path: note.path, size: err.bytes, limit: err.limit });
+  if (err?.code === 'too_large')
+    throw new Refusal('frontmatter_too_large', { path: note.path, size: err.bytes, limit: err.limit });
 }
 
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})([^]*)/;
@@ -99,7 +124,11 @@ export function unclosedIndentedFence(text: string, fromByte = 0): number | null
 }
 
 /** Replace a section's whole body (line after the heading up to the next heading of depth <= it). */
-export function replaceSection(note: EditableNote, section: string, content: string): { text: string; heading: Heading } {
+export function replaceSection(
+  note: EditableNote,
+  section: string,
+  content: string,
+): { text: string; heading: Heading } {
   assertFrontmatterSound(note);
   const fence = unclosedIndentedFence(note.text, note.model.body.start);
   if (fence !== null) throw notesRefusals.refusal('unclosed_fence', { path: note.path, line: fence });

@@ -10,7 +10,10 @@ const TAG_OK = /^[^\s#,!"$%&'()*+.:;<=>?@[\\\]^`{|}~]+$/u;
 
 export function assertTag(tag: string): string {
   const t = normalizeTag(tag);
-  if (t === '' || !TAG_OK.test(t) || /^\d+$/.test(t)) throw new Refusal('invalid_arguments', { problems: 'tag must be a tag name like "project/alpha" (letters, digits, - _ /; not only digits)' });
+  if (t === '' || !TAG_OK.test(t) || /^\d+$/.test(t))
+    throw new Refusal('invalid_arguments', {
+      problems: 'tag must be a tag name like "project/alpha" (letters, digits, - _ /; not only digits)',
+    });
   return t;
 }
 
@@ -40,9 +43,24 @@ export function rewriteInlineTags(text: string, from: string, to: string): { tex
       out.push(line);
       continue;
     }
-    if (f) { fence = f[1]; out.push(line); continue; }
+    if (f) {
+      fence = f[1];
+      out.push(line);
+      continue;
+    }
     const parts = line.split(/(`+[^`]*`+)/);
-    out.push(parts.map((p, i) => (i % 2 === 1 ? p : p.replace(re, (m: string, pre: string) => { count++; return `${pre}#${to}${m.slice(pre.length + 1 + from.length)}`; }))).join(''));
+    out.push(
+      parts
+        .map((p, i) =>
+          i % 2 === 1
+            ? p
+            : p.replace(re, (m: string, pre: string) => {
+                count++;
+                return `${pre}#${to}${m.slice(pre.length + 1 + from.length)}`;
+              }),
+        )
+        .join(''),
+    );
   }
   return { text: out.join(''), count };
 }
@@ -75,8 +93,14 @@ export function removeTag(note: EditableNote, tag: string, location: 'frontmatte
   let fence: string | null = null;
   const out = lines.map((line) => {
     const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
-    if (fence) { if (f && f[1][0] === fence[0] && f[1].length >= fence.length) fence = null; return line; }
-    if (f) { fence = f[1]; return line; }
+    if (fence) {
+      if (f && f[1][0] === fence[0] && f[1].length >= fence.length) fence = null;
+      return line;
+    }
+    if (f) {
+      fence = f[1];
+      return line;
+    }
     const parts = line.split(/(`+[^`]*`+)/);
     const replaced = parts.map((p, i) => (i % 2 === 1 ? p : p.replace(re, ''))).join('');
     if (replaced === line) return line;
@@ -91,7 +115,13 @@ export function renameTagInNote(note: EditableNote, from: string, to: string): {
   let count = 0;
   const { key, list } = fmTags(note);
   const low = from.toLowerCase();
-  if (key && list.some((t) => { const n = normalizeTag(t).toLowerCase(); return n === low || n.startsWith(`${low}/`); })) {
+  if (
+    key &&
+    list.some((t) => {
+      const n = normalizeTag(t).toLowerCase();
+      return n === low || n.startsWith(`${low}/`);
+    })
+  ) {
     const rename = (t: string): string => {
       const hash = t.startsWith('#') ? '#' : '';
       const n = normalizeTag(t);
@@ -108,7 +138,8 @@ export function renameTagInNote(note: EditableNote, from: string, to: string): {
       text = editFrontmatter(note, { [key]: renamed }, []).text;
     }
   }
-  const bodyStartBytes = note.model.frontmatter.present && !note.model.frontmatter.error ? note.model.frontmatter.bodyStart : 0;
+  const bodyStartBytes =
+    note.model.frontmatter.present && !note.model.frontmatter.error ? note.model.frontmatter.bodyStart : 0;
   const bodyStart = Buffer.from(note.text, 'utf8').subarray(0, bodyStartBytes).toString('utf8').length;
   const headLen = text.length - (note.text.length - bodyStart);
   const r = rewriteInlineTags(text.slice(headLen), from, to);

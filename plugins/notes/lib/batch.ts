@@ -12,7 +12,11 @@ export type Entry<O extends { notes: unknown[] }> = O['notes'][number];
 
 export type EntryError = Extract<Entry<ReadMultipleOutput>, { error: unknown }>['error'];
 
-export async function each<T>(ctx: NotesCtx, paths: string[], fn: (n: LoadedNote) => Promise<T>): Promise<{ entries: Array<T | { path: string; error: EntryError }>; truncated: boolean; requested: number }> {
+export async function each<T>(
+  ctx: NotesCtx,
+  paths: string[],
+  fn: (n: LoadedNote) => Promise<T>,
+): Promise<{ entries: Array<T | { path: string; error: EntryError }>; truncated: boolean; requested: number }> {
   const cap = ctx.settings.notes.read.maxBatch;
   const chosen = paths.slice(0, cap);
   const entries = await Promise.all(

@@ -31,9 +31,18 @@ export async function loadGuide(ctx: NotesCtx): Promise<GuideOutput> {
   for (const name of files) {
     try {
       const text = await ctx.vault.fs.readText(name, { maxBytes: maxChars * 4 });
-      return { primer: OBSIDIAN_PRIMER, conventions_file: name, conventions: text.slice(0, maxChars), truncated: text.length > maxChars };
+      return {
+        primer: OBSIDIAN_PRIMER,
+        conventions_file: name,
+        conventions: text.slice(0, maxChars),
+        truncated: text.length > maxChars,
+      };
     } catch (e) {
-      if (isRefusal(e) && ['not_found', 'too_large', 'not_utf8', 'is_directory', 'is_symlink', 'invalid_path'].includes(e.code)) continue;
+      if (
+        isRefusal(e) &&
+        ['not_found', 'too_large', 'not_utf8', 'is_directory', 'is_symlink', 'invalid_path'].includes(e.code)
+      )
+        continue;
       throw e;
     }
   }
@@ -47,6 +56,9 @@ export async function loadGuide(ctx: NotesCtx): Promise<GuideOutput> {
 }
 
 export function renderGuide(o: GuideOutput): string {
-  const tail = o.conventions !== null ? `\n\n# Vault-specific conventions (${o.conventions_file})\n\n${o.conventions}${o.truncated ? '\n\n[truncated: guide.maxChars]' : ''}` : `\n\n${o.hint}`;
+  const tail =
+    o.conventions !== null
+      ? `\n\n# Vault-specific conventions (${o.conventions_file})\n\n${o.conventions}${o.truncated ? '\n\n[truncated: guide.maxChars]' : ''}`
+      : `\n\n${o.hint}`;
   return o.primer + tail;
 }

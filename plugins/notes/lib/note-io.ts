@@ -26,7 +26,9 @@ function parseOptions(ctx: NotesCtx, path: string): ParseNoteOptions {
 
 /** Parse in the worker pool (notes over notes.inlineParseMaxBytes: their parse must not hold the event loop). */
 async function parseInPool(ctx: NotesCtx, path: string, bytes: Uint8Array): Promise<NoteModel> {
-  const [model] = await ctx.workers.run<NoteModel[]>('parse-notes', [{ ...parseOptions(ctx, path), bytes }], { signal: ctx.signal });
+  const [model] = await ctx.workers.run<NoteModel[]>('parse-notes', [{ ...parseOptions(ctx, path), bytes }], {
+    signal: ctx.signal,
+  });
   return model;
 }
 
@@ -42,10 +44,15 @@ export async function parseNoteBounded(ctx: NotesCtx, path: string, text: string
  * append, a find/replace or a hash check never needs it. A note over notes.inlineParseMaxBytes is parsed
  * now, in the worker pool, so no note-sized parse runs on the event loop. Refusals come from the vault core.
  */
-export async function loadNote(ctx: NotesCtx, path: string, maxBytes = ctx.settings.notes.read.maxNoteBytes): Promise<LoadedNote> {
+export async function loadNote(
+  ctx: NotesCtx,
+  path: string,
+  maxBytes = ctx.settings.notes.read.maxNoteBytes,
+): Promise<LoadedNote> {
   const { text, mtimeMs } = await ctx.vault.fs.readTextWithStat(path, { maxBytes });
   const bytes = Buffer.from(text, 'utf8');
-  let model: NoteModel | undefined = bytes.length > ctx.settings.notes.inlineParseMaxBytes ? await parseInPool(ctx, path, bytes) : undefined;
+  let model: NoteModel | undefined =
+    bytes.length > ctx.settings.notes.inlineParseMaxBytes ? await parseInPool(ctx, path, bytes) : undefined;
   return {
     path,
     text,

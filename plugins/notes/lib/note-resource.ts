@@ -2,7 +2,13 @@
 // writes and outside edits alike reach the index, so an index contributor sees both), and complete note
 // paths for the resource template and the prompts that take one.
 import { sql } from 'kysely';
-import { RESOURCE_EVENTS, type CompleteValues, type ContributorFactoryContext, type IndexContributor, type ToolContext } from '../../../src/sdk/index.js';
+import {
+  RESOURCE_EVENTS,
+  type CompleteValues,
+  type ContributorFactoryContext,
+  type IndexContributor,
+  type ToolContext,
+} from '../../../src/sdk/index.js';
 
 export const NOTE_URI_PREFIX = 'vault://note/';
 

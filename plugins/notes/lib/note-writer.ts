@@ -1,10 +1,23 @@
 // The `note-writer` service: the notes family's write path (write-safety.ts) offered to every family,
 // bound to the notes family's own settings, so update_task climbs the same ladder as edit_note.
 // Holds no state of its own; every method works through the calling tool's ctx.
-import { moveWithLinks, type NoteWriter, type ServiceFactoryContext, type ToolContext } from '../../../src/sdk/index.js';
+import {
+  moveWithLinks,
+  type NoteWriter,
+  type ServiceFactoryContext,
+  type ToolContext,
+} from '../../../src/sdk/index.js';
 import type { NotesCtx, NotesSettings } from '../settings.js';
 import { notePath } from './note-io.js';
-import { checkHashSyntax, checkSize, createNote, publish, readIncumbent, removeNote, unifiedDiff } from './write-safety.js';
+import {
+  checkHashSyntax,
+  checkSize,
+  createNote,
+  publish,
+  readIncumbent,
+  removeNote,
+  unifiedDiff,
+} from './write-safety.js';
 import type { LoadedNote } from './note-io.js';
 
 export function createNoteWriter(factory: ServiceFactoryContext): NoteWriter {
@@ -30,8 +43,14 @@ export function createNoteWriter(factory: ServiceFactoryContext): NoteWriter {
       const target = notePath(as(ctx), to);
       const model = (incumbent as Partial<LoadedNote>).model;
       await moveWithLinks(ctx, {
-        from: incumbent.path, to: target, rewriteLinks: false, dryRun: false,
-        maxNoteBytes: s.write.maxNoteBytes, maxRewritesPerNote: s.move.maxRewritesPerNote, diffContext: s.diff.context, maxDiffChars: s.read.maxChars,
+        from: incumbent.path,
+        to: target,
+        rewriteLinks: false,
+        dryRun: false,
+        maxNoteBytes: s.write.maxNoteBytes,
+        maxRewritesPerNote: s.move.maxRewritesPerNote,
+        diffContext: s.diff.context,
+        maxDiffChars: s.read.maxChars,
         ...(model ? { moved: { text: incumbent.text, model } } : {}),
       });
       return { path: target, contentHash: incumbent.hash, previousHash: incumbent.hash, size: incumbent.bytes.length };

@@ -15,7 +15,9 @@ export async function readJson(ctx: NotesCtx, file: string): Promise<unknown> {
   }
 }
 
-export async function periodicConfig(ctx: NotesCtx): Promise<Record<Granularity, PeriodicDefault> & { source: string }> {
+export async function periodicConfig(
+  ctx: NotesCtx,
+): Promise<Record<Granularity, PeriodicDefault> & { source: string }> {
   const plugin = await readJson(ctx, 'plugins/periodic-notes/data.json');
   const core = plugin ? undefined : await readJson(ctx, 'daily-notes.json');
   return mergePeriodicConfig(ctx.settings.notes.periodic, plugin, core);

@@ -2,7 +2,20 @@
 // moment.js-style format. Pure date arithmetic in the server's local time; no I/O here.
 import type { Granularity, PeriodicDefault } from '../settings.js';
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 
@@ -12,7 +25,8 @@ function isoWeek(d: Date): { week: number; year: number } {
   const day = (t.getDay() + 6) % 7;
   t.setDate(t.getDate() - day + 3);
   const firstThursday = new Date(t.getFullYear(), 0, 4);
-  const week = 1 + Math.round(((t.getTime() - firstThursday.getTime()) / 86_400_000 - 3 + ((firstThursday.getDay() + 6) % 7)) / 7);
+  const week =
+    1 + Math.round(((t.getTime() - firstThursday.getTime()) / 86_400_000 - 3 + ((firstThursday.getDay() + 6) % 7)) / 7);
   return { week, year: t.getFullYear() };
 }
 
@@ -32,26 +46,58 @@ export function formatDate(d: Date, format: string): string {
   return format.replace(tokens, (tok, literal: string | undefined) => {
     if (literal !== undefined) return literal;
     switch (tok) {
-      case 'YYYY': return String(d.getFullYear());
-      case 'YY': return pad(d.getFullYear() % 100);
-      case 'gggg': return String(localeWeek(d).year);
-      case 'GGGG': return String(isoWeek(d).year);
-      case 'MMMM': return MONTHS[d.getMonth()];
-      case 'MMM': return MONTHS[d.getMonth()].slice(0, 3);
-      case 'MM': return pad(d.getMonth() + 1);
-      case 'M': return String(d.getMonth() + 1);
-      case 'DD': return pad(d.getDate());
-      case 'D': return String(d.getDate());
-      case 'DDDD': return pad(1 + Math.round((new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() - new Date(d.getFullYear(), 0, 1).getTime()) / 86_400_000), 3);
-      case 'dddd': return DAYS[d.getDay()];
-      case 'ddd': return DAYS[d.getDay()].slice(0, 3);
-      case 'Do': { const n = d.getDate(); const s = n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th'; return `${n}${s}`; }
-      case 'ww': return pad(localeWeek(d).week);
-      case 'w': return String(localeWeek(d).week);
-      case 'WW': return pad(isoWeek(d).week);
-      case 'W': return String(isoWeek(d).week);
-      case 'Q': return String(Math.floor(d.getMonth() / 3) + 1);
-      default: return tok;
+      case 'YYYY':
+        return String(d.getFullYear());
+      case 'YY':
+        return pad(d.getFullYear() % 100);
+      case 'gggg':
+        return String(localeWeek(d).year);
+      case 'GGGG':
+        return String(isoWeek(d).year);
+      case 'MMMM':
+        return MONTHS[d.getMonth()];
+      case 'MMM':
+        return MONTHS[d.getMonth()].slice(0, 3);
+      case 'MM':
+        return pad(d.getMonth() + 1);
+      case 'M':
+        return String(d.getMonth() + 1);
+      case 'DD':
+        return pad(d.getDate());
+      case 'D':
+        return String(d.getDate());
+      case 'DDDD':
+        return pad(
+          1 +
+            Math.round(
+              (new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() -
+                new Date(d.getFullYear(), 0, 1).getTime()) /
+                86_400_000,
+            ),
+          3,
+        );
+      case 'dddd':
+        return DAYS[d.getDay()];
+      case 'ddd':
+        return DAYS[d.getDay()].slice(0, 3);
+      case 'Do': {
+        const n = d.getDate();
+        const s =
+          n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
+        return `${n}${s}`;
+      }
+      case 'ww':
+        return pad(localeWeek(d).week);
+      case 'w':
+        return String(localeWeek(d).week);
+      case 'WW':
+        return pad(isoWeek(d).week);
+      case 'W':
+        return String(isoWeek(d).week);
+      case 'Q':
+        return String(Math.floor(d.getMonth() / 3) + 1);
+      default:
+        return tok;
     }
   });
 }
@@ -61,11 +107,16 @@ export function periodStart(now: Date, g: Granularity, offset: number): Date {
   const y = now.getFullYear();
   const m = now.getMonth();
   switch (g) {
-    case 'daily': return new Date(y, m, now.getDate() + offset);
-    case 'weekly': return new Date(y, m, now.getDate() - now.getDay() + 7 * offset);
-    case 'monthly': return new Date(y, m + offset, 1);
-    case 'quarterly': return new Date(y, Math.floor(m / 3) * 3 + 3 * offset, 1);
-    default: return new Date(y + offset, 0, 1);
+    case 'daily':
+      return new Date(y, m, now.getDate() + offset);
+    case 'weekly':
+      return new Date(y, m, now.getDate() - now.getDay() + 7 * offset);
+    case 'monthly':
+      return new Date(y, m + offset, 1);
+    case 'quarterly':
+      return new Date(y, Math.floor(m / 3) * 3 + 3 * offset, 1);
+    default:
+      return new Date(y + offset, 0, 1);
   }
 }
 
@@ -76,12 +127,19 @@ export function periodicPath(cfg: PeriodicDefault, date: Date): string {
 }
 
 /** Settings from the periodic-notes plugin's data.json or the core daily-notes.json, over our defaults. */
-export function mergePeriodicConfig(defaults: Record<Granularity, PeriodicDefault>, plugin: unknown, coreDaily: unknown): Record<Granularity, PeriodicDefault> & { source: string } {
+export function mergePeriodicConfig(
+  defaults: Record<Granularity, PeriodicDefault>,
+  plugin: unknown,
+  coreDaily: unknown,
+): Record<Granularity, PeriodicDefault> & { source: string } {
   const out = { ...defaults, source: 'defaults' } as Record<Granularity, PeriodicDefault> & { source: string };
   const pick = (v: unknown): Partial<PeriodicDefault> => {
     if (typeof v !== 'object' || v === null) return {};
     const o = v as { folder?: unknown; format?: unknown; enabled?: unknown };
-    return { ...(typeof o.folder === 'string' ? { folder: o.folder } : {}), ...(typeof o.format === 'string' && o.format ? { format: o.format } : {}) };
+    return {
+      ...(typeof o.folder === 'string' ? { folder: o.folder } : {}),
+      ...(typeof o.format === 'string' && o.format ? { format: o.format } : {}),
+    };
   };
   if (coreDaily) {
     out.daily = { ...out.daily, ...pick(coreDaily) };

@@ -14,15 +14,27 @@ export interface ContentWindow {
 /** Cut `text` at [offset, offset+budget) in UTF-16 units without splitting a surrogate pair. */
 export function windowContent(text: string, offset: number, budget: number): ContentWindow {
   const total = text.length;
-  if (offset > total) throw new Refusal('invalid_arguments', { problems: `offset ${offset} is past the end of the content (${total} chars)` });
-  if (offset === total && total > 0) throw new Refusal('invalid_arguments', { problems: `offset ${offset} is exactly the end of the content (${total} chars); there is nothing more to read` });
+  if (offset > total)
+    throw new Refusal('invalid_arguments', {
+      problems: `offset ${offset} is past the end of the content (${total} chars)`,
+    });
+  if (offset === total && total > 0)
+    throw new Refusal('invalid_arguments', {
+      problems: `offset ${offset} is exactly the end of the content (${total} chars); there is nothing more to read`,
+    });
   let end = Math.min(total, offset + budget);
   if (end < total && end > offset) {
     const c = text.charCodeAt(end - 1);
     if (c >= 0xd800 && c <= 0xdbff) end--;
   }
   const truncated = end < total || offset > 0;
-  return { content: text.slice(offset, end), truncated, offset, ...(end < total ? { next_offset: end } : {}), total_chars: total };
+  return {
+    content: text.slice(offset, end),
+    truncated,
+    offset,
+    ...(end < total ? { next_offset: end } : {}),
+    total_chars: total,
+  };
 }
 
 export interface OutlineEntry {
@@ -52,10 +64,14 @@ export function budgetOutline(outline: Heading[], budget: number): { entries: Ou
 export const METADATA_DROP_ORDER = ['frontmatter', 'frontmatter_yaml', 'tags', 'heading', 'title'] as const;
 
 /** Drop whole metadata fields (in METADATA_DROP_ORDER) until their JSON fits `budget`; reports what went. */
-export function budgetMetadata<T extends Record<string, unknown>>(meta: T, budget: number): { meta: Partial<T>; omissions: string[] } {
+export function budgetMetadata<T extends Record<string, unknown>>(
+  meta: T,
+  budget: number,
+): { meta: Partial<T>; omissions: string[] } {
   const out: Record<string, unknown> = { ...meta };
   const omissions: string[] = [];
-  const size = (): number => METADATA_DROP_ORDER.reduce((n, k) => n + (out[k] === undefined ? 0 : JSON.stringify(out[k]).length), 0);
+  const size = (): number =>
+    METADATA_DROP_ORDER.reduce((n, k) => n + (out[k] === undefined ? 0 : JSON.stringify(out[k]).length), 0);
   for (const k of METADATA_DROP_ORDER) {
     if (size() <= budget) break;
     if (out[k] === undefined) continue;

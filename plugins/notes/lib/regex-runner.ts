@@ -11,9 +11,17 @@ const regexReplace = ${regexReplace.toString()};
 try { parentPort.postMessage({ ok: true, result: regexReplace(workerData) }); }
 catch (e) { parentPort.postMessage({ ok: false, message: String(e && e.message || e) }); }`;
 
-export function runRegexReplace(payload: RegexReplacePayload, timeoutMs: number, signal: AbortSignal): Promise<RegexReplaceResult> {
+export function runRegexReplace(
+  payload: RegexReplacePayload,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<RegexReplaceResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(SOURCE, { eval: true, workerData: payload, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    const worker = new Worker(SOURCE, {
+      eval: true,
+      workerData: payload,
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    });
     let settled = false;
     const finish = (fn: () => void): void => {
       if (settled) return;
@@ -23,11 +31,22 @@ export function runRegexReplace(payload: RegexReplacePayload, timeoutMs: number,
       void worker.terminate();
       fn();
     };
-    const timer = setTimeout(() => finish(() => reject(notesRefusals.refusal('regex_timeout', { timeoutMs }))), timeoutMs);
+    const timer = setTimeout(
+      () => finish(() => reject(notesRefusals.refusal('regex_timeout', { timeoutMs }))),
+      timeoutMs,
+    );
     const onAbort = (): void => finish(() => reject(new Refusal('timeout', { timeoutMs })));
     signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (m: { ok: boolean; result?: RegexReplaceResult; message?: string }) =>
-      finish(() => (m.ok && m.result ? resolve(m.result) : reject(new Refusal('invalid_arguments', { problems: `the regular expression failed: ${(m.message ?? '').slice(0, 120)}` })))),
+      finish(() =>
+        m.ok && m.result
+          ? resolve(m.result)
+          : reject(
+              new Refusal('invalid_arguments', {
+                problems: `the regular expression failed: ${(m.message ?? '').slice(0, 120)}`,
+              }),
+            ),
+      ),
     );
     worker.once('error', (e) => finish(() => reject(e)));
   });

@@ -4,11 +4,19 @@ import { parseNoteBounded } from './note-io.js';
 import { isRefusal, mapLimit } from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 
-export interface ScannedNote { path: string; text: string; lower: string; aliases: string[]; size: number; mtimeMs: number }
-
+export interface ScannedNote {
+  path: string;
+  text: string;
+  lower: string;
+  aliases: string[];
+  size: number;
+  mtimeMs: number;
+}
 
 /** Every file path (for link resolution) and every readable note's text; unreadable notes are skipped. */
-export async function readAllNotes(ctx: NotesCtx): Promise<{ files: string[]; notes: ScannedNote[]; skipped: string[] }> {
+export async function readAllNotes(
+  ctx: NotesCtx,
+): Promise<{ files: string[]; notes: ScannedNote[]; skipped: string[] }> {
   const files: string[] = [];
   const md: Array<{ path: string; size: number; mtimeMs: number }> = [];
   for await (const e of ctx.vault.fs.walk()) {
@@ -22,7 +30,10 @@ export async function readAllNotes(ctx: NotesCtx): Promise<{ files: string[]; no
   const read = await mapLimit(md, 16, async (f) => {
     try {
       const text = await ctx.vault.fs.readText(f.path, { maxBytes: max });
-      const aliases = text.startsWith('---') && /alias/i.test(text.slice(0, 8192)) ? (await parseNoteBounded(ctx, f.path, text)).aliases : [];
+      const aliases =
+        text.startsWith('---') && /alias/i.test(text.slice(0, 8192))
+          ? (await parseNoteBounded(ctx, f.path, text)).aliases
+          : [];
       return { path: f.path, text, lower: text.toLowerCase(), aliases, size: f.size, mtimeMs: f.mtimeMs };
     } catch (e) {
       if (!isRefusal(e)) throw e;

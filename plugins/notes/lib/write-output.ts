@@ -26,11 +26,36 @@ export async function finishWrite(
   // Every edit keeps the note's line-ending style (a CRLF note gets no LF lines from the edit).
   const after = keepLineEndings(note.text, edited);
   const bytes = checkSize(ctx, note.path, after);
-  if (after === note.text) return { path: note.path, changed: false, dry_run: dryRun, content_hash: note.hash, ...extra, message: `No changes for ${note.path}`, ...(dryRun ? { diff: '' } : {}) };
+  if (after === note.text)
+    return {
+      path: note.path,
+      changed: false,
+      dry_run: dryRun,
+      content_hash: note.hash,
+      ...extra,
+      message: `No changes for ${note.path}`,
+      ...(dryRun ? { diff: '' } : {}),
+    };
   if (dryRun) {
     const diff = await unifiedDiff(ctx, note.path, note.text, after);
-    return { path: note.path, changed: true, dry_run: true, content_hash: note.hash, ...extra, diff, message: `Dry run: ${what} would change ${note.path}; nothing was written` };
+    return {
+      path: note.path,
+      changed: true,
+      dry_run: true,
+      content_hash: note.hash,
+      ...extra,
+      diff,
+      message: `Dry run: ${what} would change ${note.path}; nothing was written`,
+    };
   }
   const hash = await publish(ctx, note, bytes);
-  return { path: note.path, changed: true, dry_run: false, content_hash: hash, previous_hash: note.hash, ...extra, message: `${what[0].toUpperCase()}${what.slice(1)}: ${note.path}` };
+  return {
+    path: note.path,
+    changed: true,
+    dry_run: false,
+    content_hash: hash,
+    previous_hash: note.hash,
+    ...extra,
+    message: `${what[0].toUpperCase()}${what.slice(1)}: ${note.path}`,
+  };
 }

@@ -2,7 +2,15 @@
 // observers and index write-through: every family's note writes end here (the `note-writer` service).
 // Order: malformed → no_incumbent → precondition_unavailable → required → stale → concurrent.
 import { frontmatterBlockBytes } from '../../../src/markdown/index.js';
-import { Refusal, isRefusal, observedWrite, originOf, writesObserved, INDEX, type IndexService } from '../../../src/sdk/index.js';
+import {
+  Refusal,
+  isRefusal,
+  observedWrite,
+  originOf,
+  writesObserved,
+  INDEX,
+  type IndexService,
+} from '../../../src/sdk/index.js';
 import type { NotesCtx } from '../settings.js';
 import { loadNote, type LoadedNote } from './note-io.js';
 
@@ -11,7 +19,8 @@ const HASH = /^sha256:[0-9a-f]{64}$/;
 /** Step 1, at tool entry before any path work: the caller's hash must be well formed. */
 export function checkHashSyntax(ctx: NotesCtx, expected: string | undefined): void {
   if (expected === undefined) return;
-  if (typeof expected !== 'string' || !HASH.test(expected)) ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
+  if (typeof expected !== 'string' || !HASH.test(expected))
+    ctx.refuse('malformed_precondition', { expectedHash: '(not echoed)' });
 }
 
 /**
@@ -64,7 +73,13 @@ function next(ctx: NotesCtx, bytes: Buffer): { bytes: Buffer; hash: string } | u
 /** Publish new bytes over the note we read; a change since our read is `concurrent_write`. */
 export async function publish(ctx: NotesCtx, note: Incumbent, bytes: Buffer): Promise<string> {
   try {
-    const intent = { kind: 'replace' as const, target: 'note' as const, path: note.path, incumbent: { bytes: note.bytes, hash: note.hash }, next: next(ctx, bytes) };
+    const intent = {
+      kind: 'replace' as const,
+      target: 'note' as const,
+      path: note.path,
+      incumbent: { bytes: note.bytes, hash: note.hash },
+      next: next(ctx, bytes),
+    };
     return await observedWrite(ctx, intent, async () => {
       const r = await ctx.vault.fs.replace(note.path, bytes, { expectedHash: note.hash });
       await indexWritten(ctx, note.path);
@@ -72,14 +87,21 @@ export async function publish(ctx: NotesCtx, note: Incumbent, bytes: Buffer): Pr
     });
   } catch (e) {
     if (isRefusal(e) && (e.code === 'stale_precondition' || e.code === 'no_incumbent')) {
-      throw new Refusal('concurrent_write', { path: note.path, currentHash: (e.details.currentHash as string | undefined) ?? null });
+      throw new Refusal('concurrent_write', {
+        path: note.path,
+        currentHash: (e.details.currentHash as string | undefined) ?? null,
+      });
     }
     throw e;
   }
 }
 
 /** No-clobber create of a new note (`already_exists` when anything is there). */
-export async function createNote(ctx: NotesCtx, path: string, bytes: Buffer): Promise<{ contentHash: string; size: number }> {
+export async function createNote(
+  ctx: NotesCtx,
+  path: string,
+  bytes: Buffer,
+): Promise<{ contentHash: string; size: number }> {
   return observedWrite(ctx, { kind: 'create', target: 'note', path, next: next(ctx, bytes) }, async () => {
     const r = await ctx.vault.fs.create(path, bytes);
     await indexWritten(ctx, path);
@@ -92,18 +114,24 @@ export async function createNote(ctx: NotesCtx, path: string, bytes: Buffer): Pr
  * the core: re-check right before them (the one extra read a delete pays, with or without observers).
  */
 export async function removeNote(ctx: NotesCtx, note: Incumbent, permanent: boolean): Promise<{ trashPath?: string }> {
-  const now = ctx.vault.fs.contentHash(await ctx.vault.fs.readBytes(note.path, { maxBytes: ctx.settings.notes.write.maxNoteBytes }));
+  const now = ctx.vault.fs.contentHash(
+    await ctx.vault.fs.readBytes(note.path, { maxBytes: ctx.settings.notes.write.maxNoteBytes }),
+  );
   if (now !== note.hash) ctx.refuse('concurrent_write', { path: note.path, currentHash: now });
-  return observedWrite(ctx, { kind: 'remove', target: 'note', path: note.path, incumbent: { bytes: note.bytes, hash: note.hash }, permanent }, async () => {
-    if (permanent) {
-      await ctx.vault.fs.unlink(note.path);
+  return observedWrite(
+    ctx,
+    { kind: 'remove', target: 'note', path: note.path, incumbent: { bytes: note.bytes, hash: note.hash }, permanent },
+    async () => {
+      if (permanent) {
+        await ctx.vault.fs.unlink(note.path);
+        await indexRemoved(ctx, note.path);
+        return {};
+      }
+      const r = await ctx.vault.fs.trash(note.path);
       await indexRemoved(ctx, note.path);
-      return {};
-    }
-    const r = await ctx.vault.fs.trash(note.path);
-    await indexRemoved(ctx, note.path);
-    return { trashPath: r.trashPath };
-  });
+      return { trashPath: r.trashPath };
+    },
+  );
 }
 
 function index(ctx: NotesCtx): IndexService | undefined {
@@ -121,9 +149,12 @@ async function guarded(ctx: NotesCtx, what: string, run: (s: IndexService) => Pr
   }
 }
 
-export const indexWritten = (ctx: NotesCtx, path: string): Promise<void> => guarded(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, path, originOf(ctx.principal)));
-export const indexRemoved = (ctx: NotesCtx, path: string): Promise<void> => guarded(ctx, 'delete', (s) => s.noteRemoved(ctx.principal.vaultId, path, originOf(ctx.principal)));
-export const indexMoved = (ctx: NotesCtx, from: string, to: string): Promise<void> => guarded(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
+export const indexWritten = (ctx: NotesCtx, path: string): Promise<void> =>
+  guarded(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, path, originOf(ctx.principal)));
+export const indexRemoved = (ctx: NotesCtx, path: string): Promise<void> =>
+  guarded(ctx, 'delete', (s) => s.noteRemoved(ctx.principal.vaultId, path, originOf(ctx.principal)));
+export const indexMoved = (ctx: NotesCtx, from: string, to: string): Promise<void> =>
+  guarded(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
 
 export function indexService(ctx: NotesCtx): IndexService | undefined {
   return index(ctx);
@@ -131,5 +162,9 @@ export function indexService(ctx: NotesCtx): IndexService | undefined {
 
 /** Unified diff for dry runs, computed in the worker pool. */
 export async function unifiedDiff(ctx: NotesCtx, path: string, before: string, after: string): Promise<string> {
-  return ctx.workers.run<string>('unified-diff', { path, before, after, context: ctx.settings.notes.diff.context }, { signal: ctx.signal });
+  return ctx.workers.run<string>(
+    'unified-diff',
+    { path, before, after, context: ctx.settings.notes.diff.context },
+    { signal: ctx.signal },
+  );
 }

@@ -15,7 +15,13 @@ export default defineTool<NotesTools['create_note']>({
     if (input.expected_hash !== undefined) ctx.refuse('no_incumbent', { path });
     const bytes = checkSize(ctx, path, input.content);
     const r = await createNote(ctx, path, bytes);
-    return { path, changed: true, dry_run: false, content_hash: r.contentHash, message: `Created note: ${path} (${r.size} bytes)` };
+    return {
+      path,
+      changed: true,
+      dry_run: false,
+      content_hash: r.contentHash,
+      message: `Created note: ${path} (${r.size} bytes)`,
+    };
   },
   render: renderWrite,
 });

@@ -18,7 +18,13 @@ export default defineTool<NotesTools['delete_note']>({
     }
     const r = await removeNote(ctx, note, false);
     const trashPath = r.trashPath ?? '';
-    return { path, permanent: false, trash_path: trashPath, previous_hash: note.hash, message: `Soft-deleted: ${path} → ${trashPath}` };
+    return {
+      path,
+      permanent: false,
+      trash_path: trashPath,
+      previous_hash: note.hash,
+      message: `Soft-deleted: ${path} → ${trashPath}`,
+    };
   },
   render: (o) => o.message,
 });

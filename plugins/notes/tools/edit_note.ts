@@ -17,15 +17,23 @@ function pickMode(input: EditNoteInput, ctx: NotesCtx): Mode {
   let append = input.append === true;
   if (input.operation !== undefined) {
     if (input.operation === 'append') append = true;
-    else if (input.operation !== 'replace') ctx.refuse('invalid_arguments', { problems: `operation must be "append" or "replace"` });
+    else if (input.operation !== 'replace')
+      ctx.refuse('invalid_arguments', { problems: `operation must be "append" or "replace"` });
   }
   const chosen: Mode[] = [];
   if (append) chosen.push('append');
   if (input.find !== undefined) chosen.push('find');
   if (input.section !== undefined) chosen.push('section');
-  if (input.operation === 'replace' && chosen.length > 0) ctx.refuse('invalid_arguments', { problems: `operation="replace" cannot be combined with ${chosen.join(', ')}` });
-  if (chosen.length > 1) ctx.refuse('invalid_arguments', { problems: `choose at most one of append, find, section (got ${chosen.join(', ')})` });
-  if (input.replace_frontmatter && chosen.length > 0) ctx.refuse('invalid_arguments', { problems: `replace_frontmatter only applies to a full replace (got ${chosen.join(', ')})` });
+  if (input.operation === 'replace' && chosen.length > 0)
+    ctx.refuse('invalid_arguments', { problems: `operation="replace" cannot be combined with ${chosen.join(', ')}` });
+  if (chosen.length > 1)
+    ctx.refuse('invalid_arguments', {
+      problems: `choose at most one of append, find, section (got ${chosen.join(', ')})`,
+    });
+  if (input.replace_frontmatter && chosen.length > 0)
+    ctx.refuse('invalid_arguments', {
+      problems: `replace_frontmatter only applies to a full replace (got ${chosen.join(', ')})`,
+    });
   return chosen[0] ?? 'replace';
 }
 
@@ -41,14 +49,27 @@ export default defineTool<NotesTools['edit_note']>({
         return finishWrite(ctx, note, appendContent(note, input.content), dry, 'appended to note', { mode });
       case 'find': {
         const r = findReplace(note, input.find ?? '', input.content, input.replace_all === true);
-        return finishWrite(ctx, note, r.text, dry, `replaced ${r.count} occurrence(s) in note`, { mode, replacements: r.count });
+        return finishWrite(ctx, note, r.text, dry, `replaced ${r.count} occurrence(s) in note`, {
+          mode,
+          replacements: r.count,
+        });
       }
       case 'section': {
         const r = replaceSection(note, input.section ?? '', input.content);
-        return finishWrite(ctx, note, r.text, dry, 'replaced section in note', { mode, heading: `#${r.heading.ordinal} ${r.heading.text}` });
+        return finishWrite(ctx, note, r.text, dry, 'replaced section in note', {
+          mode,
+          heading: `#${r.heading.ordinal} ${r.heading.text}`,
+        });
       }
       default:
-        return finishWrite(ctx, note, replaceBody(note, input.content, input.replace_frontmatter === true), dry, 'updated note', { mode: input.replace_frontmatter ? 'replace_frontmatter' : 'replace' });
+        return finishWrite(
+          ctx,
+          note,
+          replaceBody(note, input.content, input.replace_frontmatter === true),
+          dry,
+          'updated note',
+          { mode: input.replace_frontmatter ? 'replace_frontmatter' : 'replace' },
+        );
     }
   },
   render: renderWrite,

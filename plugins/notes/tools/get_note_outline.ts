@@ -11,12 +11,23 @@ export default defineTool<NotesTools['get_note_outline']>({
   async handler(input, ctx: NotesCtx) {
     const note = await loadNote(ctx, notePath(ctx, input.path));
     const o = budgetOutline(note.model.outline, ctx.settings.notes.read.maxChars);
-    return { path: note.path, content_hash: note.hash, headings: o.entries, omitted: o.omitted, total: note.model.outline.length };
+    return {
+      path: note.path,
+      content_hash: note.hash,
+      headings: o.entries,
+      omitted: o.omitted,
+      total: note.model.outline.length,
+    };
   },
   render(o) {
     if (o.total === 0) return `${o.path} has no headings (content_hash ${o.content_hash}).`;
-    const lines = [`${o.path} — ${o.total} headings (content_hash ${o.content_hash}); read one with read_note(path, section="#N"):`];
-    for (const h of o.headings) lines.push(`${'  '.repeat(h.depth - 1)}${h.ordinal} ${'#'.repeat(h.depth)} ${h.text} (line ${h.line}, ${h.size} B)`);
+    const lines = [
+      `${o.path} — ${o.total} headings (content_hash ${o.content_hash}); read one with read_note(path, section="#N"):`,
+    ];
+    for (const h of o.headings)
+      lines.push(
+        `${'  '.repeat(h.depth - 1)}${h.ordinal} ${'#'.repeat(h.depth)} ${h.text} (line ${h.line}, ${h.size} B)`,
+      );
     if (o.omitted) lines.push(`… ${o.omitted} more headings not shown`);
     return lines.join('\n');
   },

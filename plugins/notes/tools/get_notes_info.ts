@@ -17,13 +17,28 @@ export default defineTool<NotesTools['get_notes_info']>({
     const r = await each(ctx, input.paths, async (n): Promise<InfoEntry> => {
       const link = deepLink(ctx, n.path);
       return {
-        path: n.path, content_hash: n.hash, size: n.size, modified: new Date(n.mtimeMs).toISOString(), title: n.model.title,
-        tags: tagList(n.model), aliases: n.model.aliases, frontmatter_keys: Object.keys(n.model.frontmatter.data ?? {}),
-        word_count: n.model.wordCount, headings: n.model.outline.length, links: n.model.links.length, tasks: n.model.tasks.length,
-        token_estimate: await tokenCount(ctx, n.text), ...(link ? { deep_link: link } : {}),
+        path: n.path,
+        content_hash: n.hash,
+        size: n.size,
+        modified: new Date(n.mtimeMs).toISOString(),
+        title: n.model.title,
+        tags: tagList(n.model),
+        aliases: n.model.aliases,
+        frontmatter_keys: Object.keys(n.model.frontmatter.data ?? {}),
+        word_count: n.model.wordCount,
+        headings: n.model.outline.length,
+        links: n.model.links.length,
+        tasks: n.model.tasks.length,
+        token_estimate: await tokenCount(ctx, n.text),
+        ...(link ? { deep_link: link } : {}),
       };
     });
-    return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: ctx.settings.notes.read.maxBatch };
+    return {
+      notes: r.entries,
+      truncated: r.truncated,
+      requested: r.requested,
+      max_batch: ctx.settings.notes.read.maxBatch,
+    };
   },
   render(o) {
     const out = o.notes.map((e) =>

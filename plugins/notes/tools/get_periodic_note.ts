@@ -13,9 +13,16 @@ import { periodicConfig } from '../lib/periodic-notes.js';
 export default defineTool<NotesTools['get_periodic_note']>({
   async handler(input, ctx: NotesCtx) {
     const cfg = await periodicConfig(ctx);
-    const path = ctx.vault.fs.checkPath(periodicPath(cfg[input.granularity], periodStart(ctx.now(), input.granularity, input.offset ?? 0)));
+    const path = ctx.vault.fs.checkPath(
+      periodicPath(cfg[input.granularity], periodStart(ctx.now(), input.granularity, input.offset ?? 0)),
+    );
     const link = deepLink(ctx, path);
-    const base = { granularity: input.granularity, path, config_source: cfg.source, ...(link ? { deep_link: link } : {}) };
+    const base = {
+      granularity: input.granularity,
+      path,
+      config_source: cfg.source,
+      ...(link ? { deep_link: link } : {}),
+    };
     let created = false;
     if (!(await ctx.vault.fs.exists(path))) {
       if (!input.create_if_missing) return { ...base, exists: false, created: false };
@@ -30,10 +37,19 @@ export default defineTool<NotesTools['get_periodic_note']>({
     const note = await loadNote(ctx, path);
     const body = sliceBytes(note.bytes, bodyStartByte(note));
     const max = ctx.settings.notes.read.maxChars;
-    return { ...base, exists: true, created, content_hash: note.hash, content: body.slice(0, max), truncated: body.length > max, token_estimate: await tokenCount(ctx, body.slice(0, max)) };
+    return {
+      ...base,
+      exists: true,
+      created,
+      content_hash: note.hash,
+      content: body.slice(0, max),
+      truncated: body.length > max,
+      token_estimate: await tokenCount(ctx, body.slice(0, max)),
+    };
   },
   render(o) {
-    if (!o.exists) return `No ${o.granularity} note at ${o.path} (config: ${o.config_source}). Pass create_if_missing=true to create it.`;
+    if (!o.exists)
+      return `No ${o.granularity} note at ${o.path} (config: ${o.config_source}). Pass create_if_missing=true to create it.`;
     return `${o.created ? 'Created' : o.granularity} note ${o.path} — content_hash: ${o.content_hash}${o.truncated ? ' (truncated; use read_note for the rest)' : ''}\n\n${o.content}`;
   },
 });

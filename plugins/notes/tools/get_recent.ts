@@ -7,7 +7,8 @@ import type { NotesCtx } from '../settings.js';
 import { listNotes, listPaging, renderList } from '../lib/listing.js';
 
 export default defineTool<NotesTools['get_recent']>({
-  handler: (input, ctx: NotesCtx) => listNotes(ctx, { ...input, limit: input.limit ?? 20, order_by: input.order_by ?? 'modified' }),
+  handler: (input, ctx: NotesCtx) =>
+    listNotes(ctx, { ...input, limit: input.limit ?? 20, order_by: input.order_by ?? 'modified' }),
   render: (o) => renderList('Recently changed notes', o),
   paging: listPaging,
 });

@@ -23,7 +23,13 @@ export default defineTool<NotesTools['get_recent_periodic_notes']>({
       try {
         const note = await loadNote(ctx, path);
         const body = sliceBytes(note.bytes, bodyStartByte(note));
-        notes.push({ path, content_hash: note.hash, ...(summary ? { head: body.slice(0, ctx.settings.notes.read.headChars) } : { content: body.slice(0, Math.floor(ctx.settings.notes.read.maxChars / count)) }) });
+        notes.push({
+          path,
+          content_hash: note.hash,
+          ...(summary
+            ? { head: body.slice(0, ctx.settings.notes.read.headChars) }
+            : { content: body.slice(0, Math.floor(ctx.settings.notes.read.maxChars / count)) }),
+        });
       } catch (e) {
         if (!isRefusal(e)) throw e;
       }
@@ -31,7 +37,8 @@ export default defineTool<NotesTools['get_recent_periodic_notes']>({
     return { granularity: input.granularity, notes, config_source: cfg.source, scanned_periods: k };
   },
   render(o) {
-    if (o.notes.length === 0) return `No ${o.granularity} notes found in the last ${o.scanned_periods} periods (config: ${o.config_source}).`;
+    if (o.notes.length === 0)
+      return `No ${o.granularity} notes found in the last ${o.scanned_periods} periods (config: ${o.config_source}).`;
     return o.notes.map((n) => `## ${n.path} (${n.content_hash})\n${n.head ?? n.content ?? ''}`).join('\n\n');
   },
 });

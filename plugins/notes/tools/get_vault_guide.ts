@@ -5,4 +5,7 @@ import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { loadGuide, renderGuide } from '../lib/guide.js';
 
-export default defineTool<NotesTools['get_vault_guide']>({ handler: (_input, ctx: NotesCtx) => loadGuide(ctx), render: (o) => renderGuide(o) });
+export default defineTool<NotesTools['get_vault_guide']>({
+  handler: (_input, ctx: NotesCtx) => loadGuide(ctx),
+  render: (o) => renderGuide(o),
+});

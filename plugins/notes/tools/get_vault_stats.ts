@@ -19,7 +19,10 @@ export default defineTool<NotesTools['get_vault_stats']>({
       const i = f.lastIndexOf('/');
       if (i > 0) folders.add(f.slice(0, i));
     }
-    let words = 0, links = 0, tasks = 0, open = 0;
+    let words = 0,
+      links = 0,
+      tasks = 0,
+      open = 0;
     const tags = new Set<string>();
     for (const n of all.notes) {
       bytes += n.size;
@@ -31,14 +34,48 @@ export default defineTool<NotesTools['get_vault_stats']>({
       for (const t of m.tags) tags.add(t.tag);
     }
     return {
-      notes: all.notes.length + all.skipped.length, attachments: all.files.length - all.notes.length - all.skipped.length, folders: folders.size, bytes,
-      words, tags: tags.size, links, tasks, open_tasks: open,
-      index: st ? { available: true, ready: st.ready, indexed: st.indexed, scanned: st.scanned, pending: st.pending, quarantined: st.quarantined, last_pass_at: st.lastPassAt } : { available: false },
-      ...(all.skipped.length ? { notice: `${all.skipped.length} notes could not be read (not UTF-8 or over the size cap) and are counted without their contents.` } : {}),
+      notes: all.notes.length + all.skipped.length,
+      attachments: all.files.length - all.notes.length - all.skipped.length,
+      folders: folders.size,
+      bytes,
+      words,
+      tags: tags.size,
+      links,
+      tasks,
+      open_tasks: open,
+      index: st
+        ? {
+            available: true,
+            ready: st.ready,
+            indexed: st.indexed,
+            scanned: st.scanned,
+            pending: st.pending,
+            quarantined: st.quarantined,
+            last_pass_at: st.lastPassAt,
+          }
+        : { available: false },
+      ...(all.skipped.length
+        ? {
+            notice: `${all.skipped.length} notes could not be read (not UTF-8 or over the size cap) and are counted without their contents.`,
+          }
+        : {}),
     };
   },
   render(o) {
-    const idx = o.index.available ? `index: ${o.index.ready ? 'ready' : 'catching up'}, ${o.index.indexed}/${o.index.scanned} indexed, ${o.index.pending} pending, ${o.index.quarantined} quarantined` : 'index: not available';
-    return [`notes: ${o.notes}`, `attachments: ${o.attachments}`, `folders: ${o.folders}`, `note bytes: ${o.bytes}`, `words: ${o.words}`, `distinct tags: ${o.tags}`, `links: ${o.links}`, `tasks: ${o.tasks} (${o.open_tasks} open)`, idx, ...(o.notice ? [o.notice] : [])].join('\n');
+    const idx = o.index.available
+      ? `index: ${o.index.ready ? 'ready' : 'catching up'}, ${o.index.indexed}/${o.index.scanned} indexed, ${o.index.pending} pending, ${o.index.quarantined} quarantined`
+      : 'index: not available';
+    return [
+      `notes: ${o.notes}`,
+      `attachments: ${o.attachments}`,
+      `folders: ${o.folders}`,
+      `note bytes: ${o.bytes}`,
+      `words: ${o.words}`,
+      `distinct tags: ${o.tags}`,
+      `links: ${o.links}`,
+      `tasks: ${o.tasks} (${o.open_tasks} open)`,
+      idx,
+      ...(o.notice ? [o.notice] : []),
+    ].join('\n');
   },
 });

@@ -17,9 +17,19 @@ export default defineTool<NotesTools['manage_tags']>({
     const path = notePath(ctx, input.path);
     const note = await readIncumbent(ctx, path, input.expected_hash);
     const location = input.location ?? 'frontmatter';
-    if (location === 'frontmatter' && note.model.frontmatter.error) notesRefusals.refuse('malformed_frontmatter', { path, reason: note.model.frontmatter.error.message.slice(0, 200) });
+    if (location === 'frontmatter' && note.model.frontmatter.error)
+      notesRefusals.refuse('malformed_frontmatter', {
+        path,
+        reason: note.model.frontmatter.error.message.slice(0, 200),
+      });
     const after = input.action === 'add' ? addTag(note, tag, location) : removeTag(note, tag, location);
-    return finishWrite(ctx, note, after, input.dry_run === true, `${input.action === 'add' ? 'added' : 'removed'} #${tag} (${location}) in note`);
+    return finishWrite(
+      ctx,
+      note,
+      after,
+      input.dry_run === true,
+      `${input.action === 'add' ? 'added' : 'removed'} #${tag} (${location}) in note`,
+    );
   },
   render: renderWrite,
 });

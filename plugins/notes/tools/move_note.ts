@@ -16,7 +16,8 @@ export default defineTool<NotesTools['move_note']>({
     checkHashSyntax(ctx, input.expected_hash);
     for (const p of [input.from_path, input.to_path]) {
       // `x.mp4` is an attachment, not the note `x.mp4.md`, unless such a note exists.
-      if (otherExtension(p) && !(await ctx.vault.fs.exists(ctx.vault.fs.checkPath(`${p}.md`)))) ctx.refuse('not_a_note', { path: p, instead: 'move_file' });
+      if (otherExtension(p) && !(await ctx.vault.fs.exists(ctx.vault.fs.checkPath(`${p}.md`))))
+        ctx.refuse('not_a_note', { path: p, instead: 'move_file' });
     }
     const from = notePath(ctx, input.from_path);
     const to = notePath(ctx, input.to_path);
@@ -25,15 +26,31 @@ export default defineTool<NotesTools['move_note']>({
     const dry = input.dry_run === true;
     const s = ctx.settings.notes;
     const r: MoveWithLinksResult = await moveWithLinks(ctx, {
-      from, to, rewriteLinks: input.rewrite_links === true, dryRun: dry,
-      maxNoteBytes: s.write.maxNoteBytes, maxRewritesPerNote: s.move.maxRewritesPerNote, diffContext: s.diff.context, maxDiffChars: s.read.maxChars,
+      from,
+      to,
+      rewriteLinks: input.rewrite_links === true,
+      dryRun: dry,
+      maxNoteBytes: s.write.maxNoteBytes,
+      maxRewritesPerNote: s.move.maxRewritesPerNote,
+      diffContext: s.diff.context,
+      maxDiffChars: s.read.maxChars,
       moved: { text: note.text, model: note.model },
     });
     const out: MoveOutput = {
-      from, to, moved: r.moved, dry_run: dry, content_hash: r.moved_hash ?? note.hash,
-      rewritten_links: r.rewritten_links, rewritten_notes: r.rewritten_notes,
-      ambiguous: r.left_alone.filter((l) => l.reason === 'ambiguous'), left_alone: r.left_alone,
-      failures: r.failures, partial: r.partial, skipped: r.skipped, ...(r.diff !== undefined ? { diff: r.diff } : {}), message: '',
+      from,
+      to,
+      moved: r.moved,
+      dry_run: dry,
+      content_hash: r.moved_hash ?? note.hash,
+      rewritten_links: r.rewritten_links,
+      rewritten_notes: r.rewritten_notes,
+      ambiguous: r.left_alone.filter((l) => l.reason === 'ambiguous'),
+      left_alone: r.left_alone,
+      failures: r.failures,
+      partial: r.partial,
+      skipped: r.skipped,
+      ...(r.diff !== undefined ? { diff: r.diff } : {}),
+      message: '',
     };
     out.message = moveMessage('note', out, input.rewrite_links === true);
     return out;
@@ -42,9 +59,17 @@ export default defineTool<NotesTools['move_note']>({
 });
 
 /** The one-line summary of a move result (shared wording with move_file). */
-export function moveMessage(what: string, o: Pick<MoveOutput, 'from' | 'to' | 'dry_run' | 'rewritten_links' | 'rewritten_notes' | 'failures' | 'partial'>, rewrite: boolean): string {
+export function moveMessage(
+  what: string,
+  o: Pick<MoveOutput, 'from' | 'to' | 'dry_run' | 'rewritten_links' | 'rewritten_notes' | 'failures' | 'partial'>,
+  rewrite: boolean,
+): string {
   const links = rewrite ? ` and rewrite ${o.rewritten_links} link(s) across ${o.rewritten_notes.length} note(s)` : '';
   if (o.dry_run) return `Dry run: would move ${what} ${o.from} → ${o.to}${links}; nothing was written`;
-  const names = o.failures.slice(0, 3).map((f) => f.path).join(', ') + (o.failures.length > 3 ? `, and ${o.failures.length - 3} more` : '');
+  const names =
+    o.failures
+      .slice(0, 3)
+      .map((f) => f.path)
+      .join(', ') + (o.failures.length > 3 ? `, and ${o.failures.length - 3} more` : '');
   return `Moved ${o.from} → ${o.to}${rewrite ? ` — rewrote ${o.rewritten_links} link(s) across ${o.rewritten_notes.length} note(s)` : ''}${o.partial ? ` — partial success: links in ${names} were not rewritten (the note changed meanwhile); the move itself stands` : ''}`;
 }

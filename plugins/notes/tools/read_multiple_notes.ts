@@ -22,9 +22,15 @@ export default defineTool<NotesTools['read_multiple_notes']>({
       const text = body.slice(0, limit);
       const link = deepLink(ctx, n.path);
       return {
-        path: n.path, content_hash: n.hash, title: n.model.title, tags: tagList(n.model),
+        path: n.path,
+        content_hash: n.hash,
+        title: n.model.title,
+        tags: tagList(n.model),
         ...(input.summary ? { head: text } : { content: text }),
-        truncated: body.length > limit, total_chars: body.length, token_estimate: await tokenCount(ctx, text), ...(link ? { deep_link: link } : {}),
+        truncated: body.length > limit,
+        total_chars: body.length,
+        token_estimate: await tokenCount(ctx, text),
+        ...(link ? { deep_link: link } : {}),
       };
     });
     return { notes: r.entries, truncated: r.truncated, requested: r.requested, max_batch: s.maxBatch };
@@ -32,8 +38,17 @@ export default defineTool<NotesTools['read_multiple_notes']>({
   render(o) {
     const out: string[] = [];
     for (const e of o.notes) {
-      if ('error' in e) { out.push(`## ${e.path}`, `error (${e.error.code}): ${e.error.message}`, ''); continue; }
-      out.push(`## ${e.path}`, `content_hash: ${e.content_hash}${e.tags.length ? ` · tags: ${e.tags.join(', ')}` : ''} · ${e.total_chars} chars${e.truncated ? ' (truncated; read_note for the rest)' : ''}`, '', e.content ?? e.head ?? '', '');
+      if ('error' in e) {
+        out.push(`## ${e.path}`, `error (${e.error.code}): ${e.error.message}`, '');
+        continue;
+      }
+      out.push(
+        `## ${e.path}`,
+        `content_hash: ${e.content_hash}${e.tags.length ? ` · tags: ${e.tags.join(', ')}` : ''} · ${e.total_chars} chars${e.truncated ? ' (truncated; read_note for the rest)' : ''}`,
+        '',
+        e.content ?? e.head ?? '',
+        '',
+      );
     }
     if (o.truncated) out.push(`Only the first ${o.max_batch} of ${o.requested} paths were read (read.maxBatch).`);
     return out.join('\n');

@@ -32,13 +32,28 @@ export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<Rea
   const omissions: string[] = [];
   let fmView: Record<string, unknown> | undefined;
   if (m.frontmatter.present && m.frontmatter.data) fmView = m.frontmatter.data;
-  else if (m.frontmatter.error) omissions.push(`frontmatter: no JSON view (${m.frontmatter.error.message.slice(0, 160)}); frontmatter_yaml is the raw block`);
+  else if (m.frontmatter.error)
+    omissions.push(
+      `frontmatter: no JSON view (${m.frontmatter.error.message.slice(0, 160)}); frontmatter_yaml is the raw block`,
+    );
   const { meta, omissions: dropped } = budgetMetadata(
-    { title: m.title, tags: tagList(m), frontmatter_yaml: m.frontmatter.present ? lfNormalise(m.frontmatter.text) : '', frontmatter: fmView, heading },
+    {
+      title: m.title,
+      tags: tagList(m),
+      frontmatter_yaml: m.frontmatter.present ? lfNormalise(m.frontmatter.text) : '',
+      frontmatter: fmView,
+      heading,
+    },
     max,
   );
   omissions.push(...dropped);
-  const out: ReadNoteOutput = { path, content_hash: note.hash, ...meta, ...win, token_estimate: await tokenCount(ctx, win.content) };
+  const out: ReadNoteOutput = {
+    path,
+    content_hash: note.hash,
+    ...meta,
+    ...win,
+    token_estimate: await tokenCount(ctx, win.content),
+  };
   if (win.truncated && input.section === undefined && m.outline.length > 0) {
     const o = budgetOutline(m.outline, budget);
     out.outline = o.entries;
@@ -62,7 +77,11 @@ export function renderReadNote(o: ReadNoteOutput): string {
   if (o.frontmatter_yaml) lines.push('frontmatter:', '---', o.frontmatter_yaml.replace(/\n$/, ''), '---');
   for (const om of o.metadata_omissions ?? []) lines.push(`(omitted) ${om}`);
   if (o.heading !== undefined) lines.push(`section: ${o.heading}`);
-  lines.push(`chars ${o.offset}–${o.offset + o.content.length} of ${o.total_chars}${o.truncated ? ' (truncated)' : ''}, ~${o.token_estimate} tokens`, '', o.content);
+  lines.push(
+    `chars ${o.offset}–${o.offset + o.content.length} of ${o.total_chars}${o.truncated ? ' (truncated)' : ''}, ~${o.token_estimate} tokens`,
+    '',
+    o.content,
+  );
   if (o.outline) {
     lines.push('', 'outline:');
     for (const e of o.outline) lines.push(`${'  '.repeat(e.depth - 1)}${e.ordinal} ${e.text} (${e.size} B)`);

@@ -16,14 +16,26 @@ export default defineTool<NotesTools['replace_in_note']>({
     if (input.pattern === '') ctx.refuse('invalid_arguments', { problems: 'pattern must not be empty' });
     const flags = input.case_sensitive === false ? 'iu' : 'u';
     if (input.is_regex) {
-      try { new RegExp(input.pattern, flags); } catch (e) { ctx.refuse('invalid_arguments', { problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 120)}` }); }
+      try {
+        new RegExp(input.pattern, flags);
+      } catch (e) {
+        ctx.refuse('invalid_arguments', {
+          problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 120)}`,
+        });
+      }
     }
     const path = notePath(ctx, input.path);
     const note = await readIncumbent(ctx, path, input.expected_hash);
-    const max = Math.min(input.max_occurrences ?? 0, ctx.settings.notes.regex.maxOccurrences) || ctx.settings.notes.regex.maxOccurrences;
+    const max =
+      Math.min(input.max_occurrences ?? 0, ctx.settings.notes.regex.maxOccurrences) ||
+      ctx.settings.notes.regex.maxOccurrences;
     let result: RegexReplaceResult;
     if (input.is_regex) {
-      result = await runRegexReplace({ text: note.text, pattern: input.pattern, flags, replacement: input.replacement, max }, ctx.settings.notes.regex.timeoutMs, ctx.signal);
+      result = await runRegexReplace(
+        { text: note.text, pattern: input.pattern, flags, replacement: input.replacement, max },
+        ctx.settings.notes.regex.timeoutMs,
+        ctx.signal,
+      );
     } else {
       const esc = input.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       const re = new RegExp(esc, `g${flags}`);
@@ -31,8 +43,23 @@ export default defineTool<NotesTools['replace_in_note']>({
       const text = note.text.replace(re, (m) => (count < max ? (count++, input.replacement) : m));
       result = { text, count };
     }
-    if (result.count === 0) return { path, changed: false, dry_run: input.dry_run === true, content_hash: note.hash, replacements: 0, message: `No match in ${path}; nothing was written` };
-    return finishWrite(ctx, note, result.text, input.dry_run === true, `replaced ${result.count} occurrence(s) in note`, { replacements: result.count });
+    if (result.count === 0)
+      return {
+        path,
+        changed: false,
+        dry_run: input.dry_run === true,
+        content_hash: note.hash,
+        replacements: 0,
+        message: `No match in ${path}; nothing was written`,
+      };
+    return finishWrite(
+      ctx,
+      note,
+      result.text,
+      input.dry_run === true,
+      `replaced ${result.count} occurrence(s) in note`,
+      { replacements: result.count },
+    );
   },
   render: renderWrite,
 });

@@ -17,8 +17,16 @@ export default defineTool<NotesTools['set_frontmatter']>({
     const note = await readIncumbent(ctx, path, input.expected_hash);
     // The schema says any object; arguments arrive parsed from JSON, so every value is a JSON value.
     const r = editFrontmatter(note, (input.updates ?? {}) as Record<string, JsonValue>, input.remove ?? []);
-    const parts = [r.set.length ? `set: ${r.set.join(', ')}` : '', r.removed.length ? `removed: ${r.removed.join(', ')}` : '', r.blockRemoved ? 'frontmatter block removed (last key)' : ''].filter(Boolean);
-    return finishWrite(ctx, note, r.text, input.dry_run === true, `updated frontmatter (${parts.join('; ')}) in note`, { set: r.set, removed: r.removed, block_removed: r.blockRemoved });
+    const parts = [
+      r.set.length ? `set: ${r.set.join(', ')}` : '',
+      r.removed.length ? `removed: ${r.removed.join(', ')}` : '',
+      r.blockRemoved ? 'frontmatter block removed (last key)' : '',
+    ].filter(Boolean);
+    return finishWrite(ctx, note, r.text, input.dry_run === true, `updated frontmatter (${parts.join('; ')}) in note`, {
+      set: r.set,
+      removed: r.removed,
+      block_removed: r.blockRemoved,
+    });
   },
   render: renderWrite,
 });

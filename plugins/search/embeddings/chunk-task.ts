@@ -25,11 +25,17 @@ export interface ChunkTaskOutput {
 }
 
 export function chunkNote(input: ChunkTaskInput): ChunkTaskOutput {
-  const model = parseNote(input.text, { path: input.path, chunkTokens: input.chunkTokens, chunkOverlap: input.chunkOverlap });
+  const model = parseNote(input.text, {
+    path: input.path,
+    chunkTokens: input.chunkTokens,
+    chunkOverlap: input.chunkOverlap,
+  });
   let chunks = model.chunks;
   if (chunks.length === 0) {
     // A note with only a title (or only code) still gets one vector so it can be found by meaning.
-    chunks = [{ ordinal: 1, sectionOrdinal: 0, headingPath: '', text: model.title, tokenEstimate: 1, start: 0, end: 0 }];
+    chunks = [
+      { ordinal: 1, sectionOrdinal: 0, headingPath: '', text: model.title, tokenEstimate: 1, start: 0, end: 0 },
+    ];
   }
   const truncated = chunks.length > input.maxChunks;
   return {
@@ -46,6 +52,9 @@ export function chunkNote(input: ChunkTaskInput): ChunkTaskOutput {
 
 export function previewOf(chunkText: string, chars: number): string {
   const cut = chunkText.indexOf('\n\n');
-  const content = (cut >= 0 ? chunkText.slice(cut + 2) : chunkText).replace(/[#>*_`|]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const content = (cut >= 0 ? chunkText.slice(cut + 2) : chunkText)
+    .replace(/[#>*_`|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return content.length <= chars ? content : `${content.slice(0, chars).trimEnd()}…`;
 }

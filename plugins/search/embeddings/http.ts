@@ -88,10 +88,15 @@ export function boundFetch(base: string, o: BoundFetchOptions): FetchLike {
   const prefix = `${base.replace(/\/+$/, '')}/`;
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!url.startsWith(prefix)) throw new ProviderError(`refused to contact ${url.slice(0, 200)}: only ${prefix} is configured`, false);
+    if (!url.startsWith(prefix))
+      throw new ProviderError(`refused to contact ${url.slice(0, 200)}: only ${prefix} is configured`, false);
     const headers = new Headers(init?.headers);
     if (o.stripAuthorization) headers.delete('authorization');
-    const signals = [AbortSignal.timeout(o.timeoutMs), ...(o.signal ? [o.signal] : []), ...(init?.signal ? [init.signal] : [])];
+    const signals = [
+      AbortSignal.timeout(o.timeoutMs),
+      ...(o.signal ? [o.signal] : []),
+      ...(init?.signal ? [init.signal] : []),
+    ];
     let res: Response;
     try {
       res = await fetch(url, { ...init, headers, signal: AbortSignal.any(signals), redirect: 'error' });
@@ -100,7 +105,11 @@ export function boundFetch(base: string, o: BoundFetchOptions): FetchLike {
     }
     if (res.ok) return res;
     const text = (await res.text().catch(() => '')).slice(0, 200);
-    throw new ProviderError(`HTTP ${res.status}${text ? `: ${text}` : ''}`, res.status === 429 || res.status >= 500, res.status);
+    throw new ProviderError(
+      `HTTP ${res.status}${text ? `: ${text}` : ''}`,
+      res.status === 429 || res.status >= 500,
+      res.status,
+    );
   };
 }
 

@@ -17,7 +17,14 @@ import { syncChunkBits } from './vector-search-quantized.js';
 const PREVIEW_CHARS = 160;
 
 export function embeddingFingerprint(e: EmbeddingSettings): Record<string, unknown> {
-  return { provider: e.provider, model: e.model, dimensions: e.dimensions, chunkTokens: e.chunkTokens, chunkOverlap: e.chunkOverlap, maxChunksPerNote: e.maxChunksPerNote };
+  return {
+    provider: e.provider,
+    model: e.model,
+    dimensions: e.dimensions,
+    chunkTokens: e.chunkTokens,
+    chunkOverlap: e.chunkOverlap,
+    maxChunksPerNote: e.maxChunksPerNote,
+  };
 }
 
 export async function hasVectorTable(db: Database): Promise<boolean> {
@@ -28,10 +35,14 @@ export async function hasVectorTable(db: Database): Promise<boolean> {
 /** Boot check: stored vectors must come from the configured provider, model, dimensions and chunking. */
 export async function checkEmbeddingFingerprint(db: Database, e: EmbeddingSettings): Promise<void> {
   const want = embeddingFingerprint(e);
-  const r = await sql<{ value: Record<string, unknown> }>`SELECT value FROM search_meta WHERE key = 'embedding'`.execute(db);
+  const r = await sql<{
+    value: Record<string, unknown>;
+  }>`SELECT value FROM search_meta WHERE key = 'embedding'`.execute(db);
   const stored = r.rows[0]?.value;
   if (stored && canonical(stored) === canonical(want)) return;
-  const any = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_chunks LIMIT 1) s`.execute(db);
+  const any = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_chunks LIMIT 1) s`.execute(
+    db,
+  );
   if (stored && (any.rows[0]?.n ?? 0) > 0) {
     throw new Error(
       `the stored embeddings were made with ${canonical(stored)} but the configuration now says ${canonical(want)}; ` +
@@ -56,7 +67,9 @@ export async function resetEmbeddings(db: Database): Promise<number> {
 export async function reembedAll(db: Database): Promise<number> {
   const r = await sql`INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
       SELECT n.id, n.vault_id, n.content_hash FROM notes n JOIN search_keyword k ON k.note_id = n.id
-      ON CONFLICT (note_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, attempts = 0, next_attempt_at = now(), last_error = NULL`.execute(db);
+      ON CONFLICT (note_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, attempts = 0, next_attempt_at = now(), last_error = NULL`.execute(
+    db,
+  );
   return Number(r.numAffectedRows ?? 0);
 }
 
@@ -123,7 +136,8 @@ export class EmbeddingWorker implements EmbeddingsService {
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
     if (!this.provider || this.unavailable) throw new Error(this.unavailable ?? 'no embedding provider configured');
     const out: number[][] = [];
-    for (let i = 0; i < texts.length; i += this.settings.batchSize) out.push(...(await this.provider.embed(texts.slice(i, i + this.settings.batchSize), signal)));
+    for (let i = 0; i < texts.length; i += this.settings.batchSize)
+      out.push(...(await this.provider.embed(texts.slice(i, i + this.settings.batchSize), signal)));
     return out;
   }
 
@@ -132,7 +146,12 @@ export class EmbeddingWorker implements EmbeddingsService {
     return v;
   }
 
-  nearestNotes(vaultId: number, target: { vector: number[] } | { noteId: number }, k: number, filters = {}): Promise<NearestNote[]> {
+  nearestNotes(
+    vaultId: number,
+    target: { vector: number[] } | { noteId: number },
+    k: number,
+    filters = {},
+  ): Promise<NearestNote[]> {
     return this.vectors.nearest(vaultId, 'vector' in target ? target.vector : target, k, filters);
   }
 
@@ -147,21 +166,29 @@ export class EmbeddingWorker implements EmbeddingsService {
              (SELECT last_error FROM search_embed_queue WHERE vault_id = ${vaultId} AND last_error IS NOT NULL
                 ORDER BY next_attempt_at DESC LIMIT 1) AS err`.execute(this.ctx.db);
     const row = r.rows[0];
-    return { embedded: vectors ? row.embedded : 0, queued: row.queued, stale: row.stale, failing: row.failing, lastError: row.err ?? this.lastError };
+    return {
+      embedded: vectors ? row.embedded : 0,
+      queued: row.queued,
+      stale: row.stale,
+      failing: row.failing,
+      lastError: row.err ?? this.lastError,
+    };
   }
 
   /** Run up to `maxPasses` passes (each ≤ notesPerPass notes); one at a time. */
   drain(maxPasses = Number.POSITIVE_INFINITY): Promise<number> {
     const previous = this.running ?? Promise.resolve(0);
-    const next = previous.catch(() => 0).then(async () => {
-      let total = 0;
-      for (let i = 0; i < maxPasses; i++) {
-        const n = await this.pass();
-        total += n;
-        if (n === 0) break;
-      }
-      return total;
-    });
+    const next = previous
+      .catch(() => 0)
+      .then(async () => {
+        let total = 0;
+        for (let i = 0; i < maxPasses; i++) {
+          const n = await this.pass();
+          total += n;
+          if (n === 0) break;
+        }
+        return total;
+      });
     this.running = next;
     return next;
   }
@@ -172,7 +199,9 @@ export class EmbeddingWorker implements EmbeddingsService {
     const due = await sql<QueueRow>`
       SELECT q.note_id, q.vault_id, q.content_hash, q.attempts, n.path
       FROM search_embed_queue q LEFT JOIN notes n ON n.id = q.note_id
-      WHERE q.next_attempt_at <= now() ORDER BY q.enqueued_at, q.note_id LIMIT ${this.settings.notesPerPass}`.execute(db);
+      WHERE q.next_attempt_at <= now() ORDER BY q.enqueued_at, q.note_id LIMIT ${this.settings.notesPerPass}`.execute(
+      db,
+    );
     if (!due.rows.length) return 0;
     const prepared: Array<{ row: QueueRow; hash: string; out: ChunkTaskOutput }> = [];
     for (const row of due.rows) {
@@ -204,21 +233,28 @@ export class EmbeddingWorker implements EmbeddingsService {
       this.lastError = null;
     } catch (e) {
       this.lastError = e instanceof Error ? e.message : String(e);
-      await this.backoff(prepared.map((p) => p.row), this.lastError);
+      await this.backoff(
+        prepared.map((p) => p.row),
+        this.lastError,
+      );
       return 0;
     }
     let at = 0;
     const fingerprint = JSON.stringify(embeddingFingerprint(this.settings));
     const wrote = await db.transaction().execute(async (trx) => {
       // Vectors land only under this worker's own fingerprint (a reset may have cleared it meanwhile).
-      await sql`INSERT INTO search_meta (key, value) VALUES ('embedding', ${fingerprint}::jsonb) ON CONFLICT (key) DO NOTHING`.execute(trx);
+      await sql`INSERT INTO search_meta (key, value) VALUES ('embedding', ${fingerprint}::jsonb) ON CONFLICT (key) DO NOTHING`.execute(
+        trx,
+      );
       const current = await sql<{ value: unknown }>`SELECT value FROM search_meta WHERE key = 'embedding'`.execute(trx);
       if (canonical(current.rows[0]?.value) !== canonical(JSON.parse(fingerprint))) return false;
       for (const p of prepared) {
         const id = p.row.note_id;
         await sql`DELETE FROM search_chunks WHERE note_id = ${id}`.execute(trx);
-        const values = p.out.chunks.map((c) =>
-          sql`(${id}, ${p.row.vault_id}, ${c.ordinal}, ${c.sectionOrdinal}, ${c.headingPath}, ${c.preview}, ${p.hash}, ${toVectorLiteral(vectors[at++])}::vector)`);
+        const values = p.out.chunks.map(
+          (c) =>
+            sql`(${id}, ${p.row.vault_id}, ${c.ordinal}, ${c.sectionOrdinal}, ${c.headingPath}, ${c.preview}, ${p.hash}, ${toVectorLiteral(vectors[at++])}::vector)`,
+        );
         if (values.length) {
           await sql`INSERT INTO search_chunks (note_id, vault_id, ordinal, section_ordinal, heading_path, preview, content_hash, embedding)
             VALUES ${sql.join(values)}`.execute(trx);
@@ -228,13 +264,18 @@ export class EmbeddingWorker implements EmbeddingsService {
           ON CONFLICT (note_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, chunk_count = EXCLUDED.chunk_count,
             truncated = EXCLUDED.truncated, embedded_at = now()`.execute(trx);
         // A newer version queued meanwhile (different hash) stays queued.
-        await sql`DELETE FROM search_embed_queue WHERE note_id = ${id} AND (content_hash = ${p.hash} OR content_hash = ${p.row.content_hash})`.execute(trx);
+        await sql`DELETE FROM search_embed_queue WHERE note_id = ${id} AND (content_hash = ${p.hash} OR content_hash = ${p.row.content_hash})`.execute(
+          trx,
+        );
       }
       return true;
     });
     if (!wrote) {
       this.stopped = true;
-      this.ctx.log.warn({}, 'search: the stored embedding fingerprint belongs to another configuration; this embedding worker stops');
+      this.ctx.log.warn(
+        {},
+        'search: the stored embedding fingerprint belongs to another configuration; this embedding worker stops',
+      );
       return 0;
     }
     return prepared.length;
@@ -248,11 +289,18 @@ export class EmbeddingWorker implements EmbeddingsService {
     if (!this.inlineChunking) {
       try {
         const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-        return await this.ctx.workers.run<ChunkTaskOutput>({ module: new URL(`./chunk-task${ext}`, import.meta.url).href, fn: 'chunkNote' }, input, { lane: 'bulk' });
+        return await this.ctx.workers.run<ChunkTaskOutput>(
+          { module: new URL(`./chunk-task${ext}`, import.meta.url).href, fn: 'chunkNote' },
+          input,
+          { lane: 'bulk' },
+        );
       } catch (e) {
         if ((e as { code?: string })?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e;
         this.inlineChunking = true;
-        this.ctx.log.warn({ err: describe(e) }, 'search: the worker pool cannot load the chunking module; chunking inline');
+        this.ctx.log.warn(
+          { err: describe(e) },
+          'search: the worker pool cannot load the chunking module; chunking inline',
+        );
       }
     }
     return chunkNote(input);
@@ -262,7 +310,9 @@ export class EmbeddingWorker implements EmbeddingsService {
     for (const row of rows) {
       const delay = Math.min(this.settings.maxBackoffMs, this.settings.backoffMs * 2 ** Math.min(row.attempts, 20));
       await sql`UPDATE search_embed_queue SET attempts = attempts + 1, last_error = ${error.slice(0, 500)},
-        next_attempt_at = now() + make_interval(secs => ${delay / 1000}) WHERE note_id = ${row.note_id}`.execute(this.ctx.db);
+        next_attempt_at = now() + make_interval(secs => ${delay / 1000}) WHERE note_id = ${row.note_id}`.execute(
+        this.ctx.db,
+      );
     }
   }
 }
@@ -281,7 +331,12 @@ export async function createEmbeddingsService(ctx: ServiceFactoryContext): Promi
   if (e.provider === 'none') unavailable = 'no embedding provider configured';
   else {
     const vectors = await hasVectorTable(ctx.db);
-    const choice = chooseVectorIndex(search.vectorIndex, ctx.server.databaseEngine, vectors ? await pgvectorVersion(ctx.db) : null, e.dimensions);
+    const choice = chooseVectorIndex(
+      search.vectorIndex,
+      ctx.server.databaseEngine,
+      vectors ? await pgvectorVersion(ctx.db) : null,
+      e.dimensions,
+    );
     if ('refuse' in choice) throw new Error(choice.refuse);
     const problem = urlProblem(e.baseUrl, e.allowPlaintext);
     if (!vectors) unavailable = 'pgvector is not installed in this database';
@@ -314,7 +369,10 @@ function describe(e: unknown): string {
 export function canonical(value: unknown): string {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const o = value as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

@@ -10,11 +10,20 @@ export interface EmbeddingProvider {
 }
 
 export class ProviderError extends Error {
-  constructor(message: string, readonly retryable: boolean, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'ProviderError';
   }
 }
 
 // The `embeddings` service contract is the SDK's (src/sdk/contracts/embeddings.ts), shared with its consumers.
-export type { Availability, EmbeddingCounts, EmbeddingsService, NearestNote } from '../../../src/sdk/contracts/embeddings.js';
+export type {
+  Availability,
+  EmbeddingCounts,
+  EmbeddingsService,
+  NearestNote,
+} from '../../../src/sdk/contracts/embeddings.js';

@@ -36,7 +36,9 @@ export async function syncHnswIndex(db: Database, log: Logger, dims: number | nu
   if (!want || have.rows.some((r) => r.name === want)) return;
   const started = Date.now();
   log.info({ index: want }, 'search: building the HNSW index over the stored vectors');
-  await sql`CREATE INDEX IF NOT EXISTS ${sql.id(want)} ON search_chunks USING hnsw ((embedding::halfvec(${sql.raw(String(dims))})) halfvec_cosine_ops)`.execute(db);
+  await sql`CREATE INDEX IF NOT EXISTS ${sql.id(want)} ON search_chunks USING hnsw ((embedding::halfvec(${sql.raw(String(dims))})) halfvec_cosine_ops)`.execute(
+    db,
+  );
   log.info({ index: want, ms: Date.now() - started }, 'search: HNSW index ready');
 }
 
@@ -57,7 +59,9 @@ export function hnswRanking(dims: number, efSearch: number): ChunkRanking {
   return {
     order: sql`c.embedding::halfvec(${d}) <=> (SELECT v FROM q)::halfvec(${d})`,
     async prepare(trx) {
-      await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${ef}, true)`.execute(trx);
+      await sql`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', ${ef}, true)`.execute(
+        trx,
+      );
     },
   };
 }
@@ -66,6 +70,7 @@ export function hnswVectorSearch(db: Database, o: HnswOptions): VectorSearch {
   const ranking = hnswRanking(o.dims, o.efSearch);
   return {
     strategy: 'hnsw',
-    nearest: (vaultId, target, k, filters) => nearestByChunks(db, ranking, vaultId, target, k, filters, o.maxChunksPerNote),
+    nearest: (vaultId, target, k, filters) =>
+      nearestByChunks(db, ranking, vaultId, target, k, filters, o.maxChunksPerNote),
   };
 }

@@ -4,7 +4,16 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Database, Logger } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
-import { bestPerNote, exactVectorSearch, excludeTargetNote, nearestWithGrowingLimit, queryVector, type BestRow, type VectorSearch, type VectorTarget } from './vector-search.js';
+import {
+  bestPerNote,
+  exactVectorSearch,
+  excludeTargetNote,
+  nearestWithGrowingLimit,
+  queryVector,
+  type BestRow,
+  type VectorSearch,
+  type VectorTarget,
+} from './vector-search.js';
 
 /** The first pgvector release with binary_quantize(vector) → bit. */
 export const QUANTIZED_MIN_PGVECTOR = '0.7.0';
@@ -24,7 +33,13 @@ export interface QuantizedOptions {
  * distance of their full vectors (fetched by primary key), then the shared best-chunk-per-note tail.
  * Exported so benchmarks and tests can EXPLAIN exactly what runs.
  */
-export function quantizedQuery(vaultId: number, target: VectorTarget, k: number, filters: SearchFilters, limit: number): RawBuilder<BestRow> {
+export function quantizedQuery(
+  vaultId: number,
+  target: VectorTarget,
+  k: number,
+  filters: SearchFilters,
+  limit: number,
+): RawBuilder<BestRow> {
   const joinNotes = hasFilters(filters) ? sql`JOIN notes n ON n.id = b.note_id` : sql``;
   return sql<BestRow>`
     WITH q AS MATERIALIZED (SELECT v, binary_quantize(v) AS qbits FROM (SELECT ${queryVector(target)} AS v) t),
@@ -49,7 +64,9 @@ export function quantizedCandidateLimit(k: number, candidatesPerNote: number): n
 /** Chunks stored for the notes a filter lets through, counted from the per-note rows (no chunk is read). */
 export async function filteredChunkCount(db: Database, vaultId: number, filters: SearchFilters): Promise<number> {
   const r = await sql<{ n: number }>`SELECT coalesce(sum(e.chunk_count), 0)::int AS n
-    FROM search_embedded_notes e JOIN notes n ON n.id = e.note_id WHERE e.vault_id = ${vaultId} ${filterSql(filters)}`.execute(db);
+    FROM search_embedded_notes e JOIN notes n ON n.id = e.note_id WHERE e.vault_id = ${vaultId} ${filterSql(filters)}`.execute(
+    db,
+  );
   return r.rows[0]?.n ?? 0;
 }
 
@@ -64,7 +81,8 @@ export function quantizedVectorSearch(db: Database, o: QuantizedOptions): Vector
   return {
     strategy: 'quantized',
     async nearest(vaultId, target, k, filters) {
-      const fewChunks = hasFilters(filters) && o.exactBelow > 0 && (await filteredChunkCount(db, vaultId, filters)) <= o.exactBelow;
+      const fewChunks =
+        hasFilters(filters) && o.exactBelow > 0 && (await filteredChunkCount(db, vaultId, filters)) <= o.exactBelow;
       if (fewChunks) return exact.nearest(vaultId, target, k, filters);
       const query = (limit: number) => quantizedQuery(vaultId, target, k, filters, limit);
       return nearestWithGrowingLimit(db, query, quantizedCandidateLimit(k, o.candidatesPerNote), k, o.maxChunksPerNote);
@@ -79,7 +97,11 @@ export function quantizedVectorSearch(db: Database, o: QuantizedOptions): Vector
  * and the table emptied, so chunk writes do not pay for bits nobody reads.
  */
 export async function syncChunkBits(db: Database, log: Logger, enabled: boolean): Promise<void> {
-  const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = ${TRIGGER} AND tgrelid = 'search_chunks'::regclass`.execute(db);
+  const r = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = ${TRIGGER} AND tgrelid = 'search_chunks'::regclass`.execute(
+    db,
+  );
   const present = (r.rows[0]?.n ?? 0) > 0;
   if (enabled === present) return;
   const started = Date.now();
@@ -95,5 +117,10 @@ export async function syncChunkBits(db: Database, log: Logger, enabled: boolean)
       await sql`TRUNCATE search_chunk_bits`.execute(trx);
     }
   });
-  log.info({ enabled, ms: Date.now() - started }, enabled ? 'search: quantized the stored chunk vectors' : 'search: dropped the quantized chunk copies the strategy no longer uses');
+  log.info(
+    { enabled, ms: Date.now() - started },
+    enabled
+      ? 'search: quantized the stored chunk vectors'
+      : 'search: dropped the quantized chunk copies the strategy no longer uses',
+  );
 }

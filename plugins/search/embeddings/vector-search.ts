@@ -82,7 +82,14 @@ export function bestPerNote(k: number): RawBuilder<BestRow> {
  * filter needs it), then one row per note (its best chunk by exact distance) with its note row, top k.
  * Exported so benchmarks and tests can EXPLAIN exactly what runs.
  */
-export function chunkQuery(ranking: ChunkRanking, vaultId: number, target: VectorTarget, k: number, filters: SearchFilters, limit: number): RawBuilder<BestRow> {
+export function chunkQuery(
+  ranking: ChunkRanking,
+  vaultId: number,
+  target: VectorTarget,
+  k: number,
+  filters: SearchFilters,
+  limit: number,
+): RawBuilder<BestRow> {
   const joinNotes = hasFilters(filters) ? sql`JOIN notes n ON n.id = c.note_id` : sql``;
   return sql<BestRow>`
     WITH q AS MATERIALIZED (SELECT ${queryVector(target)} AS v),
@@ -140,7 +147,14 @@ export function nearestByChunks(
   maxChunksPerNote: number,
 ): Promise<NearestNote[]> {
   const query = (limit: number) => chunkQuery(ranking, vaultId, target, k, filters, limit);
-  return nearestWithGrowingLimit(db, query, firstCandidateLimit(k, maxChunksPerNote), k, maxChunksPerNote, ranking.prepare);
+  return nearestWithGrowingLimit(
+    db,
+    query,
+    firstCandidateLimit(k, maxChunksPerNote),
+    k,
+    maxChunksPerNote,
+    ranking.prepare,
+  );
 }
 
 function toNearest(x: BestRow): NearestNote {
@@ -162,6 +176,7 @@ export function exactVectorSearch(db: Database, maxChunksPerNote: number): Vecto
   const ranking: ChunkRanking = { order: sql`dist, c.note_id` };
   return {
     strategy: 'exact',
-    nearest: (vaultId, target, k, filters) => nearestByChunks(db, ranking, vaultId, target, k, filters, maxChunksPerNote),
+    nearest: (vaultId, target, k, filters) =>
+      nearestByChunks(db, ranking, vaultId, target, k, filters, maxChunksPerNote),
   };
 }

@@ -34,7 +34,14 @@ export function saturate(tf: number, length: number, stats: VaultStats, p: Bm25P
  * Each unit's score in one note: the best config's sum over its lexemes (so `english` and `simple`
  * forms of one word are not counted twice, while a phrase or a CJK word adds up its parts).
  */
-export function unitScores(units: readonly UnitLexemes[], weights: readonly number[], tf: readonly number[], length: number, stats: VaultStats, p: Bm25Params): number[] {
+export function unitScores(
+  units: readonly UnitLexemes[],
+  weights: readonly number[],
+  tf: readonly number[],
+  length: number,
+  stats: VaultStats,
+  p: Bm25Params,
+): number[] {
   return units.map((u) => {
     let best = 0;
     for (const lexemes of u.perConfig) {

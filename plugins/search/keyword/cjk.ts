@@ -63,11 +63,14 @@ export function segmentWords(text: string): string[] {
 
 /** A phrase's CJK runs as bigram runs (no single characters), so the phrase stays a phrase over the index. */
 export function cjkPhraseText(text: string): string {
-  return text.replace(CJK_RUN, (run) => {
-    const chars = [...run];
-    if (chars.length <= 2) return ` ${run} `;
-    const grams: string[] = [];
-    for (let i = 0; i + 1 < chars.length; i++) grams.push(chars[i] + chars[i + 1]);
-    return ` ${grams.join(' ')} `;
-  }).replace(/\s+/g, ' ').trim();
+  return text
+    .replace(CJK_RUN, (run) => {
+      const chars = [...run];
+      if (chars.length <= 2) return ` ${run} `;
+      const grams: string[] = [];
+      for (let i = 0; i + 1 < chars.length; i++) grams.push(chars[i] + chars[i + 1]);
+      return ` ${grams.join(' ')} `;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
 }

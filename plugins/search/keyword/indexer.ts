@@ -16,7 +16,10 @@ export async function writeKeywordRow(trx: DatabaseTransaction, note: IndexedNot
  * One statement for the rows and the embedding queue, however many notes the batch holds, after one read
  * of the stored options (another process may have rebuilt the index under a new configuration list).
  */
-export async function writeKeywordRows(trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<NoteModel>>): Promise<void> {
+export async function writeKeywordRows(
+  trx: DatabaseTransaction,
+  items: ReadonlyArray<ContributorItem<NoteModel>>,
+): Promise<void> {
   if (items.length === 0) return;
   const options = (await readKeywordOptions(trx)) ?? DEFAULT_KEYWORD_OPTIONS;
   const rows = items.map(({ note, model }) => {
@@ -90,6 +93,8 @@ export const keywordIndexer: IndexContributor<NoteModel> = {
   async remove(trx, note) {
     await sql`
       WITH gone AS (DELETE FROM search_keyword WHERE note_id = ${note.id} RETURNING vault_id, body_len)
-      UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len, rev = s.rev + 1 FROM gone WHERE s.vault_id = gone.vault_id`.execute(trx);
+      UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len, rev = s.rev + 1 FROM gone WHERE s.vault_id = gone.vault_id`.execute(
+      trx,
+    );
   },
 };

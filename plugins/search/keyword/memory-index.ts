@@ -150,7 +150,14 @@ export class VaultMemoryIndex {
 
   /** Approximate bytes held by the postings and per-note arrays (for figures, not accounting). */
   get postingBytes(): number {
-    return this.postSlot.byteLength + this.postTf.byteLength + this.offsets.byteLength + this.overlayPostings * 16 + this.slotNote.byteLength * 2 + this.slotAlive.byteLength;
+    return (
+      this.postSlot.byteLength +
+      this.postTf.byteLength +
+      this.offsets.byteLength +
+      this.overlayPostings * 16 +
+      this.slotNote.byteLength * 2 +
+      this.slotAlive.byteLength
+    );
   }
 
   private termId(lexeme: string): number {
@@ -232,7 +239,8 @@ export class VaultMemoryIndex {
     const counts = new Int32Array(T + 1);
     for (let t = 0; t < T; t++) {
       let c = 0;
-      if (t + 1 < this.offsets.length) for (let p = this.offsets[t]; p < this.offsets[t + 1]; p++) if (this.slotAlive[this.postSlot[p]]) c++;
+      if (t + 1 < this.offsets.length)
+        for (let p = this.offsets[t]; p < this.offsets[t + 1]; p++) if (this.slotAlive[this.postSlot[p]]) c++;
       const list = this.overlay.get(t);
       if (list) for (let j = 0; j < list.length; j += 2) if (this.slotAlive[list[j]]) c++;
       counts[t + 1] = c;
@@ -273,12 +281,18 @@ export class VaultMemoryIndex {
   }
 
   private maybeFold(): void {
-    if (this.overlayPostings > Math.max(50_000, this.basePostings / 8) || this.deadSlots > Math.max(1000, this.noteSlot.size / 4)) this.fold();
+    if (
+      this.overlayPostings > Math.max(50_000, this.basePostings / 8) ||
+      this.deadSlots > Math.max(1000, this.noteSlot.size / 4)
+    )
+      this.fold();
   }
 
   /** Load every stored row of the vault (keyset pages), then build the base. */
   async load(db: Database): Promise<void> {
-    const stamp = await sql<{ rev: string | number | null }>`SELECT rev FROM search_keyword_stats WHERE vault_id = ${this.vaultId}`.execute(db);
+    const stamp = await sql<{
+      rev: string | number | null;
+    }>`SELECT rev FROM search_keyword_stats WHERE vault_id = ${this.vaultId}`.execute(db);
     const rev = Number(stamp.rows[0]?.rev ?? 0);
     let after = -1;
     for (;;) {
@@ -304,13 +318,17 @@ export class VaultMemoryIndex {
     if (rev < this.rev) return false; // the stamp went back (stats recreated): only a reload is safe
     if (rev > this.rev) {
       const n = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM (SELECT 1 FROM search_keyword WHERE vault_id = ${this.vaultId} AND rev > ${this.rev} LIMIT ${inlineLimit + 1}) s`.execute(db);
+        SELECT count(*)::int AS n FROM (SELECT 1 FROM search_keyword WHERE vault_id = ${this.vaultId} AND rev > ${this.rev} LIMIT ${inlineLimit + 1}) s`.execute(
+        db,
+      );
       if ((n.rows[0]?.n ?? 0) > inlineLimit) return false;
       let after = -1;
       for (;;) {
         const batch = await sql<StoredRow>`
           SELECT note_id, rev, body_len, title_keys, tsv::text AS tsv FROM search_keyword
-          WHERE vault_id = ${this.vaultId} AND rev > ${this.rev} AND note_id > ${after} ORDER BY note_id LIMIT ${LOAD_BATCH}`.execute(db);
+          WHERE vault_id = ${this.vaultId} AND rev > ${this.rev} AND note_id > ${after} ORDER BY note_id LIMIT ${LOAD_BATCH}`.execute(
+          db,
+        );
         if (!batch.rows.length) break;
         for (const row of batch.rows) this.apply(row);
         after = Number(batch.rows[batch.rows.length - 1].note_id);
@@ -318,7 +336,9 @@ export class VaultMemoryIndex {
       this.rev = rev;
     }
     if (this.noteSlot.size !== docs) {
-      const ids = await sql<{ note_id: string | number }>`SELECT note_id FROM search_keyword WHERE vault_id = ${this.vaultId}`.execute(db);
+      const ids = await sql<{
+        note_id: string | number;
+      }>`SELECT note_id FROM search_keyword WHERE vault_id = ${this.vaultId}`.execute(db);
       const present = new Set(ids.rows.map((r) => Number(r.note_id)));
       for (const id of [...this.noteSlot.keys()]) if (!present.has(id)) this.remove(id);
     }
@@ -376,7 +396,8 @@ export class VaultMemoryIndex {
     };
     for (let i = 0; i < L; i++) {
       for (const t of this.termsOf(lexemes[i])) {
-        if (t + 1 < this.offsets.length) for (let p = this.offsets[t]; p < this.offsets[t + 1]; p++) add(i, this.postSlot[p], this.postTf[p]);
+        if (t + 1 < this.offsets.length)
+          for (let p = this.offsets[t]; p < this.offsets[t + 1]; p++) add(i, this.postSlot[p], this.postTf[p]);
         const list = this.overlay.get(t);
         if (list) for (let j = 0; j < list.length; j += 2) add(i, list[j], list[j + 1]);
       }
@@ -393,7 +414,15 @@ export class VaultMemoryIndex {
       lengths[c] = this.slotLen[candSlots[c]];
     }
     const docs = this.noteSlot.size;
-    return { notes, lengths, body: body.subarray(0, C * L), title: title.subarray(0, C * L), df, docs, avgLength: docs > 0 ? this.totalLen / docs : 0 };
+    return {
+      notes,
+      lengths,
+      body: body.subarray(0, C * L),
+      title: title.subarray(0, C * L),
+      df,
+      docs,
+      avgLength: docs > 0 ? this.totalLen / docs : 0,
+    };
   }
 }
 
@@ -457,7 +486,10 @@ export class KeywordMemory {
     if (fresh()) return v;
     const prev = this.chains.get(vaultId) ?? Promise.resolve();
     const run = prev.then(() => (fresh() ? true : v.catchUp(this.db, rev, docs)));
-    this.chains.set(vaultId, run.catch(() => undefined));
+    this.chains.set(
+      vaultId,
+      run.catch(() => undefined),
+    );
     const ok = await run.catch((err: unknown) => {
       this.log?.warn({ err, vaultId }, 'keyword memory index: catch-up failed; reloading');
       return false;

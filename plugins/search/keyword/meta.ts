@@ -37,14 +37,19 @@ export async function checkKeywordConfigs(db: Database, wanted: KeywordOptions):
   const available = await availableConfigs(db);
   const bad = wanted.configs.filter((c) => !available.includes(c));
   if (bad.length) {
-    throw new Error(`search.ftsConfigs names text search configuration(s) this database lacks: ${bad.join(', ')}; available: ${available.join(', ')}`);
+    throw new Error(
+      `search.ftsConfigs names text search configuration(s) this database lacks: ${bad.join(', ')}; available: ${available.join(', ')}`,
+    );
   }
   const stored = await readKeywordOptions(db);
   if (stored && sameList(stored.configs, wanted.configs)) {
-    if (stored.headChars !== wanted.headChars || stored.bodyChars !== wanted.bodyChars) await writeKeywordOptions(db, wanted);
+    if (stored.headChars !== wanted.headChars || stored.bodyChars !== wanted.bodyChars)
+      await writeKeywordOptions(db, wanted);
     return;
   }
-  const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_keyword LIMIT 1) s`.execute(db);
+  const rows = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM search_keyword LIMIT 1) s`.execute(db);
   if (!stored || (rows.rows[0]?.n ?? 0) === 0) {
     await writeKeywordOptions(db, wanted);
     return;
@@ -63,10 +68,14 @@ const REBUILD_BATCH = 500;
  * body text is stored with the vector, so no note is re-read; CJK segmentation runs here, then the
  * length totals are recounted from the new rows. Returns the number of rows rebuilt.
  */
-export async function rebuildKeyword(db: Database, options: { configs: string[]; headChars?: number; bodyChars?: number; vaultId?: number }): Promise<number> {
+export async function rebuildKeyword(
+  db: Database,
+  options: { configs: string[]; headChars?: number; bodyChars?: number; vaultId?: number },
+): Promise<number> {
   const available = await availableConfigs(db);
   const bad = options.configs.filter((c) => !available.includes(c));
-  if (bad.length) throw new Error(`unknown text search configuration(s): ${bad.join(', ')}; available: ${available.join(', ')}`);
+  if (bad.length)
+    throw new Error(`unknown text search configuration(s): ${bad.join(', ')}; available: ${available.join(', ')}`);
   const cfgs = `{${options.configs.join(',')}}`;
   const vault = options.vaultId === undefined ? sql`` : sql`AND vault_id = ${options.vaultId}`;
   return db.transaction().execute(async (trx) => {
@@ -74,12 +83,19 @@ export async function rebuildKeyword(db: Database, options: { configs: string[];
     let n = 0;
     for (;;) {
       const batch = await sql<{ note_id: string; title_text: string; body: string }>`
-        SELECT note_id, title_text, body FROM search_keyword WHERE note_id > ${after} ${vault} ORDER BY note_id LIMIT ${REBUILD_BATCH}`.execute(trx);
+        SELECT note_id, title_text, body FROM search_keyword WHERE note_id > ${after} ${vault} ORDER BY note_id LIMIT ${REBUILD_BATCH}`.execute(
+        trx,
+      );
       if (!batch.rows.length) break;
       const rows = batch.rows.map((r) => {
         const titleIndex = indexText(r.title_text);
         const bodyIndex = indexText(r.body);
-        return { note_id: r.note_id, title_index: titleIndex, body_index: bodyIndex, body_len: wordCount(titleIndex) + wordCount(bodyIndex) };
+        return {
+          note_id: r.note_id,
+          title_index: titleIndex,
+          body_index: bodyIndex,
+          body_len: wordCount(titleIndex) + wordCount(bodyIndex),
+        };
       });
       await sql`
         UPDATE search_keyword k SET title_tsv = search_title_tsv(${cfgs}::regconfig[], r.title_index),

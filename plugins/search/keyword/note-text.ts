@@ -61,7 +61,10 @@ export function keywordText(model: NoteModel, limits: { headChars: number; bodyC
 
 /** The opening words of a body, markdown punctuation softened, cut at a word boundary. */
 export function headOf(body: string, chars: number): string {
-  const flat = body.replace(/[#>*_`|[\]]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = body
+    .replace(/[#>*_`|[\]]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (flat.length <= chars) return flat;
   const cut = flat.slice(0, chars);
   const space = cut.lastIndexOf(' ');

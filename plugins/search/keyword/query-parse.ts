@@ -108,11 +108,21 @@ export function planQuery(parsed: ParsedQuery, query: string, dropQuestionWords:
     seen.add(c.text.toLowerCase());
     units.push({ shown: c.shown, text: c.text });
   }
-  const negated = parsed.negated.map((n) => (n.startsWith('"') ? `"${phraseText(n.slice(1, -1))}"` : hasCjk(n) ? cjkWordQuery(n) : compoundWordQuery(n)));
-  return { units, negated, dropped: kept.length ? candidates.filter((c) => c.drop).map((c) => c.shown) : [], hasOr: parsed.hasOr, exact: parsed.exact };
+  const negated = parsed.negated.map((n) =>
+    n.startsWith('"') ? `"${phraseText(n.slice(1, -1))}"` : hasCjk(n) ? cjkWordQuery(n) : compoundWordQuery(n),
+  );
+  return {
+    units,
+    negated,
+    dropped: kept.length ? candidates.filter((c) => c.drop).map((c) => c.shown) : [],
+    hasOr: parsed.hasOr,
+    exact: parsed.exact,
+  };
 }
 
 /** The websearch text of a plan: its units ANDed (or ORed where the user wrote OR), negations as `-x`. */
 export function planText(plan: QueryPlan): string {
-  return [plan.units.map((u) => u.text).join(plan.hasOr ? ' OR ' : ' '), ...plan.negated.map((n) => `-${n}`)].filter(Boolean).join(' ');
+  return [plan.units.map((u) => u.text).join(plan.hasOr ? ' OR ' : ' '), ...plan.negated.map((n) => `-${n}`)]
+    .filter(Boolean)
+    .join(' ');
 }

@@ -24,7 +24,13 @@ export interface RankingOptions {
   readonly questionWords: boolean;
 }
 
-export const DEFAULT_RANKING: RankingOptions = { k1: 1.2, b: 0.75, titleWeight: 3, allTermsFirst: false, questionWords: true };
+export const DEFAULT_RANKING: RankingOptions = {
+  k1: 1.2,
+  b: 0.75,
+  titleWeight: 3,
+  allTermsFirst: false,
+  questionWords: true,
+};
 
 export interface KeywordOptions {
   readonly configs: readonly string[];
@@ -95,7 +101,10 @@ interface Compiled {
 }
 
 function tsq(configs: readonly string[], text: string): RawBuilder<unknown> {
-  return sql.join(configs.map((c) => sql`websearch_to_tsquery(${c}::regconfig, ${text})`), sql` || `);
+  return sql.join(
+    configs.map((c) => sql`websearch_to_tsquery(${c}::regconfig, ${text})`),
+    sql` || `,
+  );
 }
 
 /** A tsquery matching one lexeme (a lone CJK character as the prefix of its bigrams). */
@@ -132,7 +141,13 @@ async function compile(db: Database, vaultId: number, configs: readonly string[]
     FROM base LEFT JOIN search_keyword_stats s ON s.vault_id = ${vaultId}`.execute(db);
   // The index holds a lone CJK character only where its run ends: as a query word it is a prefix of bigrams.
   const c = r.rows[0];
-  return { ...c, q_all: cjkPrefixQuery(c.q_all), q_pos: cjkPrefixQuery(c.q_pos), q_any: cjkPrefixQuery(c.q_any), units: c.units.map((u) => u && cjkPrefixQuery(u)) };
+  return {
+    ...c,
+    q_all: cjkPrefixQuery(c.q_all),
+    q_pos: cjkPrefixQuery(c.q_pos),
+    q_any: cjkPrefixQuery(c.q_any),
+    units: c.units.map((u) => u && cjkPrefixQuery(u)),
+  };
 }
 
 interface Scored {
@@ -147,7 +162,13 @@ interface Scored {
   tf: number[];
 }
 
-export async function keywordSearch(db: Database, vaultId: number, query: string, filters: SearchFilters, o: KeywordOptions): Promise<KeywordResult> {
+export async function keywordSearch(
+  db: Database,
+  vaultId: number,
+  query: string,
+  filters: SearchFilters,
+  o: KeywordOptions,
+): Promise<KeywordResult> {
   const ranking = o.ranking ?? DEFAULT_RANKING;
   const parsed = parseQuery(query);
   const plan = planQuery(parsed, query, ranking.questionWords);
@@ -210,13 +231,29 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
     lexemes.map((l, slot) => {
       const rank = sql`ts_rank_cd(${weights}::real[], v.v, ${lexemeQuery(l)}::tsquery, 0)`;
       const bit = genBit.get(slot);
-      return bit === undefined ? rank : sql`CASE WHEN c.mask IS NULL OR c.mask & ${1 << bit} <> 0 THEN ${rank} ELSE 0 END`;
+      return bit === undefined
+        ? rank
+        : sql`CASE WHEN c.mask IS NULL OR c.mask & ${1 << bit} <> 0 THEN ${rank} ELSE 0 END`;
     }),
   );
   // A note holding the whole query as a phrase ranks next after exact titles: that is what a pasted sentence asks for.
-  const phraseable = plan.units.length > 1 && !plan.hasOr && !plan.negated.length && !parsed.units.some((u) => u.startsWith('"'));
-  const phraseQ = phraseable ? sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`), sql` || `) : sql`''::tsquery`;
-  const r = await sql<{ note_id: string; exact: boolean; phrase: boolean; body_len: number; tf: number[]; df: Array<[number, number]> | null; gen_n: number }>`
+  const phraseable =
+    plan.units.length > 1 && !plan.hasOr && !plan.negated.length && !parsed.units.some((u) => u.startsWith('"'));
+  const phraseQ = phraseable
+    ? sql.join(
+        o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`),
+        sql` || `,
+      )
+    : sql`''::tsquery`;
+  const r = await sql<{
+    note_id: string;
+    exact: boolean;
+    phrase: boolean;
+    body_len: number;
+    tf: number[];
+    df: Array<[number, number]> | null;
+    gen_n: number;
+  }>`
     WITH g AS (SELECT * FROM unnest(${generating.map((i) => lexemeQuery(lexemes[i]))}::text[]) WITH ORDINALITY AS g(q, bit)),
     post AS (
       SELECT g.bit - 1 AS bit, p.note_id FROM g CROSS JOIN LATERAL (
@@ -251,7 +288,9 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
            (SELECT json_agg(json_build_array(bit, n)) FROM df) AS df, (SELECT count(DISTINCT note_id)::int FROM post) AS gen_n
     -- One detoasted copy per row: every ts_rank_cd reads it instead of decompressing the stored vector again.
     FROM c JOIN search_keyword k ON k.note_id = c.note_id CROSS JOIN LATERAL (SELECT k.tsv || ''::tsvector AS v OFFSET 0) v
-    ${plan.negated.length ? sql`WHERE v.v @@ ${c.q_any}::tsquery OR (k.title_keys @> ARRAY[${plan.exact}]::text[])` : sql``}`.execute(db);
+    ${plan.negated.length ? sql`WHERE v.v @@ ${c.q_any}::tsquery OR (k.title_keys @> ARRAY[${plan.exact}]::text[])` : sql``}`.execute(
+    db,
+  );
   const first = r.rows[0];
   // Exact counts for the generating lexemes (their posting lists were read whole unless capped).
   const dfs = estimate.slice();
@@ -270,10 +309,20 @@ export async function keywordSearch(db: Database, vaultId: number, query: string
     const per = unitScores(units as UnitLexemes[], idfs, tf, Number(row.body_len), stats, ranking);
     const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((s) => tf[s] > 0)));
     const matched = hits.filter(Boolean).length;
-    scored.push({ id: Number(row.note_id), exact: row.exact, phrase: row.phrase === true, score: per.reduce((a, b) => a + b, 0), unitScores: per, hits, match: matched === plan.units.length ? 'all' : 'any', tf });
+    scored.push({
+      id: Number(row.note_id),
+      exact: row.exact,
+      phrase: row.phrase === true,
+      score: per.reduce((a, b) => a + b, 0),
+      unitScores: per,
+      hits,
+      match: matched === plan.units.length ? 'all' : 'any',
+      tf,
+    });
   }
   let pool = scored;
-  if (!o.fill || plan.units.length < 2 || plan.hasOr) pool = scored.filter((s) => s.match === 'all' || s.exact || plan.hasOr);
+  if (!o.fill || plan.units.length < 2 || plan.hasOr)
+    pool = scored.filter((s) => s.match === 'all' || s.exact || plan.hasOr);
   pool.sort(
     (a, b) =>
       Number(b.exact) - Number(a.exact) ||
@@ -294,7 +343,18 @@ interface Stamp {
   readonly docs: number;
 }
 
-async function render(db: Database, query: string, plan: QueryPlan, units: Array<{ perConfig: number[][] }>, lexemes: string[], ranked: Scored[], tw: number, o: KeywordOptions, capped: boolean, stampOf?: number): Promise<KeywordResult & { stamp?: Stamp }> {
+async function render(
+  db: Database,
+  query: string,
+  plan: QueryPlan,
+  units: Array<{ perConfig: number[][] }>,
+  lexemes: string[],
+  ranked: Scored[],
+  tw: number,
+  o: KeywordOptions,
+  capped: boolean,
+  stampOf?: number,
+): Promise<KeywordResult & { stamp?: Stamp }> {
   const termsTotal = plan.units.length;
   const ids = ranked.map((x) => x.id);
   const snipIds = ids.slice(0, o.snippetRows);
@@ -304,12 +364,24 @@ async function render(db: Database, query: string, plan: QueryPlan, units: Array
   // occurs (found by strpos, a lexeme being the start of most words it stems), not the note's first snippetScanChars;
   // no lexeme found: the note's opening. The snippet is made from it here (termSnippet): ts_headline re-parsed the
   // window with the whole query, ~1–3 ms a row, most of a long question's time.
-  const probes = [...new Set(lexemes.filter((l) => l.length >= 2 || hasCjk(l)).map((l) => l.toLowerCase()))].slice(0, SNIPPET_PROBES);
+  const probes = [...new Set(lexemes.filter((l) => l.length >= 2 || hasCjk(l)).map((l) => l.toLowerCase()))].slice(
+    0,
+    SNIPPET_PROBES,
+  );
   const stampCols =
     stampOf === undefined
       ? sql``
       : sql`, (SELECT s.rev FROM search_keyword_stats s WHERE s.vault_id = ${stampOf}) AS stamp_rev, (SELECT s.docs FROM search_keyword_stats s WHERE s.vault_id = ${stampOf}) AS stamp_docs`;
-  const details = await sql<{ note_id: string; path: string; title: string; head: string; in_title: boolean[]; scan: string | null; stamp_rev?: string | number | null; stamp_docs?: string | number | null }>`
+  const details = await sql<{
+    note_id: string;
+    path: string;
+    title: string;
+    head: string;
+    in_title: boolean[];
+    scan: string | null;
+    stamp_rev?: string | number | null;
+    stamp_docs?: string | number | null;
+  }>`
     SELECT k.note_id, n.path, n.title, k.head, ARRAY[${titleCols}] AS in_title ${stampCols},
            w.txt AS scan
     FROM search_keyword k JOIN notes n ON n.id = k.note_id
@@ -331,8 +403,21 @@ async function render(db: Database, query: string, plan: QueryPlan, units: Array
     if (inTitle.some(Boolean) || s.exact) matchedIn.push('title');
     if (inBody.some(Boolean)) matchedIn.push('body');
     const onlyTitle = matchedIn.length === 1 && matchedIn[0] === 'title';
-    let snippet = onlyTitle || !d.scan ? null : termSnippet(d.scan, [...lexemes, ...plan.units.flatMap((u) => u.shown.split(/[^\p{L}\p{N}]+/u))], o.snippetChars);
-    if (!onlyTitle && cjk && d.scan && (!snippet || !snippet.includes('«'))) snippet = cjkSnippet(d.scan, plan.units.map((u) => u.shown), o.snippetChars) ?? snippet;
+    let snippet =
+      onlyTitle || !d.scan
+        ? null
+        : termSnippet(
+            d.scan,
+            [...lexemes, ...plan.units.flatMap((u) => u.shown.split(/[^\p{L}\p{N}]+/u))],
+            o.snippetChars,
+          );
+    if (!onlyTitle && cjk && d.scan && (!snippet || !snippet.includes('«')))
+      snippet =
+        cjkSnippet(
+          d.scan,
+          plan.units.map((u) => u.shown),
+          o.snippetChars,
+        ) ?? snippet;
     const unitIn = (flags: boolean[]) => units.map((u) => u.perConfig.some((slotsOf) => slotsOf.some((i) => flags[i])));
     hits.push({
       noteId: s.id,
@@ -350,8 +435,16 @@ async function render(db: Database, query: string, plan: QueryPlan, units: Array
     });
   }
   const d0 = details.rows[0];
-  const stamp = stampOf !== undefined && d0 ? { rev: Number(d0.stamp_rev ?? 0), docs: Number(d0.stamp_docs ?? 0) } : undefined;
-  return { hits, termsTotal, capped, allCount: hits.filter((h) => h.match === 'all').length, dropped: plan.dropped, ...(stamp ? { stamp } : {}) };
+  const stamp =
+    stampOf !== undefined && d0 ? { rev: Number(d0.stamp_rev ?? 0), docs: Number(d0.stamp_docs ?? 0) } : undefined;
+  return {
+    hits,
+    termsTotal,
+    capped,
+    allCount: hits.filter((h) => h.match === 'all').length,
+    dropped: plan.dropped,
+    ...(stamp ? { stamp } : {}),
+  };
 }
 
 /** The matched units, heaviest first: `shown where weight`, where is t (title), b (body) or t+b. At most six. */
@@ -371,14 +464,27 @@ function explainRow(plan: QueryPlan, s: Scored, unitTitles: boolean[], unitBodie
  * and the vault's change stamp, for the phrase check of the best all-terms notes, and for the page's rows.
  * Undefined when the memory index cannot answer (not loaded, or behind by more than a query should wait for).
  */
-async function memorySearch(db: Database, vaultId: number, query: string, parsed: ParsedQuery, plan: QueryPlan, o: KeywordOptions, ranking: RankingOptions, memory: KeywordMemory): Promise<KeywordResult | undefined> {
+async function memorySearch(
+  db: Database,
+  vaultId: number,
+  query: string,
+  parsed: ParsedQuery,
+  plan: QueryPlan,
+  o: KeywordOptions,
+  ranking: RankingOptions,
+  memory: KeywordMemory,
+): Promise<KeywordResult | undefined> {
   // A unit's lexemes per config come from PostgreSQL once, then from the memory's cache (the same text under the
   // same configs always becomes the same lexemes); a query whose units are all cached needs no SQL before ranking.
   const cfgKey = o.configs.join(',');
   const missing = plan.units.filter((u) => !memory.lexemes.has(`${cfgKey}\u0001${u.text}`));
   let stamp: Stamp | undefined;
   if (missing.length) {
-    const r = await sql<{ lex: Array<[number, number, string]> | null; rev: string | number | null; docs: string | number | null }>`
+    const r = await sql<{
+      lex: Array<[number, number, string]> | null;
+      rev: string | number | null;
+      docs: string | number | null;
+    }>`
       WITH lx AS (
         SELECT u.ord, c.cord, l.lexeme
         FROM unnest(${missing.map((u) => u.text)}::text[]) WITH ORDINALITY AS u(txt, ord)
@@ -410,11 +516,24 @@ async function memorySearch(db: Database, vaultId: number, query: string, parsed
 }
 
 async function readStamp(db: Database, vaultId: number): Promise<Stamp> {
-  const r = await sql<{ rev: string | number; docs: string | number }>`SELECT rev, docs FROM search_keyword_stats WHERE vault_id = ${vaultId}`.execute(db);
+  const r = await sql<{
+    rev: string | number;
+    docs: string | number;
+  }>`SELECT rev, docs FROM search_keyword_stats WHERE vault_id = ${vaultId}`.execute(db);
   return { rev: Number(r.rows[0]?.rev ?? 0), docs: Number(r.rows[0]?.docs ?? 0) };
 }
 
-async function memoryRank(db: Database, vaultId: number, query: string, parsed: ParsedQuery, plan: QueryPlan, o: KeywordOptions, ranking: RankingOptions, mem: VaultMemoryIndex, memory: KeywordMemory): Promise<KeywordResult & { stamp?: Stamp }> {
+async function memoryRank(
+  db: Database,
+  vaultId: number,
+  query: string,
+  parsed: ParsedQuery,
+  plan: QueryPlan,
+  o: KeywordOptions,
+  ranking: RankingOptions,
+  mem: VaultMemoryIndex,
+  memory: KeywordMemory,
+): Promise<KeywordResult & { stamp?: Stamp }> {
   const termsTotal = plan.units.length;
   const empty: KeywordResult = { hits: [], termsTotal, capped: false, allCount: 0, dropped: plan.dropped };
   const cfgKey = o.configs.join(',');
@@ -452,7 +571,16 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
     const matched = hits.filter(Boolean).length;
     const match = matched === plan.units.length ? 'all' : 'any';
     if (onlyAll && match !== 'all' && !exact && !plan.hasOr) continue;
-    scored.push({ id, exact, phrase: false, score: per.reduce((a, b) => a + b, 0), unitScores: per, hits, match, tf: tf.slice() });
+    scored.push({
+      id,
+      exact,
+      phrase: false,
+      score: per.reduce((a, b) => a + b, 0),
+      unitScores: per,
+      hits,
+      match,
+      tf: tf.slice(),
+    });
   }
   const byScore = (a: Scored, b: Scored) => b.score - a.score || a.id - b.id;
   // The phrase tier: among the best `rescore` notes holding every unit (by score), those holding the whole query as a
@@ -462,16 +590,36 @@ async function memoryRank(db: Database, vaultId: number, query: string, parsed: 
   // note, and counting it once skipped the tier for every phrase holding one (two judged phrases at ranks 11 and 13).
   const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
   const evidence = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0));
-  const holders = phraseable ? top(scored.filter((s) => s.hits.every((h, i) => h || !evidence[i])), Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE), byScore) : [];
+  const holders = phraseable
+    ? top(
+        scored.filter((s) => s.hits.every((h, i) => h || !evidence[i])),
+        Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE),
+        byScore,
+      )
+    : [];
   if (holders.length) {
-    const phraseQ = sql.join(o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`), sql` || `);
-    const p = await sql<{ note_id: string; hit: boolean }>`SELECT k.note_id, (k.tsv @@ (${phraseQ})) AS hit FROM search_keyword k WHERE k.note_id = ANY(${holders.map((h) => h.id)}::bigint[])`.execute(db);
+    const phraseQ = sql.join(
+      o.configs.map((cfg) => sql`phraseto_tsquery(${cfg}::regconfig, ${phraseText(query)})`),
+      sql` || `,
+    );
+    const p = await sql<{
+      note_id: string;
+      hit: boolean;
+    }>`SELECT k.note_id, (k.tsv @@ (${phraseQ})) AS hit FROM search_keyword k WHERE k.note_id = ANY(${holders.map((h) => h.id)}::bigint[])`.execute(
+      db,
+    );
     const inPhrase = new Set(p.rows.filter((x) => x.hit).map((x) => Number(x.note_id)));
     for (const s of holders) if (inPhrase.has(s.id)) s.phrase = true;
   }
   // Only the page is sorted: exact titles, phrase holders, and the best by score (all-terms ones too, for allTermsFirst).
   const keep = new Set<Scored>([...scored.filter((s) => s.exact || s.phrase), ...top(scored, o.limit, byScore)]);
-  if (ranking.allTermsFirst) for (const s of top(scored.filter((x) => x.match === 'all'), o.limit, byScore)) keep.add(s);
+  if (ranking.allTermsFirst)
+    for (const s of top(
+      scored.filter((x) => x.match === 'all'),
+      o.limit,
+      byScore,
+    ))
+      keep.add(s);
   const ranked = [...keep]
     .sort(
       (a, b) =>

@@ -22,7 +22,11 @@ const QUESTION_WORDS = new Set(
  * evidence while the question is still framing itself, but content once it has started ("the note that
  * contains it", "a way to …"), so they are dropped only before the question's first content word.
  */
-const FRAME_WORDS = new Set('note notes vault say says said tell mention mentions mentioned written write wrote find show give way ways thing things kind type'.split(' '));
+const FRAME_WORDS = new Set(
+  'note notes vault say says said tell mention mentions mentioned written write wrote find show give way ways thing things kind type'.split(
+    ' ',
+  ),
+);
 
 const CJK_STOP = new Set(
   (
@@ -49,7 +53,8 @@ export function isFrameWord(word: string): boolean {
   return FRAME_WORDS.has(word.toLowerCase().replace(/['’]/g, ''));
 }
 
-const QUESTION_START = /^\s*(what|which|who|whom|whose|why|how|when|where|do|does|did|can|could|should|would|is|are|was|were|will|has|have|any)\b/i;
+const QUESTION_START =
+  /^\s*(what|which|who|whom|whose|why|how|when|where|do|does|did|can|could|should|would|is|are|was|were|will|has|have|any)\b/i;
 const CJK_QUESTION = /[？?]|什么|怎么|怎样|如何|为什么|为何|哪些|哪个|哪里|是否|有没有|吗|呢/;
 
 /** Whether a query reads as a natural-language question (so its scaffolding words are not evidence). */

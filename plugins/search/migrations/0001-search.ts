@@ -60,7 +60,9 @@ export default {
         RETURN r;
       END $fn$;
     `.execute(db);
-    const available = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`.execute(db);
+    const available = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'`.execute(db);
     if ((available.rows[0]?.n ?? 0) > 0) {
       await sql`CREATE EXTENSION IF NOT EXISTS vector`.execute(db);
       // Untyped \`vector\` column: the dimension comes from the configured model (guarded by the
@@ -82,6 +84,8 @@ export default {
     }
   },
   async down(db: Kysely<any>): Promise<void> {
-    await sql`DROP TABLE IF EXISTS search_chunks; DROP TABLE search_embedded_notes; DROP TABLE search_embed_queue; DROP TABLE search_meta; DROP TABLE search_keyword; DROP FUNCTION search_title_tsv; DROP FUNCTION search_note_tsv;`.execute(db);
+    await sql`DROP TABLE IF EXISTS search_chunks; DROP TABLE search_embedded_notes; DROP TABLE search_embed_queue; DROP TABLE search_meta; DROP TABLE search_keyword; DROP FUNCTION search_title_tsv; DROP FUNCTION search_note_tsv;`.execute(
+      db,
+    );
   },
 };

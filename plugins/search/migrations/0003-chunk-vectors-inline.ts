@@ -14,6 +14,7 @@ export default {
     if (await hasChunks(db)) await sql`ALTER TABLE search_chunks ALTER COLUMN embedding SET STORAGE MAIN`.execute(db);
   },
   async down(db: Kysely<any>): Promise<void> {
-    if (await hasChunks(db)) await sql`ALTER TABLE search_chunks ALTER COLUMN embedding SET STORAGE EXTERNAL`.execute(db);
+    if (await hasChunks(db))
+      await sql`ALTER TABLE search_chunks ALTER COLUMN embedding SET STORAGE EXTERNAL`.execute(db);
   },
 };

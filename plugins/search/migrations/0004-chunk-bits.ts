@@ -32,7 +32,9 @@ export default {
       END $fn$;
     `.execute(db);
     // Without binary_quantize the trigger would fail every chunk write; the strategy is refused there instead.
-    const quantize = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'binary_quantize'`.execute(db);
+    const quantize = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'binary_quantize'`.execute(db);
     if (!quantize.rows[0]?.n) return;
     await sql`
       CREATE TRIGGER search_chunk_bits_sync AFTER INSERT OR UPDATE OF embedding, vault_id ON search_chunks

@@ -5,7 +5,9 @@ import { sql, type Kysely } from 'kysely';
 
 export default {
   async up(db: Kysely<any>): Promise<void> {
-    await sql`CREATE INDEX search_keyword_tsv_sample ON search_keyword USING gin (tsv) WITH (fastupdate = off) WHERE note_id % 32 = 0`.execute(db);
+    await sql`CREATE INDEX search_keyword_tsv_sample ON search_keyword USING gin (tsv) WITH (fastupdate = off) WHERE note_id % 32 = 0`.execute(
+      db,
+    );
   },
   async down(db: Kysely<any>): Promise<void> {
     await sql`DROP INDEX search_keyword_tsv_sample`.execute(db);

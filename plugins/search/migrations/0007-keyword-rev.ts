@@ -13,6 +13,8 @@ export default {
     `.execute(db);
   },
   async down(db: Kysely<any>): Promise<void> {
-    await sql`DROP INDEX search_keyword_vault_rev; ALTER TABLE search_keyword_stats DROP COLUMN rev; ALTER TABLE search_keyword DROP COLUMN rev;`.execute(db);
+    await sql`DROP INDEX search_keyword_vault_rev; ALTER TABLE search_keyword_stats DROP COLUMN rev; ALTER TABLE search_keyword DROP COLUMN rev;`.execute(
+      db,
+    );
   },
 };

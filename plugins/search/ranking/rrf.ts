@@ -8,8 +8,14 @@ export interface FusedRow<Id> {
   readonly terms: Readonly<Record<string, number>>;
 }
 
-export function reciprocalRankFusion<Id extends string | number>(arms: Readonly<Record<string, readonly Id[]>>, k: number): FusedRow<Id>[] {
-  const rows = new Map<Id, { ranks: Record<string, number>; terms: Record<string, number>; score: number; best: number }>();
+export function reciprocalRankFusion<Id extends string | number>(
+  arms: Readonly<Record<string, readonly Id[]>>,
+  k: number,
+): FusedRow<Id>[] {
+  const rows = new Map<
+    Id,
+    { ranks: Record<string, number>; terms: Record<string, number>; score: number; best: number }
+  >();
   for (const [arm, ids] of Object.entries(arms)) {
     ids.forEach((id, i) => {
       const rank = i + 1;
@@ -29,7 +35,11 @@ export function reciprocalRankFusion<Id extends string | number>(arms: Readonly<
 }
 
 /** `confidence: low` when no keyword note matched every term and the best similarity is under the threshold. */
-export function confidenceOf(threshold: number, bestSimilarity: number | undefined, keywordFullMatches: number): 'ok' | 'low' {
+export function confidenceOf(
+  threshold: number,
+  bestSimilarity: number | undefined,
+  keywordFullMatches: number,
+): 'ok' | 'low' {
   if (threshold <= 0) return 'ok';
   if (keywordFullMatches > 0) return 'ok';
   return bestSimilarity !== undefined && bestSimilarity >= threshold ? 'ok' : 'low';

@@ -30,7 +30,9 @@ export function shapeSnippet(headline: string | null | undefined, maxChars: numb
  * around the first occurrence of the longest CJK word, every occurrence of the query's CJK words marked «».
  */
 export function cjkSnippet(body: string, words: readonly string[], maxChars: number): string | null {
-  const cjkWords = [...new Set(words.filter((w) => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(w)))].sort((a, b) => b.length - a.length);
+  const cjkWords = [
+    ...new Set(words.filter((w) => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(w))),
+  ].sort((a, b) => b.length - a.length);
   const text = body.replace(/\s+/g, ' ').trim();
   let at = -1;
   for (const w of cjkWords) {
@@ -54,10 +56,15 @@ const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
  * A stem that is not a prefix of its words (`polici`) is matched through the query's own word (`policies`).
  */
 export function termSnippet(text: string, terms: readonly string[], maxChars: number): string | null {
-  const list = [...new Set(terms.map((t) => t.toLowerCase()).filter((t) => t.length >= 2 && !HAS_CJK.test(t)))].sort((a, b) => b.length - a.length);
+  const list = [...new Set(terms.map((t) => t.toLowerCase()).filter((t) => t.length >= 2 && !HAS_CJK.test(t)))].sort(
+    (a, b) => b.length - a.length,
+  );
   if (!list.length || !text) return null;
   const flat = text.replace(/\s+/g, ' ').trim();
-  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${list.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[\\p{L}\\p{N}]*`, 'giu');
+  const re = new RegExp(
+    `(?<![\\p{L}\\p{N}])(?:${list.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[\\p{L}\\p{N}]*`,
+    'giu',
+  );
   const hits: Array<{ at: number; end: number; key: string }> = [];
   for (const m of flat.matchAll(re)) {
     const low = m[0].toLowerCase();

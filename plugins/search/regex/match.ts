@@ -42,9 +42,10 @@ export function regexBatch(p: RegexBatchPayload): RegexFileResult[] {
         if (line.length > budget) start = Math.max(0, Math.min(at - Math.floor(budget / 4), line.length - budget));
         const end = Math.min(line.length, start + budget);
         const mEnd = Math.min(end, at + len);
-        let text = len > 0 && at < end
-          ? `${line.slice(start, at)}«${line.slice(at, mEnd)}»${line.slice(mEnd, end)}`
-          : line.slice(start, end);
+        let text =
+          len > 0 && at < end
+            ? `${line.slice(start, at)}«${line.slice(at, mEnd)}»${line.slice(mEnd, end)}`
+            : line.slice(start, end);
         text = `${start > 0 ? '…' : ''}${text.replace(/\t/g, ' ')}${end < line.length ? '…' : ''}`;
         matches.push({ line: i + 1, text });
       }

@@ -13,7 +13,9 @@ parentPort.on('message', (m) => {
   catch (e) { parentPort.postMessage({ ok: false, message: String((e && e.message) || e) }); }
 });`;
 
-export type BatchOutcome = { readonly ok: true; readonly results: RegexFileResult[] } | { readonly ok: false; readonly reason: 'deadline' | 'aborted' | 'failed'; readonly message?: string };
+export type BatchOutcome =
+  | { readonly ok: true; readonly results: RegexFileResult[] }
+  | { readonly ok: false; readonly reason: 'deadline' | 'aborted' | 'failed'; readonly message?: string };
 
 export class RegexSession {
   private readonly worker: Worker;
@@ -22,11 +24,16 @@ export class RegexSession {
   private closed = false;
   private expired: 'deadline' | 'aborted' | undefined;
 
-  constructor(deadlineMs: number, private readonly signal: AbortSignal) {
+  constructor(
+    deadlineMs: number,
+    private readonly signal: AbortSignal,
+  ) {
     this.worker = new Worker(SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 256 } });
     this.worker.unref();
     this.worker.on('message', (m: { ok: boolean; result?: RegexFileResult[]; message?: string }) => {
-      this.settle(m.ok && m.result ? { ok: true, results: m.result } : { ok: false, reason: 'failed', message: m.message });
+      this.settle(
+        m.ok && m.result ? { ok: true, results: m.result } : { ok: false, reason: 'failed', message: m.message },
+      );
     });
     this.worker.on('error', (e) => this.settle({ ok: false, reason: 'failed', message: e.message }));
     this.timer = setTimeout(() => this.expire('deadline'), deadlineMs);

@@ -8,7 +8,6 @@ import type { SearchTools } from '../../../src/generated/search/index.js';
 
 type GetTagsInput = SearchTools['get_tags']['input'];
 type GetTagsOutput = SearchTools['get_tags']['output'];
-type TagRow = GetTagsOutput['rows'][number];
 
 export default defineTool<SearchTools['get_tags']>({
   async handler(input: GetTagsInput, ctx: ToolContext<SearchSettingsSection>): Promise<GetTagsOutput> {
@@ -37,7 +36,9 @@ export default defineTool<SearchTools['get_tags']>({
     return { prefix, count: rows.length, total, cut: total > rows.length, limit_cut: asked > limit, rows };
   },
   render(o: GetTagsOutput): string {
-    const lines = [`get_tags${o.prefix ? ` prefix=${o.prefix}` : ''} — ${o.count} of ${o.total} tags (notes incl. nested · direct)`];
+    const lines = [
+      `get_tags${o.prefix ? ` prefix=${o.prefix}` : ''} — ${o.count} of ${o.total} tags (notes incl. nested · direct)`,
+    ];
     if (o.cut) lines.push(`note: ${o.total - o.count} more tags not shown; raise limit or narrow with prefix`);
     if (o.limit_cut) lines.push('note: limit cut to the server maximum');
     if (!o.rows.length) lines.push('no tags');

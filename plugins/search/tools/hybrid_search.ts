@@ -35,7 +35,13 @@ export async function hybridCandidates(input: HybridSearchInput, ctx: ToolContex
   const semantic = await semanticArm(ctx, input.query, input, s.armDepth);
   const kById = new Map(keyword.hits.map((h) => [h.noteId, h]));
   const sById = new Map(semantic.ok ? semantic.rows.map((r) => [r.noteId, r]) : []);
-  const fused = reciprocalRankFusion({ keyword: keyword.hits.map((h) => h.noteId), ...(semantic.ok ? { semantic: semantic.rows.map((r) => r.noteId) } : {}) }, s.rrfK);
+  const fused = reciprocalRankFusion(
+    {
+      keyword: keyword.hits.map((h) => h.noteId),
+      ...(semantic.ok ? { semantic: semantic.rows.map((r) => r.noteId) } : {}),
+    },
+    s.rrfK,
+  );
   const candidates: Candidate[] = fused.map((f) => {
     const k = kById.get(f.id);
     const v = sById.get(f.id);
@@ -56,7 +62,9 @@ export async function hybridCandidates(input: HybridSearchInput, ctx: ToolContex
   candidates.sort((a, b) => Number(b.exact) - Number(a.exact));
   const arms = semantic.ok ? 'keyword+semantic' : `keyword-only (semantic unavailable: ${semantic.reason})`;
   const best = semantic.ok ? semantic.rows[0]?.similarity : undefined;
-  const confidence = semantic.ok ? confidenceOf(s.lowConfidenceSimilarity, best, keyword.allCount) : confidenceOf(s.lowConfidenceSimilarity, undefined, keyword.allCount);
+  const confidence = semantic.ok
+    ? confidenceOf(s.lowConfidenceSimilarity, best, keyword.allCount)
+    : confidenceOf(s.lowConfidenceSimilarity, undefined, keyword.allCount);
   return { candidates, arms, confidence };
 }
 
@@ -71,7 +79,12 @@ export default defineTool<SearchTools['hybrid_search']>({
     let scores: number[] | undefined;
     if (input.rerank) {
       const pool = candidates.slice(0, s.armDepth);
-      const out = await rerank(s.rerank, input.query, pool.map((c) => `${c.title}\n${c.text}`), ctx.signal);
+      const out = await rerank(
+        s.rerank,
+        input.query,
+        pool.map((c) => `${c.title}\n${c.text}`),
+        ctx.signal,
+      );
       if (out.ok) {
         const order = orderByScores(out.scores);
         ordered = order.map((i) => pool[i]);
@@ -79,22 +92,34 @@ export default defineTool<SearchTools['hybrid_search']>({
         reranked = `true (candidates: ${pool.length})`;
       } else reranked = `false (${out.reason})`;
     }
-    const rows = ordered.slice(0, limit).map((c, i): HybridRow => ({
-      rank: i + 1,
-      path: c.path,
-      title: c.title,
-      score: Math.round(c.score * 1e6) / 1e6,
-      keyword_rank: c.keywordRank,
-      semantic_rank: c.semanticRank,
-      keyword_term: Math.round(c.kTerm * 1e6) / 1e6,
-      semantic_term: Math.round(c.sTerm * 1e6) / 1e6,
-      ...(c.section !== undefined ? { section: c.section } : {}),
-      ...(c.text ? { text: c.text } : {}),
-      ...(scores ? { rerank_score: Math.round(scores[i] * 1e4) / 1e4 } : {}),
-      ...(c.exact ? { exact_title: true } : {}),
-      ...withDeepLink(ctx, c.path),
-    }));
-    return { query: input.query, filters: describeFilters(input), arms, rrf_k: s.rrfK, confidence, reranked, count: rows.length, cut: asked > limit, rows };
+    const rows = ordered.slice(0, limit).map(
+      (c, i): HybridRow => ({
+        rank: i + 1,
+        path: c.path,
+        title: c.title,
+        score: Math.round(c.score * 1e6) / 1e6,
+        keyword_rank: c.keywordRank,
+        semantic_rank: c.semanticRank,
+        keyword_term: Math.round(c.kTerm * 1e6) / 1e6,
+        semantic_term: Math.round(c.sTerm * 1e6) / 1e6,
+        ...(c.section !== undefined ? { section: c.section } : {}),
+        ...(c.text ? { text: c.text } : {}),
+        ...(scores ? { rerank_score: Math.round(scores[i] * 1e4) / 1e4 } : {}),
+        ...(c.exact ? { exact_title: true } : {}),
+        ...withDeepLink(ctx, c.path),
+      }),
+    );
+    return {
+      query: input.query,
+      filters: describeFilters(input),
+      arms,
+      rrf_k: s.rrfK,
+      confidence,
+      reranked,
+      count: rows.length,
+      cut: asked > limit,
+      rows,
+    };
   },
   render(o: HybridSearchOutput): string {
     const lines = [
@@ -103,7 +128,11 @@ export default defineTool<SearchTools['hybrid_search']>({
     if (o.confidence === 'low') lines.push('hint: weak matches — try keyword_search or get_neighborhood');
     if (o.cut) lines.push('note: limit cut to the server maximum');
     for (const r of o.rows) {
-      const parts = [`fused ${fixed(r.score, 5)}`, `kw ${r.keyword_rank ?? '-'} (${fixed(r.keyword_term, 5)})`, `sem ${r.semantic_rank ?? '-'} (${fixed(r.semantic_term, 5)})`];
+      const parts = [
+        `fused ${fixed(r.score, 5)}`,
+        `kw ${r.keyword_rank ?? '-'} (${fixed(r.keyword_term, 5)})`,
+        `sem ${r.semantic_rank ?? '-'} (${fixed(r.semantic_term, 5)})`,
+      ];
       if (r.rerank_score !== undefined) parts.push(`rerank ${fixed(r.rerank_score, 3)}`);
       if (r.exact_title) parts.push('exact title');
       lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [${parts.join(' · ')}]${r.section ? ` ${r.section}` : ''}`);

@@ -13,7 +13,12 @@ type KeywordSearchInput = SearchTools['keyword_search']['input'];
 type KeywordSearchOutput = SearchTools['keyword_search']['output'];
 type KeywordRow = KeywordSearchOutput['rows'][number];
 
-export async function runKeywordSearch(input: KeywordSearchInput, ctx: ToolContext<SearchSettingsSection>, limit: number, fill = true) {
+export async function runKeywordSearch(
+  input: KeywordSearchInput,
+  ctx: ToolContext<SearchSettingsSection>,
+  limit: number,
+  fill = true,
+) {
   const s = ctx.settings.search;
   await indexSettled(ctx);
   return keywordSearch(ctx.db, ctx.vault.id, input.query, input, {
@@ -66,11 +71,14 @@ export default defineTool<SearchTools['keyword_search']>({
       `keyword_search ${quote(o.query)}${o.filters ? ` ${o.filters}` : ''} — ${o.count} rows (${o.full_matches} all terms, ${o.count - o.full_matches} partial) · configs: ${o.configs.join(',')}`,
     ];
     if (o.ignored_words?.length) lines.push(`ignored (no evidence): ${o.ignored_words.join(' ')}`);
-    if (o.candidates_capped) lines.push('note: broad query — ranked a bounded candidate set of the matches; add terms or filters to narrow');
+    if (o.candidates_capped)
+      lines.push('note: broad query — ranked a bounded candidate set of the matches; add terms or filters to narrow');
     if (o.cut) lines.push('note: limit cut to the server maximum');
     if (!o.rows.length) lines.push('no matches');
     for (const r of o.rows) {
-      lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [match: ${r.match} · in: ${r.matched_in.join('+') || '-'} · terms ${r.terms} · ${r.score}]`);
+      lines.push(
+        `${r.rank}. ${r.path} — ${quote(r.title)} [match: ${r.match} · in: ${r.matched_in.join('+') || '-'} · terms ${r.terms} · ${r.score}]`,
+      );
       lines.push(r.snippet !== undefined ? `   snippet: ${r.snippet}` : `   head: ${r.head ?? ''}`);
       if (r.why) lines.push(`   why: ${r.why}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);

@@ -13,7 +13,9 @@ export default defineTool<SearchTools['search']>({
     const { candidates, arms } = await hybridCandidates({ query: input.query }, ctx);
     if (arms !== 'keyword+semantic') ctx.log.debug({ arms }, 'connector search ran keyword-only');
     const name = vaultName(ctx);
-    const results = candidates.slice(0, ctx.settings.search.connector.results).map((c) => ({ id: c.path, title: c.title, ...urlsOf(ctx, name, c.path) }));
+    const results = candidates
+      .slice(0, ctx.settings.search.connector.results)
+      .map((c) => ({ id: c.path, title: c.title, ...urlsOf(ctx, name, c.path) }));
     return { results };
   },
   render(o: ConnectorSearchOutput): string {

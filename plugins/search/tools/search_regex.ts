@@ -19,13 +19,18 @@ export default defineTool<SearchTools['search_regex']>({
     const s = ctx.settings.search.regex;
     const glob = input.is_glob ?? false;
     const scope = input.scope ?? (glob ? 'path' : 'content');
-    if (glob && scope !== 'path') ctx.refuse('invalid_arguments', { problems: 'is_glob matches paths only; use scope "path" (or leave scope out)' });
+    if (glob && scope !== 'path')
+      ctx.refuse('invalid_arguments', {
+        problems: 'is_glob matches paths only; use scope "path" (or leave scope out)',
+      });
     const flags = input.ignore_case ? 'i' : '';
     if (!glob) {
       try {
         new RegExp(input.pattern, flags);
       } catch (e) {
-        ctx.refuse('invalid_arguments', { problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 160)}` });
+        ctx.refuse('invalid_arguments', {
+          problems: `pattern is not a valid regular expression: ${(e as Error).message.slice(0, 160)}`,
+        });
       }
     }
     const limit = clampLimit(input.limit, s.maxLimit, 20);
@@ -62,7 +67,16 @@ export default defineTool<SearchTools['search_regex']>({
         scanned++;
         if (isMatch(p) && !add({ path: p, pathMatch: true, matchCount: 0, matches: [] })) break;
       }
-      return { ...base, files_scanned: scanned, skipped: 0, count: results.length, cut: cutReason !== null && scanned < paths.length, cut_reason: scanned < paths.length ? cutReason : null, stopped: null, results };
+      return {
+        ...base,
+        files_scanned: scanned,
+        skipped: 0,
+        count: results.length,
+        cut: cutReason !== null && scanned < paths.length,
+        cut_reason: scanned < paths.length ? cutReason : null,
+        stopped: null,
+        results,
+      };
     }
     const session = new RegexSession(s.timeoutMs, ctx.signal);
     let scanned = 0;
@@ -71,28 +85,40 @@ export default defineTool<SearchTools['search_regex']>({
     try {
       outer: for (let at = 0; at < paths.length; at += s.batchFiles) {
         const slice = paths.slice(at, at + s.batchFiles);
-        const files = scope === 'path'
-          ? slice.map((path) => ({ path }))
-          : await mapLimit(slice, s.readConcurrency, async (path) => {
-              try {
-                return { path, text: await ctx.vault.fs.readText(path, { maxBytes: s.maxFileBytes }) };
-              } catch (e) {
-                if (!(e instanceof Refusal)) throw e;
-                skipped++; // too large, not UTF-8, or gone since indexed: the path can still match
-                return { path };
-              }
-            });
-        const outcome = await session.run({ source: input.pattern, flags, matchPath: scope !== 'content', maxMatches, lineChars: s.lineChars, files });
+        const files =
+          scope === 'path'
+            ? slice.map((path) => ({ path }))
+            : await mapLimit(slice, s.readConcurrency, async (path) => {
+                try {
+                  return { path, text: await ctx.vault.fs.readText(path, { maxBytes: s.maxFileBytes }) };
+                } catch (e) {
+                  if (!(e instanceof Refusal)) throw e;
+                  skipped++; // too large, not UTF-8, or gone since indexed: the path can still match
+                  return { path };
+                }
+              });
+        const outcome = await session.run({
+          source: input.pattern,
+          flags,
+          matchPath: scope !== 'content',
+          maxMatches,
+          lineChars: s.lineChars,
+          files,
+        });
         if (!outcome.ok) {
-          if (outcome.reason === 'failed') ctx.refuse('invalid_arguments', { problems: `the regular expression failed: ${(outcome.message ?? '').slice(0, 160)}` });
-          stopped = outcome.reason === 'deadline'
-            ? `time budget of ${s.timeoutMs} ms spent after ${scanned} of ${paths.length} notes; results are partial (simplify the pattern, avoid nested quantifiers, or narrow with folder)`
-            : 'the call was cancelled; results are partial';
+          if (outcome.reason === 'failed')
+            ctx.refuse('invalid_arguments', {
+              problems: `the regular expression failed: ${(outcome.message ?? '').slice(0, 160)}`,
+            });
+          stopped =
+            outcome.reason === 'deadline'
+              ? `time budget of ${s.timeoutMs} ms spent after ${scanned} of ${paths.length} notes; results are partial (simplify the pattern, avoid nested quantifiers, or narrow with folder)`
+              : 'the call was cancelled; results are partial';
           break;
         }
         for (const r of outcome.results) {
           if (!add(r)) {
-            scanned += slice.findIndex((p) => p === r.path) + 1;
+            scanned += slice.indexOf(r.path) + 1;
             break outer;
           }
         }
@@ -103,16 +129,32 @@ export default defineTool<SearchTools['search_regex']>({
       await session.close();
     }
     const cut = cutReason !== null && scanned < paths.length;
-    return { ...base, files_scanned: scanned, skipped, count: results.length, cut, cut_reason: cut ? cutReason : null, stopped, results };
+    return {
+      ...base,
+      files_scanned: scanned,
+      skipped,
+      count: results.length,
+      cut,
+      cut_reason: cut ? cutReason : null,
+      stopped,
+      results,
+    };
   },
   render(o: SearchRegexOutput): string {
     const what = o.glob ? `glob ${quote(o.pattern)}` : `/${o.pattern}/`;
-    const lines = [`search_regex ${what} scope=${o.scope}${o.folder ? ` folder=${o.folder}/` : ''} — ${o.count} files (scanned ${o.files_scanned} of ${o.files_total} notes${o.skipped ? `, ${o.skipped} unreadable as text` : ''})`];
+    const lines = [
+      `search_regex ${what} scope=${o.scope}${o.folder ? ` folder=${o.folder}/` : ''} — ${o.count} files (scanned ${o.files_scanned} of ${o.files_total} notes${o.skipped ? `, ${o.skipped} unreadable as text` : ''})`,
+    ];
     if (o.stopped) lines.push(`note: stopped early: ${o.stopped}`);
     if (o.cut) lines.push(`note: ${o.cut_reason}; more notes may match (narrow with folder or a tighter pattern)`);
     if (!o.results.length && !o.stopped) lines.push('no matches');
     for (const r of o.results) {
-      const extra = r.match_count > r.matches.length ? ` (${r.match_count} matching lines, ${r.matches.length} shown)` : r.match_count ? ` (${r.match_count} matching lines)` : '';
+      const extra =
+        r.match_count > r.matches.length
+          ? ` (${r.match_count} matching lines, ${r.matches.length} shown)`
+          : r.match_count
+            ? ` (${r.match_count} matching lines)`
+            : '';
       lines.push(`${r.path}${r.path_match && !o.glob ? ' [path matches]' : ''}${extra}`);
       for (const m of r.matches) lines.push(`  ${m.line}: ${m.text}`);
     }

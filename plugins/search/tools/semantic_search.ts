@@ -24,15 +24,32 @@ export default defineTool<SearchTools['semantic_search']>({
     const fetch = input.rerank ? Math.max(limit, s.armDepth) : limit;
     const arm = await semanticArm(ctx, input.query, input, fetch);
     const base = { query: input.query, filters: describeFilters(input), cut: asked > limit };
-    const counts = { notes_embedded: arm.counts.embedded, notes_queued: arm.counts.queued, notes_stale: arm.counts.stale };
+    const counts = {
+      notes_embedded: arm.counts.embedded,
+      notes_queued: arm.counts.queued,
+      notes_stale: arm.counts.stale,
+    };
     if (!arm.ok) {
-      return { ...base, ...counts, semantic: `unavailable: ${arm.reason}`, confidence: 'low', reranked: input.rerank ? 'false (semantic unavailable)' : 'false (not requested)', count: 0, rows: [] };
+      return {
+        ...base,
+        ...counts,
+        semantic: `unavailable: ${arm.reason}`,
+        confidence: 'low',
+        reranked: input.rerank ? 'false (semantic unavailable)' : 'false (not requested)',
+        count: 0,
+        rows: [],
+      };
     }
     let rows = arm.rows;
     let reranked = 'false (not requested)';
     let rerankScores: number[] | undefined;
     if (input.rerank) {
-      const out = await rerank(s.rerank, input.query, rows.map((r) => `${r.title}\n${r.preview ?? ''}`), ctx.signal);
+      const out = await rerank(
+        s.rerank,
+        input.query,
+        rows.map((r) => `${r.title}\n${r.preview ?? ''}`),
+        ctx.signal,
+      );
       if (out.ok) {
         const order = orderByScores(out.scores);
         rerankScores = order.map((i) => out.scores[i]);
@@ -40,31 +57,49 @@ export default defineTool<SearchTools['semantic_search']>({
         reranked = `true (candidates: ${out.scores.length})`;
       } else reranked = `false (${out.reason})`;
     }
-    const page = rows.slice(0, limit).map((r, i): SemanticRow => ({
-      rank: i + 1,
-      path: r.path,
-      title: r.title,
-      similarity: Math.round(r.similarity * 10000) / 10000,
-      section: sectionLocator(r),
-      preview: r.preview,
-      stale: r.stale,
-      embedding_truncated: r.truncated,
-      ...(rerankScores ? { rerank_score: Math.round(rerankScores[i] * 10000) / 10000 } : {}),
-      ...withDeepLink(ctx, r.path),
-    }));
+    const page = rows.slice(0, limit).map(
+      (r, i): SemanticRow => ({
+        rank: i + 1,
+        path: r.path,
+        title: r.title,
+        similarity: Math.round(r.similarity * 10000) / 10000,
+        section: sectionLocator(r),
+        preview: r.preview,
+        stale: r.stale,
+        embedding_truncated: r.truncated,
+        ...(rerankScores ? { rerank_score: Math.round(rerankScores[i] * 10000) / 10000 } : {}),
+        ...withDeepLink(ctx, r.path),
+      }),
+    );
     const best = arm.rows[0]?.similarity;
-    return { ...base, ...counts, semantic: 'ok', confidence: confidenceOf(s.lowConfidenceSimilarity, best, 0), reranked, count: page.length, rows: page };
+    return {
+      ...base,
+      ...counts,
+      semantic: 'ok',
+      confidence: confidenceOf(s.lowConfidenceSimilarity, best, 0),
+      reranked,
+      count: page.length,
+      rows: page,
+    };
   },
   render(o: SemanticSearchOutput): string {
     const lines = [
       `semantic_search ${quote(o.query)}${o.filters ? ` ${o.filters}` : ''} — ${o.count} rows · semantic: ${o.semantic} · confidence: ${o.confidence} · reranked: ${o.reranked}`,
       `notes: ${o.notes_embedded} embedded, ${o.notes_queued} queued, ${o.notes_stale} stale`,
     ];
-    if (o.confidence === 'low' && o.semantic === 'ok') lines.push('hint: weak matches — try keyword_search or get_neighborhood');
+    if (o.confidence === 'low' && o.semantic === 'ok')
+      lines.push('hint: weak matches — try keyword_search or get_neighborhood');
     if (o.cut) lines.push('note: limit cut to the server maximum');
     for (const r of o.rows) {
-      const flags = [r.stale ? 'stale: changed since embedded, preview withheld' : '', r.embedding_truncated ? 'embedding_truncated' : ''].filter(Boolean).join(' · ');
-      lines.push(`${r.rank}. ${r.path} — ${quote(r.title)} [sim ${fixed(r.similarity, 3)}${r.rerank_score !== undefined ? ` · rerank ${fixed(r.rerank_score, 3)}` : ''}]${r.section ? ` ${r.section}` : ''}${flags ? ` (${flags})` : ''}`);
+      const flags = [
+        r.stale ? 'stale: changed since embedded, preview withheld' : '',
+        r.embedding_truncated ? 'embedding_truncated' : '',
+      ]
+        .filter(Boolean)
+        .join(' · ');
+      lines.push(
+        `${r.rank}. ${r.path} — ${quote(r.title)} [sim ${fixed(r.similarity, 3)}${r.rerank_score !== undefined ? ` · rerank ${fixed(r.rerank_score, 3)}` : ''}]${r.section ? ` ${r.section}` : ''}${flags ? ` (${flags})` : ''}`,
+      );
       if (r.preview) lines.push(`   ${r.preview}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }

@@ -13,7 +13,8 @@ type NextOccurrence = NonNullable<Output['next_occurrence']>;
 
 export default defineTool<TasksTools['update_task']>({
   async handler(input, ctx: ToolContext<any>) {
-    if (input.status !== undefined && input.done !== undefined) ctx.refuse('invalid_arguments', { problems: 'give status or done, not both' });
+    if (input.status !== undefined && input.done !== undefined)
+      ctx.refuse('invalid_arguments', { problems: 'give status or done, not both' });
     const writer = ctx.service(NOTE_WRITER);
     writer.checkHash(ctx, input.expected_hash);
     const path = writer.notePath(ctx, input.path);
@@ -21,11 +22,17 @@ export default defineTool<TasksTools['update_task']>({
     const hash = note.hash;
     const lines = note.text.split('\n');
     const idx = input.line - 1;
-    if (idx < 0 || idx >= lines.length) ctx.refuse('invalid_arguments', { problems: `line ${input.line} is past the end of "${path}" (${lines.length} lines)` });
+    if (idx < 0 || idx >= lines.length)
+      ctx.refuse('invalid_arguments', {
+        problems: `line ${input.line} is past the end of "${path}" (${lines.length} lines)`,
+      });
     const cr = lines[idx].endsWith('\r') ? '\r' : '';
     const body = cr ? lines[idx].slice(0, -1) : lines[idx];
     const m = TASK_LINE.exec(body);
-    if (!m) ctx.refuse('invalid_arguments', { problems: `line ${input.line} of "${path}" is not a checkbox task (list it with list_tasks)` });
+    if (!m)
+      ctx.refuse('invalid_arguments', {
+        problems: `line ${input.line} of "${path}" is not a checkbox task (list it with list_tasks)`,
+      });
     const [, head, old, close, rest0] = m;
     const wasDone = old === 'x' || old === 'X';
     const next = input.status ?? (input.done === undefined ? (wasDone ? ' ' : 'x') : input.done ? 'x' : ' ');
@@ -40,7 +47,15 @@ export default defineTool<TasksTools['update_task']>({
     const fields = readFields(rest0);
     const base = { path, previous_status: old, status: next, text: updated, recurrence: fields.recurrence };
     if (updated === body) {
-      return { ...base, line: input.line, content_hash: hash, changed: false, next_occurrence: null, completed_removed: false, recurrence_problem: null };
+      return {
+        ...base,
+        line: input.line,
+        content_hash: hash,
+        changed: false,
+        next_occurrence: null,
+        completed_removed: false,
+        recurrence_problem: null,
+      };
     }
 
     // Completing a recurring task writes its next occurrence next to it (the Tasks plugin's behaviour).
@@ -54,7 +69,8 @@ export default defineTool<TasksTools['update_task']>({
       const rule = parseRecurrence(fields.recurrence);
       const opts = await recurrenceOptions(ctx);
       const dates = rule ? nextOccurrence(rule, fields, today, opts.removeScheduled) : null;
-      if (!rule) problem = `🔁 "${fields.recurrence}" is not a rule this server understands; no next occurrence was written`;
+      if (!rule)
+        problem = `🔁 "${fields.recurrence}" is not a rule this server understands; no next occurrence was written`;
       else if (!dates) problem = `🔁 "${fields.recurrence}" has no next date; no next occurrence was written`;
       else {
         const text = nextOccurrenceLine(head, close, rest0, dates, opts.setCreatedDate ? today : null);
@@ -69,15 +85,24 @@ export default defineTool<TasksTools['update_task']>({
     }
     const written = await writer.replace(ctx, note, writer.checkSize(ctx, path, out.join('\n')));
     return {
-      ...base, line: taskLine, content_hash: written.contentHash, changed: true,
-      next_occurrence: occurrence, completed_removed: removed, recurrence_problem: problem,
+      ...base,
+      line: taskLine,
+      content_hash: written.contentHash,
+      changed: true,
+      next_occurrence: occurrence,
+      completed_removed: removed,
+      recurrence_problem: problem,
     };
   },
   render(o) {
-    const what = o.changed ? `Updated task [${o.previous_status}] → [${o.status}]` : `Task already [${o.status}]; nothing written`;
+    const what = o.changed
+      ? `Updated task [${o.previous_status}] → [${o.status}]`
+      : `Task already [${o.status}]; nothing written`;
     const lines = [`${what} in ${o.path}:${o.line}: ${o.text.trim()} — content_hash: ${o.content_hash}`];
-    if (o.completed_removed) lines[0] = `Completed and removed the task (🏁 delete) at ${o.path}:${o.line} — content_hash: ${o.content_hash}`;
-    if (o.next_occurrence) lines.push(`Next occurrence written at line ${o.next_occurrence.line}: ${o.next_occurrence.text.trim()}`);
+    if (o.completed_removed)
+      lines[0] = `Completed and removed the task (🏁 delete) at ${o.path}:${o.line} — content_hash: ${o.content_hash}`;
+    if (o.next_occurrence)
+      lines.push(`Next occurrence written at line ${o.next_occurrence.line}: ${o.next_occurrence.text.trim()}`);
     if (o.recurrence_problem) lines.push(o.recurrence_problem);
     return lines.join('\n');
   },

@@ -17,7 +17,8 @@ export default function requestDownload(deps: TransferDeps): ToolFor<TransferToo
       const path = fs.checkPath(input.path);
       const st = await fs.stat(path);
       if (st.kind === 'directory') ctx.refuse('is_directory', { path });
-      if (st.kind === 'symlink') ctx.refuse('is_symlink', { path, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
+      if (st.kind === 'symlink')
+        ctx.refuse('is_symlink', { path, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
       const bytes = await fs.readBytes(path, { maxBytes: s.maxDownloadBytes });
       const hash = fs.contentHash(bytes);
       const now = deps.now();
@@ -31,7 +32,14 @@ export default function requestDownload(deps: TransferDeps): ToolFor<TransferToo
         principalId: ctx.principal.id,
         path,
         overwrite: false,
-        pinned: { mountId: st.mountId, ino: st.ino, size: bytes.length, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, hash },
+        pinned: {
+          mountId: st.mountId,
+          ino: st.ino,
+          size: bytes.length,
+          mtimeMs: st.mtimeMs,
+          ctimeMs: st.ctimeMs,
+          hash,
+        },
         maxBytes: bytes.length,
         now,
         expiresAt: life.expiresAt,

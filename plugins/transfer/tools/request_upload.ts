@@ -22,11 +22,25 @@ export default function requestUpload(deps: TransferDeps): ToolFor<TransferTools
       let pinned: Fingerprint | null = null;
       if (st) {
         if (st.kind === 'directory') ctx.refuse('is_directory', { path });
-        if (st.kind === 'symlink') ctx.refuse('is_symlink', { path, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
-        if (!overwrite) ctx.refuse('already_exists', { path }, `"${path}" already exists; nothing was minted. Pass overwrite=true to let the upload replace it.`);
-        if (st.size > s.maxDownloadBytes) ctx.refuse('precondition_unavailable', { path, size: st.size, limit: s.maxDownloadBytes });
+        if (st.kind === 'symlink')
+          ctx.refuse('is_symlink', { path, target: st.linkInside ? st.linkTarget : '(outside the vault)' });
+        if (!overwrite)
+          ctx.refuse(
+            'already_exists',
+            { path },
+            `"${path}" already exists; nothing was minted. Pass overwrite=true to let the upload replace it.`,
+          );
+        if (st.size > s.maxDownloadBytes)
+          ctx.refuse('precondition_unavailable', { path, size: st.size, limit: s.maxDownloadBytes });
         const bytes = await fs.readBytes(path, { maxBytes: s.maxDownloadBytes });
-        pinned = { mountId: st.mountId, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, hash: fs.contentHash(bytes) };
+        pinned = {
+          mountId: st.mountId,
+          ino: st.ino,
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          ctimeMs: st.ctimeMs,
+          hash: fs.contentHash(bytes),
+        };
       }
       const now = deps.now();
       const life = linkLifetime(input.expires_in, s, ctx.principal, now);

@@ -3,8 +3,24 @@
 // Refusals carry the catalog's codes and sentences; nothing here writes to the terminal.
 import { sql, type Kysely } from 'kysely';
 import { Refusal, type RefusalCode, type RefusalDetails } from '../../sdk/refusals.js';
-import { disableUsers, insertUser, listUsers, OPERATOR_USER, updateUser, userByName, usersOfVault } from '../auth/users.js';
-import { deleteVault, insertVault, listVaults, updateVault, vaultByName, type Source, type VaultRow } from '../auth/vaults.js';
+import {
+  disableUsers,
+  insertUser,
+  listUsers,
+  OPERATOR_USER,
+  updateUser,
+  userByName,
+  usersOfVault,
+} from '../auth/users.js';
+import {
+  deleteVault,
+  insertVault,
+  listVaults,
+  updateVault,
+  vaultByName,
+  type Source,
+  type VaultRow,
+} from '../auth/vaults.js';
 import type { Settings } from '../settings/load.js';
 import { ACCOUNT_NAME, userLimitsSchema, type UserLimitsOverride } from '../settings/schema.js';
 import { openVault } from '../vault/index.js';
@@ -50,16 +66,26 @@ export function refused(code: RefusalCode, details: RefusalDetails): OperationEr
 }
 
 function checkName(kind: 'user' | 'vault', name: unknown): string {
-  if (typeof name !== 'string' || !ACCOUNT_NAME.test(name)) throw new OperationError('invalid_arguments', `a ${kind} name is 1 to 80 letters, digits, . _ or -, starting with a letter or digit`);
+  if (typeof name !== 'string' || !ACCOUNT_NAME.test(name))
+    throw new OperationError(
+      'invalid_arguments',
+      `a ${kind} name is 1 to 80 letters, digits, . _ or -, starting with a letter or digit`,
+    );
   return name;
 }
 
 function refuseDeclared(t: AccountTarget, kind: 'user' | 'vault', name: string): void {
-  const declared = kind === 'user' ? t.settings.host.users.some((u) => u.name === name) : t.settings.host.vaults.some((v) => v.name === name);
+  const declared =
+    kind === 'user'
+      ? t.settings.host.users.some((u) => u.name === name)
+      : t.settings.host.vaults.some((v) => v.name === name);
   if (declared) throw refused('declared_in_config', { kind, name, file: t.settings.file ?? 'none' });
 }
 
-export async function usersAddOp(t: AccountTarget, input: { name: string; vault: string; admin?: boolean; share?: boolean }): Promise<UserView> {
+export async function usersAddOp(
+  t: AccountTarget,
+  input: { name: string; vault: string; admin?: boolean; share?: boolean },
+): Promise<UserView> {
   const name = checkName('user', input.name);
   refuseDeclared(t, 'user', name);
   if (await userByName(t.db, name)) throw refused('name_taken', { kind: 'user', name });
@@ -77,24 +103,48 @@ export async function usersAddOp(t: AccountTarget, input: { name: string; vault:
 
 export async function usersListOp(t: Pick<AccountTarget, 'db'>): Promise<UserView[]> {
   const users = await listUsers(t.db);
-  const counts = await t.db.selectFrom('api_keys').select(['user_id', (eb) => eb.fn.countAll<string>().as('n')]).where('revoked_at', 'is', null).groupBy('user_id').execute();
+  const counts = await t.db
+    .selectFrom('api_keys')
+    .select(['user_id', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('revoked_at', 'is', null)
+    .groupBy('user_id')
+    .execute();
   const keys = new Map(counts.map((c) => [Number(c.user_id), Number(c.n)]));
-  return users.map((u) => ({ name: u.name, vault: u.vaultName, admin: u.isAdmin, state: u.disabledAt ? 'disabled' : 'active', source: u.source, keys: keys.get(u.id) ?? 0, limits: u.limits }));
+  return users.map((u) => ({
+    name: u.name,
+    vault: u.vaultName,
+    admin: u.isAdmin,
+    state: u.disabledAt ? 'disabled' : 'active',
+    source: u.source,
+    keys: keys.get(u.id) ?? 0,
+    limits: u.limits,
+  }));
 }
 
 /**
  * Set (merge into) or clear a user's own limits; they apply from the user's next call. `limits` takes
  * the keys of admission.perUser; 0 removes that limit for the user even where the default sets one.
  */
-export async function usersLimitsOp(t: AccountTarget, input: { name: string; limits?: unknown; clear?: boolean }): Promise<UserView> {
+export async function usersLimitsOp(
+  t: AccountTarget,
+  input: { name: string; limits?: unknown; clear?: boolean },
+): Promise<UserView> {
   const name = String(input.name ?? '');
   const user = await userByName(t.db, name);
   if (!user) throw refused('unknown_user', { user: name });
   refuseDeclared(t, 'user', name);
   const parsed = userLimitsSchema.safeParse(input.limits ?? {});
-  if (!parsed.success) throw new OperationError('invalid_arguments', `limits: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new OperationError(
+      'invalid_arguments',
+      `limits: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`,
+    );
   const base = input.clear ? {} : user.limits;
-  const limits = { ...base, ...parsed.data, concurrency: { ...(base.concurrency ?? {}), ...(parsed.data.concurrency ?? {}) } };
+  const limits = {
+    ...base,
+    ...parsed.data,
+    concurrency: { ...(base.concurrency ?? {}), ...(parsed.data.concurrency ?? {}) },
+  };
   if (Object.keys(limits.concurrency).length === 0) delete (limits as { concurrency?: unknown }).concurrency;
   await updateUser(t.db, user.id, { limits });
   t.forgetKeys();
@@ -115,14 +165,19 @@ export async function usersAdminOp(t: AccountTarget, input: { name: string; admi
 }
 
 /** Disable a user: every key of theirs is refused from the next request on, open sessions are closed. */
-export async function usersDisableOp(t: AccountTarget, nameArg: string): Promise<{ disabled: string; keys: number; sessionsClosed: number }> {
+export async function usersDisableOp(
+  t: AccountTarget,
+  nameArg: string,
+): Promise<{ disabled: string; keys: number; sessionsClosed: number }> {
   const name = String(nameArg ?? '');
   const user = await userByName(t.db, name);
   if (!user) throw refused('unknown_user', { user: name });
   refuseDeclared(t, 'user', name);
   await disableUsers(t.db, [user.id]);
   t.forgetKeys();
-  const keyIds = (await t.db.selectFrom('api_keys').select('id').where('user_id', '=', user.id).execute()).map((r) => String(r.id));
+  const keyIds = (await t.db.selectFrom('api_keys').select('id').where('user_id', '=', user.id).execute()).map((r) =>
+    String(r.id),
+  );
   // OAuth principals are named after their grant; the user's grants' sessions and streams end too.
   const grantIds = await oauthGrantsOf(t.db, name);
   const sessionsClosed = (await t.closeSessionsOf?.(new Set([...keyIds, ...grantIds.map((g) => `oauth:${g}`)]))) ?? 0;
@@ -131,15 +186,24 @@ export async function usersDisableOp(t: AccountTarget, nameArg: string): Promise
 
 /** Ids of a user's OAuth grants (none where the OAuth tables are absent or hold nothing of theirs). */
 async function oauthGrantsOf(db: Kysely<any>, user: string): Promise<string[]> {
-  const rows = await db.selectFrom('oauth_records').select('id').where('model', '=', 'Grant').where(sql<string>`payload->>'accountId'`, '=', user).execute();
+  const rows = await db
+    .selectFrom('oauth_records')
+    .select('id')
+    .where('model', '=', 'Grant')
+    .where(sql<string>`payload->>'accountId'`, '=', user)
+    .execute();
   return rows.map((r) => String(r.id));
 }
 
 /** Add a vault (root given absolute by the CLI); refused when its root is unusable or overlaps another. */
-export async function vaultsAddOp(t: AccountTarget, input: { name: string; root: string; shared?: boolean }): Promise<VaultView> {
+export async function vaultsAddOp(
+  t: AccountTarget,
+  input: { name: string; root: string; shared?: boolean },
+): Promise<VaultView> {
   const name = checkName('vault', input.name);
   refuseDeclared(t, 'vault', name);
-  if (typeof input.root !== 'string' || !input.root.startsWith('/')) throw new OperationError('invalid_arguments', 'the vault root must be an absolute path');
+  if (typeof input.root !== 'string' || !input.root.startsWith('/'))
+    throw new OperationError('invalid_arguments', 'the vault root must be an absolute path');
   if (await vaultByName(t.db, name)) throw refused('name_taken', { kind: 'vault', name });
   const identity = await examineRoot(input.root).catch(rethrowRefusal);
   try {
@@ -182,19 +246,38 @@ export async function vaultsListOp(t: Pick<AccountTarget, 'db' | 'vaults'>): Pro
  * Remove a vault: its pipeline stops and its index rows go (the files stay). Refused while users use it,
  * naming them, unless forced, which disables them.
  */
-export async function vaultsRemoveOp(t: AccountTarget, nameArg: string, force: boolean): Promise<{ removed: string; usersDisabled: readonly string[] }> {
+export async function vaultsRemoveOp(
+  t: AccountTarget,
+  nameArg: string,
+  force: boolean,
+): Promise<{ removed: string; usersDisabled: readonly string[] }> {
   const name = String(nameArg ?? '');
   const vault = await vaultByName(t.db, name);
   if (!vault) throw refused('unknown_vault', { vault: name });
   refuseDeclared(t, 'vault', name);
-  if (vault.name === t.settings.host.vault.name) throw new OperationError('invalid_arguments', `the vault "${name}" is vault.path's (the operator's); change vault.path in the config file instead`);
+  if (vault.name === t.settings.host.vault.name)
+    throw new OperationError(
+      'invalid_arguments',
+      `the vault "${name}" is vault.path's (the operator's); change vault.path in the config file instead`,
+    );
   const users = await usersOfVault(t.db, vault.id);
   if (users.length && !force) throw refused('vault_in_use', { vault: name, users });
   const bound = (await listUsers(t.db)).filter((u) => u.vaultId === vault.id);
-  await disableUsers(t.db, bound.map((u) => u.id));
+  await disableUsers(
+    t.db,
+    bound.map((u) => u.id),
+  );
   t.forgetKeys();
   if (bound.length && t.closeSessionsOf) {
-    const keyIds = await t.db.selectFrom('api_keys').select('id').where('user_id', 'in', bound.map((u) => u.id)).execute();
+    const keyIds = await t.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where(
+        'user_id',
+        'in',
+        bound.map((u) => u.id),
+      )
+      .execute();
     await t.closeSessionsOf(new Set(keyIds.map((k) => String(k.id))));
   }
   await t.vaults?.stop(vault.id);
@@ -215,14 +298,19 @@ async function knownRoots(t: AccountTarget): Promise<Array<{ name: string; ident
 
 function rethrowRefusal(e: unknown, root?: string): never {
   if (e instanceof Refusal) {
-    if (e.code === 'unsupported_filesystem' && root) throw refused('vault_root_unusable', { root, reason: String(e.details.reason ?? e.message) });
+    if (e.code === 'unsupported_filesystem' && root)
+      throw refused('vault_root_unusable', { root, reason: String(e.details.reason ?? e.message) });
     throw new OperationError(e.code, e.message);
   }
   throw e;
 }
 
 export function renderUsers(users: readonly UserView[]): string {
-  const lines = users.map((u) => [u.name, u.vault ?? '-', u.state, u.admin ? 'admin' : '-', u.source, String(u.keys), renderLimits(u.limits)].join('\t'));
+  const lines = users.map((u) =>
+    [u.name, u.vault ?? '-', u.state, u.admin ? 'admin' : '-', u.source, String(u.keys), renderLimits(u.limits)].join(
+      '\t',
+    ),
+  );
   return ['name\tvault\tstate\tadmin\tsource\tkeys\tlimits', ...lines].join('\n');
 }
 
@@ -239,7 +327,10 @@ export function renderLimits(limits: UserLimitsOverride | undefined): string {
 export function renderVaults(vaults: readonly VaultView[]): string {
   const lines = vaults.map((v) => {
     const s = v.status as VaultHealth & { state: string };
-    const detail = s.state === 'serving' ? `${s.notes ?? 0} notes, ${s.pending ?? 0} pending, watcher ${s.watcher ?? '-'}${s.lastError ? `, last error: ${s.lastError}` : ''}` : s.reason ?? '';
+    const detail =
+      s.state === 'serving'
+        ? `${s.notes ?? 0} notes, ${s.pending ?? 0} pending, watcher ${s.watcher ?? '-'}${s.lastError ? `, last error: ${s.lastError}` : ''}`
+        : (s.reason ?? '');
     return [v.name, v.root, v.shared ? 'shared' : '-', v.source, v.users.join(',') || '-', s.state, detail].join('\t');
   });
   return ['name\troot\tshared\tsource\tusers\tstate\tdetail', ...lines].join('\n');

@@ -27,10 +27,17 @@ export class AdminClient {
     } catch {
       return undefined;
     }
-    if (!st.isSocket()) throw new UnsafeSocketError(`${socketPath} is not a socket; refusing to use it as the admin channel (remove it)`);
+    if (!st.isSocket())
+      throw new UnsafeSocketError(`${socketPath} is not a socket; refusing to use it as the admin channel (remove it)`);
     const uid = process.getuid?.();
-    if (uid !== undefined && st.uid !== uid) throw new UnsafeSocketError(`the admin socket ${socketPath} belongs to uid ${st.uid}, not to you (uid ${uid}); refusing to use it`);
-    if ((st.mode & 0o077) !== 0) throw new UnsafeSocketError(`the admin socket ${socketPath} is open to other users (mode ${(st.mode & 0o777).toString(8)}); refusing to use it: restart the server, which recreates it as 0600`);
+    if (uid !== undefined && st.uid !== uid)
+      throw new UnsafeSocketError(
+        `the admin socket ${socketPath} belongs to uid ${st.uid}, not to you (uid ${uid}); refusing to use it`,
+      );
+    if ((st.mode & 0o077) !== 0)
+      throw new UnsafeSocketError(
+        `the admin socket ${socketPath} is open to other users (mode ${(st.mode & 0o777).toString(8)}); refusing to use it: restart the server, which recreates it as 0600`,
+      );
     const agent = new Agent({ connect: { socketPath }, headersTimeout: 0, bodyTimeout: 0 });
     let hello: Hello;
     try {
@@ -54,7 +61,8 @@ export class AdminClient {
   /** A fetch that reaches the owner over the socket (for the stdio bridge's MCP client transport). */
   get fetch(): typeof globalThis.fetch {
     const dispatcher = this.agent;
-    return ((input: string | URL, init?: RequestInit) => undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof globalThis.fetch;
+    return ((input: string | URL, init?: RequestInit) =>
+      undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof globalThis.fetch;
   }
 
   get mcpUrl(): URL {
@@ -71,7 +79,12 @@ export class AdminClient {
 
   /** A streamed command: each progress event to onEvent, then the final result. */
   async stream<T>(path: string, body: unknown, onEvent: (event: Record<string, unknown>) => void): Promise<T> {
-    const res = await request(`${BASE}${path}`, { method: 'POST', dispatcher: this.agent, headers: this.headers(true), body: JSON.stringify(body) });
+    const res = await request(`${BASE}${path}`, {
+      method: 'POST',
+      dispatcher: this.agent,
+      headers: this.headers(true),
+      body: JSON.stringify(body),
+    });
     if (res.statusCode !== 200) return failed(res);
     let buffered = '';
     let result: T | undefined;
@@ -90,7 +103,8 @@ export class AdminClient {
       }
     }
     if (error) throw new OperationError(error.code, error.message, error.exitCode ?? 1);
-    if (result === undefined) throw new OperationError('internal', 'the server closed the admin stream before the command finished');
+    if (result === undefined)
+      throw new OperationError('internal', 'the server closed the admin stream before the command finished');
     return result;
   }
 
@@ -99,11 +113,19 @@ export class AdminClient {
   }
 
   private headers(json: boolean): Record<string, string> {
-    return { 'x-exocortex-admin-protocol': String(ADMIN_PROTOCOL), ...(json ? { 'content-type': 'application/json' } : {}) };
+    return {
+      'x-exocortex-admin-protocol': String(ADMIN_PROTOCOL),
+      ...(json ? { 'content-type': 'application/json' } : {}),
+    };
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${BASE}${path}`, { method, dispatcher: this.agent, headers: this.headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await request(`${BASE}${path}`, {
+      method,
+      dispatcher: this.agent,
+      headers: this.headers(body !== undefined),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     if (res.statusCode >= 400) return failed(res);
     return (await res.body.json()) as T;
   }
@@ -117,5 +139,9 @@ async function failed(res: Dispatcher.ResponseData): Promise<never> {
   } catch {
     // not JSON: keep the status
   }
-  throw new OperationError(err.code ?? 'internal', err.message ?? `admin channel answered HTTP ${res.statusCode}`, err.exitCode ?? 1);
+  throw new OperationError(
+    err.code ?? 'internal',
+    err.message ?? `admin channel answered HTTP ${res.statusCode}`,
+    err.exitCode ?? 1,
+  );
 }

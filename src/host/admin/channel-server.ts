@@ -10,9 +10,33 @@ import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
 import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
-import { usersAddOp, usersAdminOp, usersDisableOp, usersLimitsOp, usersListOp, vaultsAddOp, vaultsListOp, vaultsRemoveOp } from './account-operations.js';
-import { oauthClientsListOp, oauthClientsRevokeOp, oauthGrantsListOp, oauthGrantsRevokeOp, usersLoginLinkOp, usersPasswdOp } from './oauth-operations.js';
-import { familyCommandOp, indexOp, keysCreateOp, keysListOp, keysRevokeOp, OperationError, type OperationTarget } from './operations.js';
+import {
+  usersAddOp,
+  usersAdminOp,
+  usersDisableOp,
+  usersLimitsOp,
+  usersListOp,
+  vaultsAddOp,
+  vaultsListOp,
+  vaultsRemoveOp,
+} from './account-operations.js';
+import {
+  oauthClientsListOp,
+  oauthClientsRevokeOp,
+  oauthGrantsListOp,
+  oauthGrantsRevokeOp,
+  usersLoginLinkOp,
+  usersPasswdOp,
+} from './oauth-operations.js';
+import {
+  familyCommandOp,
+  indexOp,
+  keysCreateOp,
+  keysListOp,
+  keysRevokeOp,
+  OperationError,
+  type OperationTarget,
+} from './operations.js';
 
 export interface AdminChannelOptions {
   readonly socketPath: string;
@@ -38,18 +62,36 @@ export interface AdminChannel {
 export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminChannel> {
   const app = Fastify({ logger: false, bodyLimit: o.bodyLimitBytes });
   const startedAt = new Date().toISOString();
-  const hello: Hello = { protocol: ADMIN_PROTOCOL, version: '0.1.0', pid: process.pid, command: o.command, startedAt, vault: o.target().vault.name };
+  const hello: Hello = {
+    protocol: ADMIN_PROTOCOL,
+    version: '0.1.0',
+    pid: process.pid,
+    command: o.command,
+    startedAt,
+    vault: o.target().vault.name,
+  };
 
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
-    if (error instanceof OperationError) return reply.code(error.code === 'not_found' || error.code === 'unknown_user' || error.code === 'unknown_vault' ? 404 : 400).send({ error: { code: error.code, message: error.message, exitCode: error.exitCode } });
+    if (error instanceof OperationError)
+      return reply
+        .code(error.code === 'not_found' || error.code === 'unknown_user' || error.code === 'unknown_vault' ? 404 : 400)
+        .send({ error: { code: error.code, message: error.message, exitCode: error.exitCode } });
     o.log.error({ err: error.stack ?? error.message }, 'admin command failed');
-    return reply.code(error.statusCode ?? 500).send({ error: { code: 'internal', message: error.message, exitCode: 1 } });
+    return reply
+      .code(error.statusCode ?? 500)
+      .send({ error: { code: 'internal', message: error.message, exitCode: 1 } });
   });
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.startsWith('/mcp') || request.url === '/v1/hello') return;
     const asked = Number(request.headers['x-exocortex-admin-protocol']);
     if (asked !== ADMIN_PROTOCOL) {
-      return reply.code(426).send({ error: { code: 'protocol_mismatch', message: `this server speaks admin protocol ${ADMIN_PROTOCOL} (exocortex ${hello.version}); the CLI spoke ${request.headers['x-exocortex-admin-protocol'] ?? 'none'}: run the CLI of the same installation as the server`, exitCode: 2 } });
+      return reply.code(426).send({
+        error: {
+          code: 'protocol_mismatch',
+          message: `this server speaks admin protocol ${ADMIN_PROTOCOL} (exocortex ${hello.version}); the CLI spoke ${request.headers['x-exocortex-admin-protocol'] ?? 'none'}: run the CLI of the same installation as the server`,
+          exitCode: 2,
+        },
+      });
     }
   });
 
@@ -57,28 +99,64 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   app.get('/v1/health', async () => o.health());
   app.get('/v1/keys', async () => ({ keys: await keysListOp(o.target()) }));
   app.get('/v1/users', async () => ({ users: await usersListOp(o.target()) }));
-  app.post<{ Body: { name: string; vault: string; admin?: boolean; share?: boolean } }>('/v1/users', async (request) => ({ user: await usersAddOp(o.target(), request.body ?? ({} as never)) }));
-  app.post<{ Body: { name: string; admin: boolean } }>('/v1/users/admin', async (request) => ({ user: await usersAdminOp(o.target(), { name: String(request.body?.name ?? ''), admin: request.body?.admin === true }) }));
-  app.post<{ Body: { name: string } }>('/v1/users/disable', async (request) => usersDisableOp(o.target(), String(request.body?.name ?? '')));
-  app.post<{ Body: { name: string; limits?: unknown; clear?: boolean } }>('/v1/users/limits', async (request) => ({ user: await usersLimitsOp(o.target(), request.body ?? ({} as never)) }));
-  app.post<{ Body: { name: string; password: string } }>('/v1/users/passwd', async (request) => usersPasswdOp(o.target(), request.body ?? ({} as never)));
-  app.post<{ Body: { name: string } }>('/v1/users/login-link', async (request) => usersLoginLinkOp(o.target(), String(request.body?.name ?? '')));
+  app.post<{ Body: { name: string; vault: string; admin?: boolean; share?: boolean } }>(
+    '/v1/users',
+    async (request) => ({ user: await usersAddOp(o.target(), request.body ?? ({} as never)) }),
+  );
+  app.post<{ Body: { name: string; admin: boolean } }>('/v1/users/admin', async (request) => ({
+    user: await usersAdminOp(o.target(), {
+      name: String(request.body?.name ?? ''),
+      admin: request.body?.admin === true,
+    }),
+  }));
+  app.post<{ Body: { name: string } }>('/v1/users/disable', async (request) =>
+    usersDisableOp(o.target(), String(request.body?.name ?? '')),
+  );
+  app.post<{ Body: { name: string; limits?: unknown; clear?: boolean } }>('/v1/users/limits', async (request) => ({
+    user: await usersLimitsOp(o.target(), request.body ?? ({} as never)),
+  }));
+  app.post<{ Body: { name: string; password: string } }>('/v1/users/passwd', async (request) =>
+    usersPasswdOp(o.target(), request.body ?? ({} as never)),
+  );
+  app.post<{ Body: { name: string } }>('/v1/users/login-link', async (request) =>
+    usersLoginLinkOp(o.target(), String(request.body?.name ?? '')),
+  );
   app.get('/v1/oauth/clients', async () => ({ clients: await oauthClientsListOp(o.target()) }));
-  app.post<{ Body: { id: string } }>('/v1/oauth/clients/revoke', async (request) => oauthClientsRevokeOp(o.target(), String(request.body?.id ?? '')));
+  app.post<{ Body: { id: string } }>('/v1/oauth/clients/revoke', async (request) =>
+    oauthClientsRevokeOp(o.target(), String(request.body?.id ?? '')),
+  );
   app.get('/v1/oauth/grants', async () => ({ grants: await oauthGrantsListOp(o.target()) }));
-  app.post<{ Body: { id: string } }>('/v1/oauth/grants/revoke', async (request) => oauthGrantsRevokeOp(o.target(), String(request.body?.id ?? '')));
+  app.post<{ Body: { id: string } }>('/v1/oauth/grants/revoke', async (request) =>
+    oauthGrantsRevokeOp(o.target(), String(request.body?.id ?? '')),
+  );
   app.get('/v1/vaults', async () => ({ vaults: await vaultsListOp(o.target()) }));
-  app.post<{ Body: { name: string; root: string; shared?: boolean } }>('/v1/vaults', async (request) => ({ vault: await vaultsAddOp(o.target(), request.body ?? ({} as never)) }));
-  app.post<{ Body: { name: string; force?: boolean } }>('/v1/vaults/remove', async (request) => vaultsRemoveOp(o.target(), String(request.body?.name ?? ''), request.body?.force === true));
-  app.post<{ Body: { name: string; scope: Scope; expires?: string; user?: string } }>('/v1/keys', async (request) => keysCreateOp(o.target(), request.body ?? ({} as never)));
-  app.post<{ Body: { which: string } }>('/v1/keys/revoke', async (request) => keysRevokeOp(o.target(), String(request.body?.which ?? '')));
+  app.post<{ Body: { name: string; root: string; shared?: boolean } }>('/v1/vaults', async (request) => ({
+    vault: await vaultsAddOp(o.target(), request.body ?? ({} as never)),
+  }));
+  app.post<{ Body: { name: string; force?: boolean } }>('/v1/vaults/remove', async (request) =>
+    vaultsRemoveOp(o.target(), String(request.body?.name ?? ''), request.body?.force === true),
+  );
+  app.post<{ Body: { name: string; scope: Scope; expires?: string; user?: string } }>('/v1/keys', async (request) =>
+    keysCreateOp(o.target(), request.body ?? ({} as never)),
+  );
+  app.post<{ Body: { which: string } }>('/v1/keys/revoke', async (request) =>
+    keysRevokeOp(o.target(), String(request.body?.which ?? '')),
+  );
   app.post<{ Body: { rebuild?: boolean } }>('/v1/index', async (request, reply) =>
-    stream(reply, async (send) => ({ summary: await indexOp(o.target(), { rebuild: request.body?.rebuild === true }, (p) => send({ progress: p })) })),
+    stream(reply, async (send) => ({
+      summary: await indexOp(o.target(), { rebuild: request.body?.rebuild === true }, (p) => send({ progress: p })),
+    })),
   );
   app.post<{ Body: { family: string; command?: string; args?: string[] } }>('/v1/family', async (request, reply) =>
     stream(reply, async (send) => {
       const b = request.body ?? ({} as { family: string });
-      const exitCode = await familyCommandOp(o.target(), String(b.family), b.command, (b.args ?? []).map(String), (line) => send({ line }));
+      const exitCode = await familyCommandOp(
+        o.target(),
+        String(b.family),
+        b.command,
+        (b.args ?? []).map(String),
+        (line) => send({ line }),
+      );
       return { exitCode };
     }),
   );
@@ -130,7 +208,8 @@ async function removeStaleSocket(socketPath: string): Promise<void> {
   } catch {
     return;
   }
-  if (!st.isSocket()) throw new Error(`${socketPath} exists and is not a socket; remove it (the admin channel needs that path)`);
+  if (!st.isSocket())
+    throw new Error(`${socketPath} exists and is not a socket; remove it (the admin channel needs that path)`);
   const alive = await new Promise<boolean>((resolve) => {
     const probe = connect(socketPath);
     probe.once('connect', () => {
@@ -139,12 +218,18 @@ async function removeStaleSocket(socketPath: string): Promise<void> {
     });
     probe.once('error', () => resolve(false));
   });
-  if (alive) throw new Error(`another process answers on the admin socket ${socketPath}; stop it or set admin.socketPath to another path`);
+  if (alive)
+    throw new Error(
+      `another process answers on the admin socket ${socketPath}; stop it or set admin.socketPath to another path`,
+    );
   unlinkSync(socketPath);
 }
 
 /** Newline-delimited JSON: progress objects while the command runs, then {done: result} or {error}. */
-async function stream(reply: FastifyReply, run: (send: (event: object) => void) => Promise<object>): Promise<FastifyReply> {
+async function stream(
+  reply: FastifyReply,
+  run: (send: (event: object) => void) => Promise<object>,
+): Promise<FastifyReply> {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -154,7 +239,10 @@ async function stream(reply: FastifyReply, run: (send: (event: object) => void) 
   try {
     send({ done: await run(send) });
   } catch (e) {
-    const err = e instanceof OperationError ? { code: e.code, message: e.message, exitCode: e.exitCode } : { code: 'internal', message: (e as Error).message, exitCode: 1 };
+    const err =
+      e instanceof OperationError
+        ? { code: e.code, message: e.message, exitCode: e.exitCode }
+        : { code: 'internal', message: (e as Error).message, exitCode: 1 };
     send({ error: err });
   }
   res.end();

@@ -34,7 +34,9 @@ export interface OperationTarget {
 export { OperationError };
 
 /** The part of a target the key commands use (the CLI builds it from a bare database). */
-export type KeyTarget = Pick<OperationTarget, 'db' | 'forgetKeys' | 'closeSessionsOf'> & { readonly vault: { readonly id: number } };
+export type KeyTarget = Pick<OperationTarget, 'db' | 'forgetKeys' | 'closeSessionsOf'> & {
+  readonly vault: { readonly id: number };
+};
 
 export interface KeyRow {
   readonly id: string;
@@ -48,8 +50,12 @@ export interface KeyRow {
 }
 
 /** Mint a key for a user (the implicit operator when none is named); it serves that user's vault. */
-export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: Scope; expires?: string; user?: string }): Promise<{ raw: string; key: KeyRow }> {
-  if (!input.name || input.name.length > 80 || /[\p{Cc}]/u.test(input.name)) throw new OperationError('invalid_arguments', 'a key name is 1 to 80 characters without control characters');
+export async function keysCreateOp(
+  t: KeyTarget,
+  input: { name: string; scope: Scope; expires?: string; user?: string },
+): Promise<{ raw: string; key: KeyRow }> {
+  if (!input.name || input.name.length > 80 || /[\p{Cc}]/u.test(input.name))
+    throw new OperationError('invalid_arguments', 'a key name is 1 to 80 characters without control characters');
   let scope: string;
   try {
     scope = parseScopes(String(input.scope ?? '')).join(' ');
@@ -65,9 +71,20 @@ export async function keysCreateOp(t: KeyTarget, input: { name: string; scope: S
   const userName = input.user ?? OPERATOR_USER;
   const user = await userByName(t.db, userName);
   if (!user) throw refused('unknown_user', { user: userName });
-  if (user.disabledAt) throw new OperationError('invalid_arguments', `the user "${userName}" is disabled; no key was minted`);
-  if (user.vaultId === null) throw new OperationError('invalid_arguments', `the user "${userName}" is bound to no vault (it was removed); no key was minted`);
-  const { raw, record } = await createApiKey(t.db, { name: input.name, scope, vaultId: user.vaultId, userId: user.id, expiresAt });
+  if (user.disabledAt)
+    throw new OperationError('invalid_arguments', `the user "${userName}" is disabled; no key was minted`);
+  if (user.vaultId === null)
+    throw new OperationError(
+      'invalid_arguments',
+      `the user "${userName}" is bound to no vault (it was removed); no key was minted`,
+    );
+  const { raw, record } = await createApiKey(t.db, {
+    name: input.name,
+    scope,
+    vaultId: user.vaultId,
+    userId: user.id,
+    expiresAt,
+  });
   t.forgetKeys(); // a miss cached for this key's hash must not outlive its creation
   return { raw, key: keyRow(record) };
 }
@@ -77,19 +94,36 @@ export async function keysListOp(t: KeyTarget): Promise<KeyRow[]> {
 }
 
 /** Revoke keys by id, name or prefix (`only.exact`: the id alone; `only.userName`: of that user only). */
-export async function keysRevokeOp(t: KeyTarget, which: string, only: { exact?: boolean; userName?: string } = {}): Promise<{ revoked: number }> {
+export async function keysRevokeOp(
+  t: KeyTarget,
+  which: string,
+  only: { exact?: boolean; userName?: string } = {},
+): Promise<{ revoked: number }> {
   const ids = await revokeApiKey(t.db, which, only);
   const revoked = ids.length;
   t.forgetKeys();
   // Requests re-check the key anyway; this ends the sessions and listen streams that would outlive it.
   if (revoked > 0) await t.closeSessionsOf?.(new Set(ids));
-  if (revoked === 0) throw new OperationError('not_found', `no active key matches "${which}" (id, name or prefix); see exocortex keys list`);
+  if (revoked === 0)
+    throw new OperationError(
+      'not_found',
+      `no active key matches "${which}" (id, name or prefix); see exocortex keys list`,
+    );
   return { revoked };
 }
 
 function keyRow(k: ApiKeyRecord): KeyRow {
   const state = k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt.getTime() <= Date.now() ? 'expired' : 'active';
-  return { id: k.id, name: k.name, prefix: k.prefix, scope: k.scope, user: k.userName, state, expiresAt: k.expiresAt?.toISOString() ?? null, lastUsedAt: k.lastUsedAt?.toISOString() ?? null };
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scope: k.scope,
+    user: k.userName,
+    state,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  };
 }
 
 export interface Progress {
@@ -112,7 +146,11 @@ export interface IndexSummary {
 }
 
 /** One full pass (catch-up, or every note with rebuild), reporting progress until the backlog is empty. */
-export async function indexOp(t: OperationTarget, opts: { rebuild: boolean }, onProgress: (p: Progress) => void): Promise<IndexSummary> {
+export async function indexOp(
+  t: OperationTarget,
+  opts: { rebuild: boolean },
+  onProgress: (p: Progress) => void,
+): Promise<IndexSummary> {
   const index = t.index;
   if (!index) throw new OperationError('unavailable', 'the index is not running in this process');
   const start = { ...index.state.counters };
@@ -169,14 +207,29 @@ export function renderIndexSummary(s: IndexSummary): string {
 }
 
 /** `exocortex <family> <command>`: the family's command, with its settings and migrations, on this owner. */
-export async function familyCommandOp(t: OperationTarget, familyName: string, commandName: string | undefined, args: readonly string[], print: (line: string) => void): Promise<number> {
+export async function familyCommandOp(
+  t: OperationTarget,
+  familyName: string,
+  commandName: string | undefined,
+  args: readonly string[],
+  print: (line: string) => void,
+): Promise<number> {
   const resolved = await t.manager.resolveFamily(t.settings, familyName);
-  if (!resolved) throw new OperationError('not_found', `"${familyName}" is neither a command nor an installed family; see exocortex --help`, 2);
+  if (!resolved)
+    throw new OperationError(
+      'not_found',
+      `"${familyName}" is neither a command nor an installed family; see exocortex --help`,
+      2,
+    );
   const commands = resolved.family.commands ?? {};
   const command = commandName ? commands[commandName] : undefined;
   if (!command) {
     const list = Object.entries(commands).map(([n, c]) => `  exocortex ${familyName} ${n}  ${c.description}`);
-    print(list.length ? `commands of the ${familyName} family:\n${list.join('\n')}` : `the ${familyName} family has no commands`);
+    print(
+      list.length
+        ? `commands of the ${familyName} family:\n${list.join('\n')}`
+        : `the ${familyName} family has no commands`,
+    );
     return commandName ? 2 : 0;
   }
   if (resolved.family.migrations) await migrate(t.db, `family_${familyName}`, resolved.family.migrations);

@@ -22,7 +22,10 @@ export function screenArguments(args: unknown, maxDepth: number): Refusal | unde
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;
-    if (depth > maxDepth) return new Refusal('invalid_arguments', { problems: `arguments nest deeper than ${maxDepth} levels (admission.maxArgumentDepth)` });
+    if (depth > maxDepth)
+      return new Refusal('invalid_arguments', {
+        problems: `arguments nest deeper than ${maxDepth} levels (admission.maxArgumentDepth)`,
+      });
     const top = depth === 0;
     for (const [k, child] of Object.entries(v)) {
       const problem = stringProblem(k);

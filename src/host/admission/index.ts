@@ -28,10 +28,21 @@ export interface UserLimits {
   readonly sessions: number;
 }
 
-export const NO_USER_LIMITS: UserLimits = { callsPerMinute: 0, writesPerMinute: 0, concurrency: { read: 0, write: 0, expensive: 0 }, dailyQuota: 0, sessions: 0 };
+export const NO_USER_LIMITS: UserLimits = {
+  callsPerMinute: 0,
+  writesPerMinute: 0,
+  concurrency: { read: 0, write: 0, expensive: 0 },
+  dailyQuota: 0,
+  sessions: 0,
+};
 
 /** A user's stored overrides on top of the operator's per-user defaults. */
-export function effectiveLimits(defaults: UserLimits, override: Partial<Omit<UserLimits, 'concurrency'>> & { concurrency?: Partial<Record<AdmissionClass, number>> } | undefined): UserLimits {
+export function effectiveLimits(
+  defaults: UserLimits,
+  override:
+    | (Partial<Omit<UserLimits, 'concurrency'>> & { concurrency?: Partial<Record<AdmissionClass, number>> })
+    | undefined,
+): UserLimits {
   if (!override) return defaults;
   return {
     callsPerMinute: override.callsPerMinute ?? defaults.callsPerMinute,
@@ -135,7 +146,8 @@ export class Admission {
     this.limitsOf = () => defaults;
     this.calls = new RateLimiterMemory({ points: settings.callsPerMinute, duration: 60 });
     this.writes = new RateLimiterMemory({ points: settings.writesPerMinute, duration: 60 });
-    this.quota = settings.dailyQuota > 0 ? new RateLimiterMemory({ points: settings.dailyQuota, duration: 86_400 }) : undefined;
+    this.quota =
+      settings.dailyQuota > 0 ? new RateLimiterMemory({ points: settings.dailyQuota, duration: 86_400 }) : undefined;
     this.slots = {
       read: new Slots(settings.concurrency.read),
       write: new Slots(settings.concurrency.write),
@@ -149,14 +161,18 @@ export class Admission {
     const user = principal.user;
     const limits = this.limitsOf(user);
     await consume(this.calls, key, 'calls');
-    if (limits.callsPerMinute > 0) await consume(this.userBucket('calls', limits.callsPerMinute, 60), `u:${user}`, 'user calls');
+    if (limits.callsPerMinute > 0)
+      await consume(this.userBucket('calls', limits.callsPerMinute, 60), `u:${user}`, 'user calls');
     if (admission === 'write') {
       await consume(this.writes, key, 'writes');
-      if (limits.writesPerMinute > 0) await consume(this.userBucket('writes', limits.writesPerMinute, 60), `u:${user}`, 'user writes');
+      if (limits.writesPerMinute > 0)
+        await consume(this.userBucket('writes', limits.writesPerMinute, 60), `u:${user}`, 'user writes');
     }
     const waitUntil = Date.now() + this.settings.queueTimeoutMs;
-    const own = limits.concurrency[admission] > 0 ? this.slotsOf(user, admission, limits.concurrency[admission]) : undefined;
-    if (own && !(await own.acquire(this.settings.queueTimeoutMs))) throw new Refusal('busy', { admission, limit: own.limit, holder: `of the user "${user}"` });
+    const own =
+      limits.concurrency[admission] > 0 ? this.slotsOf(user, admission, limits.concurrency[admission]) : undefined;
+    if (own && !(await own.acquire(this.settings.queueTimeoutMs)))
+      throw new Refusal('busy', { admission, limit: own.limit, holder: `of the user "${user}"` });
     const slots = this.slots[admission];
     if (!(await slots.acquire(Math.max(0, waitUntil - Date.now())))) {
       own?.release();
@@ -168,7 +184,8 @@ export class Admission {
     };
     try {
       if (this.quota) await consumeQuota(this.quota, key, this.settings.dailyQuota);
-      if (limits.dailyQuota > 0) await consumeQuota(this.userBucket('quota', limits.dailyQuota, 86_400), `u:${user}`, limits.dailyQuota);
+      if (limits.dailyQuota > 0)
+        await consumeQuota(this.userBucket('quota', limits.dailyQuota, 86_400), `u:${user}`, limits.dailyQuota);
     } catch (e) {
       releaseSlots();
       throw e;
@@ -189,7 +206,8 @@ export class Admission {
   usersChanged(): void {
     for (const [user, slots] of this.userSlots) {
       const limits = this.limitsOf(user);
-      for (const cls of Object.keys(slots) as AdmissionClass[]) if (limits.concurrency[cls] > 0) slots[cls].limit = limits.concurrency[cls];
+      for (const cls of Object.keys(slots) as AdmissionClass[])
+        if (limits.concurrency[cls] > 0) slots[cls].limit = limits.concurrency[cls];
     }
   }
 
@@ -225,7 +243,8 @@ async function consumeQuota(limiter: RateLimiterMemory, key: string, limit: numb
   try {
     await limiter.consume(key);
   } catch (e) {
-    if (e instanceof RateLimiterRes) throw new Refusal('quota_exceeded', { limit, resetsAt: new Date(Date.now() + e.msBeforeNext).toISOString() });
+    if (e instanceof RateLimiterRes)
+      throw new Refusal('quota_exceeded', { limit, resetsAt: new Date(Date.now() + e.msBeforeNext).toISOString() });
     throw e;
   }
 }

@@ -57,7 +57,13 @@ export async function createApiKey(
 
 /** A key minted for a vault without naming a user belongs to that vault's first enabled user. */
 async function operatorOf(db: Kysely<any>, vaultId: number): Promise<number | null> {
-  const row = await db.selectFrom('users').select('id').where('vault_id', '=', vaultId).where('disabled_at', 'is', null).orderBy('id').executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('vault_id', '=', vaultId)
+    .where('disabled_at', 'is', null)
+    .orderBy('id')
+    .executeTakeFirst();
   return row ? Number(row.id) : null;
 }
 
@@ -76,7 +82,11 @@ export async function listApiKeys(db: Kysely<any>): Promise<ApiKeyRecord[]> {
 }
 
 export async function countActiveKeys(db: Kysely<any>): Promise<number> {
-  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('n')).where('revoked_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -89,13 +99,21 @@ export const KEYS_CHANGED_CHANNEL = 'exo_api_keys_changed';
  * Revoke the active keys `which` names (id, name or prefix; only the id with `exact`), of one user's when
  * `userName` is given (the panel revokes a non-admin's own keys so).
  */
-export async function revokeApiKey(db: Kysely<any>, which: string, only: { exact?: boolean; userName?: string } = {}): Promise<string[]> {
+export async function revokeApiKey(
+  db: Kysely<any>,
+  which: string,
+  only: { exact?: boolean; userName?: string } = {},
+): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     let query = trx
       .updateTable('api_keys')
       .set({ revoked_at: new Date() })
       .where('revoked_at', 'is', null)
-      .where((eb) => (only.exact ? eb('id', '=', which) : eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)])));
+      .where((eb) =>
+        only.exact
+          ? eb('id', '=', which)
+          : eb.or([eb('id', '=', which), eb('name', '=', which), eb('key_prefix', '=', which)]),
+      );
     if (only.userName !== undefined) {
       const userName = only.userName;
       query = query.where('user_id', 'in', trx.selectFrom('users').select('id').where('name', '=', userName));
@@ -120,7 +138,12 @@ function toRecord(row: any): ApiKeyRecord {
     revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
     lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null,
     userName: row.user_name ?? null,
-    userVaultId: row.user_id === null || row.user_id === undefined ? row.vault_id : row.user_vault_id === null ? null : Number(row.user_vault_id),
+    userVaultId:
+      row.user_id === null || row.user_id === undefined
+        ? row.vault_id
+        : row.user_vault_id === null
+          ? null
+          : Number(row.user_vault_id),
     userDisabledAt: row.user_disabled_at ? new Date(row.user_disabled_at) : null,
   };
 }
@@ -158,14 +181,22 @@ export class ApiKeyVerifier {
       hit = { at: t, record: row ? toRecord(row) : null };
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(hash, hit);
-      if (row) void this.db.updateTable('api_keys').set({ last_used_at: new Date(t) }).where('id', '=', row.id).execute().catch(() => undefined);
+      if (row)
+        void this.db
+          .updateTable('api_keys')
+          .set({ last_used_at: new Date(t) })
+          .where('id', '=', row.id)
+          .execute()
+          .catch(() => undefined);
     }
     const rec = hit.record;
     if (!rec) throw new Refusal('unauthenticated');
     if (rec.revokedAt) throw new Refusal('unauthenticated', {}, 'This API key has been revoked.');
-    if (rec.expiresAt && rec.expiresAt.getTime() <= t) throw new Refusal('unauthenticated', {}, 'This API key has expired.');
+    if (rec.expiresAt && rec.expiresAt.getTime() <= t)
+      throw new Refusal('unauthenticated', {}, 'This API key has expired.');
     if (rec.userDisabledAt) throw new Refusal('unauthenticated', {}, 'The user this API key belongs to is disabled.');
-    if (rec.userVaultId === null) throw new Refusal('unauthenticated', {}, 'The user this API key belongs to is bound to no vault.');
+    if (rec.userVaultId === null)
+      throw new Refusal('unauthenticated', {}, 'The user this API key belongs to is bound to no vault.');
     return principalFromKey(rec);
   }
 
@@ -183,7 +214,8 @@ export function parseExpiry(value: string, now = new Date()): Date {
     return new Date(now.getTime() + n * unit);
   }
   const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new Error(`--expires "${value}" is neither a date (2027-01-31) nor a duration (30d, 12h, 90m)`);
+  if (Number.isNaN(d.getTime()))
+    throw new Error(`--expires "${value}" is neither a date (2027-01-31) nor a duration (30d, 12h, 90m)`);
   if (d.getTime() <= now.getTime()) throw new Error(`--expires "${value}" is in the past`);
   return d;
 }

@@ -9,12 +9,20 @@ import { hash, verify } from '@node-rs/argon2';
 let decoy: string | undefined;
 
 export async function setPassword(db: Kysely<any>, userId: number, password: string): Promise<void> {
-  await db.updateTable('users').set({ password_hash: await hash(password) }).where('id', '=', userId).execute();
+  await db
+    .updateTable('users')
+    .set({ password_hash: await hash(password) })
+    .where('id', '=', userId)
+    .execute();
 }
 
 /** The user's name when `password` is theirs and they may sign in; undefined otherwise (same cost either way). */
 export async function checkPassword(db: Kysely<any>, name: string, password: string): Promise<string | undefined> {
-  const row = await db.selectFrom('users').select(['name', 'password_hash', 'disabled_at', 'vault_id']).where('name', '=', name).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .select(['name', 'password_hash', 'disabled_at', 'vault_id'])
+    .where('name', '=', name)
+    .executeTakeFirst();
   decoy ??= await hash(randomBytes(16).toString('hex'));
   const stored = row?.password_hash ?? decoy;
   const ok = await verify(stored, password).catch(() => false);
@@ -27,10 +35,17 @@ function tokenHash(raw: string): string {
 }
 
 /** Mint a one-time sign-in token for a user; the raw token is returned once and never stored. */
-export async function createSignInLink(db: Kysely<any>, userId: number, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+export async function createSignInLink(
+  db: Kysely<any>,
+  userId: number,
+  ttlSeconds: number,
+): Promise<{ token: string; expiresAt: Date }> {
   const token = `exs_${randomBytes(24).toString('base64url')}`;
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-  await db.insertInto('sign_in_links').values({ token_hash: tokenHash(token), user_id: userId, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('sign_in_links')
+    .values({ token_hash: tokenHash(token), user_id: userId, expires_at: expiresAt })
+    .execute();
   return { token, expiresAt };
 }
 
@@ -46,7 +61,11 @@ export async function useSignInLink(db: Kysely<any>, token: string): Promise<str
     .returning('user_id')
     .executeTakeFirst();
   if (!spent) return undefined;
-  const user = await db.selectFrom('users').select(['name', 'disabled_at', 'vault_id']).where('id', '=', spent.user_id).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select(['name', 'disabled_at', 'vault_id'])
+    .where('id', '=', spent.user_id)
+    .executeTakeFirst();
   if (!user || user.disabled_at || user.vault_id === null) return undefined;
   return user.name as string;
 }

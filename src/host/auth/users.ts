@@ -20,30 +20,71 @@ export interface UserRow {
   readonly limits: UserLimitsOverride;
 }
 
-const columns = ['u.id', 'u.name', 'u.vault_id', 'v.name as vault_name', 'u.is_admin', 'u.source', 'u.disabled_at', 'u.limits'] as const;
+const columns = [
+  'u.id',
+  'u.name',
+  'u.vault_id',
+  'v.name as vault_name',
+  'u.is_admin',
+  'u.source',
+  'u.disabled_at',
+  'u.limits',
+] as const;
 
 export async function listUsers(db: Kysely<any>): Promise<UserRow[]> {
-  const rows = await db.selectFrom('users as u').leftJoin('vaults as v', 'v.id', 'u.vault_id').select(columns).orderBy('u.id').execute();
+  const rows = await db
+    .selectFrom('users as u')
+    .leftJoin('vaults as v', 'v.id', 'u.vault_id')
+    .select(columns)
+    .orderBy('u.id')
+    .execute();
   return rows.map(toUser);
 }
 
 export async function userByName(db: Kysely<any>, name: string): Promise<UserRow | undefined> {
-  const row = await db.selectFrom('users as u').leftJoin('vaults as v', 'v.id', 'u.vault_id').select(columns).where('u.name', '=', name).executeTakeFirst();
+  const row = await db
+    .selectFrom('users as u')
+    .leftJoin('vaults as v', 'v.id', 'u.vault_id')
+    .select(columns)
+    .where('u.name', '=', name)
+    .executeTakeFirst();
   return row ? toUser(row) : undefined;
 }
 
 /** Enabled users bound to a vault, by name. */
 export async function usersOfVault(db: Kysely<any>, vaultId: number): Promise<string[]> {
-  const rows = await db.selectFrom('users').select('name').where('vault_id', '=', vaultId).where('disabled_at', 'is', null).orderBy('name').execute();
+  const rows = await db
+    .selectFrom('users')
+    .select('name')
+    .where('vault_id', '=', vaultId)
+    .where('disabled_at', 'is', null)
+    .orderBy('name')
+    .execute();
   return rows.map((r) => r.name as string);
 }
 
-export async function insertUser(db: Kysely<any>, u: { name: string; vaultId: number; isAdmin: boolean; source: Source; limits?: UserLimitsOverride }): Promise<UserRow> {
-  await db.insertInto('users').values({ name: u.name, vault_id: u.vaultId, is_admin: u.isAdmin, source: u.source, limits: JSON.stringify(u.limits ?? {}) }).execute();
+export async function insertUser(
+  db: Kysely<any>,
+  u: { name: string; vaultId: number; isAdmin: boolean; source: Source; limits?: UserLimitsOverride },
+): Promise<UserRow> {
+  await db
+    .insertInto('users')
+    .values({
+      name: u.name,
+      vault_id: u.vaultId,
+      is_admin: u.isAdmin,
+      source: u.source,
+      limits: JSON.stringify(u.limits ?? {}),
+    })
+    .execute();
   return (await userByName(db, u.name))!;
 }
 
-export async function updateUser(db: Kysely<any>, id: number, set: { vaultId?: number; isAdmin?: boolean; source?: Source; disabled?: boolean; limits?: UserLimitsOverride }): Promise<void> {
+export async function updateUser(
+  db: Kysely<any>,
+  id: number,
+  set: { vaultId?: number; isAdmin?: boolean; source?: Source; disabled?: boolean; limits?: UserLimitsOverride },
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('users')
@@ -65,9 +106,17 @@ export async function updateUser(db: Kysely<any>, id: number, set: { vaultId?: n
 export async function disableUsers(db: Kysely<any>, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable('users').set({ disabled_at: new Date() }).where('id', 'in', [...ids]).where('disabled_at', 'is', null).execute();
+    await trx
+      .updateTable('users')
+      .set({ disabled_at: new Date() })
+      .where('id', 'in', [...ids])
+      .where('disabled_at', 'is', null)
+      .execute();
     // Their panel sign-ins end too (the panel also re-checks the user on every request).
-    await trx.deleteFrom('panel_sessions').where('user_id', 'in', [...ids]).execute();
+    await trx
+      .deleteFrom('panel_sessions')
+      .where('user_id', 'in', [...ids])
+      .execute();
     await notifyKeysChanged(trx);
   });
 }
@@ -77,13 +126,26 @@ export async function disableUsers(db: Kysely<any>, ids: readonly number[]): Pro
  * keys without a user belong to it.
  */
 export async function ensureOperator(db: Kysely<any>, vaultId: number): Promise<number> {
-  const existing = await db.selectFrom('users').select(['id', 'vault_id']).where('name', '=', OPERATOR_USER).executeTakeFirst();
+  const existing = await db
+    .selectFrom('users')
+    .select(['id', 'vault_id'])
+    .where('name', '=', OPERATOR_USER)
+    .executeTakeFirst();
   let id: number;
   if (existing) {
     id = Number(existing.id);
-    if (Number(existing.vault_id) !== vaultId) await db.updateTable('users').set({ vault_id: vaultId }).where('id', '=', id).execute();
+    if (Number(existing.vault_id) !== vaultId)
+      await db.updateTable('users').set({ vault_id: vaultId }).where('id', '=', id).execute();
   } else {
-    id = Number((await db.insertInto('users').values({ name: OPERATOR_USER, vault_id: vaultId, is_admin: true, source: 'implicit' }).returning('id').executeTakeFirstOrThrow()).id);
+    id = Number(
+      (
+        await db
+          .insertInto('users')
+          .values({ name: OPERATOR_USER, vault_id: vaultId, is_admin: true, source: 'implicit' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
   }
   await db.updateTable('api_keys').set({ user_id: id }).where('user_id', 'is', null).execute();
   return id;

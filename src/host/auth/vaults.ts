@@ -23,16 +23,28 @@ export interface EnsureVaultOptions {
 }
 
 /** The implicit vault of `vault.path` (single-user mode's one vault), created on first use. */
-export async function ensureVault(db: Kysely<any>, name: string, root: string, options: EnsureVaultOptions = {}): Promise<number> {
+export async function ensureVault(
+  db: Kysely<any>,
+  name: string,
+  root: string,
+  options: EnsureVaultOptions = {},
+): Promise<number> {
   const existing = await db.selectFrom('vaults').select(['id', 'root']).where('name', '=', name).executeTakeFirst();
   if (existing) {
     if (existing.root !== root && options.adoptRoot) {
-      options.adoptRoot.log.warn({ vault: name, from: existing.root, to: root }, 'vault.path changed: the index is rebuilt from the new root');
+      options.adoptRoot.log.warn(
+        { vault: name, from: existing.root, to: root },
+        'vault.path changed: the index is rebuilt from the new root',
+      );
       await changeRoot(db, existing.id, root);
     }
     return existing.id;
   }
-  const row = await db.insertInto('vaults').values({ name, root, source: 'implicit' }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('vaults')
+    .values({ name, root, source: 'implicit' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -50,16 +62,31 @@ export async function listVaults(db: Kysely<any>): Promise<VaultRow[]> {
 }
 
 export async function vaultByName(db: Kysely<any>, name: string): Promise<VaultRow | undefined> {
-  const row = await db.selectFrom('vaults').select(['id', 'name', 'root', 'shared', 'source']).where('name', '=', name).executeTakeFirst();
+  const row = await db
+    .selectFrom('vaults')
+    .select(['id', 'name', 'root', 'shared', 'source'])
+    .where('name', '=', name)
+    .executeTakeFirst();
   return row ? toVault(row) : undefined;
 }
 
-export async function insertVault(db: Kysely<any>, v: { name: string; root: string; shared: boolean; source: Source }): Promise<VaultRow> {
-  const row = await db.insertInto('vaults').values(v).returning(['id', 'name', 'root', 'shared', 'source']).executeTakeFirstOrThrow();
+export async function insertVault(
+  db: Kysely<any>,
+  v: { name: string; root: string; shared: boolean; source: Source },
+): Promise<VaultRow> {
+  const row = await db
+    .insertInto('vaults')
+    .values(v)
+    .returning(['id', 'name', 'root', 'shared', 'source'])
+    .executeTakeFirstOrThrow();
   return toVault(row);
 }
 
-export async function updateVault(db: Kysely<any>, id: number, set: { shared?: boolean; source?: Source }): Promise<void> {
+export async function updateVault(
+  db: Kysely<any>,
+  id: number,
+  set: { shared?: boolean; source?: Source },
+): Promise<void> {
   await db.updateTable('vaults').set(set).where('id', '=', id).execute();
 }
 

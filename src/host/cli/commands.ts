@@ -24,8 +24,16 @@ const OWNER_WAIT_MS = 30_000;
  * Run `remote` against the owner of the database, or `local` here when nobody owns it. An owner that is
  * still starting (lock held, socket not yet bound) is waited for; after OWNER_WAIT_MS its lock error stands.
  */
-export async function reachOwner<T>(settings: Settings, remote: (owner: AdminClient) => Promise<T>, local: () => Promise<T>): Promise<T> {
-  const [{ AdminClient }, { adminSocketPath }, { DatabaseLockedError }] = await Promise.all([import('../admin/channel-client.js'), import('../admin/protocol.js'), import('../db/owner-lock.js')]);
+export async function reachOwner<T>(
+  settings: Settings,
+  remote: (owner: AdminClient) => Promise<T>,
+  local: () => Promise<T>,
+): Promise<T> {
+  const [{ AdminClient }, { adminSocketPath }, { DatabaseLockedError }] = await Promise.all([
+    import('../admin/channel-client.js'),
+    import('../admin/protocol.js'),
+    import('../db/owner-lock.js'),
+  ]);
   const socket = adminSocketPath(settings);
   const deadline = Date.now() + OWNER_WAIT_MS;
   for (;;) {
@@ -47,21 +55,41 @@ export async function reachOwner<T>(settings: Settings, remote: (owner: AdminCli
 }
 
 /** The database as a server start would leave it (implicit operator, the config file's vaults and users), then fn. */
-async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vaultId: number) => Promise<T>): Promise<T> {
-  const [{ migrateHost, openDatabase }, { ensureVault }, { ensureOperator }, { applyDeclared, DeclaredConflict }, { SettingsError }] = await Promise.all([
+async function withDatabase<T>(
+  settings: Settings,
+  fn: (db: DatabaseService, vaultId: number) => Promise<T>,
+): Promise<T> {
+  const [
+    { migrateHost, openDatabase },
+    { ensureVault },
+    { ensureOperator },
+    { applyDeclared, DeclaredConflict },
+    { SettingsError },
+  ] = await Promise.all([
     import('../db/index.js'),
     import('../auth/vaults.js'),
     import('../auth/users.js'),
     import('../vaults/declared.js'),
     import('../settings/load.js'),
   ]);
-  const database = await openDatabase(settings.host.database.url, { baseDir: settings.baseDir, poolSize: 2, pgliteThread: settings.host.database.pgliteThread });
+  const database = await openDatabase(settings.host.database.url, {
+    baseDir: settings.baseDir,
+    poolSize: 2,
+    pgliteThread: settings.host.database.pgliteThread,
+  });
   try {
     await migrateHost(database.db);
-    const vaultId = await ensureVault(database.db, settings.host.vault.name, resolvePath(settings, settings.host.vault.path));
+    const vaultId = await ensureVault(
+      database.db,
+      settings.host.vault.name,
+      resolvePath(settings, settings.host.vault.path),
+    );
     await ensureOperator(database.db, vaultId);
     try {
-      await applyDeclared(database.db, settings.host, (p) => resolvePath(settings, p), { name: settings.host.vault.name, id: vaultId });
+      await applyDeclared(database.db, settings.host, (p) => resolvePath(settings, p), {
+        name: settings.host.vault.name,
+        id: vaultId,
+      });
     } catch (e) {
       throw e instanceof DeclaredConflict ? new SettingsError(e.problems) : e;
     }
@@ -72,8 +100,13 @@ async function withDatabase<T>(settings: Settings, fn: (db: DatabaseService, vau
 }
 
 /** A key command run on a bare database in this process (no server holds it, so no cache to clear). */
-function withKeys<T>(settings: Settings, fn: (target: { db: DatabaseService['db']; vault: { id: number }; forgetKeys(): void }) => Promise<T>): Promise<T> {
-  return withDatabase(settings, (database, vaultId) => fn({ db: database.db, vault: { id: vaultId }, forgetKeys: () => undefined }));
+function withKeys<T>(
+  settings: Settings,
+  fn: (target: { db: DatabaseService['db']; vault: { id: number }; forgetKeys(): void }) => Promise<T>,
+): Promise<T> {
+  return withDatabase(settings, (database, vaultId) =>
+    fn({ db: database.db, vault: { id: vaultId }, forgetKeys: () => undefined }),
+  );
 }
 
 /** A user or vault command on a bare database in this process (no server: no pipelines to start or stop). */
@@ -92,7 +125,12 @@ export async function runServe(settings: Settings): Promise<void> {
   const s = settings.host.server;
   const base = s.publicUrl?.replace(/\/$/, '') ?? host.url;
   if (settings.host.auth.mintAdminKeyOnFirstStart && (await countActiveKeys(host.database.db)) === 0) {
-    const { raw } = await createApiKey(host.database.db, { name: 'admin', scope: 'readwrite', vaultId: host.vaultHandle.id, isAdmin: true });
+    const { raw } = await createApiKey(host.database.db, {
+      name: 'admin',
+      scope: 'readwrite',
+      vaultId: host.vaultHandle.id,
+      isAdmin: true,
+    });
     process.stdout.write(
       [
         '',
@@ -133,7 +171,10 @@ export async function runStdio(settings: Settings): Promise<void> {
     if (Date.now() > deadline) break; // serving directly now fails with the owner named
     await new Promise((r) => setTimeout(r, 250));
   }
-  const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([import('../mcp/server-factory.js'), import('@modelcontextprotocol/server/stdio')]);
+  const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([
+    import('../mcp/server-factory.js'),
+    import('@modelcontextprotocol/server/stdio'),
+  ]);
   const hostReady = loadHost().then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
   const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
   source.catch(() => undefined);
@@ -141,7 +182,11 @@ export async function runStdio(settings: Settings): Promise<void> {
   // instance for the connection; the newest instance is the one serving, so it is the one told of changes.
   serveStdio(() => {
     const server = createLazyMcpServer(source, settings.host.vault.name, { notifications: true });
-    void hostReady.then((host) => host.hub.add('stdio', { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() }), () => undefined);
+    void hostReady.then(
+      (host) =>
+        host.hub.add('stdio', { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() }),
+      () => undefined,
+    );
     return server;
   });
   let host: Host;
@@ -158,8 +203,12 @@ export async function runStdio(settings: Settings): Promise<void> {
 export async function runMigrate(settings: Settings): Promise<void> {
   const remote = async (owner: AdminClient) => {
     const health = await owner.get<{ families?: Record<string, string> }>('/v1/health');
-    const states = Object.entries(health.families ?? {}).map(([n, st]) => `${n}: ${st}`).join(', ');
-    process.stderr.write(`the running server (PID ${owner.hello.pid}) applied migrations when it started (host and enabled families: ${states || 'none'})\n`);
+    const states = Object.entries(health.families ?? {})
+      .map(([n, st]) => `${n}: ${st}`)
+      .join(', ');
+    process.stderr.write(
+      `the running server (PID ${owner.hello.pid}) applied migrations when it started (host and enabled families: ${states || 'none'})\n`,
+    );
   };
   await reachOwner(settings, remote, () => migrateHere(settings));
 }
@@ -175,7 +224,10 @@ async function migrateHere(settings: Settings): Promise<void> {
 /** `exocortex index`: one full pass (catch-up, or every note with --rebuild) with a progress bar, then a summary. */
 export async function runIndex(settings: Settings, opts: { rebuild?: boolean }): Promise<void> {
   const [{ default: cliProgress }, { renderIndexSummary }] = await Promise.all([import('cli-progress'), loadOps()]);
-  const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'indexing [{bar}] {value}/{total} notes | {duration}s', hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'indexing [{bar}] {value}/{total} notes | {duration}s', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   let started = false;
   const onProgress = (p: Progress) => {
     if (!started) {
@@ -186,11 +238,26 @@ export async function runIndex(settings: Settings, opts: { rebuild?: boolean }):
     bar.update(p.done);
   };
   const rebuild = opts.rebuild === true;
-  const remote = (owner: AdminClient) => owner.stream<{ summary: IndexSummary }>('/v1/index', { rebuild }, (e) => e.progress && onProgress(e.progress as Progress)).then((r) => r.summary);
+  const remote = (owner: AdminClient) =>
+    owner
+      .stream<{ summary: IndexSummary }>(
+        '/v1/index',
+        { rebuild },
+        (e) => e.progress && onProgress(e.progress as Progress),
+      )
+      .then((r) => r.summary);
   const local = async () => {
     const [Host, createLogger, { indexOp }] = await Promise.all([loadHost(), loadLogger(), loadOps()]);
-    const once: Settings = { ...settings, host: { ...settings.host, index: { ...settings.host.index, watch: false, reconcileSeconds: 0 } } };
-    const host = await Host.start({ settings: once, http: false, log: createLogger('warn'), command: 'exocortex index' });
+    const once: Settings = {
+      ...settings,
+      host: { ...settings.host, index: { ...settings.host.index, watch: false, reconcileSeconds: 0 } },
+    };
+    const host = await Host.start({
+      settings: once,
+      http: false,
+      log: createLogger('warn'),
+      command: 'exocortex index',
+    });
     try {
       return await indexOp(host.operations, { rebuild }, onProgress);
     } finally {
@@ -206,16 +273,26 @@ export async function runIndex(settings: Settings, opts: { rebuild?: boolean }):
   }
 }
 
-export async function keysCreate(settings: Settings, opts: { name: string; scope: Scope; expires?: string; user?: string }): Promise<void> {
+export async function keysCreate(
+  settings: Settings,
+  opts: { name: string; scope: Scope; expires?: string; user?: string },
+): Promise<void> {
   const { keysCreateOp } = await loadOps();
-  const input = { name: opts.name, scope: opts.scope, expires: opts.expires, ...(opts.user ? { user: opts.user } : {}) };
+  const input = {
+    name: opts.name,
+    scope: opts.scope,
+    expires: opts.expires,
+    ...(opts.user ? { user: opts.user } : {}),
+  };
   const { raw, key } = await reachOwner(
     settings,
     (owner) => owner.post<{ raw: string; key: KeyRow }>('/v1/keys', input),
     () => withKeys(settings, (t) => keysCreateOp(t, input)),
   );
   process.stdout.write(`${raw}\n`);
-  process.stderr.write(`created key ${key.name} for user ${key.user ?? '-'} (${key.scope}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}), id ${key.id}\n`);
+  process.stderr.write(
+    `created key ${key.name} for user ${key.user ?? '-'} (${key.scope}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}), id ${key.id}\n`,
+  );
 }
 
 export async function keysList(settings: Settings): Promise<void> {
@@ -226,7 +303,11 @@ export async function keysList(settings: Settings): Promise<void> {
     () => withKeys(settings, (t) => keysListOp(t)),
   );
   // The user goes last, so scripts reading the earlier columns keep working.
-  const lines = keys.map((k) => [k.id, k.name, k.prefix + '…', k.scope, k.state, k.expiresAt ?? '-', k.lastUsedAt ?? 'never', k.user ?? '-'].join('\t'));
+  const lines = keys.map((k) =>
+    [k.id, k.name, k.prefix + '…', k.scope, k.state, k.expiresAt ?? '-', k.lastUsedAt ?? 'never', k.user ?? '-'].join(
+      '\t',
+    ),
+  );
   process.stdout.write(['id\tname\tprefix\tscope\tstate\texpires\tlast used\tuser', ...lines].join('\n') + '\n');
 }
 
@@ -240,7 +321,10 @@ export async function keysRevoke(settings: Settings, which: string): Promise<voi
   process.stderr.write(`revoked ${revoked} key${revoked > 1 ? 's' : ''}\n`);
 }
 
-export async function usersAdd(settings: Settings, opts: { name: string; vault: string; admin?: boolean; share?: boolean }): Promise<void> {
+export async function usersAdd(
+  settings: Settings,
+  opts: { name: string; vault: string; admin?: boolean; share?: boolean },
+): Promise<void> {
   const { usersAddOp } = await loadAccounts();
   const input = { name: opts.name, vault: opts.vault, admin: opts.admin === true, share: opts.share === true };
   const user = await reachOwner(
@@ -248,7 +332,9 @@ export async function usersAdd(settings: Settings, opts: { name: string; vault: 
     (owner) => owner.post<{ user: UserView }>('/v1/users', input).then((r) => r.user),
     () => withAccounts(settings, (t) => usersAddOp(t, input)),
   );
-  process.stderr.write(`added user ${user.name}, bound to the vault ${user.vault}; mint a key with: exocortex keys create --user ${user.name} --name NAME\n`);
+  process.stderr.write(
+    `added user ${user.name}, bound to the vault ${user.vault}; mint a key with: exocortex keys create --user ${user.name} --name NAME\n`,
+  );
 }
 
 export async function usersList(settings: Settings): Promise<void> {
@@ -268,7 +354,9 @@ export async function usersAdmin(settings: Settings, name: string, admin: boolea
     (owner) => owner.post<{ user: UserView }>('/v1/users/admin', { name, admin }).then((r) => r.user),
     () => withAccounts(settings, (t) => usersAdminOp(t, { name, admin })),
   );
-  process.stderr.write(`user ${user.name} is ${user.admin ? 'now an administrator (sees every user in the panel at /admin)' : 'no longer an administrator'}\n`);
+  process.stderr.write(
+    `user ${user.name} is ${user.admin ? 'now an administrator (sees every user in the panel at /admin)' : 'no longer an administrator'}\n`,
+  );
 }
 
 export async function usersDisable(settings: Settings, name: string): Promise<void> {
@@ -278,10 +366,16 @@ export async function usersDisable(settings: Settings, name: string): Promise<vo
     (owner) => owner.post<{ disabled: string; keys: number; sessionsClosed: number }>('/v1/users/disable', { name }),
     () => withAccounts(settings, (t) => usersDisableOp(t, name)),
   );
-  process.stderr.write(`disabled user ${r.disabled}: its ${r.keys} key${r.keys === 1 ? ' is' : 's are'} refused from now on${r.sessionsClosed ? `, ${r.sessionsClosed} open sessions closed` : ''}\n`);
+  process.stderr.write(
+    `disabled user ${r.disabled}: its ${r.keys} key${r.keys === 1 ? ' is' : 's are'} refused from now on${r.sessionsClosed ? `, ${r.sessionsClosed} open sessions closed` : ''}\n`,
+  );
 }
 
-export async function usersLimits(settings: Settings, name: string, input: { limits: Record<string, unknown>; clear?: boolean }): Promise<void> {
+export async function usersLimits(
+  settings: Settings,
+  name: string,
+  input: { limits: Record<string, unknown>; clear?: boolean },
+): Promise<void> {
   const { usersLimitsOp, renderLimits } = await loadAccounts();
   const body = { name, limits: input.limits, clear: input.clear === true };
   const user = await reachOwner(
@@ -289,7 +383,9 @@ export async function usersLimits(settings: Settings, name: string, input: { lim
     (owner) => owner.post<{ user: UserView }>('/v1/users/limits', body).then((r) => r.user),
     () => withAccounts(settings, (t) => usersLimitsOp(t, body)),
   );
-  process.stderr.write(`limits of user ${user.name}: ${renderLimits(user.limits)} (over admission.perUser; they apply from the next call)\n`);
+  process.stderr.write(
+    `limits of user ${user.name}: ${renderLimits(user.limits)} (over admission.perUser; they apply from the next call)\n`,
+  );
 }
 
 /** Read a password from stdin (a pipe, or a terminal with echo off), without its final newline. */
@@ -324,7 +420,9 @@ async function readPassword(prompt: string): Promise<string> {
   }
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 export async function usersPasswd(settings: Settings, name: string): Promise<void> {
@@ -346,7 +444,9 @@ export async function usersLoginLink(settings: Settings, name: string): Promise<
     () => withAccounts(settings, (t) => usersLoginLinkOp(t, name)),
   );
   process.stdout.write(`${r.code}\n`);
-  process.stderr.write(`one-time sign-in code for ${r.user}, usable once until ${r.expiresAt}: paste it on the sign-in page your connector opens\n`);
+  process.stderr.write(
+    `one-time sign-in code for ${r.user}, usable once until ${r.expiresAt}: paste it on the sign-in page your connector opens\n`,
+  );
 }
 
 export async function oauthClientsList(settings: Settings): Promise<void> {
@@ -356,7 +456,11 @@ export async function oauthClientsList(settings: Settings): Promise<void> {
     (owner) => owner.get<{ clients: ClientView[] }>('/v1/oauth/clients').then((r) => r.clients),
     () => withAccounts(settings, (t) => oauthClientsListOp(t)),
   );
-  const lines = clients.map((c) => [c.clientId, c.name, c.registration, String(c.grants), c.redirectUris.join(' ') || '-', c.createdAt ?? '-'].join('\t'));
+  const lines = clients.map((c) =>
+    [c.clientId, c.name, c.registration, String(c.grants), c.redirectUris.join(' ') || '-', c.createdAt ?? '-'].join(
+      '\t',
+    ),
+  );
   process.stdout.write(['client id\tname\tregistered by\tgrants\tredirect uris\tcreated', ...lines].join('\n') + '\n');
 }
 
@@ -367,7 +471,9 @@ export async function oauthClientsRevoke(settings: Settings, id: string): Promis
     (owner) => owner.post<{ revoked: string; grants: number }>('/v1/oauth/clients/revoke', { id }),
     () => withAccounts(settings, (t) => oauthClientsRevokeOp(t, id)),
   );
-  process.stderr.write(`removed client ${r.revoked} and its ${r.grants} grant${r.grants === 1 ? '' : 's'}: their tokens are refused from now on\n`);
+  process.stderr.write(
+    `removed client ${r.revoked} and its ${r.grants} grant${r.grants === 1 ? '' : 's'}: their tokens are refused from now on\n`,
+  );
 }
 
 export async function oauthGrantsList(settings: Settings): Promise<void> {
@@ -377,7 +483,9 @@ export async function oauthGrantsList(settings: Settings): Promise<void> {
     (owner) => owner.get<{ grants: GrantView[] }>('/v1/oauth/grants').then((r) => r.grants),
     () => withAccounts(settings, (t) => oauthGrantsListOp(t)),
   );
-  const lines = grants.map((g) => [g.id, g.user, g.clientId, g.scopes || '-', g.createdAt, g.expiresAt ?? '-'].join('\t'));
+  const lines = grants.map((g) =>
+    [g.id, g.user, g.clientId, g.scopes || '-', g.createdAt, g.expiresAt ?? '-'].join('\t'),
+  );
   process.stdout.write(['grant id\tuser\tclient id\tscopes\tcreated\texpires', ...lines].join('\n') + '\n');
 }
 
@@ -391,16 +499,27 @@ export async function oauthGrantsRevoke(settings: Settings, id: string): Promise
   process.stderr.write(`revoked grant ${r.revoked}: its access and refresh tokens are refused from now on\n`);
 }
 
-export async function vaultsAdd(settings: Settings, name: string, root: string, opts: { shared?: boolean }): Promise<void> {
+export async function vaultsAdd(
+  settings: Settings,
+  name: string,
+  root: string,
+  opts: { shared?: boolean },
+): Promise<void> {
   const { vaultsAddOp } = await loadAccounts();
   // The path is the operator's, typed here: resolve it against this shell's directory, not the server's.
-  const input = { name, root: resolvePath({ ...settings, baseDir: process.cwd() }, root), shared: opts.shared === true };
+  const input = {
+    name,
+    root: resolvePath({ ...settings, baseDir: process.cwd() }, root),
+    shared: opts.shared === true,
+  };
   const vault = await reachOwner(
     settings,
     (owner) => owner.post<{ vault: VaultView }>('/v1/vaults', input).then((r) => r.vault),
     () => withAccounts(settings, (t) => vaultsAddOp(t, input)),
   );
-  process.stderr.write(`added vault ${vault.name} at ${vault.root} (${vault.status.state}); bind a user with: exocortex users add NAME --vault ${vault.name}\n`);
+  process.stderr.write(
+    `added vault ${vault.name} at ${vault.root} (${vault.status.state}); bind a user with: exocortex users add NAME --vault ${vault.name}\n`,
+  );
 }
 
 export async function vaultsList(settings: Settings): Promise<void> {
@@ -421,7 +540,9 @@ export async function vaultsRemove(settings: Settings, name: string, opts: { for
     (owner) => owner.post<{ removed: string; usersDisabled: string[] }>('/v1/vaults/remove', { name, force }),
     () => withAccounts(settings, (t) => vaultsRemoveOp(t, name, force)),
   );
-  process.stderr.write(`removed vault ${r.removed} (its files are untouched)${r.usersDisabled.length ? `; disabled its users ${r.usersDisabled.join(', ')}` : ''}\n`);
+  process.stderr.write(
+    `removed vault ${r.removed} (its files are untouched)${r.usersDisabled.length ? `; disabled its users ${r.usersDisabled.join(', ')}` : ''}\n`,
+  );
 }
 
 function installShutdown(host: Host): void {

@@ -18,13 +18,23 @@ interface Check {
 export async function runDoctor(configFile?: string): Promise<number> {
   const checks: Check[] = [];
   const major = Number(process.versions.node.split('.')[0]);
-  checks.push({ name: 'node', ok: major >= 20, detail: `Node ${process.versions.node}`, fix: 'install Node 20 or newer' });
+  checks.push({
+    name: 'node',
+    ok: major >= 20,
+    detail: `Node ${process.versions.node}`,
+    fix: 'install Node 20 or newer',
+  });
   let settings: Settings | undefined;
   try {
     settings = loadSettings({ file: configFile });
     checks.push({ name: 'config', ok: true, detail: `${settings.file}: host settings are valid` });
   } catch (e) {
-    checks.push({ name: 'config', ok: false, detail: e instanceof SettingsError ? e.problems.join('; ') : String(e), fix: 'correct the keys named above' });
+    checks.push({
+      name: 'config',
+      ok: false,
+      detail: e instanceof SettingsError ? e.problems.join('; ') : String(e),
+      fix: 'correct the keys named above',
+    });
   }
   if (settings) {
     const root = resolvePath(settings, settings.host.vault.path);
@@ -36,14 +46,22 @@ export async function runDoctor(configFile?: string): Promise<number> {
     } catch {
       writable = false;
     }
-    checks.push({ name: 'vault path', ok: writable, detail: exists ? `${root} exists` : `${root} will be created`, fix: 'make vault.path a writable folder' });
+    checks.push({
+      name: 'vault path',
+      ok: writable,
+      detail: exists ? `${root} exists` : `${root} will be created`,
+      fix: 'make vault.path a writable folder',
+    });
     const platform = (vaultModule as { checkPlatform?: (root: string) => Promise<{ checks: Check[] }> }).checkPlatform;
     if (platform && exists) {
       for (const c of (await platform(root)).checks) checks.push({ ...c, name: `platform: ${c.name}` });
     }
     await databaseChecks(settings, checks);
   }
-  for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n     fix: ${c.fix}` : ''}\n`);
+  for (const c of checks)
+    process.stdout.write(
+      `${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}${!c.ok && c.fix ? `\n     fix: ${c.fix}` : ''}\n`,
+    );
   const failed = checks.filter((c) => !c.ok).length;
   process.stdout.write(failed ? `${failed} check(s) failed\n` : 'all checks passed\n');
   return failed ? 1 : 0;
@@ -60,18 +78,43 @@ async function databaseChecks(settings: Settings, checks: Check[]): Promise<void
   try {
     owner = socket ? await AdminClient.connect(socket) : undefined;
   } catch (e) {
-    checks.push({ name: 'admin socket', ok: false, detail: (e as Error).message, fix: 'stop the server, remove the socket file, and start it again' });
+    checks.push({
+      name: 'admin socket',
+      ok: false,
+      detail: (e as Error).message,
+      fix: 'stop the server, remove the socket file, and start it again',
+    });
     return;
   }
   if (owner) {
     try {
-      const health = await owner.get<{ engine?: string; families?: Record<string, string>; familyReasons?: Record<string, string>; reload?: { ok: boolean; errors: string[] } | null }>('/v1/health');
-      checks.push({ name: 'database', ok: true, detail: `${health.engine ?? 'database'} owned by the running server (PID ${owner.hello.pid}, ${owner.hello.command}), reached through ${owner.socketPath}` });
-      if (health.reload && !health.reload.ok) checks.push({ name: 'config reload', ok: false, detail: health.reload.errors.join('; '), fix: 'correct the config file; the server keeps its previous configuration meanwhile' });
+      const health = await owner.get<{
+        engine?: string;
+        families?: Record<string, string>;
+        familyReasons?: Record<string, string>;
+        reload?: { ok: boolean; errors: string[] } | null;
+      }>('/v1/health');
+      checks.push({
+        name: 'database',
+        ok: true,
+        detail: `${health.engine ?? 'database'} owned by the running server (PID ${owner.hello.pid}, ${owner.hello.command}), reached through ${owner.socketPath}`,
+      });
+      if (health.reload && !health.reload.ok)
+        checks.push({
+          name: 'config reload',
+          ok: false,
+          detail: health.reload.errors.join('; '),
+          fix: 'correct the config file; the server keeps its previous configuration meanwhile',
+        });
       for (const [name, state] of Object.entries(health.families ?? {})) {
         const ok = state === 'serving' || state === 'disabled';
         const reason = health.familyReasons?.[name];
-        checks.push({ name: `family ${name}`, ok, detail: `${state}${reason ? `: ${reason}` : ''}`, fix: ok ? undefined : 'see the reason; enable what it requires or disable the family' });
+        checks.push({
+          name: `family ${name}`,
+          ok,
+          detail: `${state}${reason ? `: ${reason}` : ''}`,
+          fix: ok ? undefined : 'see the reason; enable what it requires or disable the family',
+        });
       }
     } finally {
       await owner.close();
@@ -83,7 +126,12 @@ async function databaseChecks(settings: Settings, checks: Check[]): Promise<void
     checks.push({ name: 'database', ok: true, detail: `${host.database.engine.description}, migrations applied` });
     for (const [name, st] of host.manager.registry.status) {
       const ok = st.state === 'serving' || st.state === 'disabled';
-      checks.push({ name: `family ${name}`, ok, detail: `${st.state}${st.readOnly ? ' (read-only)' : ''}${st.reason ? `: ${st.reason}` : ''}`, fix: ok ? undefined : 'see the reason; enable what it requires or disable the family' });
+      checks.push({
+        name: `family ${name}`,
+        ok,
+        detail: `${st.state}${st.readOnly ? ' (read-only)' : ''}${st.reason ? `: ${st.reason}` : ''}`,
+        fix: ok ? undefined : 'see the reason; enable what it requires or disable the family',
+      });
     }
     await host.close();
     const config = checks.find((c) => c.name === 'config');
@@ -91,10 +139,16 @@ async function databaseChecks(settings: Settings, checks: Check[]): Promise<void
   } catch (e) {
     if (e instanceof SettingsError) {
       const config = checks.find((c) => c.name === 'config');
-      if (config) Object.assign(config, { ok: false, detail: e.problems.join('; '), fix: 'correct the keys named above' });
+      if (config)
+        Object.assign(config, { ok: false, detail: e.problems.join('; '), fix: 'correct the keys named above' });
       return;
     }
     const locked = (e as { code?: string }).code === 'database_locked';
-    checks.push({ name: 'database', ok: false, detail: (e as Error).message, fix: locked ? 'wait for the owner to finish, or stop it' : 'fix the problem named above' });
+    checks.push({
+      name: 'database',
+      ok: false,
+      detail: (e as Error).message,
+      fix: locked ? 'wait for the owner to finish, or stop it' : 'fix the problem named above',
+    });
   }
 }

@@ -12,18 +12,39 @@ import { openVault } from '../vault/index.js';
 import { PiscinaPool } from '../workers/pool.js';
 import { reachOwner } from './commands.js';
 
-export async function runFamilyCommand(settings: Settings, familyName: string, commandName: string | undefined, args: readonly string[]): Promise<number> {
+export async function runFamilyCommand(
+  settings: Settings,
+  familyName: string,
+  commandName: string | undefined,
+  args: readonly string[],
+): Promise<number> {
   const print = (line: string) => process.stderr.write(`${line}\n`);
   const remote = async (owner: AdminClient) =>
-    (await owner.stream<{ exitCode: number }>('/v1/family', { family: familyName, command: commandName, args }, (e) => typeof e.line === 'string' && print(e.line))).exitCode;
+    (
+      await owner.stream<{ exitCode: number }>(
+        '/v1/family',
+        { family: familyName, command: commandName, args },
+        (e) => typeof e.line === 'string' && print(e.line),
+      )
+    ).exitCode;
   return reachOwner(settings, remote, () => runHere(settings, familyName, commandName, args, print));
 }
 
-async function runHere(settings: Settings, familyName: string, commandName: string | undefined, args: readonly string[], print: (line: string) => void): Promise<number> {
+async function runHere(
+  settings: Settings,
+  familyName: string,
+  commandName: string | undefined,
+  args: readonly string[],
+  print: (line: string) => void,
+): Promise<number> {
   const log = createLogger(settings.host.log.level === 'info' ? 'warn' : settings.host.log.level);
   const h = settings.host;
   const vaultRoot = resolvePath(settings, h.vault.path);
-  const database = await openDatabase(h.database.url, { baseDir: settings.baseDir, poolSize: 2, pgliteThread: h.database.pgliteThread });
+  const database = await openDatabase(h.database.url, {
+    baseDir: settings.baseDir,
+    poolSize: 2,
+    pgliteThread: h.database.pgliteThread,
+  });
   const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging }).catch(async (e) => {
     await database.close();
     throw e;
@@ -33,8 +54,21 @@ async function runHere(settings: Settings, familyName: string, commandName: stri
     await migrateHost(database.db);
     const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot);
     const vault = { id: vaultId, name: h.vault.name, obsidianName: h.vault.obsidianName, fs };
-    const manager = new FamilyManager({ database, workers, log, server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind }, vault: () => vault, named: new Map() });
-    return await familyCommandOp({ db: database.db, vault, settings, log, manager, index: undefined, forgetKeys: () => undefined }, familyName, commandName, args, print);
+    const manager = new FamilyManager({
+      database,
+      workers,
+      log,
+      server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind },
+      vault: () => vault,
+      named: new Map(),
+    });
+    return await familyCommandOp(
+      { db: database.db, vault, settings, log, manager, index: undefined, forgetKeys: () => undefined },
+      familyName,
+      commandName,
+      args,
+      print,
+    );
   } finally {
     await workers.close();
     await fs.close().catch(() => undefined);

@@ -3,24 +3,64 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
-import { keysCreate, keysList, keysRevoke, oauthClientsList, oauthClientsRevoke, oauthGrantsList, oauthGrantsRevoke, runIndex, runMigrate, runServe, runStdio, usersAdd, usersAdmin, usersDisable, usersLimits, usersList, usersLoginLink, usersPasswd, vaultsAdd, vaultsList, vaultsRemove } from './commands.js';
+import {
+  keysCreate,
+  keysList,
+  keysRevoke,
+  oauthClientsList,
+  oauthClientsRevoke,
+  oauthGrantsList,
+  oauthGrantsRevoke,
+  runIndex,
+  runMigrate,
+  runServe,
+  runStdio,
+  usersAdd,
+  usersAdmin,
+  usersDisable,
+  usersLimits,
+  usersList,
+  usersLoginLink,
+  usersPasswd,
+  vaultsAdd,
+  vaultsList,
+  vaultsRemove,
+} from './commands.js';
 
 const program = new Command();
-program.name('exocortex').addHelpText('after', '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n').description('MCP server that shares an Obsidian vault between AI agents and their human').version('0.1.0');
+program
+  .name('exocortex')
+  .addHelpText(
+    'after',
+    '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n',
+  )
+  .description('MCP server that shares an Obsidian vault between AI agents and their human')
+  .version('0.1.0');
 
-const withConfig = (cmd: Command) => cmd.addOption(new Option('-c, --config <file>', 'config file (YAML); default: config/default.yaml, or $EXO_CONFIG'));
+const withConfig = (cmd: Command) =>
+  cmd.addOption(new Option('-c, --config <file>', 'config file (YAML); default: config/default.yaml, or $EXO_CONFIG'));
 const settingsOf = (opts: { config?: string }): Settings => loadSettings({ file: opts.config });
 
-withConfig(program.command('serve', { isDefault: true }).description('serve the vault over Streamable HTTP (default command)')).action(async (opts) => {
+withConfig(
+  program.command('serve', { isDefault: true }).description('serve the vault over Streamable HTTP (default command)'),
+).action(async (opts) => {
   await runServe(settingsOf(opts));
 });
-withConfig(program.command('stdio').description('serve the vault over stdin/stdout as the local operator')).action(async (opts) => {
-  await runStdio(settingsOf(opts));
-});
-withConfig(program.command('migrate').description('apply database migrations of the host and every enabled family, then exit')).action(async (opts) => {
+withConfig(program.command('stdio').description('serve the vault over stdin/stdout as the local operator')).action(
+  async (opts) => {
+    await runStdio(settingsOf(opts));
+  },
+);
+withConfig(
+  program.command('migrate').description('apply database migrations of the host and every enabled family, then exit'),
+).action(async (opts) => {
   await runMigrate(settingsOf(opts));
 });
-withConfig(program.command('index').description('run one full index pass over the vault with a progress bar, then print a summary'))
+withConfig(
+  program
+    .command('index')
+    .description('run one full index pass over the vault with a progress bar, then print a summary'),
+)
   .option('--rebuild', 're-read and re-derive every note, not only the ones that changed')
   .action(async (opts) => {
     await runIndex(settingsOf(opts), { rebuild: opts.rebuild === true });
@@ -28,7 +68,12 @@ withConfig(program.command('index').description('run one full index pass over th
 const keys = program.command('keys').description('manage API keys');
 withConfig(keys.command('create').description('mint a key; prints only the raw key on stdout'))
   .requiredOption('--name <name>', 'a name to recognise the key by')
-  .addOption(new Option('--scope <scopes>', 'what the key may do: read, readwrite, or per family <family>:read|write|* (space- or comma-separated, e.g. "read tasks:write")').default('read'))
+  .addOption(
+    new Option(
+      '--scope <scopes>',
+      'what the key may do: read, readwrite, or per family <family>:read|write|* (space- or comma-separated, e.g. "read tasks:write")',
+    ).default('read'),
+  )
   .option('--expires <when>', 'expiry: a date (2027-01-31) or a duration (30d, 12h, 90m)')
   .option('--user <name>', 'the user the key belongs to (and whose vault it serves); default: the operator')
   .action(async (opts) => {
@@ -37,9 +82,11 @@ withConfig(keys.command('create').description('mint a key; prints only the raw k
 withConfig(keys.command('list').description('list keys (never their secrets)')).action(async (opts) => {
   await keysList(settingsOf(opts));
 });
-withConfig(keys.command('revoke').description('revoke a key by id, name or prefix').argument('<which>')).action(async (which: string, opts) => {
-  await keysRevoke(settingsOf(opts), which);
-});
+withConfig(keys.command('revoke').description('revoke a key by id, name or prefix').argument('<which>')).action(
+  async (which: string, opts) => {
+    await keysRevoke(settingsOf(opts), which);
+  },
+);
 const users = program.command('users').description('manage users: each is bound to one vault and owns keys');
 withConfig(users.command('add').description('add a user bound to a vault').argument('<name>'))
   .requiredOption('--vault <vault>', 'the vault the user is bound to')
@@ -55,7 +102,12 @@ const count = (v: string) => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError('a whole number (0: no limit of this kind for the user)');
   return Number(v);
 };
-withConfig(users.command('limits').description("set a user's own limits over admission.perUser (over all their keys); with no option, show them").argument('<name>'))
+withConfig(
+  users
+    .command('limits')
+    .description("set a user's own limits over admission.perUser (over all their keys); with no option, show them")
+    .argument('<name>'),
+)
   .option('--calls-per-minute <n>', 'tool calls per minute over all their keys', count)
   .option('--writes-per-minute <n>', 'write-class calls per minute over all their keys', count)
   .option('--read-slots <n>', 'concurrent read-class calls', count)
@@ -66,46 +118,91 @@ withConfig(users.command('limits').description("set a user's own limits over adm
   .option('--clear', 'drop the limits set before (the defaults apply again), then set the ones given')
   .action(async (name: string, opts) => {
     const concurrency = Object.fromEntries(
-      [['read', opts.readSlots], ['write', opts.writeSlots], ['expensive', opts.expensiveSlots]].filter(([, v]) => v !== undefined),
+      [
+        ['read', opts.readSlots],
+        ['write', opts.writeSlots],
+        ['expensive', opts.expensiveSlots],
+      ].filter(([, v]) => v !== undefined),
     );
     const limits = Object.fromEntries(
-      Object.entries({ callsPerMinute: opts.callsPerMinute, writesPerMinute: opts.writesPerMinute, dailyQuota: opts.dailyQuota, sessions: opts.sessions, concurrency: Object.keys(concurrency).length ? concurrency : undefined }).filter(
-        ([, v]) => v !== undefined,
-      ),
+      Object.entries({
+        callsPerMinute: opts.callsPerMinute,
+        writesPerMinute: opts.writesPerMinute,
+        dailyQuota: opts.dailyQuota,
+        sessions: opts.sessions,
+        concurrency: Object.keys(concurrency).length ? concurrency : undefined,
+      }).filter(([, v]) => v !== undefined),
     );
     await usersLimits(settingsOf(opts), name, { limits, clear: opts.clear });
   });
-withConfig(users.command('admin').description('mark a user an administrator of the panel (/admin), or not with --off').argument('<name>'))
+withConfig(
+  users
+    .command('admin')
+    .description('mark a user an administrator of the panel (/admin), or not with --off')
+    .argument('<name>'),
+)
   .option('--off', 'take the administrator mark away')
   .action(async (name: string, opts) => {
     await usersAdmin(settingsOf(opts), name, opts.off !== true);
   });
-withConfig(users.command('disable').description("disable a user: every one of their keys is refused at once").argument('<name>')).action(async (name: string, opts) => {
+withConfig(
+  users.command('disable').description('disable a user: every one of their keys is refused at once').argument('<name>'),
+).action(async (name: string, opts) => {
   await usersDisable(settingsOf(opts), name);
 });
-withConfig(users.command('passwd').description('set the password a user signs in with when a connector asks (OAuth); read from stdin').argument('<name>')).action(async (name: string, opts) => {
+withConfig(
+  users
+    .command('passwd')
+    .description('set the password a user signs in with when a connector asks (OAuth); read from stdin')
+    .argument('<name>'),
+).action(async (name: string, opts) => {
   await usersPasswd(settingsOf(opts), name);
 });
-withConfig(users.command('login-link').description('mint a one-time sign-in code for the OAuth sign-in page (for users without a password)').argument('<name>')).action(async (name: string, opts) => {
+withConfig(
+  users
+    .command('login-link')
+    .description('mint a one-time sign-in code for the OAuth sign-in page (for users without a password)')
+    .argument('<name>'),
+).action(async (name: string, opts) => {
   await usersLoginLink(settingsOf(opts), name);
 });
 const oauth = program.command('oauth').description('OAuth clients and grants of the embedded authorization server');
-const clients = oauth.command('clients').description('clients that registered (DCR) or hold grants (metadata documents)');
+const clients = oauth
+  .command('clients')
+  .description('clients that registered (DCR) or hold grants (metadata documents)');
 withConfig(clients.command('list').description('list OAuth clients')).action(async (opts) => {
   await oauthClientsList(settingsOf(opts));
 });
-withConfig(clients.command('revoke').description('remove a client and all its grants; their tokens are refused at once').argument('<client-id>')).action(async (id: string, opts) => {
+withConfig(
+  clients
+    .command('revoke')
+    .description('remove a client and all its grants; their tokens are refused at once')
+    .argument('<client-id>'),
+).action(async (id: string, opts) => {
   await oauthClientsRevoke(settingsOf(opts), id);
 });
 const grants = oauth.command('grants').description('what users allowed which clients');
 withConfig(grants.command('list').description('list OAuth grants')).action(async (opts) => {
   await oauthGrantsList(settingsOf(opts));
 });
-withConfig(grants.command('revoke').description('revoke a grant; its access and refresh tokens are refused at once').argument('<grant-id>')).action(async (id: string, opts) => {
+withConfig(
+  grants
+    .command('revoke')
+    .description('revoke a grant; its access and refresh tokens are refused at once')
+    .argument('<grant-id>'),
+).action(async (id: string, opts) => {
   await oauthGrantsRevoke(settingsOf(opts), id);
 });
-const vaults = program.command('vaults').description('manage vaults: a name and a root folder, each with its own index');
-withConfig(vaults.command('add').description('serve another vault root (it must exist and overlap no other vault)').argument('<name>').argument('<root>'))
+const vaults = program
+  .command('vaults')
+  .description('manage vaults: a name and a root folder, each with its own index');
+withConfig(
+  vaults
+    .command('add')
+    .description('serve another vault root (it must exist and overlap no other vault)')
+    .argument('<name>')
+    .argument('<root>'),
+)
   .option('--shared', 'several users may be bound to it')
   .action(async (name: string, root: string, opts) => {
     await vaultsAdd(settingsOf(opts), name, root, { shared: opts.shared });
@@ -113,12 +210,16 @@ withConfig(vaults.command('add').description('serve another vault root (it must 
 withConfig(vaults.command('list').description('list vaults with their users and live status')).action(async (opts) => {
   await vaultsList(settingsOf(opts));
 });
-withConfig(vaults.command('remove').description('stop serving a vault and drop its index (its files stay)').argument('<name>'))
+withConfig(
+  vaults.command('remove').description('stop serving a vault and drop its index (its files stay)').argument('<name>'),
+)
   .option('--force', 'remove it even while users use it (they are disabled)')
   .action(async (name: string, opts) => {
     await vaultsRemove(settingsOf(opts), name, { force: opts.force });
   });
-withConfig(program.command('doctor').description('check the platform and configuration, and say how to fix what is wrong')).action(async (opts) => {
+withConfig(
+  program.command('doctor').description('check the platform and configuration, and say how to fix what is wrong'),
+).action(async (opts) => {
   const { runDoctor } = await import('./doctor.js');
   process.exitCode = await runDoctor(opts.config);
 });
@@ -126,7 +227,8 @@ withConfig(program.command('doctor').description('check the platform and configu
 /** `exocortex <family> <command> [args] [--config FILE]`: anything that is not a host command. */
 async function familyCommand(argv: string[]): Promise<boolean> {
   const first = argv[2];
-  if (!first || first.startsWith('-') || first === 'help' || program.commands.some((c) => c.name() === first)) return false;
+  if (!first || first.startsWith('-') || first === 'help' || program.commands.some((c) => c.name() === first))
+    return false;
   const rest = argv.slice(3);
   let config: string | undefined;
   const positional: string[] = [];

@@ -43,13 +43,17 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   const lock: OwnerLock | undefined = dir ? await acquireOwnerLock(dir) : undefined;
   let engine: DatabaseEngine;
   try {
-    engine = url.startsWith('pglite:') ? await openPglite(pgliteDir(url, options.baseDir), { thread: options.pgliteThread ?? true }) : await openPostgres(url, options.poolSize ?? 10);
+    engine = url.startsWith('pglite:')
+      ? await openPglite(pgliteDir(url, options.baseDir), { thread: options.pgliteThread ?? true })
+      : await openPostgres(url, options.poolSize ?? 10);
   } catch (e) {
     lock?.release();
     throw e;
   }
   const pool = engine.pool;
-  const watch: PoolWatch = { counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }) };
+  const watch: PoolWatch = {
+    counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
   // Kysely asks for a connection per query or transaction: timing that call is the pool's wait.
   const timed = {
     async connect() {
@@ -101,7 +105,11 @@ class RecordMigrationProvider implements MigrationProvider {
 }
 
 /** Run migrations recorded in their own table (`exo_migrations_<owner>`). Returns names applied now. */
-export async function migrate(db: Kysely<any>, owner: string, migrations: Readonly<Record<string, FamilyMigration>>): Promise<string[]> {
+export async function migrate(
+  db: Kysely<any>,
+  owner: string,
+  migrations: Readonly<Record<string, FamilyMigration>>,
+): Promise<string[]> {
   const table = `exo_migrations_${owner.replace(/[^a-z0-9]/g, '_')}`;
   // Fast path: when every migration is recorded, skip the Migrator's lock dance (it costs ~0.5 s on PGlite).
   try {
@@ -120,7 +128,9 @@ export async function migrate(db: Kysely<any>, owner: string, migrations: Readon
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${owner}${failed ? `/${failed.migrationName}` : ''} failed: ${(error as Error).message ?? error}`);
+    throw new Error(
+      `migration ${owner}${failed ? `/${failed.migrationName}` : ''} failed: ${(error as Error).message ?? error}`,
+    );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -23,7 +23,8 @@ export function builtinSources(dir = BUILTIN_PLUGINS_DIR): FamilySource[] {
   const out: FamilySource[] = [];
   for (const name of readdirSync(dir).sort()) {
     const file = path.join(dir, name, `family${EXT}`);
-    if (statSync(path.join(dir, name)).isDirectory() && existsSync(file)) out.push({ spec: name, url: pathToFileURL(file).href, builtin: true });
+    if (statSync(path.join(dir, name)).isDirectory() && existsSync(file))
+      out.push({ spec: name, url: pathToFileURL(file).href, builtin: true });
   }
   return out;
 }
@@ -59,7 +60,9 @@ function resolveDirectoryEntry(dir: string): string {
 export async function importFamily(source: FamilySource): Promise<DefinedFamily> {
   const mod = (await import(source.url)) as { default?: unknown };
   if (!isDefinedFamily(mod.default)) {
-    throw new Error(`${source.spec}: the module's default export is not a family (use defineFamily from exocortex/sdk)`);
+    throw new Error(
+      `${source.spec}: the module's default export is not a family (use defineFamily from exocortex/sdk)`,
+    );
   }
   return mod.default;
 }

@@ -38,7 +38,9 @@ const BUDGET_SETTING = 'tools.maxResultTokens';
 
 export class ToolDispatcher {
   /** Told of every call answered (the host's metrics): tool, seconds, outcome, refusal code. */
-  onCall: ((tool: string, seconds: number, outcome: 'ok' | 'refused' | 'error', refusalCode: string | null) => void) | undefined;
+  onCall:
+    | ((tool: string, seconds: number, outcome: 'ok' | 'refused' | 'error', refusalCode: string | null) => void)
+    | undefined;
 
   constructor(
     private readonly registry: FamilyRegistry,
@@ -51,7 +53,12 @@ export class ToolDispatcher {
   ) {}
 
   /** A tool's result, or the input it needs from the client first (see `inputNeeded` in the SDK). */
-  async call(principal: Principal, name: string, args: unknown, options: DispatchOptions = {}): Promise<CallResult | InputNeeded> {
+  async call(
+    principal: Principal,
+    name: string,
+    args: unknown,
+    options: DispatchOptions = {},
+  ): Promise<CallResult | InputNeeded> {
     const started = performance.now();
     let entry: ToolEntry | undefined;
     let result: CallResult | InputNeeded;
@@ -61,10 +68,13 @@ export class ToolDispatcher {
       entry = this.registry.findTool(name);
       if (!entry) throw new Refusal('unknown_tool', { tool: name });
       if (!canRead(principal, entry.generation.name)) {
-        throw new Refusal('forbidden', { reason: `its scopes do not reach the ${entry.generation.name} family, which ${name} belongs to (it needs ${scopeNeeded(entry.generation.name, false)})` });
+        throw new Refusal('forbidden', {
+          reason: `its scopes do not reach the ${entry.generation.name} family, which ${name} belongs to (it needs ${scopeNeeded(entry.generation.name, false)})`,
+        });
       }
       if (entry.tool.writes) this.refuseWrite(entry, principal);
-      if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) throw new Refusal('unauthenticated', {}, 'This credential has expired.');
+      if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now())
+        throw new Refusal('unauthenticated', {}, 'This credential has expired.');
       const unavailable = this.registry.unavailable(entry);
       if (unavailable) throw new Refusal('service_unavailable', unavailable);
       result = await this.run(entry, principal, args, options);
@@ -73,10 +83,19 @@ export class ToolDispatcher {
       outcome = refusal.code === 'internal' ? 'error' : 'refused';
       refusalCode = refusal.code;
       result = { content: [{ type: 'text', text: renderRefusal(refusal) }], isError: true };
-      options.client?.log(refusal.code === 'internal' ? 'error' : 'warning', { tool: name, refusal: refusal.code, message: refusal.message });
+      options.client?.log(refusal.code === 'internal' ? 'error' : 'warning', {
+        tool: name,
+        refusal: refusal.code,
+        message: refusal.message,
+      });
     }
     this.onCall?.(entry?.tool.name ?? 'unknown', (performance.now() - started) / 1000, outcome, refusalCode);
-    const responseBytes = isInputNeeded(result) ? 0 : result.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : c.type === 'image' ? c.data.length : 0), 0);
+    const responseBytes = isInputNeeded(result)
+      ? 0
+      : result.content.reduce(
+          (n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : c.type === 'image' ? c.data.length : 0),
+          0,
+        );
     this.audit.record({
       at: new Date(),
       vaultId: principal.vaultId,
@@ -94,7 +113,12 @@ export class ToolDispatcher {
     return result;
   }
 
-  private async run(entry: ToolEntry, principal: Principal, args: unknown, options: DispatchOptions): Promise<CallResult | InputNeeded> {
+  private async run(
+    entry: ToolEntry,
+    principal: Principal,
+    args: unknown,
+    options: DispatchOptions,
+  ): Promise<CallResult | InputNeeded> {
     const { tool, generation } = entry;
     this.admission.screen(args);
     const release = await this.admission.admit(principal, tool.schema.admission);
@@ -110,10 +134,15 @@ export class ToolDispatcher {
       const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
       const ctx = { ...this.contextFor(entry.generation, principal, signal, options.client), tool: tool.name };
       const handle = async (args: Record<string, unknown>): Promise<unknown> => {
-        const output = await raceAbort(Promise.resolve().then(() => tool.module.handler(args, ctx)), signal, timeoutMs);
+        const output = await raceAbort(
+          Promise.resolve().then(() => tool.module.handler(args, ctx)),
+          signal,
+          timeoutMs,
+        );
         if (isInputNeeded(output)) return output;
         const problem = tool.checkOutput(output);
-        if (problem) throw new Error(`tool ${tool.name} returned output that does not match its outputSchema: ${problem}`);
+        if (problem)
+          throw new Error(`tool ${tool.name} returned output that does not match its outputSchema: ${problem}`);
         return output;
       };
       const first = await handle(input);
@@ -143,7 +172,13 @@ export class ToolDispatcher {
         const hint = !tool.module.paging
           ? 'ask for less (a smaller limit, a folder, fewer paths, one section)'
           : `even ${limitName}=1 is over it; ask for less (a section, fewer fields), or the operator can raise ${BUDGET_SETTING}`;
-        throw new Refusal('result_too_large', { tool: tool.name, tokens: fit.tokens, budget, setting: BUDGET_SETTING, hint });
+        throw new Refusal('result_too_large', {
+          tool: tool.name,
+          tokens: fit.tokens,
+          budget,
+          setting: BUDGET_SETTING,
+          hint,
+        });
       }
       return present(fit.output, fit.cut);
     } finally {
@@ -156,8 +191,13 @@ export class ToolDispatcher {
   private refuseWrite(entry: ToolEntry, principal: Principal): void {
     const name = entry.tool.name;
     if (this.registry.vaultReadOnly) throw new Refusal('vault_read_only', { tool: name });
-    if (entry.generation.readOnly) throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
-    if (!canWrite(principal, entry.generation.name)) throw new Refusal('read_only', { tool: name, who: `the credential "${principal.name}" (it needs the scope ${scopeNeeded(entry.generation.name, true)} or readwrite)` });
+    if (entry.generation.readOnly)
+      throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
+    if (!canWrite(principal, entry.generation.name))
+      throw new Refusal('read_only', {
+        tool: name,
+        who: `the credential "${principal.name}" (it needs the scope ${scopeNeeded(entry.generation.name, true)} or readwrite)`,
+      });
   }
 
   /**
@@ -170,7 +210,11 @@ export class ToolDispatcher {
 
   /** Token counts of a result's texts, summed, in the worker pool: at or above cl100k's when `exact`, else sampled. */
   private async countTokens(texts: readonly string[], exact: boolean, signal: AbortSignal): Promise<number> {
-    const counts = await this.host.workers.run<number[]>(exact ? 'count-tokens-bound' : 'count-tokens', { texts }, { signal });
+    const counts = await this.host.workers.run<number[]>(
+      exact ? 'count-tokens-bound' : 'count-tokens',
+      { texts },
+      { signal },
+    );
     return counts.reduce((n, c) => n + c, 0);
   }
 
@@ -181,7 +225,12 @@ export class ToolDispatcher {
   }
 
   /** The ctx handed to a family's handler, prompt or resource reader. */
-  contextFor(gen: FamilyGeneration, principal: Principal, signal: AbortSignal, client: ClientChannel = silentChannel): ToolContext {
+  contextFor(
+    gen: FamilyGeneration,
+    principal: Principal,
+    signal: AbortSignal,
+    client: ClientChannel = silentChannel,
+  ): ToolContext {
     const vault = this.host.vault(principal.vaultId);
     const { service, hasService } = gen.services(gen.callScope(principal, vault));
     return {
@@ -207,16 +256,28 @@ export class ToolDispatcher {
   private toRefusal(e: unknown, tool: string): Refusal {
     if (isRefusal(e)) return e as Refusal;
     const reference = randomUUID().slice(0, 8);
-    this.host.log.error({ tool, reference, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'tool call failed');
+    this.host.log.error(
+      { tool, reference, err: e instanceof Error ? (e.stack ?? e.message) : String(e) },
+      'tool call failed',
+    );
     return new Refusal('internal', { reference });
   }
 }
 
 /** The result as the client gets it: text (with the lag caveat and the cut notice), extra blocks, structuredContent. */
-function presentResult(module: ToolEntry['tool']['module'], output: unknown, lag: IndexLag | undefined, cut: { cut: BudgetCut; limitName: string } | undefined): CallResult {
+function presentResult(
+  module: ToolEntry['tool']['module'],
+  output: unknown,
+  lag: IndexLag | undefined,
+  cut: { cut: BudgetCut; limitName: string } | undefined,
+): CallResult {
   const rendered = module.render ? module.render(output) : JSON.stringify(output, null, 2);
   const notice = cut ? budgetFields(cut.cut, cut.limitName) : undefined;
-  const structured = { ...(output as Record<string, unknown>), ...(lag ? { index_pending: lag.pending, index_notice: lag.notice } : {}), ...notice };
+  const structured = {
+    ...(output as Record<string, unknown>),
+    ...(lag ? { index_pending: lag.pending, index_notice: lag.notice } : {}),
+    ...notice,
+  };
   let text = lag ? withLagNotice(rendered, lag) : rendered;
   if (cut && notice) text = withBudgetNotice(text, notice, budgetSentence(cut.cut, cut.limitName));
   const content: ContentBlock[] = [{ type: 'text', text }, ...(module.content?.(output) ?? [])];

@@ -4,7 +4,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { asFunction, asValue, createContainer, Lifetime, type AwilixContainer } from 'awilix';
 import type { DefinedFamily } from '../../sdk/define-family.js';
-import type { FamilyRouteContext, IndexContributor, Principal, ServiceFactoryContext, ServiceLookup, VaultHandle } from '../../sdk/types.js';
+import type {
+  FamilyRouteContext,
+  IndexContributor,
+  Principal,
+  ServiceFactoryContext,
+  ServiceLookup,
+  VaultHandle,
+} from '../../sdk/types.js';
 import { parseRequirement, serviceName, type ServiceRequirement } from '../../sdk/service-ref.js';
 import type { WriteObserver } from '../../sdk/write-hooks.js';
 import type { CompiledTool } from './tool-compiler.js';
@@ -90,7 +97,12 @@ export class FamilyGeneration {
   }
 
   private forward(name: string): void {
-    this.container.register(name, asFunction(() => (this.external.has(name) ? this.external.lookup(name) : undefined), { lifetime: Lifetime.TRANSIENT }));
+    this.container.register(
+      name,
+      asFunction(() => (this.external.has(name) ? this.external.lookup(name) : undefined), {
+        lifetime: Lifetime.TRANSIENT,
+      }),
+    );
   }
 
   /**
@@ -126,12 +138,26 @@ export class FamilyGeneration {
       if (!this.container.hasRegistration(name)) this.forward(name);
     }
     const indexers = this.family.indexers;
-    this.indexers = typeof indexers === 'function' ? indexers({ settings: this.settings, log: host.log, service, hasService }) : (indexers ?? []);
+    this.indexers =
+      typeof indexers === 'function'
+        ? indexers({ settings: this.settings, log: host.log, service, hasService })
+        : (indexers ?? []);
     const observers = this.family.writeObservers;
-    this.writeObservers = typeof observers === 'function' ? observers({ settings: this.settings, log: host.log, service, hasService }) : (observers ?? []);
+    this.writeObservers =
+      typeof observers === 'function'
+        ? observers({ settings: this.settings, log: host.log, service, hasService })
+        : (observers ?? []);
     if (this.family.routes) {
       const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
-      const routeCtx: FamilyRouteContext = { server: host.server, db: host.database.db, log: host.log, settings: this.settings, service, hasService, vault: (id) => host.vault(id) };
+      const routeCtx: FamilyRouteContext = {
+        server: host.server,
+        db: host.database.db,
+        log: host.log,
+        settings: this.settings,
+        service,
+        hasService,
+        vault: (id) => host.vault(id),
+      };
       await app.register(this.family.routes.plugin, { family: routeCtx });
       await app.ready();
       this.routeApp = app;
@@ -170,7 +196,8 @@ export class FamilyGeneration {
     }
     for (const [name, provider] of Object.entries(this.family.provides ?? {})) {
       const instance = this.provided.get(name);
-      if (instance !== undefined && provider.dispose) await Promise.resolve(provider.dispose(instance)).catch(() => undefined);
+      if (instance !== undefined && provider.dispose)
+        await Promise.resolve(provider.dispose(instance)).catch(() => undefined);
     }
     await this.container.dispose().catch(() => undefined);
     if (this.routeApp) await this.routeApp.close().catch(() => undefined);

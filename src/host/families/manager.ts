@@ -45,10 +45,12 @@ export class FamilyManager {
 
   /** Serialised: a reload that arrives during another waits for it. */
   apply(settings: Settings): Promise<ApplyResult> {
-    this.applying = this.applying.then(() => this.applyNow(settings)).then((r) => {
-      this.lastResult = { ...r, at: new Date().toISOString() };
-      return r;
-    });
+    this.applying = this.applying
+      .then(() => this.applyNow(settings))
+      .then((r) => {
+        this.lastResult = { ...r, at: new Date().toISOString() };
+        return r;
+      });
     return this.applying;
   }
 
@@ -60,7 +62,8 @@ export class FamilyManager {
     return provided;
   };
 
-  private has = (name: string): boolean => this.host.named.has(name) || this.registry.providedService(name) !== undefined;
+  private has = (name: string): boolean =>
+    this.host.named.has(name) || this.registry.providedService(name) !== undefined;
 
   private async applyNow(settings: Settings): Promise<ApplyResult> {
     let candidates: Candidate[];
@@ -76,18 +79,27 @@ export class FamilyManager {
 
     const status = new Map<string, FamilyStatus>();
     const enabled = candidates.filter((c) => c.enabled);
-    for (const c of candidates) if (!c.enabled) status.set(c.family.name, { state: 'disabled', readOnly: c.readOnly, generation: null, tools: 0 });
+    for (const c of candidates)
+      if (!c.enabled)
+        status.set(c.family.name, { state: 'disabled', readOnly: c.readOnly, generation: null, tools: 0 });
 
     // Requirements: iterate to a fixpoint, dropping families whose required service nobody offers.
     let serving = enabled;
     for (;;) {
       const offered = new Set<string>(this.host.named.keys());
       for (const c of serving) for (const s of Object.keys(c.family.provides ?? {})) offered.add(s);
-      const unmet = serving.filter((c) => (c.family.requires ?? []).map(parseRequirement).some((r) => !r.optional && !offered.has(r.name)));
+      const unmet = serving.filter((c) =>
+        (c.family.requires ?? []).map(parseRequirement).some((r) => !r.optional && !offered.has(r.name)),
+      );
       if (unmet.length === 0) break;
       for (const c of unmet) {
-        const missing = (c.family.requires ?? []).map(parseRequirement).filter((r) => !r.optional && !offered.has(r.name)).map((r) => r.name);
-        const providers = candidates.filter((o) => missing.some((m) => m in (o.family.provides ?? {}))).map((o) => o.family.name);
+        const missing = (c.family.requires ?? [])
+          .map(parseRequirement)
+          .filter((r) => !r.optional && !offered.has(r.name))
+          .map((r) => r.name);
+        const providers = candidates
+          .filter((o) => missing.some((m) => m in (o.family.provides ?? {})))
+          .map((o) => o.family.name);
         const reason = `requires ${missing.join(', ')}, which no enabled family provides${providers.length ? ` (enable ${providers.join(' or ')})` : ''}`;
         status.set(c.family.name, { state: 'unavailable', readOnly: c.readOnly, generation: null, tools: 0, reason });
         this.host.log.warn({ family: c.family.name, reason }, 'family not loaded');
@@ -106,8 +118,15 @@ export class FamilyManager {
       const name = c.family.name;
       const settingsForFamily = sectionsByFamily.get(name) ?? {};
       const deps = (c.family.requires ?? []).map((r) => parseRequirement(r).name);
-      const depGens = serving.filter((o) => o !== c && deps.some((d) => d in (o.family.provides ?? {}))).map((o) => o.family.name);
-      const fingerprint = JSON.stringify({ url: c.source.url, readOnly: c.readOnly, settings: settingsForFamily, deps: depGens.map((d) => (rebooted.has(d) ? `new:${d}` : `${d}:${current.get(d)?.number ?? 'none'}`)) });
+      const depGens = serving
+        .filter((o) => o !== c && deps.some((d) => d in (o.family.provides ?? {})))
+        .map((o) => o.family.name);
+      const fingerprint = JSON.stringify({
+        url: c.source.url,
+        readOnly: c.readOnly,
+        settings: settingsForFamily,
+        deps: depGens.map((d) => (rebooted.has(d) ? `new:${d}` : `${d}:${current.get(d)?.number ?? 'none'}`)),
+      });
       const old = current.get(name);
       if (old && old.fingerprint === fingerprint) {
         next.set(name, old);
@@ -122,8 +141,17 @@ export class FamilyManager {
           if (owner) throw new Error(`tool "${t.name}" is already served by family ${owner}`);
         }
         registerFamilyRefusals(name, familyRefusalSpecs(c.family));
-        if (c.family.migrations && Object.keys(c.family.migrations).length) await migrate(this.host.database.db, `family_${name}`, c.family.migrations);
-        const gen = new FamilyGeneration({ family: c.family, source: c.source.url, readOnly: c.readOnly, settings: settingsForFamily, fingerprint, tools, number: ++this.generationCounter });
+        if (c.family.migrations && Object.keys(c.family.migrations).length)
+          await migrate(this.host.database.db, `family_${name}`, c.family.migrations);
+        const gen = new FamilyGeneration({
+          family: c.family,
+          source: c.source.url,
+          readOnly: c.readOnly,
+          settings: settingsForFamily,
+          fingerprint,
+          tools,
+          number: ++this.generationCounter,
+        });
         const booting = {
           lookup: (svc: string): unknown => {
             for (const g of next.values()) if (g.provided.has(svc)) return g.provided.get(svc);
@@ -131,7 +159,10 @@ export class FamilyManager {
           },
           has: (svc: string): boolean => [...next.values()].some((g) => g.provided.has(svc)) || this.has(svc),
         };
-        await gen.boot(this.host, booting, { lookup: (svc) => this.registry.serviceLookup(svc), has: (svc) => this.registry.serviceAvailable(svc) });
+        await gen.boot(this.host, booting, {
+          lookup: (svc) => this.registry.serviceLookup(svc),
+          has: (svc) => this.registry.serviceAvailable(svc),
+        });
         next.set(name, gen);
         for (const t of tools) toolOwners.set(t.name, name);
         booted.push(name);
@@ -143,7 +174,13 @@ export class FamilyManager {
         if (old) {
           next.set(name, old);
           for (const t of old.tools.keys()) toolOwners.set(t, name);
-          status.set(name, { state: 'serving', readOnly: old.readOnly, generation: old.number, tools: old.tools.size, reason: `new generation failed to boot, previous one still serving: ${reason}` });
+          status.set(name, {
+            state: 'serving',
+            readOnly: old.readOnly,
+            generation: old.number,
+            tools: old.tools.size,
+            reason: `new generation failed to boot, previous one still serving: ${reason}`,
+          });
         } else {
           status.set(name, { state: 'failed', readOnly: c.readOnly, generation: null, tools: 0, reason });
         }
@@ -152,8 +189,11 @@ export class FamilyManager {
 
     const retired = [...current.values()].filter((g) => next.get(g.name) !== g);
     this.registry.swap(next, status);
-    void Promise.all(retired.map((g) => g.close())).catch((e) => this.host.log.error({ err: String(e) }, 'closing a retired generation failed'));
-    if (booted.length || retired.length) this.host.log.info({ booted, closed: retired.map((g) => g.name) }, 'families swapped');
+    void Promise.all(retired.map((g) => g.close())).catch((e) =>
+      this.host.log.error({ err: String(e) }, 'closing a retired generation failed'),
+    );
+    if (booted.length || retired.length)
+      this.host.log.info({ booted, closed: retired.map((g) => g.name) }, 'families swapped');
     return { ok: true, errors: [], booted, closed: retired.map((g) => g.name) };
   }
 
@@ -179,7 +219,9 @@ export class FamilyManager {
       }
       const prior = seen.get(family.name);
       if (prior) {
-        problems.push(`family name "${family.name}" is used by both ${prior} and ${source.spec}: remove one from plugins`);
+        problems.push(
+          `family name "${family.name}" is used by both ${prior} and ${source.spec}: remove one from plugins`,
+        );
         continue;
       }
       seen.set(family.name, source.spec);
@@ -187,7 +229,10 @@ export class FamilyManager {
       out.push({ source, family, enabled: toggle.enabled, readOnly: toggle.readOnly });
     }
     for (const name of Object.keys(settings.host.families)) {
-      if (!seen.has(name)) problems.push(`families.${name} names no installed family (known: ${[...seen.keys()].join(', ') || 'none'}); remove it or add its package to plugins`);
+      if (!seen.has(name))
+        problems.push(
+          `families.${name} names no installed family (known: ${[...seen.keys()].join(', ') || 'none'}); remove it or add its package to plugins`,
+        );
     }
     if (problems.length) throw new Error(problems.join('\n'));
     return out;
@@ -230,7 +275,10 @@ export class FamilyManager {
         if (!validate(value)) {
           for (const err of (validate.errors ?? []).slice(0, 5)) {
             const at = [section, ...err.instancePath.split('/').filter(Boolean)].join('.');
-            const what = err.keyword === 'additionalProperties' ? `unknown key ${at}.${(err.params as { additionalProperty: string }).additionalProperty}` : `${at} ${err.message}`;
+            const what =
+              err.keyword === 'additionalProperties'
+                ? `unknown key ${at}.${(err.params as { additionalProperty: string }).additionalProperty}`
+                : `${at} ${err.message}`;
             problems.push(`${what} (a setting of family ${c.family.name}); fix it in the config file`);
           }
         }
@@ -238,16 +286,25 @@ export class FamilyManager {
       }
       out.set(c.family.name, mine);
     }
-    for (const name of envLeft.keys()) problems.push(`environment variable ${name} matches no setting of the host or of any installed family: unset it or check its spelling (see docs/configuration.md)`);
+    for (const name of envLeft.keys())
+      problems.push(
+        `environment variable ${name} matches no setting of the host or of any installed family: unset it or check its spelling (see docs/configuration.md)`,
+      );
     for (const section of Object.keys(settings.sections)) {
-      if (!claimed.has(section)) problems.push(`unknown key ${section}: no host setting or installed family uses it; remove it or check its spelling (every setting: docs/configuration.md)`);
+      if (!claimed.has(section))
+        problems.push(
+          `unknown key ${section}: no host setting or installed family uses it; remove it or check its spelling (every setting: docs/configuration.md)`,
+        );
     }
     if (problems.length) throw new Error(problems.join('\n'));
     return out;
   }
 
   /** One family by name with its validated settings, not booted (for `exocortex <family> <command>`). */
-  async resolveFamily(settings: Settings, name: string): Promise<{ family: DefinedFamily; settings: Record<string, unknown> } | undefined> {
+  async resolveFamily(
+    settings: Settings,
+    name: string,
+  ): Promise<{ family: DefinedFamily; settings: Record<string, unknown> } | undefined> {
     const candidates = await this.candidates(settings);
     const sections = this.validateSections(settings, candidates);
     const found = candidates.find((c) => c.family.name === name);
@@ -269,7 +326,7 @@ function orderByProvides(list: Candidate[]): Candidate[] {
       const needs = (c.family.requires ?? []).map((r) => parseRequirement(r).name);
       return !pending.some((o) => o !== c && needs.some((n) => n in (o.family.provides ?? {})));
     });
-    out.push(...pending.splice(i >= 0 ? i : 0, 1));
+    out.push(...pending.splice(Math.max(i, 0), 1));
   }
   return out;
 }

@@ -58,7 +58,13 @@ export function canRead(principal: Principal, family: string): boolean {
 }
 
 export class FamilyRegistry extends EventEmitter {
-  private snap: Snapshot = { generations: new Map(), tools: new Map(), prompts: new Map(), resources: [], status: new Map() };
+  private snap: Snapshot = {
+    generations: new Map(),
+    tools: new Map(),
+    prompts: new Map(),
+    resources: [],
+    status: new Map(),
+  };
   /** Increments on every swap; lets clients and tests observe reloads. */
   version = 0;
   /** When the serving set last changed after the first load (ms since the epoch; 0 before any reload). */
@@ -70,13 +76,16 @@ export class FamilyRegistry extends EventEmitter {
   /** Why this tool cannot work with the services serving now (hidden and refused), if it cannot. */
   unavailable(entry: ToolEntry): { service: string; reason: string } | undefined {
     const missing = entry.tool.schema.requiresServices?.find((s) => !this.serviceAvailable(s));
-    if (missing) return { service: missing, reason: `no enabled family provides it, so ${entry.tool.name} is unavailable` };
+    if (missing)
+      return { service: missing, reason: `no enabled family provides it, so ${entry.tool.name} is unavailable` };
     const check = entry.tool.module.available;
     if (!check) return undefined;
     const gen = entry.generation;
     try {
       const verdict = check(gen.services());
-      return verdict === true ? undefined : { service: entry.tool.schema.requiresServices?.[0] ?? entry.generation.name, reason: verdict };
+      return verdict === true
+        ? undefined
+        : { service: entry.tool.schema.requiresServices?.[0] ?? entry.generation.name, reason: verdict };
     } catch (e) {
       return { service: entry.generation.name, reason: `its availability check failed: ${(e as Error).message}` };
     }
@@ -98,16 +107,23 @@ export class FamilyRegistry extends EventEmitter {
     const resources: ResourceEntry[] = [];
     for (const gen of generations.values()) {
       for (const tool of gen.tools.values()) tools.set(tool.name, { generation: gen, tool });
-      for (const [name, prompt] of Object.entries(gen.family.prompts ?? {})) prompts.set(name, { generation: gen, name, prompt });
+      for (const [name, prompt] of Object.entries(gen.family.prompts ?? {}))
+        prompts.set(name, { generation: gen, name, prompt });
       for (const resource of gen.family.resources ?? []) resources.push({ generation: gen, resource });
     }
     this.snap = { generations, tools, prompts, resources, status };
     this.version++;
     if (before.generations.size > 0) this.changedAt = Date.now();
     const change: RegistryChange = {
-      tools: surfaceKey(before.tools, (e) => `${e.tool.name}:${e.generation.number}`) !== surfaceKey(tools, (e) => `${e.tool.name}:${e.generation.number}`),
-      prompts: surfaceKey(before.prompts, (e) => `${e.name}:${e.generation.number}`) !== surfaceKey(prompts, (e) => `${e.name}:${e.generation.number}`),
-      resources: before.resources.map((r) => `${r.resource.uri ?? r.resource.uriTemplate}:${r.generation.number}`).join() !== resources.map((r) => `${r.resource.uri ?? r.resource.uriTemplate}:${r.generation.number}`).join(),
+      tools:
+        surfaceKey(before.tools, (e) => `${e.tool.name}:${e.generation.number}`) !==
+        surfaceKey(tools, (e) => `${e.tool.name}:${e.generation.number}`),
+      prompts:
+        surfaceKey(before.prompts, (e) => `${e.name}:${e.generation.number}`) !==
+        surfaceKey(prompts, (e) => `${e.name}:${e.generation.number}`),
+      resources:
+        before.resources.map((r) => `${r.resource.uri ?? r.resource.uriTemplate}:${r.generation.number}`).join() !==
+        resources.map((r) => `${r.resource.uri ?? r.resource.uriTemplate}:${r.generation.number}`).join(),
     };
     this.emit('changed', change);
     return change;
@@ -153,14 +169,16 @@ export class FamilyRegistry extends EventEmitter {
 
   contributors(): Array<{ family: string; contributor: IndexContributor<any> }> {
     const out: Array<{ family: string; contributor: IndexContributor<any> }> = [];
-    for (const gen of this.snap.generations.values()) for (const c of gen.indexers) out.push({ family: gen.name, contributor: c });
+    for (const gen of this.snap.generations.values())
+      for (const c of gen.indexers) out.push({ family: gen.name, contributor: c });
     return out;
   }
 
   /** Every serving family's write observers, in family order. */
   writeObservers(): Array<{ family: string; observer: WriteObserver }> {
     const out: Array<{ family: string; observer: WriteObserver }> = [];
-    for (const gen of this.snap.generations.values()) for (const o of gen.writeObservers) out.push({ family: gen.name, observer: o });
+    for (const gen of this.snap.generations.values())
+      for (const o of gen.writeObservers) out.push({ family: gen.name, observer: o });
     return out;
   }
 
@@ -177,7 +195,8 @@ export class FamilyRegistry extends EventEmitter {
       },
       incumbentLimit() {
         let limit = 0;
-        for (const { observer } of registry.writeObservers()) limit = Math.max(limit, observer.incumbentLimit?.() ?? Number.MAX_SAFE_INTEGER);
+        for (const { observer } of registry.writeObservers())
+          limit = Math.max(limit, observer.incumbentLimit?.() ?? Number.MAX_SAFE_INTEGER);
         return limit;
       },
       async before(event: WriteEvent) {
@@ -208,7 +227,8 @@ export class FamilyRegistry extends EventEmitter {
   routeFor(url: string): FamilyGeneration | undefined {
     const p = url.split('?')[0];
     for (const gen of this.snap.generations.values()) {
-      for (const prefix of gen.family.routes?.prefixes ?? []) if (gen.routeApp && (p === prefix || p.startsWith(`${prefix}/`))) return gen;
+      for (const prefix of gen.family.routes?.prefixes ?? [])
+        if (gen.routeApp && (p === prefix || p.startsWith(`${prefix}/`))) return gen;
     }
     return undefined;
   }

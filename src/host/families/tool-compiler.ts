@@ -29,7 +29,13 @@ const ADMISSION: readonly AdmissionClass[] = ['read', 'write', 'expensive'];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateFormats: true });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    useDefaults: true,
+    coerceTypes: false,
+    validateFormats: true,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -46,14 +52,21 @@ export async function compileFamilyTools(family: DefinedFamily, ajv: Ajv2020): P
   }
   const out: CompiledTool[] = [];
   for (const name of names) {
-    if (!files.has(`${name}.json`)) throw new Error(`family ${family.name}: tool ${name} has no schema ${name}.json in ${fileURLToPath(dir)}`);
+    if (!files.has(`${name}.json`))
+      throw new Error(`family ${family.name}: tool ${name} has no schema ${name}.json in ${fileURLToPath(dir)}`);
     const raw = JSON.parse(await readFile(new URL(`${name}.json`, dir), 'utf8')) as ToolSchemaDocument;
     out.push(compileTool(family.name, name, raw, handlers[name], ajv));
   }
   return out;
 }
 
-export function compileTool(family: string, name: string, doc: ToolSchemaDocument, module: ToolModule, ajv: Ajv2020): CompiledTool {
+export function compileTool(
+  family: string,
+  name: string,
+  doc: ToolSchemaDocument,
+  module: ToolModule,
+  ajv: Ajv2020,
+): CompiledTool {
   const where = `family ${family}, tool ${name}`;
   if (doc.name !== name) throw new Error(`${where}: schema name "${doc.name}" differs from its file name`);
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) throw new Error(`${where}: tool names are lowercase snake_case`);
@@ -61,16 +74,19 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
     throw new Error(`${where}: title and a description are required`);
   }
   for (const hint of HINTS) {
-    if (typeof doc.annotations?.[hint] !== 'boolean') throw new Error(`${where}: annotations.${hint} must be set explicitly (true or false)`);
+    if (typeof doc.annotations?.[hint] !== 'boolean')
+      throw new Error(`${where}: annotations.${hint} must be set explicitly (true or false)`);
   }
   if (!ADMISSION.includes(doc.admission)) throw new Error(`${where}: admission must be one of ${ADMISSION.join(', ')}`);
-  if ((doc.inputSchema as { type?: unknown })?.type !== 'object') throw new Error(`${where}: inputSchema must be an object schema`);
+  if ((doc.inputSchema as { type?: unknown })?.type !== 'object')
+    throw new Error(`${where}: inputSchema must be an object schema`);
   const inputSchema = { additionalProperties: false, ...doc.inputSchema };
   const validate = ajv.compile(inputSchema);
   const paging = module.paging;
   if (paging) {
     const arg = ((inputSchema as { properties?: Record<string, { type?: unknown }> }).properties ?? {})[paging.limit];
-    if (arg?.type !== 'integer') throw new Error(`${where}: paging.limit "${paging.limit}" must name an integer argument of the inputSchema`);
+    if (arg?.type !== 'integer')
+      throw new Error(`${where}: paging.limit "${paging.limit}" must name an integer argument of the inputSchema`);
   }
   let outputSchema = doc.outputSchema && doc.answersFromIndex ? withIndexLag(doc.outputSchema) : doc.outputSchema;
   if (outputSchema && paging) outputSchema = withBudgetCut(outputSchema);
@@ -113,9 +129,12 @@ export function describeErrors(errors: ErrorObject[]): string {
   for (const e of errors) {
     const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'arguments';
     let msg: string;
-    if (e.keyword === 'required') msg = `missing required argument "${(e.params as { missingProperty: string }).missingProperty}"`;
-    else if (e.keyword === 'enum') msg = `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    else if (e.keyword === 'additionalProperties') msg = `${at} has an unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+    if (e.keyword === 'required')
+      msg = `missing required argument "${(e.params as { missingProperty: string }).missingProperty}"`;
+    else if (e.keyword === 'enum')
+      msg = `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    else if (e.keyword === 'additionalProperties')
+      msg = `${at} has an unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
     else msg = `${at} ${e.message ?? 'is invalid'}`;
     seen.add(msg);
     if (seen.size >= 5) break;
@@ -130,8 +149,15 @@ function withIndexLag(schema: JsonSchema): JsonSchema {
     ...schema,
     properties: {
       ...props,
-      index_pending: { type: 'integer', minimum: 0, description: 'Present while the index lags the vault: notes likely missing from this answer.' },
-      index_notice: { type: 'string', description: 'Present while the index lags the vault: what is missing, in one sentence.' },
+      index_pending: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Present while the index lags the vault: notes likely missing from this answer.',
+      },
+      index_notice: {
+        type: 'string',
+        description: 'Present while the index lags the vault: what is missing, in one sentence.',
+      },
     },
   };
 }
@@ -143,10 +169,15 @@ function withBudgetCut(schema: JsonSchema): JsonSchema {
     ...schema,
     properties: {
       ...props,
-      budget_notice: { type: 'string', description: 'Present when the answer was cut to fit the result budget (tools.maxResultTokens): what was lowered, and the call that continues.' },
+      budget_notice: {
+        type: 'string',
+        description:
+          'Present when the answer was cut to fit the result budget (tools.maxResultTokens): what was lowered, and the call that continues.',
+      },
       continue_with: {
         type: 'object',
-        description: 'Present when the answer was cut to fit the result budget and more remains: the tool and arguments of the call that continues.',
+        description:
+          'Present when the answer was cut to fit the result budget and more remains: the tool and arguments of the call that continues.',
         properties: { tool: { type: 'string' }, arguments: { type: 'object' } },
         required: ['tool', 'arguments'],
       },

@@ -32,7 +32,10 @@ export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHos
   readonly publicUrl: string | null;
   readonly health: () => Promise<Record<string, unknown>>;
   /** Prometheus metrics and who may scrape them, when metrics.enabled. */
-  readonly metricsEndpoint?: { readonly registry: HostMetrics; readonly access: { token: string; allowLoopback: boolean } };
+  readonly metricsEndpoint?: {
+    readonly registry: HostMetrics;
+    readonly access: { token: string; allowLoopback: boolean };
+  };
   /** The operator panel at /admin, when panel.enabled (the Host and Origin checks are this app's). */
   readonly panel?: Omit<PanelDeps, 'isAllowedHost' | 'isAllowedOrigin'>;
 }
@@ -116,18 +119,36 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     if (status >= 500) o.log.error({ err: error.stack ?? error.message, url: request.url }, 'http error');
     if (error.code === 'EXO_UNAUTH_BODY_TOO_LARGE') return jsonRpcError(reply, 413, -32600, error.message);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return jsonRpcError(reply, 413, -32600, `Request body over the limit of ${o.bodyLimitBytes} bytes (server.bodyLimitBytes)`);
+      return jsonRpcError(
+        reply,
+        413,
+        -32600,
+        `Request body over the limit of ${o.bodyLimitBytes} bytes (server.bodyLimitBytes)`,
+      );
     }
-    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return jsonRpcError(reply, 415, -32600, 'Unsupported content type: send application/json');
-    return jsonRpcError(reply, status, status >= 500 ? -32603 : -32600, status >= 500 ? 'Internal error' : error.message);
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError)
+      return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return jsonRpcError(reply, 415, -32600, 'Unsupported content type: send application/json');
+    return jsonRpcError(
+      reply,
+      status,
+      status >= 500 ? -32603 : -32600,
+      status >= 500 ? 'Internal error' : error.message,
+    );
   });
 
   // Requests no route authenticated (MCP routes do it from the headers, before this) get a small body cap.
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (isAuthenticated(request)) return payload;
     const cap = limits.unauthenticatedBodyLimitBytes;
-    const tooLarge = () => Object.assign(new Error(`Request body over the limit of ${cap} bytes for unauthenticated requests (server.unauthenticatedBodyLimitBytes)`), { statusCode: 413, code: 'EXO_UNAUTH_BODY_TOO_LARGE' });
+    const tooLarge = () =>
+      Object.assign(
+        new Error(
+          `Request body over the limit of ${cap} bytes for unauthenticated requests (server.unauthenticatedBodyLimitBytes)`,
+        ),
+        { statusCode: 413, code: 'EXO_UNAUTH_BODY_TOO_LARGE' },
+      );
     if (Number(request.headers['content-length'] ?? 0) > cap) throw tooLarge();
     let seen = 0;
     return payload.pipe(
@@ -141,8 +162,15 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
   });
 
   app.get('/health', async (request, reply) => {
-    if (!isAllowedHost(request.headers.host)) return jsonRpcError(reply, 403, -32000, 'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts');
-    if (!isAllowedOrigin(request.headers.origin)) return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
+    if (!isAllowedHost(request.headers.host))
+      return jsonRpcError(
+        reply,
+        403,
+        -32000,
+        'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts',
+      );
+    if (!isAllowedOrigin(request.headers.origin))
+      return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
     const body = await o.health();
     return reply.code(body.status === 'down' ? 503 : 200).send(body);
   });
@@ -150,8 +178,18 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
   const metrics = o.metricsEndpoint;
   app.get('/metrics', async (request, reply) => {
     if (!metrics) return reply.code(404).send({ error: 'metrics are off (metrics.enabled)' });
-    if (!mayScrape(metrics.access, request.headers.authorization, request.socket.remoteAddress, request.headers['x-forwarded-for'] !== undefined)) {
-      return reply.code(401).header('www-authenticate', 'Bearer realm="exocortex-metrics"').send({ error: 'a scraper sends Authorization: Bearer <metrics.token>' });
+    if (
+      !mayScrape(
+        metrics.access,
+        request.headers.authorization,
+        request.socket.remoteAddress,
+        request.headers['x-forwarded-for'] !== undefined,
+      )
+    ) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="exocortex-metrics"')
+        .send({ error: 'a scraper sends Authorization: Bearer <metrics.token>' });
     }
     const { contentType, body } = await metrics.registry.render();
     return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
@@ -160,6 +198,12 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
   if (o.panel) await registerPanel(app, { ...o.panel, isAllowedHost, isAllowedOrigin });
   o.oauth?.register(app);
   const oauth = o.oauth;
-  registerMcpRoutes(app, { ...o, isAllowedHost, isAllowedOrigin, challenge: oauth ? (path, extra) => oauth.challenge(path, extra) : undefined, metrics: metrics?.registry });
+  registerMcpRoutes(app, {
+    ...o,
+    isAllowedHost,
+    isAllowedOrigin,
+    challenge: oauth ? (path, extra) => oauth.challenge(path, extra) : undefined,
+    metrics: metrics?.registry,
+  });
   return app;
 }

@@ -36,10 +36,28 @@ export function decide(
       else unchanged++;
     } else if (item.kind === 'quarantine') {
       const q = quarantine.get(item.path);
-      if (!cur && q && q.reason === item.reason && q.hash === item.hash && q.size === item.size && q.mtimeMs === item.mtimeMs) unchanged++;
-      else ops.push({ op: 'quarantine', path: item.path, reason: item.reason, hash: item.hash, size: item.size, mtimeMs: item.mtimeMs, prev: cur });
+      if (
+        !cur &&
+        q &&
+        q.reason === item.reason &&
+        q.hash === item.hash &&
+        q.size === item.size &&
+        q.mtimeMs === item.mtimeMs
+      )
+        unchanged++;
+      else
+        ops.push({
+          op: 'quarantine',
+          path: item.path,
+          reason: item.reason,
+          hash: item.hash,
+          size: item.size,
+          mtimeMs: item.mtimeMs,
+          prev: cur,
+        });
     } else if (!item.model) {
-      if (cur && (cur.size !== item.size || cur.mtimeMs !== item.mtimeMs)) ops.push({ op: 'touch', path: item.path, size: item.size, mtimeMs: item.mtimeMs, prev: cur });
+      if (cur && (cur.size !== item.size || cur.mtimeMs !== item.mtimeMs))
+        ops.push({ op: 'touch', path: item.path, size: item.size, mtimeMs: item.mtimeMs, prev: cur });
       else unchanged++;
     } else fresh.push(item);
   }

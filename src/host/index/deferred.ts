@@ -9,7 +9,10 @@ import { contributorKey, type ContributorEntry } from './types.js';
 
 export class DeferredRows {
   /** Contributor key → its latest entry and the items waiting, by note id. */
-  private readonly waiting = new Map<string, { entry: ContributorEntry; byNote: Map<number, ContributorItem<NoteModel>> }>();
+  private readonly waiting = new Map<
+    string,
+    { entry: ContributorEntry; byNote: Map<number, ContributorItem<NoteModel>> }
+  >();
   /** Path → id of each note waiting (a rename writes the waiting rows first, so paths hold still). */
   private readonly paths = new Map<string, number>();
 

@@ -154,7 +154,8 @@ export class IndexPipeline implements IndexService {
   private onWatchBatch(b: WatchBatch): void {
     for (const p of b.notes) if (isNotePath(p)) this.mark(p, false);
     if (b.deleted.size > 0) {
-      for (const p of [...this.state.cache.keys(), ...this.state.quarantine.keys()]) if (underAny(p, b.deleted)) this.mark(p, false);
+      for (const p of [...this.state.cache.keys(), ...this.state.quarantine.keys()])
+        if (underAny(p, b.deleted)) this.mark(p, false);
     }
     for (const folder of b.created) {
       void this.deps.vault.fs
@@ -193,7 +194,8 @@ export class IndexPipeline implements IndexService {
           await yieldLoop();
         }
       }
-      for (const p of [...this.state.cache.keys(), ...this.state.quarantine.keys()]) if (!seen.has(p)) this.mark(p, false);
+      for (const p of [...this.state.cache.keys(), ...this.state.quarantine.keys()])
+        if (!seen.has(p)) this.mark(p, false);
       this.scanned = seen.size;
       this.kick();
       await this.idle();
@@ -312,7 +314,15 @@ export class IndexPipeline implements IndexService {
         try {
           await parseItems(this.deps.workers, [it], 1);
         } catch (e) {
-          items[i] = { kind: 'quarantine', path: it.path, reason: `parse_failed: ${brief(e)}`, hash: it.hash, size: it.size, mtimeMs: it.mtimeMs, baseHash: it.baseHash };
+          items[i] = {
+            kind: 'quarantine',
+            path: it.path,
+            reason: `parse_failed: ${brief(e)}`,
+            hash: it.hash,
+            size: it.size,
+            mtimeMs: it.mtimeMs,
+            baseHash: it.baseHash,
+          };
         }
       }
     }
@@ -322,7 +332,12 @@ export class IndexPipeline implements IndexService {
    * Decide and write one batch; a write-through's deferred rows are queued (queueDeferred). The caller
    * holds the writer lock.
    */
-  private async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, writeThrough = false): Promise<void> {
+  private async commit(
+    items: readonly Prepared[],
+    moves?: ReadonlyMap<string, string>,
+    origin?: ChangeOrigin,
+    writeThrough = false,
+  ): Promise<void> {
     await this.syncContributors();
     // Waiting rows were derived from older content. A batch that removes, quarantines or moves away a
     // note with rows waiting goes after them. An edit of such a note (another write-through, or a pass
@@ -330,7 +345,12 @@ export class IndexPipeline implements IndexService {
     // would be overwritten by the older ones.
     if (items.some((i) => i.kind !== 'content' && this.deferredRows.has(i.path))) await this.writeDeferredNow();
     const waiting = this.deferredRows;
-    const defer = writeThrough && this.deps.settings.deferredWrites ? () => true : waiting.size > 0 ? (p: string) => waiting.has(p) : undefined;
+    const defer =
+      writeThrough && this.deps.settings.deferredWrites
+        ? () => true
+        : waiting.size > 0
+          ? (p: string) => waiting.has(p)
+          : undefined;
     const deferred = await this.state.commit(items, moves, origin, defer);
     if (deferred.length > 0) this.queueDeferred(deferred);
   }
@@ -393,7 +413,12 @@ export class IndexPipeline implements IndexService {
    * the writer is busy wait together and commit as one batch (group commit), so concurrent writers
    * share one transaction instead of queueing one transaction each.
    */
-  private async writeThrough(vaultId: number, paths: readonly string[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin): Promise<void> {
+  private async writeThrough(
+    vaultId: number,
+    paths: readonly string[],
+    moves?: ReadonlyMap<string, string>,
+    origin?: ChangeOrigin,
+  ): Promise<void> {
     this.checkVault(vaultId);
     await this.ensureLoaded();
     const notes = paths.filter(isNotePath);
@@ -408,7 +433,9 @@ export class IndexPipeline implements IndexService {
     const items = await Promise.all(
       paths.map((p) => {
         const base = this.cache.get(p)?.hash;
-        return prepareOne(this.deps.vault.fs, p, s.maxNoteBytes, base, moves.has(p)).catch((e) => unreadable(p, base, e));
+        return prepareOne(this.deps.vault.fs, p, s.maxNoteBytes, base, moves.has(p)).catch((e) =>
+          unreadable(p, base, e),
+        );
       }),
     );
     const small = items.every((i) => i.kind !== 'content' || !i.bytes || i.bytes.length <= s.inlineParseMaxBytes);

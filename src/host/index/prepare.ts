@@ -49,8 +49,10 @@ export async function readNote(fs: VaultFs, path: string, maxBytes: number): Pro
     return { kind: 'bytes', bytes, size: bytes.length, mtimeMs, hash: fs.contentHash(bytes) };
   } catch (e) {
     if (isRefusal(e) && GONE_CODES.has(e.code)) return { kind: 'gone' };
-    if (isRefusal(e) && e.code === 'hard_link') return { kind: 'refused', reason: `hard_link: ${e.message}`, size: -1, mtimeMs: Date.now() };
-    if (isRefusal(e) && e.code === 'too_large') return { kind: 'too_large', size: Number(e.details.size ?? maxBytes + 1), mtimeMs: Date.now() };
+    if (isRefusal(e) && e.code === 'hard_link')
+      return { kind: 'refused', reason: `hard_link: ${e.message}`, size: -1, mtimeMs: Date.now() };
+    if (isRefusal(e) && e.code === 'too_large')
+      return { kind: 'too_large', size: Number(e.details.size ?? maxBytes + 1), mtimeMs: Date.now() };
     throw e;
   }
 }
@@ -62,15 +64,47 @@ export function screenBytes(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-export async function prepareOne(fs: VaultFs, path: string, maxBytes: number, baseHash: string | undefined, force: boolean): Promise<Prepared> {
+export async function prepareOne(
+  fs: VaultFs,
+  path: string,
+  maxBytes: number,
+  baseHash: string | undefined,
+  force: boolean,
+): Promise<Prepared> {
   const read = await readNote(fs, path, maxBytes);
   if (read.kind === 'gone') return { kind: 'gone', path, baseHash };
   if (read.kind === 'too_large') {
-    return { kind: 'quarantine', path, reason: `too_large: ${read.size} bytes, over index.maxNoteBytes (${maxBytes})`, hash: null, size: read.size, mtimeMs: read.mtimeMs, baseHash };
+    return {
+      kind: 'quarantine',
+      path,
+      reason: `too_large: ${read.size} bytes, over index.maxNoteBytes (${maxBytes})`,
+      hash: null,
+      size: read.size,
+      mtimeMs: read.mtimeMs,
+      baseHash,
+    };
   }
-  if (read.kind === 'refused') return { kind: 'quarantine', path, reason: read.reason, hash: null, size: read.size, mtimeMs: read.mtimeMs, baseHash };
+  if (read.kind === 'refused')
+    return {
+      kind: 'quarantine',
+      path,
+      reason: read.reason,
+      hash: null,
+      size: read.size,
+      mtimeMs: read.mtimeMs,
+      baseHash,
+    };
   const refused = screenBytes(read.bytes);
-  if (refused) return { kind: 'quarantine', path, reason: refused, hash: read.hash, size: read.size, mtimeMs: read.mtimeMs, baseHash };
+  if (refused)
+    return {
+      kind: 'quarantine',
+      path,
+      reason: refused,
+      hash: read.hash,
+      size: read.size,
+      mtimeMs: read.mtimeMs,
+      baseHash,
+    };
   const item: Prepared = { kind: 'content', path, hash: read.hash, size: read.size, mtimeMs: read.mtimeMs, baseHash };
   if (force || read.hash !== baseHash) item.bytes = read.bytes;
   return item;
@@ -78,24 +112,33 @@ export async function prepareOne(fs: VaultFs, path: string, maxBytes: number, ba
 
 /** A path that could not be read for an unexpected reason: quarantined, and retried on every pass. */
 export function unreadable(path: string, baseHash: string | undefined, e: unknown): Prepared {
-  const why = (e instanceof Error ? e.message : String(e)).replace(/(?:file:\/\/)?\/[^\s'",;)]+/g, '<path>').slice(0, 300);
+  const why = (e instanceof Error ? e.message : String(e))
+    .replace(/(?:file:\/\/)?\/[^\s'",;)]+/g, '<path>')
+    .slice(0, 300);
   return { kind: 'quarantine', path, reason: `unreadable: ${why}`, hash: null, size: -1, mtimeMs: -1, baseHash };
 }
 
-
 /** Parse every item that carries bytes: in the pool, `taskSize` notes per task; bytes are dropped after. */
 export async function parseItems(workers: WorkerPool, items: Prepared[], taskSize: number): Promise<void> {
-  const todo = items.filter((i): i is Extract<Prepared, { kind: 'content' }> => i.kind === 'content' && i.bytes !== undefined);
+  const todo = items.filter(
+    (i): i is Extract<Prepared, { kind: 'content' }> => i.kind === 'content' && i.bytes !== undefined,
+  );
   const tasks: Promise<void>[] = [];
   for (let i = 0; i < todo.length; i += taskSize) {
     const group = todo.slice(i, i + taskSize);
     tasks.push(
-      workers.run<NoteModel[]>('parse-notes', group.map((g) => ({ path: g.path, bytes: g.bytes })), { lane: 'bulk' }).then((models) => {
-        group.forEach((g, k) => {
-          g.model = models[k];
-          g.bytes = undefined;
-        });
-      }),
+      workers
+        .run<NoteModel[]>(
+          'parse-notes',
+          group.map((g) => ({ path: g.path, bytes: g.bytes })),
+          { lane: 'bulk' },
+        )
+        .then((models) => {
+          group.forEach((g, k) => {
+            g.model = models[k];
+            g.bytes = undefined;
+          });
+        }),
     );
   }
   await Promise.all(tasks);

@@ -27,7 +27,9 @@ export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
     return true;
   }
   const items = await mapLimit(rows, settings.readConcurrency, (r) =>
-    prepareOne(vault.fs, r.path, settings.maxNoteBytes, r.content_hash, true).catch((): Prepared => ({ kind: 'gone', path: r.path, baseHash: r.content_hash })),
+    prepareOne(vault.fs, r.path, settings.maxNoteBytes, r.content_hash, true).catch(
+      (): Prepared => ({ kind: 'gone', path: r.path, baseHash: r.content_hash }),
+    ),
   );
   try {
     await parseItems(workers, items, settings.parseTaskSize);
@@ -42,15 +44,32 @@ export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
     rows.forEach((r, i) => {
       const item = items[i];
       const cached = p.cache.get(r.path);
-      if (item.kind === 'content' && item.model && item.hash === r.content_hash && cached?.id === Number(r.id) && cached.hash === item.hash) {
+      if (
+        item.kind === 'content' &&
+        item.model &&
+        item.hash === r.content_hash &&
+        cached?.id === Number(r.id) &&
+        cached.hash === item.hash
+      ) {
         work.push({ id: Number(r.id), item, model: item.model });
       } else p.requeue(r.path);
     });
-    const note = (w: (typeof work)[number]) => ({ id: w.id, vaultId: vault.id, path: w.item.path, contentHash: w.item.hash, size: w.item.size, mtimeMs: w.item.mtimeMs });
+    const note = (w: (typeof work)[number]) => ({
+      id: w.id,
+      vaultId: vault.id,
+      path: w.item.path,
+      contentHash: w.item.hash,
+      size: w.item.size,
+      mtimeMs: w.item.mtimeMs,
+    });
     try {
       await db.transaction().execute(async (trx) => {
         const k = entry.contributor;
-        if (k.writeMany) await k.writeMany(trx, work.map((w) => ({ note: note(w), model: w.model })));
+        if (k.writeMany)
+          await k.writeMany(
+            trx,
+            work.map((w) => ({ note: note(w), model: w.model })),
+          );
         else for (const w of work) await k.write(trx, note(w), w.model);
         await p.versions.advance(trx, job.key, lastId);
       });

@@ -34,18 +34,40 @@ export class IndexState {
   readonly cache = new Map<string, CachedNote>();
   readonly quarantine = new Map<string, QuarantinedNote>();
   readonly memo = new DerivedMemo();
-  readonly counters: IndexCounters = { processed: 0, upserted: 0, renamed: 0, removed: 0, quarantined: 0, unchanged: 0 };
+  readonly counters: IndexCounters = {
+    processed: 0,
+    upserted: 0,
+    renamed: 0,
+    removed: 0,
+    quarantined: 0,
+    unchanged: 0,
+  };
   lastChangeAt: string | null = null;
 
   constructor(private readonly deps: IndexStateDeps) {}
 
   async load(): Promise<void> {
     const { db, vaultId } = this.deps;
-    const notes = await db.selectFrom('notes').select(['id', 'path', 'content_hash', 'size', 'mtime']).where('vault_id', '=', vaultId).execute();
-    for (const r of notes) this.cache.set(r.path, { id: Number(r.id), hash: r.content_hash, size: Number(r.size), mtimeMs: new Date(r.mtime).getTime() });
+    const notes = await db
+      .selectFrom('notes')
+      .select(['id', 'path', 'content_hash', 'size', 'mtime'])
+      .where('vault_id', '=', vaultId)
+      .execute();
+    for (const r of notes)
+      this.cache.set(r.path, {
+        id: Number(r.id),
+        hash: r.content_hash,
+        size: Number(r.size),
+        mtimeMs: new Date(r.mtime).getTime(),
+      });
     const quarantined = await db.selectFrom('quarantine').selectAll().where('vault_id', '=', vaultId).execute();
     for (const r of quarantined) {
-      this.quarantine.set(r.path, { reason: r.reason, hash: r.content_hash ?? null, size: Number(r.size ?? -1), mtimeMs: r.mtime ? new Date(r.mtime).getTime() : -1 });
+      this.quarantine.set(r.path, {
+        reason: r.reason,
+        hash: r.content_hash ?? null,
+        size: Number(r.size ?? -1),
+        mtimeMs: r.mtime ? new Date(r.mtime).getTime() : -1,
+      });
     }
   }
 
@@ -60,7 +82,12 @@ export class IndexState {
    * notes `defer` names, the writes of deferred contributors are returned for a later transaction
    * instead of made here (see ApplyOptions.defer).
    */
-  async commit(items: readonly Prepared[], moves?: ReadonlyMap<string, string>, origin?: ChangeOrigin, defer?: (path: string) => boolean): Promise<DeferredWrite[]> {
+  async commit(
+    items: readonly Prepared[],
+    moves?: ReadonlyMap<string, string>,
+    origin?: ChangeOrigin,
+    defer?: (path: string) => boolean,
+  ): Promise<DeferredWrite[]> {
     const { ops, redo, unchanged } = decide(items, this.cache, this.quarantine, moves);
     for (const p of redo) this.deps.requeue(p);
     this.counters.unchanged += unchanged;
@@ -90,11 +117,22 @@ export class IndexState {
     }
   }
 
-  private async write(ops: readonly Op[], contributors: readonly ContributorEntry[], now: Date, origin?: ChangeOrigin, defer?: (path: string) => boolean): Promise<ApplyResult> {
+  private async write(
+    ops: readonly Op[],
+    contributors: readonly ContributorEntry[],
+    now: Date,
+    origin?: ChangeOrigin,
+    defer?: (path: string) => boolean,
+  ): Promise<ApplyResult> {
     try {
-      const r = await this.deps.db
-        .transaction()
-        .execute((trx) => applyOps(trx, this.deps.vaultId, ops, contributors, now, { origin, quarantined: (p) => this.quarantine.has(p), memo: this.memo, defer }));
+      const r = await this.deps.db.transaction().execute((trx) =>
+        applyOps(trx, this.deps.vaultId, ops, contributors, now, {
+          origin,
+          quarantined: (p) => this.quarantine.has(p),
+          memo: this.memo,
+          defer,
+        }),
+      );
       this.memo.commit();
       return r;
     } catch (e) {
@@ -108,7 +146,15 @@ export class IndexState {
     const hash = op.op === 'upsert' || op.op === 'rename' || op.op === 'quarantine' ? op.hash : op.prev.hash;
     const size = 'size' in op ? op.size : -1;
     const mtimeMs = 'mtimeMs' in op ? op.mtimeMs : -1;
-    const q: Op = { op: 'quarantine', path: op.path, reason: `index_failed: ${brief(err)}`, hash, size, mtimeMs, prev: this.cache.get(op.path) };
+    const q: Op = {
+      op: 'quarantine',
+      path: op.path,
+      reason: `index_failed: ${brief(err)}`,
+      hash,
+      size,
+      mtimeMs,
+      prev: this.cache.get(op.path),
+    };
     try {
       this.applied([q], (await this.write([q], this.deps.contributors(), now)).ids);
     } catch (e) {

@@ -15,10 +15,30 @@ export interface NoteFacts {
 
 export type Op =
   | ({ readonly op: 'upsert'; readonly model: NoteModel; readonly prev?: CachedNote } & NoteFacts)
-  | ({ readonly op: 'rename'; readonly from: string; readonly model: NoteModel; readonly prev: CachedNote; readonly replaces?: CachedNote } & NoteFacts)
-  | { readonly op: 'touch'; readonly path: string; readonly size: number; readonly mtimeMs: number; readonly prev: CachedNote }
+  | ({
+      readonly op: 'rename';
+      readonly from: string;
+      readonly model: NoteModel;
+      readonly prev: CachedNote;
+      readonly replaces?: CachedNote;
+    } & NoteFacts)
+  | {
+      readonly op: 'touch';
+      readonly path: string;
+      readonly size: number;
+      readonly mtimeMs: number;
+      readonly prev: CachedNote;
+    }
   | { readonly op: 'remove'; readonly path: string; readonly prev: CachedNote }
-  | { readonly op: 'quarantine'; readonly path: string; readonly reason: string; readonly hash: string | null; readonly size: number; readonly mtimeMs: number; readonly prev?: CachedNote }
+  | {
+      readonly op: 'quarantine';
+      readonly path: string;
+      readonly reason: string;
+      readonly hash: string | null;
+      readonly size: number;
+      readonly mtimeMs: number;
+      readonly prev?: CachedNote;
+    }
   | { readonly op: 'unquarantine'; readonly path: string };
 
 export interface ApplyResult {
@@ -30,7 +50,8 @@ export interface ApplyResult {
 
 /** Forget the deferred marks of these notes (their deferred rows are written). */
 export async function clearDeferred(trx: Transaction<any>, noteIds: readonly number[]): Promise<void> {
-  if (noteIds.length > 0) await sql`DELETE FROM index_deferred WHERE note_id = ANY(${`{${noteIds.join(',')}}`}::bigint[])`.execute(trx);
+  if (noteIds.length > 0)
+    await sql`DELETE FROM index_deferred WHERE note_id = ANY(${`{${noteIds.join(',')}}`}::bigint[])`.execute(trx);
 }
 
 /** Tag identities in first-seen order (the `notes.tags` column; `tags @> '["x"]'` finds a tag). */
@@ -68,7 +89,8 @@ async function removeNote(
   memo?: DerivedMemo,
 ): Promise<void> {
   memo?.forget(prev.id);
-  for (const c of contributors) await c.contributor.remove(trx, { id: prev.id, vaultId, path, reason, ...(origin ? { origin } : {}) });
+  for (const c of contributors)
+    await c.contributor.remove(trx, { id: prev.id, vaultId, path, reason, ...(origin ? { origin } : {}) });
   await trx.deleteFrom('notes').where('id', '=', prev.id).execute();
 }
 
@@ -107,7 +129,15 @@ export async function applyOps(
   const ids = new Map<string, number>();
   const deferred: DeferredWrite[] = [];
   const clear: string[] = [];
-  const indexed = (id: number, f: NoteFacts): IndexedNote => ({ id, vaultId, path: f.path, contentHash: f.hash, size: f.size, mtimeMs: f.mtimeMs, ...(origin ? { origin } : {}) });
+  const indexed = (id: number, f: NoteFacts): IndexedNote => ({
+    id,
+    vaultId,
+    path: f.path,
+    contentHash: f.hash,
+    size: f.size,
+    mtimeMs: f.mtimeMs,
+    ...(origin ? { origin } : {}),
+  });
 
   for (const o of ops) {
     if (o.op === 'remove') {
@@ -117,13 +147,29 @@ export async function applyOps(
       if (o.prev) await removeNote(trx, vaultId, contributors, o.path, o.prev, 'quarantined', undefined, memo);
       await trx
         .insertInto('quarantine')
-        .values({ vault_id: vaultId, path: o.path, reason: o.reason, content_hash: o.hash, size: o.size, mtime: new Date(o.mtimeMs), since: now })
-        .onConflict((oc) => oc.columns(['vault_id', 'path']).doUpdateSet({ reason: o.reason, content_hash: o.hash, size: o.size, mtime: new Date(o.mtimeMs) }))
+        .values({
+          vault_id: vaultId,
+          path: o.path,
+          reason: o.reason,
+          content_hash: o.hash,
+          size: o.size,
+          mtime: new Date(o.mtimeMs),
+          since: now,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['vault_id', 'path'])
+            .doUpdateSet({ reason: o.reason, content_hash: o.hash, size: o.size, mtime: new Date(o.mtimeMs) }),
+        )
         .execute();
     } else if (o.op === 'unquarantine') {
       clear.push(o.path);
     } else if (o.op === 'touch') {
-      await trx.updateTable('notes').set({ size: o.size, mtime: new Date(o.mtimeMs) }).where('id', '=', o.prev.id).execute();
+      await trx
+        .updateTable('notes')
+        .set({ size: o.size, mtime: new Date(o.mtimeMs) })
+        .where('id', '=', o.prev.id)
+        .execute();
     }
   }
 
@@ -154,7 +200,13 @@ export async function applyOps(
         // Moved and edited in one pass: the contributor re-derives from the new content too.
         if (edited) await c.contributor.write(trx, note, o.model);
       } else {
-        await c.contributor.remove(trx, { id: o.prev.id, vaultId, path: o.from, reason: 'renamed', ...(origin ? { origin } : {}) });
+        await c.contributor.remove(trx, {
+          id: o.prev.id,
+          vaultId,
+          path: o.from,
+          reason: 'renamed',
+          ...(origin ? { origin } : {}),
+        });
         await c.contributor.write(trx, note, o.model);
       }
     }
@@ -221,10 +273,15 @@ export async function applyOps(
     }
     // Notes whose every row is written here lose their marks; a deferred note keeps its mark until its rows are.
     const direct = later ? items.filter((it) => !later(it.note.path)) : items;
-    if (direct.length > 0) await clearDeferred(trx, direct.map((it) => it.note.id));
+    if (direct.length > 0)
+      await clearDeferred(
+        trx,
+        direct.map((it) => it.note.id),
+      );
   }
 
   const cleared = clear.filter(quarantined);
-  if (cleared.length > 0) await trx.deleteFrom('quarantine').where('vault_id', '=', vaultId).where('path', 'in', cleared).execute();
+  if (cleared.length > 0)
+    await trx.deleteFrom('quarantine').where('vault_id', '=', vaultId).where('path', 'in', cleared).execute();
   return { ids, deferred };
 }

@@ -39,9 +39,26 @@ export class ContributorVersions {
   async sync(entries: readonly ContributorEntry[]): Promise<void> {
     const signature = signatureOf(entries);
     if (signature === this.signature) return;
-    const rows = await this.db.selectFrom('index_contributor_state').selectAll().where('vault_id', '=', this.vaultId).execute();
-    const stored = new Map(rows.map((r) => [r.contributor as string, { version: Number(r.version), derivedThrough: Number(r.derived_through), targetThrough: Number(r.target_through) }]));
-    const max = await this.db.selectFrom('notes').select(sql<string | null>`max(id)`.as('max')).where('vault_id', '=', this.vaultId).executeTakeFirst();
+    const rows = await this.db
+      .selectFrom('index_contributor_state')
+      .selectAll()
+      .where('vault_id', '=', this.vaultId)
+      .execute();
+    const stored = new Map(
+      rows.map((r) => [
+        r.contributor as string,
+        {
+          version: Number(r.version),
+          derivedThrough: Number(r.derived_through),
+          targetThrough: Number(r.target_through),
+        },
+      ]),
+    );
+    const max = await this.db
+      .selectFrom('notes')
+      .select(sql<string | null>`max(id)`.as('max'))
+      .where('vault_id', '=', this.vaultId)
+      .executeTakeFirst();
     const maxId = Number(max?.max ?? 0);
     this.states.clear();
     this.entries.clear();
@@ -55,7 +72,11 @@ export class ContributorVersions {
         await this.db
           .insertInto('index_contributor_state')
           .values({ vault_id: this.vaultId, contributor: key, version, derived_through: 0, target_through: maxId })
-          .onConflict((oc) => oc.columns(['vault_id', 'contributor']).doUpdateSet({ version, derived_through: 0, target_through: maxId, updated_at: sql`now()` }))
+          .onConflict((oc) =>
+            oc
+              .columns(['vault_id', 'contributor'])
+              .doUpdateSet({ version, derived_through: 0, target_through: maxId, updated_at: sql`now()` }),
+          )
           .execute();
       }
       stored.delete(key);
@@ -63,7 +84,12 @@ export class ContributorVersions {
       this.entries.set(key, entry);
     }
     const gone = [...stored.keys()];
-    if (gone.length) await this.db.deleteFrom('index_contributor_state').where('vault_id', '=', this.vaultId).where('contributor', 'in', gone).execute();
+    if (gone.length)
+      await this.db
+        .deleteFrom('index_contributor_state')
+        .where('vault_id', '=', this.vaultId)
+        .where('contributor', 'in', gone)
+        .execute();
     this.backlog.clear();
     for (const key of this.states.keys()) await this.count(key);
     this.signature = signature;
@@ -73,7 +99,8 @@ export class ContributorVersions {
   nextJob(): RederiveJob | undefined {
     for (const [key, s] of this.states) {
       const entry = this.entries.get(key);
-      if (entry && s.derivedThrough < s.targetThrough) return { key, entry, after: s.derivedThrough, through: s.targetThrough };
+      if (entry && s.derivedThrough < s.targetThrough)
+        return { key, entry, after: s.derivedThrough, through: s.targetThrough };
     }
     return undefined;
   }

@@ -3,5 +3,8 @@ import { pino } from 'pino';
 import type { Logger } from '../../sdk/types.js';
 
 export function createLogger(level: string): Logger & { flush?: () => void } {
-  return pino({ level, base: { svc: 'exocortex' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 2, sync: true }));
+  return pino(
+    { level, base: { svc: 'exocortex' }, timestamp: pino.stdTimeFunctions.isoTime },
+    pino.destination({ dest: 2, sync: true }),
+  );
 }

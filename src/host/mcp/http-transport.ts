@@ -10,7 +10,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo, type McpRequestContext } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type AuthInfo,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import { isRefusal, Refusal } from '../../sdk/refusals.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { ApiKeyVerifier } from '../auth/api-keys.js';
@@ -52,8 +58,18 @@ function methodOf(request: FastifyRequest): string {
 }
 
 /** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
-export function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string, data?: unknown, id: string | number | null = null): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
+export function jsonRpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  data?: unknown,
+  id: string | number | null = null,
+): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'application/json')
+    .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
 }
 
 /** The principal authenticated in onRequest, for the handler of the same request. */
@@ -88,7 +104,10 @@ function principalOf(ctx: McpRequestContext): Principal {
 export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions): void {
   // One 2026-07-28 handler per vault: its listen bus carries only that vault's resource updates, so a
   // subscription never hears of a note in another user's vault that happens to share a URI.
-  const modernByVault = new Map<number, (req: FastifyRequest['raw'], res: FastifyReply['raw'], body: unknown) => Promise<void>>();
+  const modernByVault = new Map<
+    number,
+    (req: FastifyRequest['raw'], res: FastifyReply['raw'], body: unknown) => Promise<void>
+  >();
   const modernFor = (vaultId: number) => {
     let serve = modernByVault.get(vaultId);
     if (!serve) {
@@ -107,17 +126,36 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
 
   // Runs before Fastify reads the body: a request without a valid credential never has its body buffered.
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!o.isAllowedHost(request.headers.host)) return jsonRpcError(reply, 403, -32000, 'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts');
-    if (!o.isAllowedOrigin(request.headers.origin)) return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
+    if (!o.isAllowedHost(request.headers.host))
+      return jsonRpcError(
+        reply,
+        403,
+        -32000,
+        'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts',
+      );
+    if (!o.isAllowedOrigin(request.headers.origin))
+      return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
     try {
       principals.set(request, await o.verifier.verify(bearer(request)));
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      reply.header('www-authenticate', o.challenge ? o.challenge(request.url, bearer(request) ? { error: 'invalid_token' } : {}) : 'Bearer realm="exocortex"').header('connection', 'close');
+      reply
+        .header(
+          'www-authenticate',
+          o.challenge
+            ? o.challenge(request.url, bearer(request) ? { error: 'invalid_token' } : {})
+            : 'Bearer realm="exocortex"',
+        )
+        .header('connection', 'close');
       return jsonRpcError(reply, 401, -32001, (e as Refusal).message, { refusal: { code: (e as Refusal).code } });
     }
     if (request.method === 'POST' && !isJson(request.headers['content-type'])) {
-      return jsonRpcError(reply.header('connection', 'close'), 415, -32600, 'Unsupported content type: send application/json');
+      return jsonRpcError(
+        reply.header('connection', 'close'),
+        415,
+        -32600,
+        'Unsupported content type: send application/json',
+      );
     }
     return undefined;
   };
@@ -126,7 +164,9 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       const method = methodOf(request);
       if (method !== 'tools/call' && method !== 'subscriptions/listen') {
         const started = performance.now();
-        reply.raw.once('finish', () => o.metrics!.request(method, (performance.now() - started) / 1000, reply.raw.statusCode));
+        reply.raw.once('finish', () =>
+          o.metrics!.request(method, (performance.now() - started) / 1000, reply.raw.statusCode),
+        );
       }
     }
     const principal = principals.get(request);
@@ -134,17 +174,37 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
     if (request.method === 'POST' && Array.isArray(request.body) && request.body.length === 0) {
       return jsonRpcError(reply, 400, -32600, 'Invalid Request: an empty batch');
     }
-    const needed = o.challenge && principal.kind === 'oauth' ? missingScope(principal, request.body, o.deps) : undefined;
+    const needed =
+      o.challenge && principal.kind === 'oauth' ? missingScope(principal, request.body, o.deps) : undefined;
     if (needed) {
       const refusal = new Refusal('insufficient_scope', { scope: needed.scope, reason: needed.why });
-      reply.header('www-authenticate', o.challenge!(request.url, { error: 'insufficient_scope', scope: needed.scope, description: needed.why }));
-      return jsonRpcError(reply, 403, -32001, refusal.message, { refusal: { code: refusal.code, ...refusal.details } }, idOf(request.body));
+      reply.header(
+        'www-authenticate',
+        o.challenge!(request.url, { error: 'insufficient_scope', scope: needed.scope, description: needed.why }),
+      );
+      return jsonRpcError(
+        reply,
+        403,
+        -32001,
+        refusal.message,
+        { refusal: { code: refusal.code, ...refusal.details } },
+        idOf(request.body),
+      );
     }
     if (request.method === 'POST' && !(await isLegacyRequest(headersOnly(request), request.body ?? null))) {
       const mismatch = paramHeaderProblem(request, o.deps);
-      if (mismatch) return jsonRpcError(reply, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch}`, undefined, idOf(request.body));
+      if (mismatch)
+        return jsonRpcError(
+          reply,
+          400,
+          HEADER_MISMATCH,
+          `Bad Request: the request headers and body disagree: ${mismatch}`,
+          undefined,
+          idOf(request.body),
+        );
       (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfoFor(principal);
-      if ((request.body as { method?: unknown } | null)?.method === 'subscriptions/listen') o.hub.trackStream(principal.id, reply.raw);
+      if ((request.body as { method?: unknown } | null)?.method === 'subscriptions/listen')
+        o.hub.trackStream(principal.id, reply.raw);
       reply.hijack();
       await modernFor(principal.vaultId)(request.raw, reply.raw, request.body);
       return reply;
@@ -158,15 +218,24 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
  * The scope an OAuth principal lacks for this request (step-up, RFC 6750 §3.1): any request needs
  * vault:read, a tools/call of a write tool needs vault:write too.
  */
-function missingScope(principal: Principal, body: unknown, deps: ServerDeps): { scope: string; why: string } | undefined {
-  if (!principal.scopes.includes('read')) return { scope: 'vault:read', why: 'this access token does not carry the scope vault:read' };
+function missingScope(
+  principal: Principal,
+  body: unknown,
+  deps: ServerDeps,
+): { scope: string; why: string } | undefined {
+  if (!principal.scopes.includes('read'))
+    return { scope: 'vault:read', why: 'this access token does not carry the scope vault:read' };
   if (principal.scopes.includes('readwrite')) return undefined;
   const messages = Array.isArray(body) ? body : [body];
   for (const m of messages) {
     const call = m as { method?: unknown; params?: { name?: unknown } } | null;
     if (!call || call.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
     const entry = deps.registry.findTool(call.params.name);
-    if (entry?.tool.writes) return { scope: 'vault:read vault:write', why: `${call.params.name} writes to the vault, which needs the scope vault:write` };
+    if (entry?.tool.writes)
+      return {
+        scope: 'vault:read vault:write',
+        why: `${call.params.name} writes to the vault, which needs the scope vault:write`,
+      };
   }
   return undefined;
 }
@@ -190,12 +259,18 @@ function headersOnly(request: FastifyRequest): Request {
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
   }
-  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers });
+  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, {
+    method: request.method,
+    headers,
+  });
 }
 
 /** Whether a request (or any request of a batch) carries a progress token. */
 function asksForProgress(body: unknown): boolean {
-  const one = (m: unknown) => typeof m === 'object' && m !== null && (m as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !== undefined;
+  const one = (m: unknown) =>
+    typeof m === 'object' &&
+    m !== null &&
+    (m as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken !== undefined;
   return Array.isArray(body) ? body.some(one) : one(body);
 }
 
@@ -230,7 +305,8 @@ async function legacy(request: FastifyRequest, reply: FastifyReply, principal: P
   const sid = request.headers['mcp-session-id'];
   if (typeof sid === 'string') {
     const session = o.hub.get(sid);
-    if (!session || session.credentialId !== principal.id || !session.transport) return jsonRpcError(reply, 404, -32001, 'Session not found; initialize a new one', undefined, idOf(request.body));
+    if (!session || session.credentialId !== principal.id || !session.transport)
+      return jsonRpcError(reply, 404, -32001, 'Session not found; initialize a new one', undefined, idOf(request.body));
     session.lastSeen = Date.now();
     const transport = session.transport as NodeStreamableHTTPServerTransport;
     reply.hijack();
@@ -238,24 +314,53 @@ async function legacy(request: FastifyRequest, reply: FastifyReply, principal: P
     return reply;
   }
   if (request.method !== 'POST') {
-    return jsonRpcError(reply.header('allow', 'POST'), 405, -32000, `Method not allowed: ${request.method} needs the Mcp-Session-Id of a session (2025 clients), or use subscriptions/listen (2026-07-28)`);
+    return jsonRpcError(
+      reply.header('allow', 'POST'),
+      405,
+      -32000,
+      `Method not allowed: ${request.method} needs the Mcp-Session-Id of a session (2025 clients), or use subscriptions/listen (2026-07-28)`,
+    );
   }
   if (o.mode === 'stateful' && isInitializeRequest(request.body)) return openSession(request, reply, principal, o);
   return serveAlone(request, reply, principal, o);
 }
 
-async function openSession(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
+async function openSession(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  principal: Principal,
+  o: HttpTransportOptions,
+) {
   const id = idOf(request.body);
   // One credential may not take every session: at its own cap it gives up its least recently used idle
   // session; at the global cap the credential holding the most does.
   if (o.hub.countFor(principal.id) >= o.maxSessionsPerCredential && !(await o.hub.evictIdle(principal.id))) {
-    return jsonRpcError(reply, 503, -32000, `This credential has ${o.maxSessionsPerCredential} sessions open, all busy (server.maxSessionsPerCredential); close one or retry later`, undefined, id);
+    return jsonRpcError(
+      reply,
+      503,
+      -32000,
+      `This credential has ${o.maxSessionsPerCredential} sessions open, all busy (server.maxSessionsPerCredential); close one or retry later`,
+      undefined,
+      id,
+    );
   }
   const userCap = o.hub.sessionsPerUser(principal.user);
-  if (userCap > 0 && o.hub.countForUser(principal.user) >= userCap && !(await o.hub.evictIdle(undefined, principal.user))) {
-    return jsonRpcError(reply, 503, -32000, `The user "${principal.user}" has ${userCap} sessions open, all busy (their sessions limit); close one or retry later`, undefined, id);
+  if (
+    userCap > 0 &&
+    o.hub.countForUser(principal.user) >= userCap &&
+    !(await o.hub.evictIdle(undefined, principal.user))
+  ) {
+    return jsonRpcError(
+      reply,
+      503,
+      -32000,
+      `The user "${principal.user}" has ${userCap} sessions open, all busy (their sessions limit); close one or retry later`,
+      undefined,
+      id,
+    );
   }
-  if (o.hub.size >= o.maxSessions && !(await o.hub.evictIdle())) return jsonRpcError(reply, 503, -32000, 'Too many open sessions; close one or retry later', undefined, id);
+  if (o.hub.size >= o.maxSessions && !(await o.hub.evictIdle()))
+    return jsonRpcError(reply, 503, -32000, 'Too many open sessions; close one or retry later', undefined, id);
   const server = createMcpServer(principal, o.deps, { notifications: true });
   // Answers stream as SSE, so a tool can ask the client for input (elicitation, sampling) mid-call and
   // progress reaches it; list_changed and resources/updated flow over the session's GET stream.
@@ -293,7 +398,10 @@ async function openSession(request: FastifyRequest, reply: FastifyReply, princip
  */
 async function serveAlone(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
   const server = createMcpServer(principal, o.deps, { notifications: false });
-  const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(request.body) });
+  const transport = new NodeStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !asksForProgress(request.body),
+  });
   reply.raw.on('close', () => {
     void transport.close();
     void server.close();

@@ -19,7 +19,12 @@ export function paramHeaderDeclarations(schema: unknown, path: readonly string[]
   for (const [name, prop] of Object.entries(props)) {
     const p = prop as { 'x-mcp-header'?: unknown; type?: unknown } | null;
     if (!p || typeof p !== 'object') continue;
-    if (typeof p['x-mcp-header'] === 'string') out.push({ header: `mcp-param-${p['x-mcp-header'].toLowerCase()}`, path: [...path, name], numeric: p.type === 'integer' || p.type === 'number' });
+    if (typeof p['x-mcp-header'] === 'string')
+      out.push({
+        header: `mcp-param-${p['x-mcp-header'].toLowerCase()}`,
+        path: [...path, name],
+        numeric: p.type === 'integer' || p.type === 'number',
+      });
     out.push(...paramHeaderDeclarations(p, [...path, name]));
   }
   return out;
@@ -51,10 +56,15 @@ function primitiveText(value: unknown): string | undefined {
  * Why the headers disagree with the arguments, or undefined when they agree. An argument that is
  * present needs its header, decoding to the same value; an absent or null one expects none.
  */
-export function paramHeaderMismatch(schema: unknown, args: unknown, header: (name: string) => string | undefined): string | undefined {
+export function paramHeaderMismatch(
+  schema: unknown,
+  args: unknown,
+  header: (name: string) => string | undefined,
+): string | undefined {
   for (const d of paramHeaderDeclarations(schema)) {
     let value: unknown = args;
-    for (const key of d.path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    for (const key of d.path)
+      value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
     const body = primitiveText(value);
     if (body === undefined) continue;
     const raw = header(d.header);
@@ -62,8 +72,10 @@ export function paramHeaderMismatch(schema: unknown, args: unknown, header: (nam
     if (raw === undefined) return `the arguments carry ${name} but the ${d.header} header is absent`;
     const decoded = decodeParamHeader(raw);
     if (decoded === undefined) return `the ${d.header} header is not valid base64 UTF-8`;
-    const same = d.numeric && typeof value === 'number' && DECIMAL.test(decoded) ? Number(decoded) === value : decoded === body;
-    if (!same) return `the ${d.header} header says ${JSON.stringify(decoded)} but the arguments carry ${name}=${JSON.stringify(value)}`;
+    const same =
+      d.numeric && typeof value === 'number' && DECIMAL.test(decoded) ? Number(decoded) === value : decoded === body;
+    if (!same)
+      return `the ${d.header} header says ${JSON.stringify(decoded)} but the arguments carry ${name}=${JSON.stringify(value)}`;
   }
   return undefined;
 }

@@ -32,7 +32,8 @@ export class RequestStateSeal {
   /** The family's state, or a throw (forged, expired, another credential's or another method's). */
   async open(wire: string, principalId: string, ctx: ServerContext): Promise<string> {
     const sealed = await this.codec.verify(wire, ctx);
-    if (typeof sealed?.s !== 'string' || sealed.p !== principalId || sealed.m !== ctx.mcpReq.method) throw new Error('bind');
+    if (typeof sealed?.s !== 'string' || sealed.p !== principalId || sealed.m !== ctx.mcpReq.method)
+      throw new Error('bind');
     return sealed.s;
   }
 }

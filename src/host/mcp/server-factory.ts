@@ -1,7 +1,17 @@
 // Builds one low-level MCP `Server` (SDK v2) bound to a principal, answering from the live family
 // registry, for either protocol era. Knows nothing about transports: the HTTP and stdio modules serve
 // what this returns, per request (2026-07-28 and session-less 2025 requests) or per session.
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, inputRequired, ProtocolError, ProtocolErrorCode, Server, type CacheHint, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CacheHint,
+  type ClientCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { isInputNeeded, type ClientChannel, type ClientLogLevel, type InputNeeded } from '../../sdk/client-channel.js';
 import { Refusal, isRefusal } from '../../sdk/refusals.js';
 import type { Principal } from '../../sdk/types.js';
@@ -34,7 +44,9 @@ export interface ServerDeps {
 }
 
 /** A session's principal and registry; a promise while the host is still starting (stdio). */
-export type SessionSource = { principal: Principal; deps: ServerDeps } | Promise<{ principal: Principal; deps: ServerDeps }>;
+export type SessionSource =
+  | { principal: Principal; deps: ServerDeps }
+  | Promise<{ principal: Principal; deps: ServerDeps }>;
 
 /**
  * What the connection serving this instance can deliver after the answer: list_changed and
@@ -53,7 +65,20 @@ const RECENT_CHANGE_MS = 5 * 60_000;
  * private; they stay fresh for a minute, or five seconds while families were just reloaded. Reads of
  * notes change whenever the note does: not cacheable.
  */
-export function cacheHints(registry: FamilyRegistry, now = Date.now()): Partial<Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>> {
+export function cacheHints(
+  registry: FamilyRegistry,
+  now = Date.now(),
+): Partial<
+  Record<
+    | 'tools/list'
+    | 'prompts/list'
+    | 'resources/list'
+    | 'resources/templates/list'
+    | 'resources/read'
+    | 'server/discover',
+    CacheHint
+  >
+> {
   const recent = now - registry.changedAt < RECENT_CHANGE_MS;
   const list: CacheHint = { ttlMs: recent ? 5_000 : 60_000, cacheScope: 'private' };
   return {
@@ -71,7 +96,12 @@ export function createMcpServer(principal: Principal, deps: ServerDeps, delivery
 }
 
 /** Initialize and discover are answered at once; every other handler waits for the source to be ready. */
-export function createLazyMcpServer(source: SessionSource, vaultName: string, delivery: Delivery, registry?: FamilyRegistry): Server {
+export function createLazyMcpServer(
+  source: SessionSource,
+  vaultName: string,
+  delivery: Delivery,
+  registry?: FamilyRegistry,
+): Server {
   const listChanged = delivery.notifications;
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Exocortex vault memory' },
@@ -97,7 +127,10 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
   const ready = Promise.resolve(source);
   const inputRequiredFor = async (out: InputNeeded, ctx: ServerContext) => {
     const { principal, deps } = await ready;
-    const requestState = out.requestState === undefined ? undefined : await deps.requestStates.seal(out.requestState, principal.id, ctx.mcpReq.method);
+    const requestState =
+      out.requestState === undefined
+        ? undefined
+        : await deps.requestStates.seal(out.requestState, principal.id, ctx.mcpReq.method);
     return inputRequired({
       ...(out.inputRequests ? { inputRequests: out.inputRequests as never } : {}),
       ...(requestState !== undefined ? { requestState } : {}),
@@ -112,7 +145,9 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
         title: tool.schema.title,
         description: tool.schema.description,
         inputSchema: tool.schema.inputSchema as { type: 'object'; [k: string]: unknown },
-        ...(tool.schema.outputSchema ? { outputSchema: tool.schema.outputSchema as { type: 'object'; [k: string]: unknown } } : {}),
+        ...(tool.schema.outputSchema
+          ? { outputSchema: tool.schema.outputSchema as { type: 'object'; [k: string]: unknown } }
+          : {}),
         annotations: { title: tool.schema.title, ...tool.schema.annotations },
       })),
     };
@@ -120,7 +155,10 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { principal, deps } = await ready;
-    const out = await deps.dispatcher.call(principal, request.params.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, client: channelFor(server, ctx) });
+    const out = await deps.dispatcher.call(principal, request.params.name, request.params.arguments ?? {}, {
+      signal: ctx.mcpReq.signal,
+      client: channelFor(server, ctx),
+    });
     return (isInputNeeded(out) ? await inputRequiredFor(out, ctx) : out) as never;
   });
 
@@ -131,7 +169,9 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
         name,
         title: prompt.title,
         description: prompt.description,
-        arguments: prompt.arguments ? prompt.arguments.map(({ name: n, description, required }) => ({ name: n, description, required })) : undefined,
+        arguments: prompt.arguments
+          ? prompt.arguments.map(({ name: n, description, required }) => ({ name: n, description, required }))
+          : undefined,
       })),
     };
   });
@@ -139,7 +179,8 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { principal, deps } = await ready;
     const entry = deps.registry.findPrompt(request.params.name);
-    if (!entry || !deps.registry.listPrompts(principal).includes(entry)) throw protocolError(new Refusal('unknown_prompt', { prompt: request.params.name }));
+    if (!entry || !deps.registry.listPrompts(principal).includes(entry))
+      throw protocolError(new Refusal('unknown_prompt', { prompt: request.params.name }));
     try {
       const pctx = deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal, channelFor(server, ctx));
       const out = await entry.prompt.get(request.params.arguments ?? {}, pctx);
@@ -156,7 +197,8 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
     const cap = deps.resourceListCap ?? 200;
     for (const entry of deps.registry.listResources(principal)) {
       const r = entry.resource;
-      if (r.uri) resources.push({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType });
+      if (r.uri)
+        resources.push({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType });
       else if (r.list && resources.length < cap) {
         const rctx = deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal);
         for (const item of await r.list(rctx)) if (resources.length < cap) resources.push(item);
@@ -171,7 +213,13 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
       resourceTemplates: deps.registry
         .listResources(principal)
         .filter((e) => e.resource.uriTemplate)
-        .map(({ resource: r }) => ({ uriTemplate: r.uriTemplate!, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
+        .map(({ resource: r }) => ({
+          uriTemplate: r.uriTemplate!,
+          name: r.name,
+          title: r.title,
+          description: r.description,
+          mimeType: r.mimeType,
+        })),
     };
   });
 
@@ -181,7 +229,12 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
     const match = matchResource(deps.registry.listResources(principal), uri);
     if (!match) throw protocolError(new Refusal('unknown_resource', { uri }));
     try {
-      const rctx = deps.dispatcher.contextFor(match.entry.generation, principal, ctx.mcpReq.signal, channelFor(server, ctx));
+      const rctx = deps.dispatcher.contextFor(
+        match.entry.generation,
+        principal,
+        ctx.mcpReq.signal,
+        channelFor(server, ctx),
+      );
       const out = await match.entry.resource.read(uri, match.params, rctx);
       if (isInputNeeded(out)) return (await inputRequiredFor(out, ctx)) as never;
       return { contents: out as never };
@@ -200,24 +253,40 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
         const entry = deps.registry.findPrompt(ref.name);
         const arg = entry?.prompt.arguments?.find((a) => a.name === argument.name);
         if (entry && arg?.complete && deps.registry.listPrompts(principal).includes(entry)) {
-          values = await arg.complete(argument.value, context, deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal));
+          values = await arg.complete(
+            argument.value,
+            context,
+            deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal),
+          );
         }
       } else {
         const entry = deps.registry.listResources(principal).find((e) => e.resource.uriTemplate === ref.uri);
         const complete = entry?.resource.complete?.[argument.name];
-        if (entry && complete) values = await complete(argument.value, context, deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal));
+        if (entry && complete)
+          values = await complete(
+            argument.value,
+            context,
+            deps.dispatcher.contextFor(entry.generation, principal, ctx.mcpReq.signal),
+          );
       }
     } catch (e) {
       throw protocolError(e);
     }
     // The spec caps one answer at 100 values; say how many there were so the client can narrow.
-    return { completion: { values: values.slice(0, COMPLETION_CAP), total: values.length, hasMore: values.length > COMPLETION_CAP } };
+    return {
+      completion: {
+        values: values.slice(0, COMPLETION_CAP),
+        total: values.length,
+        hasMore: values.length > COMPLETION_CAP,
+      },
+    };
   });
 
   // 2025-era per-resource subscriptions (on 2026-07-28 they ride subscriptions/listen, which the SDK answers).
   server.setRequestHandler('resources/subscribe', async (request) => {
     const { principal, deps } = await ready;
-    if (!matchResource(deps.registry.listResources(principal), request.params.uri)) throw protocolError(new Refusal('unknown_resource', { uri: request.params.uri }));
+    if (!matchResource(deps.registry.listResources(principal), request.params.uri))
+      throw protocolError(new Refusal('unknown_resource', { uri: request.params.uri }));
     try {
       await deps.dispatcher.admitRequest(principal);
       deps.subscriptions.subscribe(server, request.params.uri, principal.vaultId);
@@ -236,7 +305,10 @@ export function createLazyMcpServer(source: SessionSource, vaultName: string, de
   const closed = server.onclose;
   server.onclose = () => {
     closed?.();
-    void ready.then(({ deps }) => deps.subscriptions.drop(server), () => undefined);
+    void ready.then(
+      ({ deps }) => deps.subscriptions.drop(server),
+      () => undefined,
+    );
   };
   return server;
 }
@@ -247,21 +319,44 @@ const COMPLETION_CAP = 100;
 /** The client channel of one request: progress when it sent a token, log messages at its level, input answers. */
 function channelFor(server: Server, ctx: ServerContext): ClientChannel {
   const token = ctx.mcpReq._meta?.progressToken;
-  const caps: ClientCapabilities = server.getClientCapabilities() ?? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? {};
+  const caps: ClientCapabilities =
+    server.getClientCapabilities() ??
+    ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+      | ClientCapabilities
+      | undefined) ??
+    {};
   let last = -Infinity;
   const state = ctx.mcpReq.requestState();
-  const info = server.getClientVersion() ?? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined);
+  const info =
+    server.getClientVersion() ??
+    ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO_META_KEY] as
+      | { name?: unknown }
+      | undefined);
   const clientName = typeof info?.name === 'string' ? info.name.slice(0, 200) : undefined;
   return {
     progress(progress, total, message) {
       if (token === undefined || !(progress > last)) return;
       last = progress;
-      void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } }).catch(() => undefined);
+      void ctx.mcpReq
+        .notify({
+          method: 'notifications/progress',
+          params: {
+            progressToken: token,
+            progress,
+            ...(total !== undefined ? { total } : {}),
+            ...(message ? { message } : {}),
+          },
+        })
+        .catch(() => undefined);
     },
     log(level: ClientLogLevel, data: unknown) {
       void ctx.mcpReq.log(level, data, SERVER_NAME).catch(() => undefined);
     },
-    can: { elicitation: caps.elicitation !== undefined, sampling: caps.sampling !== undefined, roots: caps.roots !== undefined },
+    can: {
+      elicitation: caps.elicitation !== undefined,
+      sampling: caps.sampling !== undefined,
+      roots: caps.roots !== undefined,
+    },
     ...(clientName ? { clientName } : {}),
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     ...(typeof state === 'string' ? { requestState: state } : {}),
@@ -269,7 +364,10 @@ function channelFor(server: Server, ctx: ServerContext): ClientChannel {
 }
 
 /** Match a URI against fixed resources, then RFC 6570 level-1 templates (`{name}`, `{+path}`). */
-export function matchResource(entries: readonly ResourceEntry[], uri: string): { entry: ResourceEntry; params: Record<string, string> } | undefined {
+export function matchResource(
+  entries: readonly ResourceEntry[],
+  uri: string,
+): { entry: ResourceEntry; params: Record<string, string> } | undefined {
   for (const entry of entries) if (entry.resource.uri === uri) return { entry, params: {} };
   for (const entry of entries) {
     const t = entry.resource.uriTemplate;
@@ -304,8 +402,14 @@ function protocolError(e: unknown): ProtocolError {
   if (isRefusal(e)) {
     const r = e as Refusal;
     // A resource that does not exist is invalid params on every revision (the 2026-07-28 spec's MUST).
-    const code = r.code === 'unknown_resource' || r.code === 'unknown_prompt' || r.code === 'invalid_arguments' ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
-    return new ProtocolError(code, r.message, { refusal: { code: r.code, ...r.details }, ...(r.code === 'unknown_resource' ? { uri: r.details.uri } : {}) });
+    const code =
+      r.code === 'unknown_resource' || r.code === 'unknown_prompt' || r.code === 'invalid_arguments'
+        ? ProtocolErrorCode.InvalidParams
+        : ProtocolErrorCode.InternalError;
+    return new ProtocolError(code, r.message, {
+      refusal: { code: r.code, ...r.details },
+      ...(r.code === 'unknown_resource' ? { uri: r.details.uri } : {}),
+    });
   }
   return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error');
 }

@@ -42,23 +42,34 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
     }
     const ready = isInitialize ? Promise.resolve() : handshake;
     if (isInitialize) handshake = new Promise((resolve) => (handshakeDone = resolve));
-    ready.then(() => upstream.send(message)).catch((e: Error) => {
-      if (isInitialize) handshakeDone();
-      if (isJSONRPCRequest(message)) inFlight.delete(message.id);
-      if (isJSONRPCRequest(message)) {
-        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `the Exocortex server did not answer: ${e.message}` } });
-      }
-      if (/ECONNREFUSED|ENOENT|other side closed|fetch failed/i.test(String(e.message) + String((e as { cause?: unknown }).cause))) {
-        void shutdown(1, `the server behind ${owner.socketPath} went away; restart the client to reconnect`);
-      }
-    });
+    ready
+      .then(() => upstream.send(message))
+      .catch((e: Error) => {
+        if (isInitialize) handshakeDone();
+        if (isJSONRPCRequest(message)) inFlight.delete(message.id);
+        if (isJSONRPCRequest(message)) {
+          void local.send({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: -32603, message: `the Exocortex server did not answer: ${e.message}` },
+          });
+        }
+        if (
+          /ECONNREFUSED|ENOENT|other side closed|fetch failed/i.test(
+            String(e.message) + String((e as { cause?: unknown }).cause),
+          )
+        ) {
+          void shutdown(1, `the server behind ${owner.socketPath} went away; restart the client to reconnect`);
+        }
+      });
   };
   upstream.onmessage = (message: JSONRPCMessage) => {
     const id = 'id' in message ? message.id : undefined;
     if (typeof id === 'string' && id.startsWith(PING_PREFIX)) return; // our keepalive, not the client's
     if (id !== undefined) inFlight.delete(id);
     if (id !== undefined && initializeIds.delete(id)) {
-      const version = 'result' in message ? (message.result as { protocolVersion?: string }).protocolVersion : undefined;
+      const version =
+        'result' in message ? (message.result as { protocolVersion?: string }).protocolVersion : undefined;
       if (version) upstream.setProtocolVersion(version);
       handshakeDone();
     }
@@ -74,11 +85,14 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
 
   let pings = 0;
   const keepalive = setInterval(() => {
-    if (upstream.sessionId) void upstream.send({ jsonrpc: '2.0', id: `${PING_PREFIX}${++pings}`, method: 'ping' }).catch(() => undefined);
+    if (upstream.sessionId)
+      void upstream.send({ jsonrpc: '2.0', id: `${PING_PREFIX}${++pings}`, method: 'ping' }).catch(() => undefined);
   }, KEEPALIVE_MS);
   keepalive.unref();
 
   await upstream.start();
   await local.start();
-  process.stderr.write(`exocortex: bridging stdio to the running server (PID ${owner.hello.pid}) as the local operator\n`);
+  process.stderr.write(
+    `exocortex: bridging stdio to the running server (PID ${owner.hello.pid}) as the local operator\n`,
+  );
 }

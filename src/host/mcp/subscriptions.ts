@@ -59,7 +59,9 @@ export class ResourceSubscriptions implements ResourceEvents {
     for (const [bus, busVault] of this.listenBuses) if (busVault === vaultId) bus.resourceUpdated(uri);
     for (const server of this.byUri.get(uri) ?? []) {
       if (this.vaultOf.get(server) !== vaultId) continue;
-      server.sendResourceUpdated({ uri }).catch((e) => this.log.debug({ uri, err: String(e) }, 'resources/updated not delivered'));
+      server
+        .sendResourceUpdated({ uri })
+        .catch((e) => this.log.debug({ uri, err: String(e) }, 'resources/updated not delivered'));
     }
   }
 }

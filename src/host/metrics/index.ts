@@ -51,7 +51,12 @@ export class HostMetrics {
       labelNames: ['gen_ai_tool_name', 'outcome', 'code'],
       registers,
     });
-    this.admission = new Counter({ name: 'exocortex_admission_refusals_total', help: 'Calls refused before any work by admission (rate_limited, busy, quota_exceeded).', labelNames: ['reason'], registers });
+    this.admission = new Counter({
+      name: 'exocortex_admission_refusals_total',
+      help: 'Calls refused before any work by admission (rate_limited, busy, quota_exceeded).',
+      labelNames: ['reason'],
+      registers,
+    });
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({
         name,
@@ -61,10 +66,20 @@ export class HostMetrics {
           this.set(read());
         },
       });
-    gauge('exocortex_mcp_sessions', 'Open stateful MCP sessions (2025-era clients and stdio).', () => sources.sessions());
-    gauge('exocortex_resource_subscriptions', 'Resource subscriptions held by 2025-era sessions.', () => sources.subscriptions());
-    gauge('exocortex_listen_streams', 'Open subscriptions/listen streams (2026-07-28 clients).', () => sources.listenStreams());
-    gauge('exocortex_worker_queue_depth', 'Tasks waiting for a worker thread (parsing, chunking, diffing, token counts).', () => sources.workers().queued);
+    gauge('exocortex_mcp_sessions', 'Open stateful MCP sessions (2025-era clients and stdio).', () =>
+      sources.sessions(),
+    );
+    gauge('exocortex_resource_subscriptions', 'Resource subscriptions held by 2025-era sessions.', () =>
+      sources.subscriptions(),
+    );
+    gauge('exocortex_listen_streams', 'Open subscriptions/listen streams (2026-07-28 clients).', () =>
+      sources.listenStreams(),
+    );
+    gauge(
+      'exocortex_worker_queue_depth',
+      'Tasks waiting for a worker thread (parsing, chunking, diffing, token counts).',
+      () => sources.workers().queued,
+    );
     gauge('exocortex_worker_threads', 'Worker threads running.', () => sources.workers().threads);
     gauge('exocortex_audit_queue', 'Usage rows waiting to be written.', () => sources.audit().pending);
     new Counter({
@@ -96,7 +111,7 @@ export class HostMetrics {
     });
     new Gauge({
       name: 'exocortex_family_health',
-      help: "Each numeric or boolean field of a serving family's health (e.g. family=\"search\": queued and stale are the embedding backlog; family=\"history\": store_bytes).",
+      help: 'Each numeric or boolean field of a serving family\'s health (e.g. family="search": queued and stale are the embedding backlog; family="history": store_bytes).',
       labelNames: ['family', 'field'],
       registers,
       async collect() {
@@ -110,7 +125,11 @@ export class HostMetrics {
         }
       },
     });
-    const perVault = (name: string, help: string, pick: (v: { state: string; notes?: number; pending?: number; failures?: number }) => number) =>
+    const perVault = (
+      name: string,
+      help: string,
+      pick: (v: { state: string; notes?: number; pending?: number; failures?: number }) => number,
+    ) =>
       new Gauge({
         name,
         help,
@@ -136,9 +155,15 @@ export class HostMetrics {
       });
     }
     perVault('exocortex_index_notes', 'Notes indexed, per vault.', (v) => v.notes ?? 0);
-    perVault('exocortex_index_pending', 'Changed notes waiting for the index, per vault (the index lag in notes).', (v) => v.pending ?? 0);
+    perVault(
+      'exocortex_index_pending',
+      'Changed notes waiting for the index, per vault (the index lag in notes).',
+      (v) => v.pending ?? 0,
+    );
     perVault('exocortex_index_failures', 'Notes the index could not read or parse, per vault.', (v) => v.failures ?? 0);
-    perVault('exocortex_vault_serving', '1 while the vault is served, 0 while it is unavailable.', (v) => (v.state === 'serving' ? 1 : 0));
+    perVault('exocortex_vault_serving', '1 while the vault is served, 0 while it is unavailable.', (v) =>
+      v.state === 'serving' ? 1 : 0,
+    );
   }
 
   /** One tools/call answered: its duration and outcome (refusalCode when refused). */
@@ -156,7 +181,10 @@ export class HostMetrics {
 
   /** Any other MCP request answered over HTTP (tools/list, resources/read, initialize…). */
   request(method: string, seconds: number, status: number): void {
-    this.operation.observe({ mcp_method_name: method, gen_ai_tool_name: '', error_type: status >= 400 ? String(status) : '' }, seconds);
+    this.operation.observe(
+      { mcp_method_name: method, gen_ai_tool_name: '', error_type: status >= 400 ? String(status) : '' },
+      seconds,
+    );
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
@@ -165,7 +193,12 @@ export class HostMetrics {
 }
 
 /** Who may scrape: a bearer secret (compared in constant time), or a loopback peer when allowed. */
-export function mayScrape(o: { token: string; allowLoopback: boolean }, authorization: string | undefined, peer: string | undefined, forwarded: boolean): boolean {
+export function mayScrape(
+  o: { token: string; allowLoopback: boolean },
+  authorization: string | undefined,
+  peer: string | undefined,
+  forwarded: boolean,
+): boolean {
   if (o.token) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (m) {

@@ -21,9 +21,19 @@ export function resourceMetadata(e: OAuthEndpoints, path: '' | '/mcp'): Record<s
 }
 
 /** The WWW-Authenticate challenge of a 401 or 403 for a request to `path`. */
-export function bearerChallenge(e: OAuthEndpoints, path: string, extra: { error?: string; scope?: string; description?: string } = {}): string {
-  const metadataPath = path === '/mcp' || path.startsWith('/mcp?') || path.startsWith('/mcp/') ? '/.well-known/oauth-protected-resource/mcp' : '/.well-known/oauth-protected-resource';
-  const parts = [`resource_metadata="${e.issuer}${metadataPath}"`, `scope="${extra.scope ?? `${SCOPE_READ} ${SCOPE_WRITE}`}"`];
+export function bearerChallenge(
+  e: OAuthEndpoints,
+  path: string,
+  extra: { error?: string; scope?: string; description?: string } = {},
+): string {
+  const metadataPath =
+    path === '/mcp' || path.startsWith('/mcp?') || path.startsWith('/mcp/')
+      ? '/.well-known/oauth-protected-resource/mcp'
+      : '/.well-known/oauth-protected-resource';
+  const parts = [
+    `resource_metadata="${e.issuer}${metadataPath}"`,
+    `scope="${extra.scope ?? `${SCOPE_READ} ${SCOPE_WRITE}`}"`,
+  ];
   if (extra.error) parts.unshift(`error="${extra.error}"`);
   if (extra.description) parts.push(`error_description="${extra.description.replace(/["\\]/g, '')}"`);
   return `Bearer ${parts.join(', ')}`;
@@ -48,13 +58,18 @@ export class AccessTokenVerifier {
     if (raw.length > 512) throw new Refusal('unauthenticated');
     const token = await this.provider.AccessToken.find(raw);
     if (!token) throw new Refusal('unauthenticated', {}, 'This access token is unknown, revoked or expired.');
-    if (token.isExpired || (token.exp ?? 0) * 1000 <= this.now()) throw new Refusal('unauthenticated', {}, 'This access token has expired.');
+    if (token.isExpired || (token.exp ?? 0) * 1000 <= this.now())
+      throw new Refusal('unauthenticated', {}, 'This access token has expired.');
     const aud = Array.isArray(token.aud) ? token.aud : [token.aud];
-    if (!aud.includes(this.endpoints.resource)) throw new Refusal('unauthenticated', {}, `This access token was not issued for ${this.endpoints.resource}.`);
-    if (!token.grantId || !(await this.provider.Grant.find(token.grantId))) throw new Refusal('unauthenticated', {}, 'The grant of this access token was revoked.');
+    if (!aud.includes(this.endpoints.resource))
+      throw new Refusal('unauthenticated', {}, `This access token was not issued for ${this.endpoints.resource}.`);
+    if (!token.grantId || !(await this.provider.Grant.find(token.grantId)))
+      throw new Refusal('unauthenticated', {}, 'The grant of this access token was revoked.');
     const user = await userByName(this.db, token.accountId);
-    if (!user || user.disabledAt) throw new Refusal('unauthenticated', {}, 'The user this access token belongs to is disabled.');
-    if (user.vaultId === null) throw new Refusal('unauthenticated', {}, 'The user this access token belongs to is bound to no vault.');
+    if (!user || user.disabledAt)
+      throw new Refusal('unauthenticated', {}, 'The user this access token belongs to is disabled.');
+    if (user.vaultId === null)
+      throw new Refusal('unauthenticated', {}, 'The user this access token belongs to is bound to no vault.');
     return {
       kind: 'oauth',
       id: `oauth:${token.grantId}`,

@@ -25,7 +25,15 @@ export class KyselyOAuthAdapter {
     await this.db
       .insertInto('oauth_records')
       .values(row)
-      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, user_code: row.user_code, expires_at: row.expires_at }))
+      .onConflict((oc) =>
+        oc.columns(['model', 'id']).doUpdateSet({
+          payload: row.payload,
+          grant_id: row.grant_id,
+          uid: row.uid,
+          user_code: row.user_code,
+          expires_at: row.expires_at,
+        }),
+      )
       .execute();
   }
 
@@ -55,7 +63,12 @@ export class KyselyOAuthAdapter {
   }
 
   async consume(id: string): Promise<void> {
-    await this.db.updateTable('oauth_records').set({ consumed_at: new Date() }).where('model', '=', this.model).where('id', '=', id).execute();
+    await this.db
+      .updateTable('oauth_records')
+      .set({ consumed_at: new Date() })
+      .where('model', '=', this.model)
+      .where('id', '=', id)
+      .execute();
   }
 
   async destroy(id: string): Promise<void> {

@@ -62,7 +62,8 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
   const failures = new RateLimiterMemory({ points: o.signInFailures, duration: o.signInWindowSeconds });
   const secure = o.endpoints.issuer.startsWith('https:');
 
-  const csrfFor = (seed: string, uid: string) => createHmac('sha256', o.csrfKey).update(`${seed}.${uid}`).digest('base64url');
+  const csrfFor = (seed: string, uid: string) =>
+    createHmac('sha256', o.csrfKey).update(`${seed}.${uid}`).digest('base64url');
 
   /** Headers every page gets: the CSP allows the nonce'd style and form posts to here and to `redirectOrigin`. */
   const send = (reply: FastifyReply, status: number, html: string, nonce: string, redirectOrigin?: string) => {
@@ -71,7 +72,10 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       .code(status)
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
+      .header(
+        'content-security-policy',
+        `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      )
       .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'no-referrer')
       .send(html);
@@ -82,7 +86,10 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     let seed = cookieOf(request, CSRF_COOKIE);
     if (!seed || !/^[A-Za-z0-9_-]{24}$/.test(seed)) {
       seed = randomBytes(18).toString('base64url');
-      reply.header('set-cookie', `${CSRF_COOKIE}=${seed}; Path=${PREFIX}${uid}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`);
+      reply.header(
+        'set-cookie',
+        `${CSRF_COOKIE}=${seed}; Path=${PREFIX}${uid}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`,
+      );
     }
     return { nonce: randomBytes(16).toString('base64'), csrf: csrfFor(seed, uid), action };
   };
@@ -113,7 +120,12 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
 
   const expired = (reply: FastifyReply) => {
     const nonce = randomBytes(16).toString('base64');
-    return send(reply, 400, messagePage({ nonce }, 'This sign-in has expired', 'Start again from the application that sent you here.'), nonce);
+    return send(
+      reply,
+      400,
+      messagePage({ nonce }, 'This sign-in has expired', 'Start again from the application that sent you here.'),
+      nonce,
+    );
   };
 
   const clientLabel = async (clientId: string) => {
@@ -121,10 +133,24 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     return { client, name: String(client?.clientName ?? clientId) };
   };
 
-  const renderSignIn = async (request: FastifyRequest, reply: FastifyReply, uid: string, params: Record<string, unknown>, status = 200, error?: string, userName?: string) => {
+  const renderSignIn = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    uid: string,
+    params: Record<string, unknown>,
+    status = 200,
+    error?: string,
+    userName?: string,
+  ) => {
     const { name } = await clientLabel(String(params.client_id));
     const frame = frameFor(request, reply, uid, `${PREFIX}${uid}/sign-in`);
-    return send(reply, status, signInPage(frame, { clientName: name, error, userName }), frame.nonce, redirectOrigin(params));
+    return send(
+      reply,
+      status,
+      signInPage(frame, { clientName: name, error, userName }),
+      frame.nonce,
+      redirectOrigin(params),
+    );
   };
 
   app.get<{ Params: { uid: string } }>(`${PREFIX}:uid`, async (request, reply) => {
@@ -146,7 +172,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
         clientName: name,
         clientId: String(params.client_id),
         redirectHost: redirect ? new URL(redirect).host : String(params.redirect_uri),
-        registration: (client as { clientIdMetadataDocument?: boolean } | undefined)?.clientIdMetadataDocument ? 'client metadata document' : 'dynamic registration (DCR)',
+        registration: (client as { clientIdMetadataDocument?: boolean } | undefined)?.clientIdMetadataDocument
+          ? 'client metadata document'
+          : 'dynamic registration (DCR)',
         user: user.name,
         vault: user.vaultName ?? '(none)',
         wantsWrite: requested.includes(SCOPE_WRITE),
@@ -163,7 +191,16 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     const params = interaction.params as Record<string, unknown>;
     if (!csrfValid(request, interaction.uid, form)) {
       const nonce = randomBytes(16).toString('base64');
-      return send(reply, 403, messagePage({ nonce }, 'This form has expired', 'The form was missing its security token. Go back, reload the page and try again.'), nonce);
+      return send(
+        reply,
+        403,
+        messagePage(
+          { nonce },
+          'This form has expired',
+          'The form was missing its security token. Go back, reload the page and try again.',
+        ),
+        nonce,
+      );
     }
     const address = clientAddress(request);
     const budget = await failures.get(address);
@@ -185,7 +222,12 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       o.log.info({ user: userName || null, address }, 'oauth sign-in failed');
       return renderSignIn(request, reply, interaction.uid, params, 401, 'Wrong user name, password or code.', userName);
     }
-    const returnTo = await o.provider.interactionResult(request.raw, reply.raw, { login: { accountId } }, { mergeWithLastSubmission: false });
+    const returnTo = await o.provider.interactionResult(
+      request.raw,
+      reply.raw,
+      { login: { accountId } },
+      { mergeWithLastSubmission: false },
+    );
     return reply.code(303).header('location', returnTo).header('cache-control', 'no-store').send();
   });
 
@@ -195,7 +237,16 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     const form = request.body ?? {};
     if (!csrfValid(request, interaction.uid, form)) {
       const nonce = randomBytes(16).toString('base64');
-      return send(reply, 403, messagePage({ nonce }, 'This form has expired', 'The form was missing its security token. Go back, reload the page and try again.'), nonce);
+      return send(
+        reply,
+        403,
+        messagePage(
+          { nonce },
+          'This form has expired',
+          'The form was missing its security token. Go back, reload the page and try again.',
+        ),
+        nonce,
+      );
     }
     if (interaction.prompt.name !== 'consent' || !interaction.session?.accountId) return expired(reply);
     let result: Record<string, unknown>;
@@ -206,8 +257,12 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       const chosen = new Set<string>(all(form.scope).filter((s) => s === SCOPE_READ || s === SCOPE_WRITE));
       if (chosen.has(SCOPE_WRITE)) chosen.add(SCOPE_READ);
       const grant = interaction.grantId ? await o.provider.Grant.find(interaction.grantId) : undefined;
-      const g = grant ?? new o.provider.Grant({ accountId: interaction.session.accountId, clientId: String(params.client_id) });
-      const promptDetails = interaction.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+      const g =
+        grant ?? new o.provider.Grant({ accountId: interaction.session.accountId, clientId: String(params.client_id) });
+      const promptDetails = interaction.prompt.details as {
+        missingOIDCScope?: string[];
+        missingResourceScopes?: Record<string, string[]>;
+      };
       // The vault scopes are listed as provider scopes too (so the metadata names them): grant what was
       // ticked, and reject the rest, so the provider counts them as answered rather than asking again.
       const isVaultScope = (s: string) => s === SCOPE_READ || s === SCOPE_WRITE;
@@ -224,7 +279,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       }
       result = { consent: { grantId: await g.save() } };
     }
-    const returnTo = await o.provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: true });
+    const returnTo = await o.provider.interactionResult(request.raw, reply.raw, result, {
+      mergeWithLastSubmission: true,
+    });
     return reply.code(303).header('location', returnTo).header('cache-control', 'no-store').send();
   });
 
@@ -232,6 +289,11 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     const nonce = randomBytes(16).toString('base64');
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
     reply.header('retry-after', String(seconds));
-    return send(reply, 429, messagePage({ nonce }, 'Too many failed sign-ins', `Wait ${seconds} seconds, then try again.`), nonce);
+    return send(
+      reply,
+      429,
+      messagePage({ nonce }, 'Too many failed sign-ins', `Wait ${seconds} seconds, then try again.`),
+      nonce,
+    );
   };
 }

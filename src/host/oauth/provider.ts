@@ -6,7 +6,13 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import { fetchUrl, systemConnector, systemResolver, type Connector, type Resolver } from '../../sdk/ssrf/guarded-fetch.js';
+import {
+  fetchUrl,
+  systemConnector,
+  systemResolver,
+  type Connector,
+  type Resolver,
+} from '../../sdk/ssrf/guarded-fetch.js';
 import type { Logger } from '../../sdk/types.js';
 import { userByName } from '../auth/users.js';
 import { KyselyOAuthAdapter } from './adapter.js';
@@ -38,11 +44,24 @@ export interface ProviderOptions extends RedirectPolicy {
   readonly clientMetadataMaxBytes: number;
   readonly clientMetadataTimeoutMs: number;
   /** Test-only seams for the metadata document fetch (never set from configuration). */
-  readonly fetchSeams?: { readonly resolver?: Resolver; readonly connector?: Connector; readonly allowLoopbackForTests?: boolean };
+  readonly fetchSeams?: {
+    readonly resolver?: Resolver;
+    readonly connector?: Connector;
+    readonly allowLoopbackForTests?: boolean;
+  };
 }
 
 /** Paths the provider answers itself (the HTTP app routes these to its Koa callback). */
-export const PROVIDER_PATHS: readonly string[] = ['/authorize', '/token', '/register', '/revoke', '/oauth/jwks', '/oauth/userinfo', '/oauth/session/end', '/.well-known/openid-configuration'];
+export const PROVIDER_PATHS: readonly string[] = [
+  '/authorize',
+  '/token',
+  '/register',
+  '/revoke',
+  '/oauth/jwks',
+  '/oauth/userinfo',
+  '/oauth/session/end',
+  '/.well-known/openid-configuration',
+];
 
 export function isProviderPath(pathname: string): boolean {
   return PROVIDER_PATHS.some((p) => pathname === p || pathname.startsWith(`${p}/`));
@@ -50,7 +69,11 @@ export function isProviderPath(pathname: string): boolean {
 
 /** A stored secret, made by `make` the first time any process asks (race-safe across replicas). */
 async function storedSecret<T>(db: Kysely<any>, name: string, make: () => T): Promise<T> {
-  await db.insertInto('oauth_secrets').values({ name, value: JSON.stringify(make()) }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await db
+    .insertInto('oauth_secrets')
+    .values({ name, value: JSON.stringify(make()) })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
   const row = await db.selectFrom('oauth_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
   return (typeof row.value === 'string' ? JSON.parse(row.value) : row.value) as T;
 }
@@ -64,7 +87,11 @@ export async function createProvider(o: ProviderOptions): Promise<Provider> {
   const { default: ProviderClass, errors } = await import('oidc-provider');
   const jwks = await storedSecret(o.db, 'signing-jwks', () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    return { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' }] };
+    return {
+      keys: [
+        { ...privateKey.export({ format: 'jwk' }), kid: randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' },
+      ],
+    };
   });
   const cookieKeys = await storedSecret(o.db, 'cookie-keys', () => [randomBytes(32).toString('base64url')]);
   const resources = acceptedResources(o.endpoints);
@@ -87,7 +114,12 @@ export async function createProvider(o: ProviderOptions): Promise<Provider> {
     scopes: ['openid', 'offline_access', ...RESOURCE_SCOPES],
     claims: { openid: ['sub'] },
     pkce: { required: () => true },
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     routes: {
       authorization: '/authorize',
@@ -113,8 +145,14 @@ export async function createProvider(o: ProviderOptions): Promise<Provider> {
         defaultResource: () => o.endpoints.resource,
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, resourceIndicator) {
-          if (!resources.has(resourceIndicator)) throw new errors.InvalidTarget(`this server issues tokens only for ${o.endpoints.resource}`);
-          return { scope: RESOURCE_SCOPES.join(' '), audience: o.endpoints.resource, accessTokenTTL: o.accessTokenTtlSeconds, accessTokenFormat: 'opaque' };
+          if (!resources.has(resourceIndicator))
+            throw new errors.InvalidTarget(`this server issues tokens only for ${o.endpoints.resource}`);
+          return {
+            scope: RESOURCE_SCOPES.join(' '),
+            audience: o.endpoints.resource,
+            accessTokenTTL: o.accessTokenTtlSeconds,
+            accessTokenFormat: 'opaque',
+          };
         },
       },
       clientIdMetadataDocument: {
@@ -136,10 +174,17 @@ export async function createProvider(o: ProviderOptions): Promise<Provider> {
       try {
         const got = await fetchUrl(
           String(url),
-          { resolver: o.fetchSeams?.resolver ?? systemResolver, connector: o.fetchSeams?.connector ?? systemConnector(), policy: metadataPolicy },
+          {
+            resolver: o.fetchSeams?.resolver ?? systemResolver,
+            connector: o.fetchSeams?.connector ?? systemConnector(),
+            policy: metadataPolicy,
+          },
           { maxBytes: o.clientMetadataMaxBytes, timeoutMs: o.clientMetadataTimeoutMs, maxRedirects: 0 },
         );
-        const headers = new Headers({ 'content-type': got.contentType ?? 'application/json', 'content-length': String(got.bytes.length) });
+        const headers = new Headers({
+          'content-type': got.contentType ?? 'application/json',
+          'content-length': String(got.bytes.length),
+        });
         if (got.cacheControl) headers.set('cache-control', got.cacheControl);
         return new Response(new Uint8Array(got.bytes), { status: 200, headers });
       } catch (e) {
@@ -177,7 +222,8 @@ export async function createProvider(o: ProviderOptions): Promise<Provider> {
   // Redirect rules the provider does not know: https only, loopback http, the operator's host list.
   provider.use(async (ctx, next) => {
     // A client that asks for no scope asks for reading (OAuth 2.1 §3.2.2.1: the server's documented default).
-    if (ctx.path === '/authorize' && ctx.method === 'GET' && !ctx.query.scope) ctx.query = { ...ctx.query, scope: SCOPE_READ };
+    if (ctx.path === '/authorize' && ctx.method === 'GET' && !ctx.query.scope)
+      ctx.query = { ...ctx.query, scope: SCOPE_READ };
     if (ctx.path === '/authorize' && typeof ctx.query.redirect_uri === 'string') {
       const problem = redirectUriProblem(ctx.query.redirect_uri, o);
       if (problem) {

@@ -22,11 +22,18 @@ export function redirectUriProblem(raw: string, policy: RedirectPolicy): string 
   if (url.username || url.password) return 'a redirect URI may not carry credentials';
   if (url.protocol === 'http:') {
     // RFC 8252 §7.3: native clients listen on a loopback port of their choosing.
-    return LOOPBACK.has(url.hostname) ? undefined : `plain http redirects are allowed only to loopback addresses (127.0.0.1, [::1]); ${url.hostname} needs https`;
+    return LOOPBACK.has(url.hostname)
+      ? undefined
+      : `plain http redirects are allowed only to loopback addresses (127.0.0.1, [::1]); ${url.hostname} needs https`;
   }
-  if (url.protocol !== 'https:') return `the redirect URI scheme ${url.protocol.replace(/:$/, '')} is not allowed; use https (or a loopback http address for native clients)`;
+  if (url.protocol !== 'https:')
+    return `the redirect URI scheme ${url.protocol.replace(/:$/, '')} is not allowed; use https (or a loopback http address for native clients)`;
   const host = url.hostname.toLowerCase();
-  if (policy.allowedRedirectHosts.length && !LOOPBACK.has(host) && !policy.allowedRedirectHosts.map((h) => h.toLowerCase()).includes(host)) {
+  if (
+    policy.allowedRedirectHosts.length &&
+    !LOOPBACK.has(host) &&
+    !policy.allowedRedirectHosts.map((h) => h.toLowerCase()).includes(host)
+  ) {
     return `redirects to ${host} are not allowed here (oauth.allowedRedirectHosts)`;
   }
   return undefined;
@@ -42,7 +49,10 @@ export function clientMetadataUrlProblem(raw: string, policy: RedirectPolicy): s
   }
   if (url.protocol !== 'https:') return 'a client_id metadata document must be served over https';
   const host = url.hostname.toLowerCase();
-  if (policy.allowedClientMetadataHosts.length && !policy.allowedClientMetadataHosts.map((h) => h.toLowerCase()).includes(host)) {
+  if (
+    policy.allowedClientMetadataHosts.length &&
+    !policy.allowedClientMetadataHosts.map((h) => h.toLowerCase()).includes(host)
+  ) {
     return `client metadata documents from ${host} are not allowed here (oauth.allowedClientMetadataHosts)`;
   }
   return undefined;

@@ -32,10 +32,20 @@ export class OAuthServer {
     private readonly csrfKey: string,
   ) {
     this.callback = provider.callback();
-    this.registrations = new RateLimiterMemory({ points: settings.registrationsPerHour, duration: 3600, keyPrefix: 'oauth-register' });
+    this.registrations = new RateLimiterMemory({
+      points: settings.registrationsPerHour,
+      duration: 3600,
+      keyPrefix: 'oauth-register',
+    });
   }
 
-  static async start(o: { db: Kysely<any>; log: Logger; publicUrl: string; settings: HostSettings['oauth']; fetchSeams?: ProviderOptions['fetchSeams'] }): Promise<OAuthServer> {
+  static async start(o: {
+    db: Kysely<any>;
+    log: Logger;
+    publicUrl: string;
+    settings: HostSettings['oauth'];
+    fetchSeams?: ProviderOptions['fetchSeams'];
+  }): Promise<OAuthServer> {
     const endpoints = endpointsFor(o.publicUrl);
     const s = o.settings;
     const provider = await createProvider({
@@ -50,9 +60,21 @@ export class OAuthServer {
       allowedClientMetadataHosts: s.allowedClientMetadataHosts,
       fetchSeams: o.fetchSeams,
     });
-    const row = await o.db.selectFrom('oauth_secrets').select('value').where('name', '=', 'cookie-keys').executeTakeFirstOrThrow();
+    const row = await o.db
+      .selectFrom('oauth_secrets')
+      .select('value')
+      .where('name', '=', 'cookie-keys')
+      .executeTakeFirstOrThrow();
     const keys = (typeof row.value === 'string' ? JSON.parse(row.value) : row.value) as string[];
-    const server = new OAuthServer(provider, endpoints, new AccessTokenVerifier(provider, o.db, endpoints), o.db, o.log, s, keys[0]);
+    const server = new OAuthServer(
+      provider,
+      endpoints,
+      new AccessTokenVerifier(provider, o.db, endpoints),
+      o.db,
+      o.log,
+      s,
+      keys[0],
+    );
     await server.sweep();
     server.sweeper = setInterval(() => void server.sweep(), SWEEP_INTERVAL_MS);
     server.sweeper.unref();
@@ -83,8 +105,17 @@ export class OAuthServer {
         () => this.serveProvider(req, res, url),
         (e: unknown) => {
           const seconds = e instanceof RateLimiterRes ? Math.max(1, Math.ceil(e.msBeforeNext / 1000)) : 60;
-          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(seconds), 'cache-control': 'no-store' });
-          res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: `too many client registrations from this address (oauth.registrationsPerHour); retry in ${seconds} s` }));
+          res.writeHead(429, {
+            'content-type': 'application/json',
+            'retry-after': String(seconds),
+            'cache-control': 'no-store',
+          });
+          res.end(
+            JSON.stringify({
+              error: 'temporarily_unavailable',
+              error_description: `too many client registrations from this address (oauth.registrationsPerHour); retry in ${seconds} s`,
+            }),
+          );
         },
       );
       return;
@@ -94,7 +125,8 @@ export class OAuthServer {
 
   /** The provider's own answer (RFC 8414's well-known name rewritten to the document it serves). */
   private serveProvider(req: IncomingMessage, res: ServerResponse, url: string): void {
-    if (url.split('?')[0] === '/.well-known/oauth-authorization-server') req.url = `/.well-known/openid-configuration${url.slice('/.well-known/oauth-authorization-server'.length)}`;
+    if (url.split('?')[0] === '/.well-known/oauth-authorization-server')
+      req.url = `/.well-known/openid-configuration${url.slice('/.well-known/oauth-authorization-server'.length)}`;
     this.callback(req, res);
   }
 
@@ -104,8 +136,18 @@ export class OAuthServer {
 
   /** The Fastify side: resource metadata (root and path-inserted) and the interaction pages. */
   register(app: FastifyInstance): void {
-    app.get('/.well-known/oauth-protected-resource', async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').header('access-control-allow-origin', '*').send(resourceMetadata(this.endpoints, '')));
-    app.get('/.well-known/oauth-protected-resource/mcp', async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').header('access-control-allow-origin', '*').send(resourceMetadata(this.endpoints, '/mcp')));
+    app.get('/.well-known/oauth-protected-resource', async (_request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .header('access-control-allow-origin', '*')
+        .send(resourceMetadata(this.endpoints, '')),
+    );
+    app.get('/.well-known/oauth-protected-resource/mcp', async (_request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .header('access-control-allow-origin', '*')
+        .send(resourceMetadata(this.endpoints, '/mcp')),
+    );
     registerInteractionRoutes(app, {
       provider: this.provider,
       db: this.db,

@@ -10,7 +10,11 @@ export interface Bucket {
 /** Distinct colours with at least 3:1 contrast against white (WCAG non-text contrast). */
 const COLOURS = ['#1f5fa8', '#b3541e', '#2e7d32', '#7b3fa0', '#a4161a', '#5c5c57'];
 
-export function stackedBars(buckets: readonly Bucket[], series: readonly string[], o: { title: string; width?: number; height?: number }): Html {
+export function stackedBars(
+  buckets: readonly Bucket[],
+  series: readonly string[],
+  o: { title: string; width?: number; height?: number },
+): Html {
   const width = o.width ?? 720;
   const height = o.height ?? 220;
   const left = 40;
@@ -38,7 +42,10 @@ ${buckets.map((b, i) => {
     y -= h;
     return html`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLOURS[si % COLOURS.length]}"><title>${b.label}: ${s} ${String(n)}</title></rect>`;
   });
-  const label = i % everyLabel === 0 ? html`<text x="${(x + barW / 2).toFixed(1)}" y="${String(height - 10)}" text-anchor="middle">${b.label}</text>` : '';
+  const label =
+    i % everyLabel === 0
+      ? html`<text x="${(x + barW / 2).toFixed(1)}" y="${String(height - 10)}" text-anchor="middle">${b.label}</text>`
+      : '';
   return html`<g><title>${b.label}: ${String(total)} calls</title>${parts}${label}</g>`;
 })}
 </svg>

@@ -21,7 +21,16 @@ export class PanelJobs {
   private readonly jobs = new Map<string, Job>();
 
   start(title: string, user: string, run: (progress: (done: number, total: number) => void) => Promise<string>): Job {
-    const job: Job = { id: randomBytes(9).toString('base64url'), title, user, startedAt: new Date(), state: 'running', done: 0, total: 0, message: 'starting…' };
+    const job: Job = {
+      id: randomBytes(9).toString('base64url'),
+      title,
+      user,
+      startedAt: new Date(),
+      state: 'running',
+      done: 0,
+      total: 0,
+      message: 'starting…',
+    };
     this.jobs.set(job.id, job);
     for (const id of [...this.jobs.keys()].slice(0, Math.max(0, this.jobs.size - KEEP))) this.jobs.delete(id);
     void run((done, total) => {
@@ -30,7 +39,12 @@ export class PanelJobs {
       job.message = `${done} of ${total}`;
     }).then(
       (message) => Object.assign(job, { state: 'done', message, finishedAt: new Date() }),
-      (e: unknown) => Object.assign(job, { state: 'failed', message: e instanceof Error ? e.message : String(e), finishedAt: new Date() }),
+      (e: unknown) =>
+        Object.assign(job, {
+          state: 'failed',
+          message: e instanceof Error ? e.message : String(e),
+          finishedAt: new Date(),
+        }),
     );
     return job;
   }

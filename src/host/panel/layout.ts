@@ -28,14 +28,16 @@ export function page(frame: Frame, title: string, body: Html): string {
 <form method="post" action="/admin/sign-out" class="signout"><input type="hidden" name="_csrf" value="${frame.csrf}"><span>${frame.user.name}${frame.user.admin ? ' (admin)' : ''}</span> <button type="submit">Sign out</button></form></nav>`
     : '';
   return `<!doctype html>
-${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+${
+  html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}'>
 <title>${title} · Exocortex panel</title><link rel="stylesheet" href="/admin/assets/panel.css">
 <script src="/admin/assets/htmx.min.js" defer></script></head>
 <body><header><a class="brand" href="/admin/">Exocortex</a>${nav}</header>
 <main id="main">${frame.flash ? html`<p class="flash" role="status">${frame.flash}</p>` : ''}${frame.error ? html`<p class="error" role="alert">${frame.error}</p>` : ''}
 <h1>${title}</h1>
-${body}</main></body></html>`.value}`;
+${body}</main></body></html>`.value
+}`;
 }
 
 /** A hidden CSRF field for a form. */

@@ -4,7 +4,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keysCreateOp, keysListOp, keysRevokeOp, OperationError, type KeyRow } from '../admin/operations.js';
 import { usersListOp } from '../admin/account-operations.js';
-import { oauthClientsListOp, oauthClientsRevokeOp, oauthGrantsListOp, oauthGrantsRevokeOp } from '../admin/oauth-operations.js';
+import {
+  oauthClientsListOp,
+  oauthClientsRevokeOp,
+  oauthGrantsListOp,
+  oauthGrantsRevokeOp,
+} from '../admin/oauth-operations.js';
 import { html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
@@ -15,13 +20,22 @@ const SCOPES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export function registerCredentials(panel: FastifyInstance, ctx: PanelContext): void {
-  const render = async (request: FastifyRequest, reply: FastifyReply, status: number, extra: { minted?: { raw: string; key: KeyRow }; error?: string } = {}) => {
+  const render = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    extra: { minted?: { raw: string; key: KeyRow }; error?: string } = {},
+  ) => {
     const user = me(request);
     const subject = await ctx.userOf(request);
     const t = ctx.operations();
     const all = await keysListOp(t);
-    const keys = all.filter((k) => (user.admin && subject === user ? true : k.user === subject.name) && k.state === 'active').slice(0, ctx.settings().host.panel.pageSize);
-    const grants = (await oauthGrantsListOp(t).catch(() => [])).filter((g) => (user.admin && subject === user ? true : g.user === subject.name));
+    const keys = all
+      .filter((k) => (user.admin && subject === user ? true : k.user === subject.name) && k.state === 'active')
+      .slice(0, ctx.settings().host.panel.pageSize);
+    const grants = (await oauthGrantsListOp(t).catch(() => [])).filter((g) =>
+      user.admin && subject === user ? true : g.user === subject.name,
+    );
     const clients = user.admin ? await oauthClientsListOp(t).catch(() => []) : [];
     const users = user.admin ? (await usersListOp(t)).filter((u) => u.state === 'active' && u.vault) : [];
     const frame = { ...ctx.frame(request, reply, 'credentials'), error: extra.error };
@@ -33,7 +47,9 @@ export function registerCredentials(panel: FastifyInstance, ctx: PanelContext): 
 <section aria-labelledby="keys"><h2 id="keys">API keys${user.admin && subject === user ? ' (every user)' : ''}</h2><div class="table-wrap"><table id="key-table">
 <thead><tr><th scope="col">Name</th><th scope="col">User</th><th scope="col">Prefix</th><th scope="col">Scope</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>${keys.map(
-      (k) => html`<tr id="key-${k.id}"><th scope="row">${k.name}</th><td>${k.user ?? '-'}</td><td><code>${k.prefix}</code></td><td>${k.scope}</td><td>${k.expiresAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td><td>${k.lastUsedAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>
+      (
+        k,
+      ) => html`<tr id="key-${k.id}"><th scope="row">${k.name}</th><td>${k.user ?? '-'}</td><td><code>${k.prefix}</code></td><td>${k.scope}</td><td>${k.expiresAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td><td>${k.lastUsedAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>
 <td><form method="post" action="/admin/credentials/keys/revoke" hx-post="/admin/credentials/keys/revoke" hx-target="#key-${k.id}" hx-swap="outerHTML" hx-confirm="Revoke the key ${k.name}? Clients using it stop working at once.">${csrfField(frame)}<input type="hidden" name="id" value="${k.id}"><button type="submit" class="danger" aria-label="Revoke key ${k.name}">Revoke</button></form></td></tr>`,
     )}</tbody></table></div>${keys.length === 0 ? html`<p class="muted">No active keys.</p>` : ''}</section>
 <section aria-labelledby="mint"><h2 id="mint">Mint a key</h2><form method="post" action="/admin/credentials/keys">${csrfField(frame)}
@@ -51,7 +67,8 @@ ${
       grants.length === 0
         ? html`<p class="muted">No OAuth grants.</p>`
         : html`<div class="table-wrap"><table><thead><tr><th scope="col">Client</th><th scope="col">User</th><th scope="col">Scopes</th><th scope="col">Granted</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${grants.map(
-            (g) => html`<tr><th scope="row">${g.clientId}</th><td>${g.user}</td><td>${g.scopes}</td><td>${g.createdAt.slice(0, 16).replace('T', ' ')}</td><td><form method="post" action="/admin/credentials/grants/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${g.id}"><button type="submit" class="danger" aria-label="Revoke the grant of ${g.clientId}">Revoke</button></form></td></tr>`,
+            (g) =>
+              html`<tr><th scope="row">${g.clientId}</th><td>${g.user}</td><td>${g.scopes}</td><td>${g.createdAt.slice(0, 16).replace('T', ' ')}</td><td><form method="post" action="/admin/credentials/grants/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${g.id}"><button type="submit" class="danger" aria-label="Revoke the grant of ${g.clientId}">Revoke</button></form></td></tr>`,
           )}</tbody></table></div>`
     }</section>
 ${
@@ -60,7 +77,8 @@ ${
         clients.length === 0
           ? html`<p class="muted">No OAuth clients.</p>`
           : html`<div class="table-wrap"><table><thead><tr><th scope="col">Name</th><th scope="col">Registration</th><th scope="col" class="num">Grants</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${clients.map(
-              (c) => html`<tr><th scope="row">${c.name}</th><td>${c.registration}</td><td class="num">${String(c.grants)}</td><td><form method="post" action="/admin/credentials/clients/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${c.clientId}"><button type="submit" class="danger" aria-label="Revoke the client ${c.name}">Revoke</button></form></td></tr>`,
+              (c) =>
+                html`<tr><th scope="row">${c.name}</th><td>${c.registration}</td><td class="num">${String(c.grants)}</td><td><form method="post" action="/admin/credentials/clients/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${c.clientId}"><button type="submit" class="danger" aria-label="Revoke the client ${c.name}">Revoke</button></form></td></tr>`,
             )}</tbody></table></div>`
       }</section>`
     : ''
@@ -77,7 +95,12 @@ ${
     if (owner !== user.name && !user.admin) throw new PanelError(403, 'Only administrators mint keys for other users.');
     const scope = first(form.scopes).trim() || first(form.scope) || 'read';
     try {
-      const minted = await keysCreateOp(ctx.operations(), { name: first(form.name).trim(), scope, expires: first(form.expires).trim() || undefined, user: owner });
+      const minted = await keysCreateOp(ctx.operations(), {
+        name: first(form.name).trim(),
+        scope,
+        expires: first(form.expires).trim() || undefined,
+        user: owner,
+      });
       return render(request, reply, 201, { minted });
     } catch (e) {
       if (e instanceof OperationError) return render(request, reply, 400, { error: e.message });
@@ -95,7 +118,13 @@ ${
       if (request.headers['hx-request']) return reply.code(404).send('');
       throw new PanelError(404, user.admin ? 'No active key has that id.' : 'No active key of yours has that id.');
     }
-    if (request.headers['hx-request']) return ctx.send(reply, 200, html`<tr><td colspan="7" role="status">Key revoked: clients using it are refused from their next request.</td></tr>`.value);
+    if (request.headers['hx-request'])
+      return ctx.send(
+        reply,
+        200,
+        html`<tr><td colspan="7" role="status">Key revoked: clients using it are refused from their next request.</td></tr>`
+          .value,
+      );
     return ctx.done(reply, '/admin/credentials', 'Key revoked: clients using it are refused from their next request.');
   });
 
@@ -106,7 +135,11 @@ ${
     const grant = (await oauthGrantsListOp(t)).find((g) => g.id === id);
     if (!grant || (!user.admin && grant.user !== user.name)) throw new PanelError(404, 'No such grant of yours.');
     await oauthGrantsRevokeOp(t, id);
-    return ctx.done(reply, '/admin/credentials', `Grant of ${grant.clientId} revoked: its tokens are refused from now on.`);
+    return ctx.done(
+      reply,
+      '/admin/credentials',
+      `Grant of ${grant.clientId} revoked: its tokens are refused from now on.`,
+    );
   });
 
   panel.post('/credentials/clients/revoke', async (request, reply) => {

@@ -22,23 +22,25 @@ export function registerDanger(panel: FastifyInstance, ctx: PanelContext): void 
     const body = html`<p>Each action below first shows what exactly it will do and asks you to confirm.</p>
 <section aria-labelledby="du"><h2 id="du">Users</h2><div class="table-wrap"><table><thead><tr><th scope="col">User</th><th scope="col">Vault</th><th scope="col">State</th><th scope="col" class="num">Active keys</th><th scope="col">Actions</th></tr></thead>
 <tbody>${users.map(
-      (u) => html`<tr><th scope="row">${u.name}</th><td>${u.vault ?? '-'}</td><td>${u.state}</td><td class="num">${String(u.keys)}</td><td>${
-        u.state === 'active' && u.source !== 'config'
-          ? html`<a href="/admin/danger/disable?user=${encodeURIComponent(u.name)}">Disable ${u.name}…</a> · `
-          : u.source === 'config'
-            ? html`<span class="muted">declared in the config file</span> · `
-            : ''
-      }<a href="/admin/danger/revoke-all?user=${encodeURIComponent(u.name)}">Revoke everything of ${u.name}…</a></td></tr>`,
+      (u) =>
+        html`<tr><th scope="row">${u.name}</th><td>${u.vault ?? '-'}</td><td>${u.state}</td><td class="num">${String(u.keys)}</td><td>${
+          u.state === 'active' && u.source !== 'config'
+            ? html`<a href="/admin/danger/disable?user=${encodeURIComponent(u.name)}">Disable ${u.name}…</a> · `
+            : u.source === 'config'
+              ? html`<span class="muted">declared in the config file</span> · `
+              : ''
+        }<a href="/admin/danger/revoke-all?user=${encodeURIComponent(u.name)}">Revoke everything of ${u.name}…</a></td></tr>`,
     )}</tbody></table></div></section>
 <section aria-labelledby="dv"><h2 id="dv">Vaults</h2><div class="table-wrap"><table><thead><tr><th scope="col">Vault</th><th scope="col">Users</th><th scope="col">Actions</th></tr></thead>
 <tbody>${vaults.map(
-      (v) => html`<tr><th scope="row">${v.name}</th><td>${v.users.join(', ') || '-'}</td><td>${
-        v.name === ctx.settings().host.vault.name
-          ? html`<span class="muted">vault.path's vault (change the config file)</span>`
-          : v.source === 'config'
-            ? html`<span class="muted">declared in the config file</span>`
-            : html`<a href="/admin/danger/remove-vault?vault=${encodeURIComponent(v.name)}">Remove ${v.name}…</a>`
-      }</td></tr>`,
+      (v) =>
+        html`<tr><th scope="row">${v.name}</th><td>${v.users.join(', ') || '-'}</td><td>${
+          v.name === ctx.settings().host.vault.name
+            ? html`<span class="muted">vault.path's vault (change the config file)</span>`
+            : v.source === 'config'
+              ? html`<span class="muted">declared in the config file</span>`
+              : html`<a href="/admin/danger/remove-vault?vault=${encodeURIComponent(v.name)}">Remove ${v.name}…</a>`
+        }</td></tr>`,
     )}</tbody></table></div></section>`;
     return ctx.send(reply, 200, page(frame, 'Danger zone', body));
   });
@@ -53,7 +55,9 @@ export function registerDanger(panel: FastifyInstance, ctx: PanelContext): void 
         title: `Remove the vault ${name}`,
         items: [
           `Stop serving ${vault.root} and delete its index rows; the files in the folder stay untouched.`,
-          vault.users.length ? `Disable its users ${vault.users.join(', ')}: their keys are refused and their sessions close.` : 'No user is bound to it.',
+          vault.users.length
+            ? `Disable its users ${vault.users.join(', ')}: their keys are refused and their sessions close.`
+            : 'No user is bound to it.',
         ],
       };
     }
@@ -65,12 +69,21 @@ export function registerDanger(panel: FastifyInstance, ctx: PanelContext): void 
     if (action === 'disable') {
       return {
         title: `Disable the user ${name}`,
-        items: [`Refuse every key of ${name} (${keyText}) and their ${grants.length} OAuth grant(s) from the next request on, without deleting them.`, 'Close their open MCP sessions and end their panel sign-ins.', `Their vault ${user.vaultName ?? '-'} and its notes stay as they are.`],
+        items: [
+          `Refuse every key of ${name} (${keyText}) and their ${grants.length} OAuth grant(s) from the next request on, without deleting them.`,
+          'Close their open MCP sessions and end their panel sign-ins.',
+          `Their vault ${user.vaultName ?? '-'} and its notes stay as they are.`,
+        ],
       };
     }
     return {
       title: `Revoke everything of ${name}`,
-      items: [`Revoke ${keyText}.`, `Revoke ${grants.length} OAuth grant(s) and their tokens.`, 'Close their open MCP sessions and end their panel sign-ins.', `${name} stays enabled and may sign in and mint new credentials.`],
+      items: [
+        `Revoke ${keyText}.`,
+        `Revoke ${grants.length} OAuth grant(s) and their tokens.`,
+        'Close their open MCP sessions and end their panel sign-ins.',
+        `${name} stays enabled and may sign in and mint new credentials.`,
+      ],
     };
   };
 

@@ -9,12 +9,21 @@ import { csrfField, page, type Frame } from './layout.js';
 import { first, me, PanelError, type Form, type PanelContext } from './context.js';
 
 /** A tool's structured result, or a PanelError carrying the refusal's sentence. */
-export async function callAs(ctx: PanelContext, request: FastifyRequest, tool: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+export async function callAs(
+  ctx: PanelContext,
+  request: FastifyRequest,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, any>> {
   const result = await ctx.callTool(ctx.principalOf(me(request)), tool, args);
   if (isInputNeeded(result)) throw new PanelError(400, `${tool} asked for input the panel cannot give.`);
   if (result.isError || !result.structuredContent) {
     const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-    const sentence = text.split('\n').filter((l) => !l.startsWith('MCP-REFUSAL')).join(' ').trim();
+    const sentence = text
+      .split('\n')
+      .filter((l) => !l.startsWith('MCP-REFUSAL'))
+      .join(' ')
+      .trim();
     throw new PanelError(/unknown_tool|not_found/.test(text) ? 404 : 400, sentence || `${tool} failed.`);
   }
   return result.structuredContent as Record<string, any>;
@@ -22,7 +31,13 @@ export async function callAs(ctx: PanelContext, request: FastifyRequest, tool: s
 
 export function diffBlock(diff: string | undefined, label: string): Html {
   if (!diff) return html`<p class="muted">No textual difference.</p>`;
-  const lines = diff.split('\n').filter((l) => !/^=+$/.test(l)).map((l) => html`<span class="${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}">${l}</span>\n`);
+  const lines = diff
+    .split('\n')
+    .filter((l) => !/^=+$/.test(l))
+    .map(
+      (l) =>
+        html`<span class="${l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : ''}">${l}</span>\n`,
+    );
   return html`<pre class="diff" aria-label="${label}">${lines}</pre>`;
 }
 
@@ -31,19 +46,26 @@ export function registerEdits(panel: FastifyInstance, ctx: PanelContext): void {
 
   panel.get('/edits', async (request, reply) => {
     const q = request.query as Record<string, string | undefined>;
-    const since = q.since && /^[0-9TZ:.+-]{10,40}$|^ev:\d+$/.test(q.since) ? q.since : new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const since =
+      q.since && /^[0-9TZ:.+-]{10,40}$|^ev:\d+$/.test(q.since)
+        ? q.since
+        : new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
     const feed = ctx.registry.findTool('get_changes')
       ? await callAs(ctx, request, 'get_changes', { since, by: 'agents', limit: ctx.settings().host.panel.pageSize })
       : undefined;
     const frame = ctx.frame(request, reply, 'edits');
-    const events = ((feed?.events ?? []) as Array<Record<string, any>>).filter((e) => e.kind !== 'gap' && e.kind !== 'reset').reverse();
+    const events = ((feed?.events ?? []) as Array<Record<string, any>>)
+      .filter((e) => e.kind !== 'gap' && e.kind !== 'reset')
+      .reverse();
     const body = html`${!feed ? html`<p class="muted">The change-feed family is off: there is no feed of agents' changes.</p>` : ''}
 ${!hasHistory() ? html`<p class="muted">The history family is off: diffs, restore and undo need it.</p>` : ''}
 <section aria-labelledby="feed"><h2 id="feed">Changes by agents since ${since} (newest first)</h2>${
       events.length === 0
         ? html`<p class="muted">No agent changes in this window.</p>`
         : html`<div class="table-wrap"><table><thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">Note</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${events.map(
-            (e) => html`<tr><td>${String(e.at).slice(0, 19).replace('T', ' ')}</td><td>${e.kind}${e.from ? html` from ${e.from}` : ''}</td><td><a href="/admin/notes/${encodePath(e.path)}">${e.path}</a></td><td>${e.by_name ?? e.by}</td>
+            (
+              e,
+            ) => html`<tr><td>${String(e.at).slice(0, 19).replace('T', ' ')}</td><td>${e.kind}${e.from ? html` from ${e.from}` : ''}</td><td><a href="/admin/notes/${encodePath(e.path)}">${e.path}</a></td><td>${e.by_name ?? e.by}</td>
 <td>${hasHistory() ? html`<a href="/admin/edits/note?path=${encodeURIComponent(e.path)}">Diff and restore</a>` : ''}</td></tr>
 ${hasHistory() && e.kind !== 'moved' ? html`<tr class="diff-row"><td colspan="5"><details hx-get="/admin/edits/diff?path=${encodeURIComponent(e.path)}&amp;event=${encodeURIComponent(String(e.cursor))}" hx-trigger="toggle once" hx-target="find .diff-slot"><summary>Diff of this change</summary><div class="diff-slot"><a href="/admin/edits/note?path=${encodeURIComponent(e.path)}">Open the note's revisions and diffs</a></div></details></td></tr>` : ''}`,
           )}</tbody></table></div>`
@@ -63,7 +85,11 @@ ${hasHistory() ? undoForm(frame) : ''}`;
     const before = revisions[i + 1];
     let out = html`<p class="muted">This change kept no diff (its revision was pruned, or the note was created or deleted).</p>`;
     if (r && before?.content_hash && r.content_hash) {
-      const d = await callAs(ctx, request, 'diff_revisions', { path: list.path, from: before.revision, to: r.revision });
+      const d = await callAs(ctx, request, 'diff_revisions', {
+        path: list.path,
+        from: before.revision,
+        to: r.revision,
+      });
       out = diffBlock(d.diff as string, `what ${String(r.revision)} changed`);
     } else if (r?.content_hash && !before) {
       out = html`<p class="muted">The note was created by this change.</p>`;
@@ -80,13 +106,20 @@ ${hasHistory() ? undoForm(frame) : ''}`;
     const diffs = await Promise.all(
       revisions.map((r, i) => {
         const before = revisions[i + 1];
-        return before?.content_hash && r.content_hash && before.content_hash !== r.content_hash ? callAs(ctx, request, 'diff_revisions', { path: list.path, from: before.revision, to: r.revision }).catch(() => undefined) : Promise.resolve(undefined);
+        return before?.content_hash && r.content_hash && before.content_hash !== r.content_hash
+          ? callAs(ctx, request, 'diff_revisions', { path: list.path, from: before.revision, to: r.revision }).catch(
+              () => undefined,
+            )
+          : Promise.resolve(undefined);
       }),
     );
     const frame = ctx.frame(request, reply, 'edits');
     const body = html`<p>Current version <code>${list.current_hash ?? 'deleted'}</code>. <a href="/admin/notes/${encodePath(String(list.path))}">Read the note</a></p>
 ${revisions.map(
-  (r, i) => html`<section aria-labelledby="rev-${r.revision}"><h2 id="rev-${r.revision}">${r.revision}: ${r.kind} at ${String(r.at).slice(0, 19).replace('T', ' ')} by ${r.by_name ?? r.by}${r.tool ? html` (${r.tool})` : ''}</h2>
+  (
+    r,
+    i,
+  ) => html`<section aria-labelledby="rev-${r.revision}"><h2 id="rev-${r.revision}">${r.revision}: ${r.kind} at ${String(r.at).slice(0, 19).replace('T', ' ')} by ${r.by_name ?? r.by}${r.tool ? html` (${r.tool})` : ''}</h2>
 ${diffs[i] ? diffBlock(diffs[i]!.diff, `what ${r.revision} changed`) : html`<p class="muted">${!r.content_hash ? 'No content kept (a deletion).' : i === revisions.length - 1 ? 'The oldest version kept.' : 'No change to the text.'}</p>`}
 ${r.content_hash === list.current_hash ? html`<p class="muted">This is the note's content now.</p>` : ''}
 ${r.content_hash && r.content_hash !== list.current_hash ? html`<form method="post" action="/admin/edits/restore">${csrfField(frame)}<input type="hidden" name="path" value="${list.path}"><input type="hidden" name="revision" value="${r.revision}"><input type="hidden" name="expected_hash" value="${list.current_hash ?? ''}"><input type="hidden" name="dry_run" value="true"><button type="submit" class="secondary">Preview restoring ${r.revision}</button></form>` : ''}
@@ -101,7 +134,12 @@ ${r.content_hash && r.content_hash !== list.current_hash ? html`<form method="po
     const args: Record<string, unknown> = { path: first(form.path), revision: first(form.revision), dry_run: dryRun };
     if (first(form.expected_hash)) args.expected_hash = first(form.expected_hash);
     const out = await callAs(ctx, request, 'restore_revision', args);
-    if (!dryRun) return ctx.done(reply, `/admin/edits/note?path=${encodeURIComponent(String(out.path))}`, `Restored ${String(out.path)} to ${String(out.revision)}. ${String(out.message ?? '')}`);
+    if (!dryRun)
+      return ctx.done(
+        reply,
+        `/admin/edits/note?path=${encodeURIComponent(String(out.path))}`,
+        `Restored ${String(out.path)} to ${String(out.revision)}. ${String(out.message ?? '')}`,
+      );
     const frame = ctx.frame(request, reply, 'edits');
     const body = html`<p>${String(out.message ?? '')}</p>${diffBlock(out.diff as string | undefined, 'what the restore changes (current → restored)')}
 ${out.changed ? html`<form method="post" action="/admin/edits/restore">${csrfField(frame)}<input type="hidden" name="path" value="${out.path}"><input type="hidden" name="revision" value="${out.revision}"><input type="hidden" name="expected_hash" value="${first(form.expected_hash)}"><input type="hidden" name="dry_run" value="false"><button type="submit" id="confirm-restore">Restore ${String(out.revision)}</button> <a href="/admin/edits/note?path=${encodeURIComponent(String(out.path))}">Cancel</a></form>` : html`<p>Nothing to restore: the note already has this content.</p>`}`;

@@ -33,7 +33,14 @@ export function registerIndexPages(panel: FastifyInstance, ctx: PanelContext): v
     const limit = ctx.settings().host.panel.pageSize;
     const since = new Date(Date.now() - 30 * 86_400_000);
     const vaultFilter = user.admin ? sql`` : sql`AND vault_id = ${user.vaultId}`;
-    const zero = await sql<{ tool: string; params: string | null; n: string; last: Date }>`SELECT tool, params, count(*) AS n, max(at) AS last FROM usage_logs WHERE result_count = 0 AND outcome = 'ok' AND at >= ${since} ${vaultFilter} GROUP BY tool, params ORDER BY max(at) DESC LIMIT ${limit}`.execute(ctx.db);
+    const zero = await sql<{
+      tool: string;
+      params: string | null;
+      n: string;
+      last: Date;
+    }>`SELECT tool, params, count(*) AS n, max(at) AS last FROM usage_logs WHERE result_count = 0 AND outcome = 'ok' AND at >= ${since} ${vaultFilter} GROUP BY tool, params ORDER BY max(at) DESC LIMIT ${limit}`.execute(
+      ctx.db,
+    );
     const frame = ctx.frame(request, reply, 'index');
     const visible = jobs.list().filter((j) => mayView(request, j));
     const body = html`<div class="grid">
@@ -52,7 +59,8 @@ ${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent job
 <section aria-labelledby="zr"><h2 id="zr">Searches that found nothing (30 days)</h2>${
       zero.rows.length
         ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col" class="num">Times</th><th scope="col">Last</th></tr></thead><tbody>${zero.rows.map(
-            (z) => html`<tr><td>${z.tool}</td><td><code>${z.params ?? ''}</code></td><td class="num">${String(z.n)}</td><td>${new Date(z.last).toISOString().slice(0, 16).replace('T', ' ')}</td></tr>`,
+            (z) =>
+              html`<tr><td>${z.tool}</td><td><code>${z.params ?? ''}</code></td><td class="num">${String(z.n)}</td><td>${new Date(z.last).toISOString().slice(0, 16).replace('T', ' ')}</td></tr>`,
           )}</tbody></table></div>`
         : html`<p class="muted">None: every search found something.</p>`
     }</section>`;
@@ -62,7 +70,15 @@ ${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent job
   const showJob = (request: FastifyRequest, reply: FastifyReply, job: Job, status = 200) => {
     if (request.headers['hx-request']) return ctx.send(reply, status, jobFragment(job, true).value);
     const frame = ctx.frame(request, reply, 'index');
-    return ctx.send(reply, status, page(frame, 'Index job', html`${jobFragment(job, true)}<p><a href="/admin/index">Back to index and search</a></p>`));
+    return ctx.send(
+      reply,
+      status,
+      page(
+        frame,
+        'Index job',
+        html`${jobFragment(job, true)}<p><a href="/admin/index">Back to index and search</a></p>`,
+      ),
+    );
   };
 
   panel.get('/index/jobs/:id', async (request, reply) => {
@@ -88,11 +104,15 @@ ${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent job
     const user = requireAdmin(request);
     const command = first(((request.body ?? {}) as Form).command);
     if (command !== 'rebuild-keyword' && command !== 'reembed') throw new PanelError(400, 'Unknown search command.');
-    const job = jobs.start(command === 'reembed' ? 'Re-embed every note' : 'Rebuild the keyword index', user.name, async () => {
-      const lines: string[] = [];
-      await familyCommandOp(ctx.operations(), 'search', command, [], (line) => lines.push(line));
-      return lines.join('\n');
-    });
+    const job = jobs.start(
+      command === 'reembed' ? 'Re-embed every note' : 'Rebuild the keyword index',
+      user.name,
+      async () => {
+        const lines: string[] = [];
+        await familyCommandOp(ctx.operations(), 'search', command, [], (line) => lines.push(line));
+        return lines.join('\n');
+      },
+    );
     return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
   });
 }

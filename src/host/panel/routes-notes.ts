@@ -14,7 +14,10 @@ export function registerNotes(panel: FastifyInstance, ctx: PanelContext): void {
     const path = String((request.params as Record<string, string>)['*'] ?? '');
     if (!path) throw new PanelError(404, 'Which note? The address names none.');
     const note = await callAs(ctx, request, 'read_note', { path });
-    const rendered = micromark(String(note.content ?? ''), { allowDangerousHtml: false, allowDangerousProtocol: false });
+    const rendered = micromark(String(note.content ?? ''), {
+      allowDangerousHtml: false,
+      allowDangerousProtocol: false,
+    });
     const frame = ctx.frame(request, reply);
     const tags = (note.tags ?? []) as string[];
     const body = html`<p class="muted">${String(note.path)}${tags.length ? html` · ${tags.map((t) => `#${t}`).join(' ')}` : ''}${note.truncated ? ' · cut: this view shows the start of the note' : ''}</p>

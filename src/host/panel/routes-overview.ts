@@ -44,8 +44,16 @@ export function registerOverview(panel: FastifyInstance, ctx: PanelContext): voi
 <section aria-labelledby="fl"><h2 id="fl">Families</h2><div class="table-wrap"><table>
 <thead><tr><th scope="col">Family</th><th scope="col">State</th><th scope="col" class="num">Generation</th><th scope="col" class="num">Tools</th><th scope="col">Note</th></tr></thead>
 <tbody>${families.map(([name, st]) => {
-      const label = st.state !== 'serving' ? (st.state === 'disabled' ? 'off' : st.state) : st.readOnly ? 'read-only' : 'on';
-      const cls = st.state === 'disabled' ? 'state-off' : st.state !== 'serving' ? 'state-bad' : st.readOnly ? 'state-ro' : 'state-on';
+      const label =
+        st.state !== 'serving' ? (st.state === 'disabled' ? 'off' : st.state) : st.readOnly ? 'read-only' : 'on';
+      const cls =
+        st.state === 'disabled'
+          ? 'state-off'
+          : st.state !== 'serving'
+            ? 'state-bad'
+            : st.readOnly
+              ? 'state-ro'
+              : 'state-on';
       return html`<tr><th scope="row">${name}</th><td class="${cls}">${label}</td><td class="num">${st.generation === null ? '-' : String(st.generation)}</td><td class="num">${String(st.tools)}</td><td>${user.admin ? (st.reason ?? '') : ''}</td></tr>`;
     })}</tbody></table></div></section>`;
     return ctx.send(reply, 200, page(frame, 'Overview', body));

@@ -24,9 +24,23 @@ export interface UsageScope {
  * The window's newest `maxRows` calls (an index range scan on `at`, bounded), then every aggregate over
  * them in one statement, so a busy month costs no more than panel.usageMaxRows rows.
  */
-export async function usageReport(db: Kysely<any>, scope: UsageScope, bucket: 'hour' | 'day', limit: number, maxRows: number) {
+export async function usageReport(
+  db: Kysely<any>,
+  scope: UsageScope,
+  bucket: 'hour' | 'day',
+  limit: number,
+  maxRows: number,
+) {
   const vault = scope.vaultId === undefined ? sql`` : sql`AND vault_id = ${scope.vaultId}`;
-  const r = await sql<{ part: string; k1: string | null; k2: string | null; n: string; a: number | null; b: number | null; at: Date | null }>`
+  const r = await sql<{
+    part: string;
+    k1: string | null;
+    k2: string | null;
+    n: string;
+    a: number | null;
+    b: number | null;
+    at: Date | null;
+  }>`
     WITH recent AS (SELECT at, tool, duration_ms, outcome, refusal_code, credential_name FROM usage_logs WHERE at >= ${scope.since} ${vault} ORDER BY at DESC LIMIT ${maxRows})
     (SELECT 'series' AS part, tool AS k1, extract(epoch FROM date_trunc(${bucket}, at))::text AS k2, count(*) AS n, NULL::float8 AS a, NULL::float8 AS b, NULL::timestamptz AS at FROM recent GROUP BY 2, 3 LIMIT 5000)
     UNION ALL (SELECT 'outcome', outcome, refusal_code, count(*), NULL, NULL, NULL FROM recent WHERE outcome <> 'ok' GROUP BY 2, 3 ORDER BY 4 DESC LIMIT ${limit})
@@ -60,7 +74,10 @@ export function registerUsage(panel: FastifyInstance, ctx: PanelContext): void {
     // Buckets across the whole window (empty hours too), the five busiest tools as series, the rest as "other".
     const totals = new Map<string, number>();
     for (const row of r.series) totals.set(row.tool, (totals.get(row.tool) ?? 0) + Number(row.n));
-    const top = [...totals].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([tool]) => tool);
+    const top = [...totals]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([tool]) => tool);
     const series = totals.size > top.length ? [...top, 'other'] : top;
     const stepMs = win.bucket === 'hour' ? 3600_000 : 86_400_000;
     const keyOf = (d: Date) => (win.bucket === 'hour' ? d.toISOString().slice(0, 13) : d.toISOString().slice(0, 10));
@@ -73,15 +90,23 @@ export function registerUsage(panel: FastifyInstance, ctx: PanelContext): void {
       byKey.set(k, counts);
     }
     const buckets: Bucket[] = [];
-    const startAt = win.bucket === 'hour' ? Math.floor(since.getTime() / stepMs) * stepMs + stepMs : Math.floor(since.getTime() / stepMs) * stepMs + stepMs;
+    const startAt =
+      win.bucket === 'hour'
+        ? Math.floor(since.getTime() / stepMs) * stepMs + stepMs
+        : Math.floor(since.getTime() / stepMs) * stepMs + stepMs;
     for (let at = startAt; at <= now; at += stepMs) {
       const d = new Date(at);
-      buckets.push({ label: win.bucket === 'hour' ? `${d.toISOString().slice(11, 13)}:00` : d.toISOString().slice(5, 10), counts: byKey.get(keyOf(d)) ?? {} });
+      buckets.push({
+        label: win.bucket === 'hour' ? `${d.toISOString().slice(11, 13)}:00` : d.toISOString().slice(5, 10),
+        counts: byKey.get(keyOf(d)) ?? {},
+      });
     }
     const total = [...totals.values()].reduce((a, b) => a + b, 0);
     const frame = ctx.frame(request, reply, 'usage');
     const ms = (v: number) => `${Number(v).toFixed(v < 10 ? 1 : 0)} ms`;
-    const body = html`<form method="get" action="/admin/usage" class="card"><label for="window">Window</label><select id="window" name="window">${Object.entries(WINDOWS).map(
+    const body = html`<form method="get" action="/admin/usage" class="card"><label for="window">Window</label><select id="window" name="window">${Object.entries(
+      WINDOWS,
+    ).map(
       ([k, w]) => html`<option value="${k}"${w === win ? html` selected` : ''}>${w.label}</option>`,
     )}</select>${subject !== user ? html`<input type="hidden" name="user" value="${subject.name}">` : ''} <button type="submit" class="secondary">Show</button></form>
 <section aria-labelledby="calls"><h2 id="calls">Calls per tool, ${win.label} (${String(total)} in all${scope.vaultId === undefined ? ', every vault' : `, vault ${subject.vaultName}`})</h2>

@@ -25,7 +25,8 @@ import { registerNotes } from './routes-notes.js';
 
 const FLASH_COOKIE = 'exo_panel_flash';
 const CSRF_COOKIE = 'exo_panel_csrf';
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PUBLIC = new Set(['/admin/sign-in', '/admin/assets/panel.css', '/admin/assets/htmx.min.js']);
 
 const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
@@ -49,7 +50,12 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
         frame(request, reply, current) {
           const flash = request.cookies[FLASH_COOKIE];
           if (flash) reply.clearCookie(FLASH_COOKIE, cookieOpts);
-          return { user: request.panelUser, csrf: reply.generateCsrf(), current, flash: flash ? decodeFlash(flash) : undefined };
+          return {
+            user: request.panelUser,
+            csrf: reply.generateCsrf(),
+            current,
+            flash: flash ? decodeFlash(flash) : undefined,
+          };
         },
         send(reply, status, body) {
           return reply.code(status).header('content-type', 'text/html; charset=utf-8').send(body);
@@ -59,7 +65,14 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
           return reply.redirect(to, 303);
         },
         principalOf(user) {
-          return { kind: 'panel', id: `panel:${user.name}`, name: `panel (${user.name})`, user: user.name, vaultId: user.vaultId, scopes: ['read', 'readwrite'] };
+          return {
+            kind: 'panel',
+            id: `panel:${user.name}`,
+            name: `panel (${user.name})`,
+            user: user.name,
+            vaultId: user.vaultId,
+            scopes: ['read', 'readwrite'],
+          };
         },
         async userOf(request) {
           const me = request.panelUser!;
@@ -73,16 +86,26 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
       };
 
       panel.addHook('onRequest', async (request, reply) => {
-        reply.header('content-security-policy', CSP).header('cache-control', 'no-store').header('referrer-policy', 'same-origin').header('x-frame-options', 'DENY');
+        reply
+          .header('content-security-policy', CSP)
+          .header('cache-control', 'no-store')
+          .header('referrer-policy', 'same-origin')
+          .header('x-frame-options', 'DENY');
         // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` on form posts, which the Origin check refuses.
-        if (!deps.isAllowedHost(request.headers.host)) throw new PanelError(403, 'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts.');
-        if (request.method !== 'GET' && request.method !== 'HEAD' && !deps.isAllowedOrigin(request.headers.origin)) throw new PanelError(403, 'Forbidden: Origin not allowed.');
+        if (!deps.isAllowedHost(request.headers.host))
+          throw new PanelError(
+            403,
+            'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts.',
+          );
+        if (request.method !== 'GET' && request.method !== 'HEAD' && !deps.isAllowedOrigin(request.headers.origin))
+          throw new PanelError(403, 'Forbidden: Origin not allowed.');
         const url = request.url.split('?')[0];
         if (PUBLIC.has(url)) return;
         request.panelUser = (await sessionUser(deps.db, request.cookies[SESSION_COOKIE])) ?? null;
         if (request.panelUser) return;
         if (request.headers['hx-request']) return reply.code(401).header('hx-redirect', '/admin/sign-in').send('');
-        if (request.method === 'GET') return reply.redirect(`/admin/sign-in?next=${encodeURIComponent(request.url)}`, 303);
+        if (request.method === 'GET')
+          return reply.redirect(`/admin/sign-in?next=${encodeURIComponent(request.url)}`, 303);
         throw new PanelError(401, 'Sign in first: this session has ended or expired.');
       });
       // Every POST carries the CSRF token of this browser's secret cookie (the sign-in form too).
@@ -94,17 +117,43 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
       panel.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
         const status = error instanceof PanelError ? error.statusCode : (error.statusCode ?? 500);
         if (status >= 500) deps.log.error({ err: error.stack ?? error.message, url: request.url }, 'panel error');
-        const text = error.code?.startsWith('FST_CSRF') ? 'This form has expired or did not come from this panel (CSRF check). Go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on the server; the log says what.' : error.message;
+        const text = error.code?.startsWith('FST_CSRF')
+          ? 'This form has expired or did not come from this panel (CSRF check). Go back, reload the page and try again.'
+          : status >= 500
+            ? 'Something went wrong on the server; the log says what.'
+            : error.message;
         const frame: Frame = { user: request.panelUser ?? null, csrf: '' };
-        return ctx.send(reply, status, page(frame, status === 403 ? 'Refused' : status === 404 ? 'Not found' : 'Error', html`<p class="error" role="alert">${text}</p><p><a href="/admin/">Back to the overview</a></p>`));
+        return ctx.send(
+          reply,
+          status,
+          page(
+            frame,
+            status === 403 ? 'Refused' : status === 404 ? 'Not found' : 'Error',
+            html`<p class="error" role="alert">${text}</p><p><a href="/admin/">Back to the overview</a></p>`,
+          ),
+        );
       });
 
-      panel.get('/assets/panel.css', async (_request, reply) => reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PANEL_CSS));
+      panel.get('/assets/panel.css', async (_request, reply) =>
+        reply
+          .header('content-type', 'text/css; charset=utf-8')
+          .header('cache-control', 'public, max-age=3600')
+          .send(PANEL_CSS),
+      );
       panel.get('/assets/htmx.min.js', async (_request, reply) =>
-        reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=86400').send(createReadStream(htmxFile)),
+        reply
+          .header('content-type', 'text/javascript; charset=utf-8')
+          .header('cache-control', 'public, max-age=86400')
+          .send(createReadStream(htmxFile)),
       );
 
-      const signInPage = (request: FastifyRequest, reply: FastifyReply, status: number, error?: string, userName?: string) => {
+      const signInPage = (
+        request: FastifyRequest,
+        reply: FastifyReply,
+        status: number,
+        error?: string,
+        userName?: string,
+      ) => {
         const next = safeNext(first((request.query as Form).next ?? (request.body as Form | undefined)?.next));
         const frame = { ...ctx.frame(request, reply), user: null, error };
         return ctx.send(
@@ -135,10 +184,18 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
         }
         const name = first(form.user).trim();
         const code = first(form.code).trim();
-        const user = code ? await useSignInLink(deps.db, code) : await checkPassword(deps.db, name, first(form.password));
+        const user = code
+          ? await useSignInLink(deps.db, code)
+          : await checkPassword(deps.db, name, first(form.password));
         if (!user) {
           await failures.penalty(address).catch(() => undefined);
-          return signInPage(request, reply, 401, 'That user name and password (or code) did not match an enabled user.', name);
+          return signInPage(
+            request,
+            reply,
+            401,
+            'That user name and password (or code) did not match an enabled user.',
+            name,
+          );
         }
         const made = await createSession(deps.db, user, deps.settings().host.panel.sessionTtlSeconds);
         if (!made) return signInPage(request, reply, 401, 'That user no longer exists.', name);

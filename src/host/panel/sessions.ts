@@ -19,12 +19,19 @@ function hashOf(secret: string): string {
 }
 
 /** Start a session for a user; the raw secret goes into the cookie and is never stored. */
-export async function createSession(db: Kysely<any>, userName: string, ttlSeconds: number): Promise<{ secret: string; expiresAt: Date } | undefined> {
+export async function createSession(
+  db: Kysely<any>,
+  userName: string,
+  ttlSeconds: number,
+): Promise<{ secret: string; expiresAt: Date } | undefined> {
   const user = await db.selectFrom('users').select('id').where('name', '=', userName).executeTakeFirst();
   if (!user) return undefined;
   const secret = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-  await db.insertInto('panel_sessions').values({ token_hash: hashOf(secret), user_id: user.id, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('panel_sessions')
+    .values({ token_hash: hashOf(secret), user_id: user.id, expires_at: expiresAt })
+    .execute();
   // Expired rows of anyone are swept here, so the table never grows past the live sessions and a day's sign-ins.
   await db.deleteFrom('panel_sessions').where('expires_at', '<', new Date()).execute();
   return { secret, expiresAt };
@@ -43,7 +50,13 @@ export async function sessionUser(db: Kysely<any>, secret: string | undefined): 
     .where('u.disabled_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
-  return { id: Number(row.id), name: String(row.name), admin: row.is_admin === true, vaultId: Number(row.vault_id), vaultName: String(row.vault_name) };
+  return {
+    id: Number(row.id),
+    name: String(row.name),
+    admin: row.is_admin === true,
+    vaultId: Number(row.vault_id),
+    vaultName: String(row.vault_name),
+  };
 }
 
 export async function endSession(db: Kysely<any>, secret: string | undefined): Promise<void> {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { HOST_KEYS, hostSettingsSchema, type HostSettings } from './schema.js';
 
 export interface Settings {
@@ -31,7 +31,10 @@ export class SettingsError extends Error {
   }
 }
 
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), findUp(fileURLToPath(import.meta.url)));
+export const PACKAGE_ROOT = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  findUp(fileURLToPath(import.meta.url)),
+);
 function findUp(from: string): string {
   // src/host/settings/load.ts → ../../.. ; dist/src/host/settings/load.js → ../../../..
   return from.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
@@ -60,7 +63,9 @@ export function readConfigFile(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new SettingsError([`config file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? e}); pass an existing file with --config`]);
+    throw new SettingsError([
+      `config file ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? e}); pass an existing file with --config`,
+    ]);
   }
   const doc = YAML.parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
@@ -72,11 +77,15 @@ export function readConfigFile(file: string): Record<string, unknown> {
   } catch (e) {
     throw new SettingsError([`${file}: ${(e as Error).message}`]);
   }
-  if (typeof value !== 'object' || Array.isArray(value)) throw new SettingsError([`${file}: the top level must be a mapping of settings`]);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new SettingsError([`${file}: the top level must be a mapping of settings`]);
   return value as Record<string, unknown>;
 }
 
-export function parseSettings(raw: Record<string, unknown>, where: { file: string | undefined; baseDir: string }): Settings {
+export function parseSettings(
+  raw: Record<string, unknown>,
+  where: { file: string | undefined; baseDir: string },
+): Settings {
   const hostRaw: Record<string, unknown> = {};
   const sections: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) (HOST_KEYS.has(k) ? hostRaw : sections)[k] = v;
@@ -99,13 +108,19 @@ function crossChecks(s: HostSettings): string[] {
   const out: string[] = [];
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(s.server.host);
   if (!loopback && !s.server.publicUrl) {
-    out.push(`server.host is ${s.server.host} (reachable from other machines) but server.publicUrl is not set: set server.publicUrl to the https:// address clients use`);
+    out.push(
+      `server.host is ${s.server.host} (reachable from other machines) but server.publicUrl is not set: set server.publicUrl to the https:// address clients use`,
+    );
   }
   if (s.oauth.enabled && s.server.publicUrl && !isSecureOrLoopback(s.server.publicUrl)) {
-    out.push(`server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) is offered only over https (or a loopback address): set server.publicUrl to the https:// address clients use, or oauth.enabled: false`);
+    out.push(
+      `server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) is offered only over https (or a loopback address): set server.publicUrl to the https:// address clients use, or oauth.enabled: false`,
+    );
   }
   if (s.oauth.enabled && s.server.publicUrl && new URL(s.server.publicUrl).pathname.replace(/\/+$/, '') !== '') {
-    out.push(`server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) needs an origin without a path (https://host[:port]); serve Exocortex at the root of its own host name`);
+    out.push(
+      `server.publicUrl is ${s.server.publicUrl}, but the OAuth authorization server (oauth.enabled) needs an origin without a path (https://host[:port]); serve Exocortex at the root of its own host name`,
+    );
   }
   if (s.database.url.startsWith('pglite:') && s.database.url.length <= 'pglite:'.length) {
     out.push('database.url "pglite:" names no directory: use pglite:./data/db or pglite:memory://');
@@ -127,7 +142,14 @@ export function describeZodIssues(error: z.ZodError): string[] {
 // --- environment overrides -------------------------------------------------------------------------
 
 export function envName(pathParts: readonly string[]): string {
-  return pathParts.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toUpperCase()).join('_');
+  return pathParts
+    .map((p) =>
+      p
+        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+        .replace(/-/g, '_')
+        .toUpperCase(),
+    )
+    .join('_');
 }
 
 /**
@@ -148,7 +170,8 @@ export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.P
   }
   // Family sections present in the file can be overridden leaf by leaf too.
   for (const [section, value] of Object.entries(target)) {
-    if (!HOST_KEYS.has(section) && value && typeof value === 'object') collectLeafPaths(value as Record<string, unknown>, [section], known);
+    if (!HOST_KEYS.has(section) && value && typeof value === 'object')
+      collectLeafPaths(value as Record<string, unknown>, [section], known);
   }
   const hostSections = new Set([...HOST_KEYS].map((k) => envName([k])));
   const problems: string[] = [];
@@ -157,7 +180,10 @@ export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.P
     if (!name.startsWith('EXO_') || name === 'EXO_CONFIG' || value === undefined) continue;
     const p = known.get(name.slice(4));
     if (p) setPath(target, p, parseEnvValue(value));
-    else if ([...hostSections].some((h) => name.slice(4).startsWith(`${h}_`))) problems.push(`environment variable ${name} matches no setting: unset it or check its spelling (see docs/configuration.md)`);
+    else if ([...hostSections].some((h) => name.slice(4).startsWith(`${h}_`)))
+      problems.push(
+        `environment variable ${name} matches no setting: unset it or check its spelling (see docs/configuration.md)`,
+      );
     else leftover[name] = value;
   }
   if (problems.length) throw new SettingsError(problems);
@@ -168,7 +194,11 @@ export function parseEnvValue(value: string): unknown {
   const trimmed = value.trim();
   if (trimmed === '') return '';
   if (/^(true|false|null|-?\d+(\.\d+)?)$/.test(trimmed) || trimmed.startsWith('[') || trimmed.startsWith('{')) {
-    try { return YAML.parse(trimmed); } catch { return value; }
+    try {
+      return YAML.parse(trimmed);
+    } catch {
+      return value;
+    }
   }
   return value;
 }
@@ -180,7 +210,8 @@ function hostDefaults(): Record<string, unknown> {
 function collectLeafPaths(obj: Record<string, unknown>, prefix: string[], out: Map<string, string[]>): void {
   for (const [k, v] of Object.entries(obj)) {
     const p = [...prefix, k];
-    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) collectLeafPaths(v as Record<string, unknown>, p, out);
+    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0)
+      collectLeafPaths(v as Record<string, unknown>, p, out);
     else out.set(envName(p), p);
   }
 }
@@ -198,9 +229,10 @@ export function deepMerge(base: Record<string, unknown>, over: Record<string, un
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
-      ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
-      : v;
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
+        ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }

@@ -60,15 +60,21 @@ process.stdout.write(String(n));
 
 function runOutsideWriter(file: string, mode: OutsideWriterMode, seconds: number, pauseMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', OUTSIDE_WRITER, file, mode, String(seconds), String(pauseMs)], {
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', OUTSIDE_WRITER, file, mode, String(seconds), String(pauseMs)],
+      {
+        env: { PATH: process.env.PATH ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`outside writer exited ${code}: ${err.slice(-400)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(Number(out.trim())) : reject(new Error(`outside writer exited ${code}: ${err.slice(-400)}`)),
+    );
   });
 }
 
@@ -90,7 +96,10 @@ export async function runExternalWriterRace(o: RaceOptions): Promise<RaceResult>
   try {
     const clients: Client[] = [];
     for (let i = 0; i < agents; i++) clients.push(await server.connect({ name: `agent-${i}` }));
-    const made = (await clients[0].callTool({ name: 'create_note', arguments: { path: note, content: '# Shared\n' } })) as { isError?: boolean };
+    const made = (await clients[0].callTool({
+      name: 'create_note',
+      arguments: { path: note, content: '# Shared\n' },
+    })) as { isError?: boolean };
     if (made.isError) throw new Error(`could not create ${note}`);
     const file = path.join(server.vaultDir, note);
     let stop = false;
@@ -101,22 +110,29 @@ export async function runExternalWriterRace(o: RaceOptions): Promise<RaceResult>
     const acked: string[] = [];
     const agent = async (c: Client, a: number) => {
       for (let n = 0; !stop; n++) {
-        const read = (await c.callTool({ name: 'read_note', arguments: { path: note } })) as { structuredContent?: { content_hash?: string } };
+        const read = (await c.callTool({ name: 'read_note', arguments: { path: note } })) as {
+          structuredContent?: { content_hash?: string };
+        };
         const hash = read.structuredContent?.content_hash;
         if (!hash) continue;
-        const r = (await c.callTool({ name: 'edit_note', arguments: { path: note, content: `agent-${a}-${n}\n`, append: true, expected_hash: hash } })) as { isError?: boolean; content?: unknown };
+        const r = (await c.callTool({
+          name: 'edit_note',
+          arguments: { path: note, content: `agent-${a}-${n}\n`, append: true, expected_hash: hash },
+        })) as { isError?: boolean; content?: unknown };
         const code = refusalCode(r);
         if (!code) {
           ok++;
           acked.push(`agent-${a}-${n}`);
-        }
-        else if (code === 'stale_precondition') stale++;
+        } else if (code === 'stale_precondition') stale++;
         else if (code === 'concurrent_write') concurrent++;
         else if (other.length < 20) other.push(code);
       }
     };
     const running = clients.map((c, i) => agent(c, i));
-    const externalWrites = o.mode === 'none' ? await new Promise<number>((r) => setTimeout(() => r(0), o.seconds * 1000)) : await runOutsideWriter(file, o.mode, o.seconds, o.pauseMs ?? (o.mode === 'append' ? 4 : 12));
+    const externalWrites =
+      o.mode === 'none'
+        ? await new Promise<number>((r) => setTimeout(() => r(0), o.seconds * 1000))
+        : await runOutsideWriter(file, o.mode, o.seconds, o.pauseMs ?? (o.mode === 'append' ? 4 : 12));
     stop = true;
     await Promise.all(running);
     const final = readFileSync(file, 'utf8');
@@ -135,7 +151,17 @@ export async function runExternalWriterRace(o: RaceOptions): Promise<RaceResult>
       if (asideSet.has(line)) keptAside++;
       else lost++;
     }
-    return { mode: o.mode, externalWrites, lostExternalWrites: lost, keptAsideWrites: keptAside, agentWritesOk: ok, lostAgentWrites: acked.filter((l) => !present.has(l)).length, agentStale: stale, agentConcurrent: concurrent, agentOtherErrors: other };
+    return {
+      mode: o.mode,
+      externalWrites,
+      lostExternalWrites: lost,
+      keptAsideWrites: keptAside,
+      agentWritesOk: ok,
+      lostAgentWrites: acked.filter((l) => !present.has(l)).length,
+      agentStale: stale,
+      agentConcurrent: concurrent,
+      agentOtherErrors: other,
+    };
   } finally {
     if (!o.server) await server.close();
   }

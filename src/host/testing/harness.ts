@@ -2,7 +2,18 @@
 // start it, plus SDK clients connected the way MCP clients connect. PGlite starts from a migrated
 // template data directory so each test file pays ~0.5 s instead of a fresh initdb.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +31,8 @@ import { deepMerge, loadSettings } from '../settings/load.js';
 function packageRoot(): string {
   for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'exocortex') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'exocortex')
+      return dir;
     if (path.dirname(dir) === dir) throw new Error('the exocortex package root was not found above the test harness');
   }
 }
@@ -84,7 +96,10 @@ function migrationsFingerprint(): string {
 function installPackages(dir: string, packages: Record<string, string>): void {
   const modules = path.join(dir, 'node_modules');
   mkdirSync(modules, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'exocortex-test-install', private: true, type: 'module' }));
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'exocortex-test-install', private: true, type: 'module' }),
+  );
   symlinkSync(ROOT, path.join(modules, 'exocortex'), 'dir');
   for (const [name, from] of Object.entries(packages)) {
     const manifest = JSON.parse(readFileSync(path.join(from, 'package.json'), 'utf8')) as { files?: string[] };
@@ -127,7 +142,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const port = options.loopbackPublicUrl ? await freePort() : 0;
   const base = {
     vault: { path: vaultDir },
-    server: { host: '127.0.0.1', port, ...(options.loopbackPublicUrl ? { publicUrl: `http://127.0.0.1:${port}` } : {}) },
+    server: {
+      host: '127.0.0.1',
+      port,
+      ...(options.loopbackPublicUrl ? { publicUrl: `http://127.0.0.1:${port}` } : {}),
+    },
     database: { url: `pglite:${dataDir}` },
     auth: { mintAdminKeyOnFirstStart: false },
     log: { level: options.logLevel ?? 'silent' },
@@ -137,7 +156,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   writeFileSync(configFile, YAML.stringify(raw));
   const settings = loadSettings({ file: configFile, env: options.env ?? {}, cwd: dir });
   const builtinDir = options.builtinDir === null ? path.join(dir, 'no-builtins') : options.builtinDir;
-  const startHost = () => Host.start({ settings, http: options.http ?? true, builtinDir, log: createLogger(options.logLevel ?? 'silent'), oauthFetchSeams: options.oauthFetchSeams });
+  const startHost = () =>
+    Host.start({
+      settings,
+      http: options.http ?? true,
+      builtinDir,
+      log: createLogger(options.logLevel ?? 'silent'),
+      oauthFetchSeams: options.oauthFetchSeams,
+    });
   let host = await startHost();
   const db = host.database.db;
   const key = (await createApiKey(db, { name: 'test-rw', scope: 'readwrite', vaultId: host.vaultHandle.id })).raw;

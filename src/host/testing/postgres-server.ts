@@ -18,14 +18,27 @@ export async function startPostgres(): Promise<{ url: string; stop(): void }> {
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
   const exec = (bin: string, args: string[]) =>
-    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(PGBIN, bin), ...args], { stdio: 'pipe' }) : execFileSync(path.join(PGBIN, bin), args, { stdio: 'pipe' });
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(PGBIN, bin), ...args], { stdio: 'pipe' })
+      : execFileSync(path.join(PGBIN, bin), args, { stdio: 'pipe' });
   if (asRoot) {
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
     chownSync(run, uid, gid);
   }
   exec('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-  exec('pg_ctl', ['-D', data, '-l', path.join(run, 'pg.log'), '-w', '-t', '30', '-o', `-p ${port} -k ${run} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`, 'start']);
+  exec('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    path.join(run, 'pg.log'),
+    '-w',
+    '-t',
+    '30',
+    '-o',
+    `-p ${port} -k ${run} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`,
+    'start',
+  ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop() {

@@ -24,7 +24,11 @@ export interface DirHandle {
 
 /** A folder removed or swapped while a write was creating inside it. */
 function folderGone(dir: string): Refusal {
-  return new Refusal('concurrent_write', { path: dir, currentHash: null }, `The folder "${dir}" was removed or replaced while this write was creating it; nothing was written.`);
+  return new Refusal(
+    'concurrent_write',
+    { path: dir, currentHash: null },
+    `The folder "${dir}" was removed or replaced while this write was creating it; nothing was written.`,
+  );
 }
 
 /** Serialises async critical sections per key (in-process; flock covers other processes). */
@@ -200,7 +204,10 @@ export class VaultCore {
     for (let hop = 0; hop < MAX_HOPS; hop++) {
       let st: NativeStat;
       try {
-        st = cur === '' ? await this.n.statx(this.rootFd, '', this.c.AT_EMPTY_PATH, this.c.STATX_BASIC_STATS) : await this.n.inspect(this.rootFd, cur, this.res);
+        st =
+          cur === ''
+            ? await this.n.statx(this.rootFd, '', this.c.AT_EMPTY_PATH, this.c.STATX_BASIC_STATS)
+            : await this.n.inspect(this.rootFd, cur, this.res);
       } catch (e) {
         const code = errCode(e);
         if (code === 'ENOENT' || code === 'ENOTDIR') throw new Refusal('not_found', { path: p });
@@ -256,7 +263,16 @@ export class VaultCore {
 
   toEntry(path: string, st: NativeStat, linkDir: string): VaultStat {
     const kind = st.kind === 'directory' ? 'directory' : st.kind === 'symlink' ? 'symlink' : 'file';
-    const base = { path, kind, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, nlink: st.nlink, mountId: st.mntId ?? 0 } as const;
+    const base = {
+      path,
+      kind,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      ctimeMs: st.ctimeMs,
+      ino: st.ino,
+      nlink: st.nlink,
+      mountId: st.mntId ?? 0,
+    } as const;
     if (kind !== 'symlink') return base;
     const linkTarget = st.link?.toString('utf8') ?? '';
     const resolved = resolveLinkText(linkDir, linkTarget, this.rootAbs);
@@ -273,6 +289,8 @@ export class VaultCore {
 
   static entryOnly(s: VaultStat): VaultEntry {
     const { path, kind, size, mtimeMs, linkTarget, linkInside } = s;
-    return linkTarget === undefined ? { path, kind, size, mtimeMs } : { path, kind, size, mtimeMs, linkTarget, linkInside };
+    return linkTarget === undefined
+      ? { path, kind, size, mtimeMs }
+      : { path, kind, size, mtimeMs, linkTarget, linkInside };
   }
 }

@@ -37,14 +37,31 @@ export interface NativeDirEntry extends NativeStat {
 }
 
 export interface NativeConstants {
-  readonly O_RDONLY: number; readonly O_WRONLY: number; readonly O_RDWR: number; readonly O_CREAT: number;
-  readonly O_EXCL: number; readonly O_DIRECTORY: number; readonly O_NOFOLLOW: number; readonly O_PATH: number;
-  readonly O_TMPFILE: number; readonly O_CLOEXEC: number;
-  readonly RESOLVE_BENEATH: number; readonly RESOLVE_NO_SYMLINKS: number; readonly RESOLVE_NO_MAGICLINKS: number;
-  readonly RESOLVE_NO_XDEV: number; readonly RENAME_NOREPLACE: number; readonly RENAME_EXCHANGE: number;
-  readonly AT_EMPTY_PATH: number; readonly AT_SYMLINK_NOFOLLOW: number; readonly AT_REMOVEDIR: number;
-  readonly STATX_BASIC_STATS: number; readonly STATX_MNT_ID: number; readonly STATX_MNT_ID_UNIQUE: number;
-  readonly LOCK_EX: number; readonly LOCK_NB: number; readonly LOCK_UN: number;
+  readonly O_RDONLY: number;
+  readonly O_WRONLY: number;
+  readonly O_RDWR: number;
+  readonly O_CREAT: number;
+  readonly O_EXCL: number;
+  readonly O_DIRECTORY: number;
+  readonly O_NOFOLLOW: number;
+  readonly O_PATH: number;
+  readonly O_TMPFILE: number;
+  readonly O_CLOEXEC: number;
+  readonly RESOLVE_BENEATH: number;
+  readonly RESOLVE_NO_SYMLINKS: number;
+  readonly RESOLVE_NO_MAGICLINKS: number;
+  readonly RESOLVE_NO_XDEV: number;
+  readonly RENAME_NOREPLACE: number;
+  readonly RENAME_EXCHANGE: number;
+  readonly AT_EMPTY_PATH: number;
+  readonly AT_SYMLINK_NOFOLLOW: number;
+  readonly AT_REMOVEDIR: number;
+  readonly STATX_BASIC_STATS: number;
+  readonly STATX_MNT_ID: number;
+  readonly STATX_MNT_ID_UNIQUE: number;
+  readonly LOCK_EX: number;
+  readonly LOCK_NB: number;
+  readonly LOCK_UN: number;
 }
 
 export interface NativeAddon {
@@ -71,7 +88,14 @@ export interface NativeAddon {
    * inode swapped out is `expectIno` with exactly `expected` bytes and no outside writer holding it open,
    * else swap back and say whether what came out is `oursIno` (see native/vault_native.cc).
    */
-  exchangeChecked(dirfd: number, tmp: string, name: string, expectIno: number, expected: Buffer, oursIno: number): Promise<ExchangeOutcome>;
+  exchangeChecked(
+    dirfd: number,
+    tmp: string,
+    name: string,
+    expectIno: number,
+    expected: Buffer,
+    oursIno: number,
+  ): Promise<ExchangeOutcome>;
   /**
    * pread on the calling thread that never waits on a disk (preadv2 RWF_NOWAIT): bytes read (possibly fewer
    * than asked, before the end of the file), or -1 when the data is not cached and the pool must read it.
@@ -119,7 +143,9 @@ function onCallingThread(raw: RawAddon): NativeAddon {
   return {
     constants: c,
     openat2: (dirfd, p, flags, mode, resolve) =>
-      flags & c.O_CREAT || (flags & c.O_TMPFILE) === c.O_TMPFILE ? raw.openat2(dirfd, p, flags, mode, resolve) : inline(raw.openat2Sync)(dirfd, p, flags, mode, resolve),
+      flags & c.O_CREAT || (flags & c.O_TMPFILE) === c.O_TMPFILE
+        ? raw.openat2(dirfd, p, flags, mode, resolve)
+        : inline(raw.openat2Sync)(dirfd, p, flags, mode, resolve),
     linkat: raw.linkat,
     renameat2: raw.renameat2,
     statx: inline(raw.statxSync),
@@ -175,7 +201,10 @@ export function loadNative(): NativeAddon | undefined {
     const raw = createRequire(import.meta.url)(file) as RawAddon;
     // EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool (a vault on a network filesystem, where a lookup
     // is a round trip to the server).
-    cached = process.env.EXOCORTEX_NATIVE_POOL === '1' ? { ...raw, preadNowait: undefined, leaseProbe: (fd) => Promise.resolve().then(() => raw.leaseProbeSync(fd)) } : onCallingThread(raw);
+    cached =
+      process.env.EXOCORTEX_NATIVE_POOL === '1'
+        ? { ...raw, preadNowait: undefined, leaseProbe: (fd) => Promise.resolve().then(() => raw.leaseProbeSync(fd)) }
+        : onCallingThread(raw);
   } catch (e) {
     loadError = `native addon failed to load: ${(e as Error).message}`;
   }

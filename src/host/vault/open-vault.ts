@@ -30,7 +30,8 @@ export interface OpenVaultOptions {
 const AT_FDCWD = -100;
 
 export async function openVault(root: string, options: OpenVaultOptions = {}): Promise<VaultFs> {
-  if (process.platform !== 'linux') throw new Refusal('unsupported_filesystem', { reason: `the vault needs Linux (this is ${process.platform})` });
+  if (process.platform !== 'linux')
+    throw new Refusal('unsupported_filesystem', { reason: `the vault needs Linux (this is ${process.platform})` });
   const n = loadNative();
   if (!n) throw new Refusal('unsupported_filesystem', { reason: nativeLoadError() ?? 'native addon unavailable' });
   const abs = path.resolve(root);
@@ -44,7 +45,9 @@ export async function openVault(root: string, options: OpenVaultOptions = {}): P
     const missing = [p.kernel, p.openat2, p.hardlinks, p.renameNoReplace, p.statxMountId].filter((x) => !x.ok);
     if (!p.tmpfile.ok && !options.allowNamedStaging && !options.forceNamedStaging) missing.unshift(p.tmpfile);
     if (missing.length) {
-      throw new Refusal('unsupported_filesystem', { reason: missing.map((m) => `${m.name}: ${m.detail}${m.fix ? ` (fix: ${m.fix})` : ''}`).join('; ') });
+      throw new Refusal('unsupported_filesystem', {
+        reason: missing.map((m) => `${m.name}: ${m.detail}${m.fix ? ` (fix: ${m.fix})` : ''}`).join('; '),
+      });
     }
     capabilities = {
       openat2: true,
@@ -58,10 +61,17 @@ export async function openVault(root: string, options: OpenVaultOptions = {}): P
     await closeFd(rootFd);
     throw e;
   }
-  const core = new VaultCore(n, rootFd, abs, capabilities, {
-    allowHardLinks: options.allowHardLinks ?? DEFAULT_VAULT_POLICY.allowHardLinks,
-    openWriterWaitMs: options.openWriterWaitMs ?? DEFAULT_VAULT_POLICY.openWriterWaitMs,
-  }, options.log);
+  const core = new VaultCore(
+    n,
+    rootFd,
+    abs,
+    capabilities,
+    {
+      allowHardLinks: options.allowHardLinks ?? DEFAULT_VAULT_POLICY.allowHardLinks,
+      openWriterWaitMs: options.openWriterWaitMs ?? DEFAULT_VAULT_POLICY.openWriterWaitMs,
+    },
+    options.log,
+  );
   const vault: VaultFs = {
     root: abs,
     capabilities,

@@ -41,7 +41,10 @@ export function checkNewPath(p: string): string {
   const m = CONTROL_CHAR_RE.exec(p);
   if (m) {
     const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-    throw new Refusal('invalid_path', { path: printable(p), reason: `new names may not contain control characters (U+${code} at offset ${m.index})` });
+    throw new Refusal('invalid_path', {
+      path: printable(p),
+      reason: `new names may not contain control characters (U+${code} at offset ${m.index})`,
+    });
   }
   return p;
 }
@@ -75,13 +78,22 @@ export function firstInvalidUtf8(b: Uint8Array): number {
   const n = b.length;
   while (i < n) {
     const c = b[i];
-    if (c < 0x80) { i++; continue; }
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
     let need: number;
     let min: number;
-    if (c >= 0xc2 && c <= 0xdf) { need = 1; min = 0x80; }
-    else if (c >= 0xe0 && c <= 0xef) { need = 2; min = 0x800; }
-    else if (c >= 0xf0 && c <= 0xf4) { need = 3; min = 0x10000; }
-    else return i;
+    if (c >= 0xc2 && c <= 0xdf) {
+      need = 1;
+      min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+    } else return i;
     let cp = c & (0x3f >> need);
     for (let k = 1; k <= need; k++) {
       const x = b[i + k];

@@ -58,7 +58,8 @@ async function readOpened(core: VaultCore, p: string, o: ReadOptions): Promise<{
     const limit = o.maxBytes;
     if (limit !== undefined && st.size > limit) throw new Refusal('too_large', { path: p, size: st.size, limit });
     const bytes = await readAll(fd, st.size, limit);
-    if (limit !== undefined && bytes.length > limit) throw new Refusal('too_large', { path: p, size: bytes.length, limit });
+    if (limit !== undefined && bytes.length > limit)
+      throw new Refusal('too_large', { path: p, size: bytes.length, limit });
     return { bytes, mtimeMs: st.mtimeMs };
   } finally {
     await closeFd(fd);
@@ -73,7 +74,11 @@ export async function readText(core: VaultCore, p: string, o?: ReadOptions): Pro
   return decodeStrict(p, await readBytes(core, p, o));
 }
 
-export async function readTextWithStat(core: VaultCore, p: string, o: ReadOptions = {}): Promise<{ text: string; size: number; mtimeMs: number }> {
+export async function readTextWithStat(
+  core: VaultCore,
+  p: string,
+  o: ReadOptions = {},
+): Promise<{ text: string; size: number; mtimeMs: number }> {
   const { bytes, mtimeMs } = await readOpened(core, p, o);
   return { text: decodeStrict(p, bytes), size: bytes.length, mtimeMs };
 }
@@ -84,7 +89,11 @@ const APP_CONFIG_MAX_BYTES = 1024 * 1024;
 /** `.obsidian/<file>` for the few settings files families read; no symlink is followed. */
 export async function readAppConfig(core: VaultCore, file: string): Promise<string | undefined> {
   const p = `.obsidian/${file}`;
-  if (!APP_CONFIG.test(file) || file.includes('..')) throw new Refusal('invalid_path', { path: p, reason: 'only .obsidian/<name>.json and .obsidian/plugins/<id>/data.json can be read' });
+  if (!APP_CONFIG.test(file) || file.includes('..'))
+    throw new Refusal('invalid_path', {
+      path: p,
+      reason: 'only .obsidian/<name>.json and .obsidian/plugins/<id>/data.json can be read',
+    });
   core.assertOpen();
   let fd: number;
   try {
@@ -98,7 +107,8 @@ export async function readAppConfig(core: VaultCore, file: string): Promise<stri
   try {
     const st = await fstatFd(fd);
     if (!st.isFile()) throw new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
-    if (st.size > APP_CONFIG_MAX_BYTES) throw new Refusal('too_large', { path: p, size: st.size, limit: APP_CONFIG_MAX_BYTES });
+    if (st.size > APP_CONFIG_MAX_BYTES)
+      throw new Refusal('too_large', { path: p, size: st.size, limit: APP_CONFIG_MAX_BYTES });
     return decodeStrict(p, await readAll(fd, st.size, APP_CONFIG_MAX_BYTES));
   } finally {
     await closeFd(fd);
@@ -125,7 +135,9 @@ export async function list(core: VaultCore, folder: string, o: ListOptions = {})
   const out: VaultEntry[] = [];
   const visit = async (h: DirHandle, rel: string): Promise<void> => {
     const entries = await core.n.readdir(h.fd);
-    const named = entries.map((e) => [entryName(e), e] as const).filter((x): x is readonly [string, NativeDirEntry] => x[0] !== undefined);
+    const named = entries
+      .map((e) => [entryName(e), e] as const)
+      .filter((x): x is readonly [string, NativeDirEntry] => x[0] !== undefined);
     named.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     for (const [name, e] of named) {
       if (out.length >= limit) return;

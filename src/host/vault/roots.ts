@@ -29,14 +29,25 @@ export type Overlap = 'is the same folder as' | 'lies inside' | 'contains';
  * Examine a root: it must exist and be a directory. Refuses vault_root_unusable with the reason otherwise.
  * `mountTable` is the text of /proc/self/mountinfo (read when not given; absent off Linux).
  */
-export async function examineRoot(root: string, mountTable: string | undefined = readMountTable()): Promise<RootIdentity> {
+export async function examineRoot(
+  root: string,
+  mountTable: string | undefined = readMountTable(),
+): Promise<RootIdentity> {
   const abs = path.resolve(root);
   let real: string;
   try {
     real = await realpath(abs);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new Refusal('vault_root_unusable', { root: abs, reason: code === 'ENOENT' ? 'it does not exist (create the folder first)' : code === 'EACCES' ? 'this server may not read it (permission denied)' : `it cannot be examined (${code ?? e})` });
+    throw new Refusal('vault_root_unusable', {
+      root: abs,
+      reason:
+        code === 'ENOENT'
+          ? 'it does not exist (create the folder first)'
+          : code === 'EACCES'
+            ? 'this server may not read it (permission denied)'
+            : `it cannot be examined (${code ?? e})`,
+    });
   }
   const chain: DirIdentity[] = [];
   for (let dir = real; ; dir = path.dirname(dir)) {
@@ -44,9 +55,13 @@ export async function examineRoot(root: string, mountTable: string | undefined =
     try {
       st = await stat(dir);
     } catch (e) {
-      throw new Refusal('vault_root_unusable', { root: abs, reason: `${dir} cannot be examined (${(e as NodeJS.ErrnoException).code ?? e})` });
+      throw new Refusal('vault_root_unusable', {
+        root: abs,
+        reason: `${dir} cannot be examined (${(e as NodeJS.ErrnoException).code ?? e})`,
+      });
     }
-    if (dir === real && !st.isDirectory()) throw new Refusal('vault_root_unusable', { root: abs, reason: 'it is not a folder' });
+    if (dir === real && !st.isDirectory())
+      throw new Refusal('vault_root_unusable', { root: abs, reason: 'it is not a folder' });
     chain.push({ path: dir, dev: st.dev, ino: st.ino });
     if (dir === path.dirname(dir)) break;
   }
@@ -73,10 +88,19 @@ export function overlapOf(a: RootIdentity, b: RootIdentity): Overlap | undefined
 }
 
 /** Refuse vault_overlap for the first of `others` that `candidate` overlaps. */
-export function refuseOverlap(candidate: RootIdentity, others: ReadonlyArray<{ readonly name: string; readonly identity: RootIdentity }>): void {
+export function refuseOverlap(
+  candidate: RootIdentity,
+  others: ReadonlyArray<{ readonly name: string; readonly identity: RootIdentity }>,
+): void {
   for (const other of others) {
     const relation = overlapOf(candidate, other.identity);
-    if (relation) throw new Refusal('vault_overlap', { root: candidate.root, relation, other: other.identity.root, otherVault: other.name });
+    if (relation)
+      throw new Refusal('vault_overlap', {
+        root: candidate.root,
+        relation,
+        other: other.identity.root,
+        otherVault: other.name,
+      });
   }
 }
 
@@ -100,7 +124,10 @@ export function parseMountTable(text: string): MountEntry[] {
 }
 
 /** The mount holding `real` (the deepest mount point above it; the later of two at one point) and the path in it. */
-export function locateInFilesystem(real: string, mounts: readonly MountEntry[]): { device: string; path: string } | undefined {
+export function locateInFilesystem(
+  real: string,
+  mounts: readonly MountEntry[],
+): { device: string; path: string } | undefined {
   let best: MountEntry | undefined;
   for (const m of mounts) {
     if (m.mountPoint !== real && !isBelow(real, m.mountPoint)) continue;
@@ -129,7 +156,8 @@ export async function rootGone(identity: RootIdentity): Promise<string | undefin
   try {
     const st = await stat(identity.real);
     if (!st.isDirectory()) return 'its root is no longer a folder';
-    if (st.dev !== identity.chain[0].dev || st.ino !== identity.chain[0].ino) return 'its root folder was replaced by another one';
+    if (st.dev !== identity.chain[0].dev || st.ino !== identity.chain[0].ino)
+      return 'its root folder was replaced by another one';
     return undefined;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Refusal } from '../../sdk/refusals.js';
 import type { ReplaceOptions, TrashResult, WriteResult } from '../../sdk/vault.js';
-import { VaultCore, STAGE_PREFIX, type DirHandle } from './core.js';
+import { type VaultCore, STAGE_PREFIX, type DirHandle } from './core.js';
 import { closeFd, fstatFd, fsyncFd, readAll, writeAll } from './fd-io.js';
 import { errCode, type ExchangeOutcome, type NativeStat } from './native.js';
 import { HASH_RE, MAX_NAME_BYTES, checkNewPath, checkVaultPath, contentHash, splitPath } from './path-guard.js';
@@ -23,7 +23,10 @@ interface Staged {
  * re-compare; `beforeSwap` runs under the lock after the re-compare, in the instant an outside editor can
  * still slip into before the new bytes are published.
  */
-export const writeHooks: { beforePublish?: (path: string) => Promise<void> | void; beforeSwap?: (path: string) => Promise<void> | void } = {};
+export const writeHooks: {
+  beforePublish?: (path: string) => Promise<void> | void;
+  beforeSwap?: (path: string) => Promise<void> | void;
+} = {};
 
 function stageName(): string {
   return STAGE_PREFIX + randomBytes(8).toString('hex');
@@ -35,8 +38,17 @@ function stageName(): string {
  */
 export function folderRaced(e: unknown, p: string): unknown {
   const code = errCode(e);
-  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ESTALE' || (code === 'EPERM' && (e as { syscall?: string }).syscall === 'openat2')) {
-    return new Refusal('concurrent_write', { path: p, currentHash: null }, `The folder of "${p}" was removed or replaced while this write was in progress; nothing was written.`);
+  if (
+    code === 'ENOENT' ||
+    code === 'ENOTDIR' ||
+    code === 'ESTALE' ||
+    (code === 'EPERM' && (e as { syscall?: string }).syscall === 'openat2')
+  ) {
+    return new Refusal(
+      'concurrent_write',
+      { path: p, currentHash: null },
+      `The folder of "${p}" was removed or replaced while this write was in progress; nothing was written.`,
+    );
   }
   return e;
 }
@@ -48,7 +60,10 @@ async function stage(core: VaultCore, dir: DirHandle, bytes: Uint8Array): Promis
   if (core.capabilities.namedStaging) {
     const name = stageName();
     core.inFlight.add(name);
-    staged = { fd: await core.n.openat2(dir.fd, name, c.O_RDWR | c.O_CREAT | c.O_EXCL | c.O_NOFOLLOW, 0o644, core.res), name };
+    staged = {
+      fd: await core.n.openat2(dir.fd, name, c.O_RDWR | c.O_CREAT | c.O_EXCL | c.O_NOFOLLOW, 0o644, core.res),
+      name,
+    };
   } else {
     staged = { fd: await core.n.openat2(dir.fd, '.', c.O_TMPFILE | c.O_RDWR, 0o644, core.res) };
   }
@@ -84,11 +99,19 @@ async function peek(core: VaultCore, dir: DirHandle, name: string): Promise<Nati
  * Refuse a new name whose NFC or NFD spelling already names another entry of the folder: Linux keeps both
  * (twins), while Obsidian on macOS and sync clients treat them as one file. `except` is a move's source.
  */
-async function refuseTwin(core: VaultCore, d: DirHandle, dir: string, name: string, p: string, except?: string): Promise<void> {
+async function refuseTwin(
+  core: VaultCore,
+  d: DirHandle,
+  dir: string,
+  name: string,
+  p: string,
+  except?: string,
+): Promise<void> {
   for (const form of ['NFC', 'NFD'] as const) {
     const other = name.normalize(form);
     if (other === name || other === except) continue;
-    if (await peek(core, d, other)) throw new Refusal('name_twin', { path: p, existing: dir ? `${dir}/${other}` : other });
+    if (await peek(core, d, other))
+      throw new Refusal('name_twin', { path: p, existing: dir ? `${dir}/${other}` : other });
   }
 }
 
@@ -124,13 +147,20 @@ export async function create(core: VaultCore, p: string, bytes: Uint8Array): Pro
 }
 
 /** Open the incumbent at `name` without following a symlink; refuses is_symlink / is_directory. */
-async function openIncumbent(core: VaultCore, d: DirHandle, name: string, p: string, expected?: string): Promise<number> {
+async function openIncumbent(
+  core: VaultCore,
+  d: DirHandle,
+  name: string,
+  p: string,
+  expected?: string,
+): Promise<number> {
   let fd: number;
   try {
     fd = await core.n.openat2(d.fd, name, core.readFlags, 0, core.res);
   } catch (e) {
     const code = errCode(e);
-    if (code === 'ENOENT') throw expected !== undefined ? new Refusal('no_incumbent', { path: p }) : new Refusal('not_found', { path: p });
+    if (code === 'ENOENT')
+      throw expected !== undefined ? new Refusal('no_incumbent', { path: p }) : new Refusal('not_found', { path: p });
     if (code === 'ELOOP') {
       const st = await peek(core, d, name);
       throw new Refusal('is_symlink', { path: p, target: st ? linkText(st) : '?' });
@@ -140,7 +170,9 @@ async function openIncumbent(core: VaultCore, d: DirHandle, name: string, p: str
   const st = await fstatFd(fd);
   if (!st.isFile()) {
     await closeFd(fd);
-    throw st.isDirectory() ? new Refusal('is_directory', { path: p }) : new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
+    throw st.isDirectory()
+      ? new Refusal('is_directory', { path: p })
+      : new Refusal('invalid_path', { path: p, reason: 'not a regular file' });
   }
   if (st.nlink > 1 && !core.policy.allowHardLinks) {
     await closeFd(fd);
@@ -192,7 +224,14 @@ const CONFLICT_PREFIX = '.exo-conflict-';
  * After a swap that was undone: remove our staged bytes, or, where outside writes raced the undo itself,
  * keep every outside version (the newest at the note's name, the one it displaced aside), never delete one.
  */
-async function settleRefused(core: VaultCore, d: DirHandle, name: string, pubName: string, o: ExchangeOutcome, p: string): Promise<void> {
+async function settleRefused(
+  core: VaultCore,
+  d: DirHandle,
+  name: string,
+  pubName: string,
+  o: ExchangeOutcome,
+  p: string,
+): Promise<void> {
   const where = (n: string) => (d.rel ? `${d.rel}/${n}` : n);
   if (o.status === 'restored') {
     await core.n.unlinkat(d.fd, pubName, 0);
@@ -212,10 +251,18 @@ async function settleRefused(core: VaultCore, d: DirHandle, name: string, pubNam
     await core.n.renameat2(d.fd, pubName, d.fd, name, core.c.RENAME_EXCHANGE);
   }
   const aside = await keepAside(core, d, pubName);
-  core.log?.warn({ path: p, keptAs: where(aside), reason: o.reason }, 'outside writes raced a replace and its undo; the displaced outside version was kept aside');
+  core.log?.warn(
+    { path: p, keptAs: where(aside), reason: o.reason },
+    'outside writes raced a replace and its undo; the displaced outside version was kept aside',
+  );
 }
 
-export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: ReplaceOptions = {}): Promise<WriteResult> {
+export async function replace(
+  core: VaultCore,
+  p: string,
+  bytes: Uint8Array,
+  o: ReplaceOptions = {},
+): Promise<WriteResult> {
   checkVaultPath(p);
   const expected = o.expectedHash;
   if (expected !== undefined && (typeof expected !== 'string' || !HASH_RE.test(expected))) {
@@ -224,7 +271,8 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
   core.assertOpen();
   const { dir, name } = splitPath(p);
   const d = await core.openWriteDir(dir, false, p).catch((e: unknown) => {
-    if (expected !== undefined && e instanceof Refusal && e.code === 'not_found') throw new Refusal('no_incumbent', { path: p });
+    if (expected !== undefined && e instanceof Refusal && e.code === 'not_found')
+      throw new Refusal('no_incumbent', { path: p });
     throw e;
   });
   let unlock: (() => void) | undefined;
@@ -257,7 +305,8 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
       locked = true;
       // Re-compare just before publishing: another writer (another process, or an editor) may have won.
       const again = await openIncumbent(core, d, name, p).catch((e: unknown) => {
-        if (e instanceof Refusal && e.code === 'not_found') throw new Refusal('concurrent_write', { path: p, currentHash: null });
+        if (e instanceof Refusal && e.code === 'not_found')
+          throw new Refusal('concurrent_write', { path: p, currentHash: null });
         throw e;
       });
       let now: { hash: string; ino: number; bytes: Buffer };
@@ -272,10 +321,12 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
         await closeFd(again);
       }
       if (writerOpen) throw new Refusal('concurrent_write', { path: p, currentHash: now.hash });
-      if (now.hash !== before.hash || now.ino !== before.ino) throw new Refusal('concurrent_write', { path: p, currentHash: now.hash });
-      if (!staged.name) await core.n.linkat(staged.fd, '', d.fd, pubName).catch((e: unknown) => {
-        throw folderRaced(e, p);
-      });
+      if (now.hash !== before.hash || now.ino !== before.ino)
+        throw new Refusal('concurrent_write', { path: p, currentHash: now.hash });
+      if (!staged.name)
+        await core.n.linkat(staged.fd, '', d.fd, pubName).catch((e: unknown) => {
+          throw folderRaced(e, p);
+        });
       const ours = (await fstatFd(staged.fd)).ino;
       if (writeHooks.beforeSwap) await writeHooks.beforeSwap(p);
       // Swap rather than rename over: an outside rename or append that lands after the compare above is
@@ -305,7 +356,10 @@ export async function replace(core: VaultCore, p: string, bytes: Uint8Array, o: 
       if (holdsOutside) {
         // Something failed mid-swap: never delete an outside version, keep it beside the note.
         const aside = await keepAside(core, d, pubName).catch(() => pubName);
-        core.log?.warn({ path: p, keptAs: d.rel ? `${d.rel}/${aside}` : aside }, 'replace failed after swapping; the outside version was kept aside');
+        core.log?.warn(
+          { path: p, keptAs: d.rel ? `${d.rel}/${aside}` : aside },
+          'replace failed after swapping; the outside version was kept aside',
+        );
         core.inFlight.delete(pubName);
         await closeFd(staged.fd);
       }

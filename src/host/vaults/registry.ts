@@ -74,7 +74,10 @@ export class VaultRegistry {
    * Open a vault and start its pipeline. `strict` (the vault.path vault) throws when it cannot be opened;
    * any other vault is kept as unavailable with the reason, so the rest keep serving.
    */
-  async serve(row: VaultRow, options: { strict?: boolean; prepare?: (fs: VaultHandle['fs']) => Promise<void> } = {}): Promise<ServedVault> {
+  async serve(
+    row: VaultRow,
+    options: { strict?: boolean; prepare?: (fs: VaultHandle['fs']) => Promise<void> } = {},
+  ): Promise<ServedVault> {
     const existing = this.served.get(row.id);
     if (existing?.state === 'serving') return existing;
     const entry: ServedVault = existing ?? { row, state: 'unavailable' };
@@ -88,7 +91,15 @@ export class VaultRegistry {
       entry.identity = identity ?? (await examineRoot(row.root));
       if (options.prepare) await options.prepare(fs);
       const handle: VaultHandle = { id: row.id, name: row.name, obsidianName: this.deps.obsidianName(row), fs };
-      const index = new IndexPipeline({ db: this.deps.db, vault: handle, workers: this.deps.workers, log: this.deps.log, settings: this.deps.index, contributors: this.deps.contributors, writeCalls: this.deps.writeCalls });
+      const index = new IndexPipeline({
+        db: this.deps.db,
+        vault: handle,
+        workers: this.deps.workers,
+        log: this.deps.log,
+        settings: this.deps.index,
+        contributors: this.deps.contributors,
+        writeCalls: this.deps.writeCalls,
+      });
       entry.handle = handle;
       entry.index = index;
       entry.state = 'serving';
@@ -134,7 +145,9 @@ export class VaultRegistry {
       entry.state = 'unavailable';
       entry.reason = reason;
     }
-    await index?.close().catch((e) => this.deps.log.warn({ vault: entry.row.name, err: String(e) }, 'index close failed'));
+    await index
+      ?.close()
+      .catch((e) => this.deps.log.warn({ vault: entry.row.name, err: String(e) }, 'index close failed'));
     await handle?.fs.close().catch(() => undefined);
   }
 
@@ -142,7 +155,9 @@ export class VaultRegistry {
   handle(id: number): VaultHandle {
     const entry = this.served.get(id);
     if (entry?.handle) return entry.handle;
-    throw new Refusal('vault_unavailable', { reason: entry ? 'its root folder cannot be opened' : 'it is not served by this server' });
+    throw new Refusal('vault_unavailable', {
+      reason: entry ? 'its root folder cannot be opened' : 'it is not served by this server',
+    });
   }
 
   find(id: number): VaultHandle | undefined {
@@ -152,7 +167,9 @@ export class VaultRegistry {
   pipeline(id: number): IndexPipeline {
     const index = this.served.get(id)?.index;
     if (index) return index;
-    throw new Refusal('vault_unavailable', { reason: this.served.has(id) ? 'its root folder cannot be opened' : 'it is not served by this server' });
+    throw new Refusal('vault_unavailable', {
+      reason: this.served.has(id) ? 'its root folder cannot be opened' : 'it is not served by this server',
+    });
   }
 
   get(id: number): ServedVault | undefined {
@@ -182,7 +199,14 @@ export class VaultRegistry {
         continue;
       }
       const st = v.index.status();
-      out[v.row.name] = { state: v.state, notes: st.indexed, pending: st.pending, watcher: st.watcher, failures: st.failures, ...(st.lastError ? { lastError: st.lastError } : {}) };
+      out[v.row.name] = {
+        state: v.state,
+        notes: st.indexed,
+        pending: st.pending,
+        watcher: st.watcher,
+        failures: st.failures,
+        ...(st.lastError ? { lastError: st.lastError } : {}),
+      };
     }
     return out;
   }
@@ -206,7 +230,10 @@ export class VaultRegistry {
         if (v.state === 'serving' && v.identity) {
           const gone = await rootGone(v.identity);
           if (gone) {
-            this.deps.log.error({ vault: v.row.name, reason: gone }, 'vault root lost: the vault is unavailable until it is back');
+            this.deps.log.error(
+              { vault: v.row.name, reason: gone },
+              'vault root lost: the vault is unavailable until it is back',
+            );
             await this.stop(v.row.id, gone);
           }
         } else if (v.state === 'unavailable' && !this.closed) {

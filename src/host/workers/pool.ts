@@ -42,7 +42,11 @@ export class PiscinaPool implements WorkerPool {
     return pool;
   }
 
-  async run<T = unknown>(task: string | { module: string; fn: string }, payload: unknown, options: { signal?: AbortSignal; lane?: WorkerLane } = {}): Promise<T> {
+  async run<T = unknown>(
+    task: string | { module: string; fn: string },
+    payload: unknown,
+    options: { signal?: AbortSignal; lane?: WorkerLane } = {},
+  ): Promise<T> {
     const message = typeof task === 'string' ? { task, payload } : { module: task.module, fn: task.fn, payload };
     const budget = this.settings.taskTimeoutMs ?? 0;
     // The budget starts when the task is queued: a queue that long means the lane is already saturated.
@@ -52,7 +56,11 @@ export class PiscinaPool implements WorkerPool {
       return (await this.piscina(options.lane ?? 'interactive').run(message, { signal })) as T;
     } catch (e) {
       if (timer?.aborted && !options.signal?.aborted) {
-        throw new Refusal('timeout', { timeoutMs: budget, setting: 'workers.taskTimeoutMs', task: typeof task === 'string' ? task : task.fn });
+        throw new Refusal('timeout', {
+          timeoutMs: budget,
+          setting: 'workers.taskTimeoutMs',
+          task: typeof task === 'string' ? task : task.fn,
+        });
       }
       throw e;
     }
@@ -61,12 +69,17 @@ export class PiscinaPool implements WorkerPool {
   warm(): void {
     // One trivial task per thread makes Piscina boot them all; what they load stays loaded until idleTimeout.
     for (const lane of ['bulk', 'interactive'] as const) {
-      for (let i = 0; i < this.threads(lane); i++) this.piscina(lane).run({ task: 'echo', payload: null }).catch(() => undefined);
+      for (let i = 0; i < this.threads(lane); i++)
+        this.piscina(lane)
+          .run({ task: 'echo', payload: null })
+          .catch(() => undefined);
     }
   }
 
   stats(): { threads: number; queued: number; completed: number } {
-    let threads = 0, queued = 0, completed = 0;
+    let threads = 0,
+      queued = 0,
+      completed = 0;
     for (const pool of this.lanes.values()) {
       threads += pool.threads.length;
       queued += pool.queueSize;

@@ -41,7 +41,12 @@ export interface EmbeddingsService {
   /** Embed one query (the configured query prefix applied). */
   embedQuery(text: string, signal?: AbortSignal): Promise<number[]>;
   /** Notes nearest to a vector or to a note's own chunks (that note excluded), best first. */
-  nearestNotes(vaultId: number, target: { vector: number[] } | { noteId: number }, k: number, filters?: NoteFilters): Promise<NearestNote[]>;
+  nearestNotes(
+    vaultId: number,
+    target: { vector: number[] } | { noteId: number },
+    k: number,
+    filters?: NoteFilters,
+  ): Promise<NearestNote[]>;
   counts(vaultId: number): Promise<EmbeddingCounts>;
   /** Run one embedding pass now (tests, CLI); resolves with the notes embedded. */
   drain(maxPasses?: number): Promise<number>;

@@ -22,9 +22,16 @@ export interface CursorCodec<K> {
 }
 
 export function cursorCodec<K>(tool: string, valid: (key: unknown) => key is K): CursorCodec<K> {
-  const binding = (owner: CursorOwner) => createHash('sha256').update(`${tool}\0${owner.principal.vaultId}\0${owner.principal.user}`).digest('base64url').slice(0, 12);
+  const binding = (owner: CursorOwner) =>
+    createHash('sha256')
+      .update(`${tool}\0${owner.principal.vaultId}\0${owner.principal.user}`)
+      .digest('base64url')
+      .slice(0, 12);
   const refuse = (problem: string): never => {
-    throw new Refusal('invalid_arguments', { problems: `cursor ${problem}; pass the next_cursor of a previous answer of ${tool} verbatim`, argument: 'cursor' });
+    throw new Refusal('invalid_arguments', {
+      problems: `cursor ${problem}; pass the next_cursor of a previous answer of ${tool} verbatim`,
+      argument: 'cursor',
+    });
   };
   return {
     encode: (owner, key) => `${VERSION}.${binding(owner)}.${Buffer.from(JSON.stringify(key)).toString('base64url')}`,

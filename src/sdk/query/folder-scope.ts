@@ -23,8 +23,13 @@ export function folderScope(raw: string | undefined | null): FolderScope {
     throw new Refusal('invalid_path', { path: raw, reason });
   };
   if (raw.includes('\0')) bad('contains NUL');
-  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(raw)) bad('contains a lone surrogate (not representable in UTF-8)');
-  const parts = raw.trim().replace(/\\/g, '/').split('/').filter((p) => p !== '' && p !== '.');
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(raw))
+    bad('contains a lone surrogate (not representable in UTF-8)');
+  const parts = raw
+    .trim()
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((p) => p !== '' && p !== '.');
   for (const part of parts) {
     if (part === '..') bad('relative components are not allowed');
     if (part.startsWith('.')) bad('hidden components (starting with ".") are out of reach');

@@ -40,7 +40,13 @@ export function systemConnector(extraCa?: string): Connector {
   return (req) =>
     new Promise<Duplex>((resolve, reject) => {
       const socket = req.tls
-        ? tls.connect({ host: req.address, port: req.port, servername: req.servername, ALPNProtocols: ['http/1.1'], ...(extraCa ? { ca: extraCa } : {}) })
+        ? tls.connect({
+            host: req.address,
+            port: req.port,
+            servername: req.servername,
+            ALPNProtocols: ['http/1.1'],
+            ...(extraCa ? { ca: extraCa } : {}),
+          })
         : net.connect({ host: req.address, port: req.port });
       socket.once(req.tls ? 'secureConnect' : 'connect', () => {
         socket.removeListener('error', reject);
@@ -95,12 +101,21 @@ export async function vettedAddress(target: VettedUrl, deps: ImportDeps): Promis
   try {
     answers = await deps.resolver(target.host);
   } catch (e) {
-    throw new ImportError('failed', `the name ${target.host} does not resolve (${(e as { code?: string }).code ?? 'lookup failed'})`, target.host);
+    throw new ImportError(
+      'failed',
+      `the name ${target.host} does not resolve (${(e as { code?: string }).code ?? 'lookup failed'})`,
+      target.host,
+    );
   }
   if (answers.length === 0) throw new ImportError('failed', `the name ${target.host} has no addresses`, target.host);
   for (const a of answers) {
     const rule = deniedAddressRule(a.address, deps.policy);
-    if (rule) throw new ImportError('refused', `${target.host} resolves to ${a.address}, which is ${rule} (every DNS answer must be public)`, target.host);
+    if (rule)
+      throw new ImportError(
+        'refused',
+        `${target.host} resolves to ${a.address}, which is ${rule} (every DNS answer must be public)`,
+        target.host,
+      );
   }
   return answers[0];
 }
@@ -111,7 +126,13 @@ function pinnedAgent(target: VettedUrl, pinned: DnsAnswer, connector: Connector)
     pipelining: 0,
     connections: 1,
     connect: (_opts, cb) => {
-      connector({ address: pinned.address, family: pinned.family, port: target.port, tls: target.tls, servername: target.ip ? undefined : target.host }).then(
+      connector({
+        address: pinned.address,
+        family: pinned.family,
+        port: target.port,
+        tls: target.tls,
+        servername: target.ip ? undefined : target.host,
+      }).then(
         (socket) => cb(null, socket as unknown as net.Socket),
         (err: Error) => cb(err, null),
       );
@@ -119,7 +140,12 @@ function pinnedAgent(target: VettedUrl, pinned: DnsAnswer, connector: Connector)
   });
 }
 
-async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number, host: string, onBytes?: (received: number) => void): Promise<Buffer> {
+async function readCapped(
+  body: AsyncIterable<Buffer>,
+  maxBytes: number,
+  host: string,
+  onBytes?: (received: number) => void,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of body) {
@@ -132,7 +158,12 @@ async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number, host: s
 }
 
 /** Fetch `raw` into memory under every rule above. Throws ImportError (or UrlRefusedError as 'refused'). */
-export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimits, signal?: AbortSignal): Promise<Fetched> {
+export async function fetchUrl(
+  raw: string,
+  deps: ImportDeps,
+  limits: ImportLimits,
+  signal?: AbortSignal,
+): Promise<Fetched> {
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
   let current = raw;
@@ -141,11 +172,13 @@ export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimi
     try {
       target = vetUrl(current, deps.policy);
     } catch (e) {
-      if (e instanceof UrlRefusedError) throw new ImportError('refused', hop > 0 ? `redirect ${hop} to a refused URL: ${e.rule}` : e.rule, e.host);
+      if (e instanceof UrlRefusedError)
+        throw new ImportError('refused', hop > 0 ? `redirect ${hop} to a refused URL: ${e.rule}` : e.rule, e.host);
       throw e;
     }
     const pinned = await vettedAddress(target, deps).catch((e: unknown) => {
-      if (e instanceof ImportError && e.kind === 'refused' && hop > 0) throw new ImportError('refused', `redirect ${hop} to a refused URL: ${e.message}`, e.host);
+      if (e instanceof ImportError && e.kind === 'refused' && hop > 0)
+        throw new ImportError('refused', `redirect ${hop} to a refused URL: ${e.message}`, e.host);
       throw e;
     });
     const agent = pinnedAgent(target, pinned, deps.connector);
@@ -167,8 +200,10 @@ export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimi
       if (REDIRECTS.has(res.statusCode)) {
         await res.body.dump().catch(() => undefined);
         const location = res.headers.location;
-        if (typeof location !== 'string' || location === '') throw new ImportError('failed', `HTTP ${res.statusCode} without a Location header`, target.host);
-        if (hop + 1 > limits.maxRedirects) throw new ImportError('refused', `more than ${limits.maxRedirects} redirects`, target.host);
+        if (typeof location !== 'string' || location === '')
+          throw new ImportError('failed', `HTTP ${res.statusCode} without a Location header`, target.host);
+        if (hop + 1 > limits.maxRedirects)
+          throw new ImportError('refused', `more than ${limits.maxRedirects} redirects`, target.host);
         current = nextHop(location, target.url);
         continue;
       }
@@ -184,7 +219,12 @@ export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimi
       let bytes: Buffer;
       try {
         const length = Number.isFinite(declared) && declared > 0 ? declared : undefined;
-        bytes = await readCapped(res.body, limits.maxBytes, target.host, limits.onBytes && ((n) => limits.onBytes!(n, length)));
+        bytes = await readCapped(
+          res.body,
+          limits.maxBytes,
+          target.host,
+          limits.onBytes && ((n) => limits.onBytes!(n, length)),
+        );
       } catch (e) {
         discard(res.body);
         if (e instanceof ImportError) throw e;
@@ -192,7 +232,13 @@ export async function fetchUrl(raw: string, deps: ImportDeps, limits: ImportLimi
       }
       const ct = res.headers['content-type'];
       const cc = res.headers['cache-control'];
-      return { bytes, finalUrl: target.url.href, contentType: typeof ct === 'string' ? ct : null, cacheControl: typeof cc === 'string' ? cc : null, redirects: hop };
+      return {
+        bytes,
+        finalUrl: target.url.href,
+        contentType: typeof ct === 'string' ? ct : null,
+        cacheControl: typeof cc === 'string' ? cc : null,
+        redirects: hop,
+      };
     } finally {
       void agent.close().catch(() => undefined);
     }
@@ -215,9 +261,20 @@ export function nextHop(location: string, base: URL): string {
   return new URL(loc, base).href;
 }
 
-function failure(e: unknown, abort: AbortSignal, deadline: AbortSignal, limits: ImportLimits, host: string): ImportError {
+function failure(
+  e: unknown,
+  abort: AbortSignal,
+  deadline: AbortSignal,
+  limits: ImportLimits,
+  host: string,
+): ImportError {
   if (e instanceof ImportError) return e;
-  if (deadline.aborted) return new ImportError('failed', `the ${Math.round(limits.timeoutMs / 1000)} s deadline passed before the whole body arrived`, host);
+  if (deadline.aborted)
+    return new ImportError(
+      'failed',
+      `the ${Math.round(limits.timeoutMs / 1000)} s deadline passed before the whole body arrived`,
+      host,
+    );
   if (abort.aborted) return new ImportError('failed', 'the call was cancelled', host);
   const err = e as { code?: string; message?: string };
   return new ImportError('failed', `${err.code ?? 'network error'}: ${(err.message ?? '').slice(0, 200)}`, host);

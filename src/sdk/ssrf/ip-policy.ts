@@ -59,10 +59,13 @@ function embeddedV4(a: V6): { v4: V4; form: string } | undefined {
   const b = a.toByteArray();
   const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return { v4: v4FromBytes(b.slice(12)), form: 'IPv4-mapped' };
-  if (zero(0, 12) && !(b[12] === 0 && b[13] === 0 && b[14] === 0 && b[15] <= 1)) return { v4: v4FromBytes(b.slice(12)), form: 'IPv4-compatible' };
+  if (zero(0, 12) && !(b[12] === 0 && b[13] === 0 && b[14] === 0 && b[15] <= 1))
+    return { v4: v4FromBytes(b.slice(12)), form: 'IPv4-compatible' };
   if (b[0] === 0x20 && b[1] === 0x02) return { v4: v4FromBytes(b.slice(2, 6)), form: '6to4' };
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12)) return { v4: v4FromBytes(b.slice(12)), form: 'NAT64' };
-  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) return { v4: v4FromBytes(b.slice(12).map((x) => x ^ 0xff)), form: 'Teredo' };
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12))
+    return { v4: v4FromBytes(b.slice(12)), form: 'NAT64' };
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0)
+    return { v4: v4FromBytes(b.slice(12).map((x) => x ^ 0xff)), form: 'Teredo' };
   return undefined;
 }
 
@@ -91,7 +94,8 @@ export function deniedAddressRule(address: string, policy: IpPolicy = {}): strin
   if (inner) {
     if (inner.form === 'Teredo') return 'Teredo tunnel address (2001::/32)';
     const rule = judgeV4(inner.v4);
-    if (policy.allowLoopbackForTests && inner.v4.toString() === '127.0.0.1') return `${inner.form} address (loopback is allowed only as 127.0.0.1 or ::1)`;
+    if (policy.allowLoopbackForTests && inner.v4.toString() === '127.0.0.1')
+      return `${inner.form} address (loopback is allowed only as 127.0.0.1 or ::1)`;
     return rule ? `${inner.form} address embedding ${inner.v4.toString()}: ${rule}` : undefined;
   }
   for (const d of v6Deny) if (v6.match(d.range)) return d.rule;

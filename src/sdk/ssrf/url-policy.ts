@@ -30,7 +30,20 @@ export class UrlRefusedError extends Error {
 
 const PORTS: Record<string, readonly number[]> = { 'https:': [443, 8443], 'http:': [80, 8080] };
 const UNICODE_DOTS = /[\u3002\uff0e\uff61]/g;
-const SPECIAL_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.arpa', '.onion', '.invalid', '.test', '.example', '.lan', '.intranet', '.corp'];
+const SPECIAL_SUFFIXES = [
+  '.localhost',
+  '.local',
+  '.internal',
+  '.home.arpa',
+  '.arpa',
+  '.onion',
+  '.invalid',
+  '.test',
+  '.example',
+  '.lan',
+  '.intranet',
+  '.corp',
+];
 const LDH_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const NUMERIC_LABEL = /^(0x[0-9a-f]*|[0-9]+)$/i;
 
@@ -53,7 +66,8 @@ export function foldHost(host: string): string {
 export function vetUrl(raw: string, policy: UrlPolicy): VettedUrl {
   if (typeof raw !== 'string' || raw.length === 0) refuse('the URL is empty');
   if (raw.length > policy.maxUrlLength) refuse(`the URL is longer than ${policy.maxUrlLength} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(raw) || /\s/.test(raw.trim())) refuse('the URL contains whitespace or control characters');
+  if (/[\u0000-\u001f\u007f]/.test(raw) || /\s/.test(raw.trim()))
+    refuse('the URL contains whitespace or control characters');
   const authority = rawAuthority(raw);
   if (authority.includes('@')) refuse('credentials (userinfo "@") in the URL are not allowed');
   if (authority.includes('\\')) refuse('a backslash in the host part');
@@ -65,11 +79,16 @@ export function vetUrl(raw: string, policy: UrlPolicy): VettedUrl {
     refuse('the URL cannot be parsed (a malformed or numeric-looking host is refused)');
   }
   if (url.username || url.password) refuse('credentials (userinfo) in the URL are not allowed');
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') refuse(`the scheme "${url.protocol.replace(/:$/, '')}" is not allowed; use https`);
-  if (url.protocol === 'http:' && !policy.allowHttp) refuse('plain http is not allowed (transfer.import.allowHttp is off); use https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    refuse(`the scheme "${url.protocol.replace(/:$/, '')}" is not allowed; use https`);
+  if (url.protocol === 'http:' && !policy.allowHttp)
+    refuse('plain http is not allowed (transfer.import.allowHttp is off); use https');
   const tls = url.protocol === 'https:';
   const port = url.port ? Number(url.port) : tls ? 443 : 80;
-  if (!PORTS[url.protocol].includes(port)) refuse(`port ${port} is not allowed for ${url.protocol.replace(/:$/, '')} (allowed: ${PORTS[url.protocol].join(', ')})`);
+  if (!PORTS[url.protocol].includes(port))
+    refuse(
+      `port ${port} is not allowed for ${url.protocol.replace(/:$/, '')} (allowed: ${PORTS[url.protocol].join(', ')})`,
+    );
 
   const parsedHost = url.hostname.replace(/\.$/, '');
   if (!parsedHost) refuse('the URL has no host');
@@ -87,7 +106,8 @@ export function vetUrl(raw: string, policy: UrlPolicy): VettedUrl {
   if (dottedQuad) {
     const rule = deniedAddressRule(parsedHost, policy);
     if (rule) refuse(`the address ${parsedHost} (spelled "${rawHost}") is ${rule}`, parsedHost);
-    if (rawHost !== parsedHost) refuse(`a numeric host spelling ("${rawHost}") is not allowed; write the dotted address`, parsedHost);
+    if (rawHost !== parsedHost)
+      refuse(`a numeric host spelling ("${rawHost}") is not allowed; write the dotted address`, parsedHost);
     return { url, host: parsedHost, port, tls, ip: parsedHost };
   }
   if (NUMERIC_LABEL.test(last)) refuse(`a numeric-looking last label ("${last}") is not allowed`, rawHost);
@@ -97,8 +117,10 @@ export function vetUrl(raw: string, policy: UrlPolicy): VettedUrl {
   if (ascii !== parsedHost) refuse('the host spelling is ambiguous (IDNA disagreement)', rawHost);
   const parts = ascii.split('.');
   if (ascii === 'localhost' || ascii.endsWith('.localhost')) refuse('localhost names are not allowed', ascii);
-  for (const suffix of SPECIAL_SUFFIXES) if (ascii.endsWith(suffix) || ascii === suffix.slice(1)) refuse(`names ending in ${suffix} are not public`, ascii);
+  for (const suffix of SPECIAL_SUFFIXES)
+    if (ascii.endsWith(suffix) || ascii === suffix.slice(1)) refuse(`names ending in ${suffix} are not public`, ascii);
   if (parts.length < 2) refuse('single-label host names are not allowed', ascii);
-  for (const p of parts) if (!LDH_LABEL.test(p)) refuse(`the host label "${p}" is not letters, digits and hyphens`, ascii);
+  for (const p of parts)
+    if (!LDH_LABEL.test(p)) refuse(`the host label "${p}" is not letters, digits and hyphens`, ascii);
   return { url, host: ascii, port, tls };
 }

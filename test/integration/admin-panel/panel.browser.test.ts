@@ -14,12 +14,16 @@ import { usersPasswdOp } from '../../../src/host/admin/oauth-operations.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shots = path.resolve(here, '../../../.tap/screenshots/admin-panel');
-const PLAN = '# Plan\n\nShip the panel on Friday.\n\n- [ ] write the docs\n- [x] sign-in\n\nSee [the guide](https://example.invalid/guide) and <script>alert(1)</script>.\n';
+const PLAN =
+  '# Plan\n\nShip the panel on Friday.\n\n- [ ] write the docs\n- [x] sign-in\n\nSee [the guide](https://example.invalid/guide) and <script>alert(1)</script>.\n';
 
 t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, async (t) => {
   // notes, search, history and change-feed serve (the pages use them); the rest stay off to start fast.
   const families = Object.fromEntries(['files', 'graph', 'tasks', 'transfer'].map((f) => [f, { enabled: false }]));
-  const server = await startTestServer({ files: { 'Plan.md': PLAN, 'Ideas/Inbox.md': '# Inbox\n\nnothing yet\n' }, config: { families } });
+  const server = await startTestServer({
+    files: { 'Plan.md': PLAN, 'Ideas/Inbox.md': '# Inbox\n\nnothing yet\n' },
+    config: { families },
+  });
   let browser: GuardedBrowser | undefined;
   t.teardown(async () => {
     await browser?.close();
@@ -31,7 +35,10 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   const agent = await server.connect({ name: 'agent-under-test' });
   await server.host.index?.whenIdle();
   // An agent overwrites a line of Plan.md and searches for something that is not there.
-  const edited = (await agent.callTool({ name: 'replace_in_note', arguments: { path: 'Plan.md', pattern: 'on Friday', replacement: 'never' } })) as { isError?: boolean };
+  const edited = (await agent.callTool({
+    name: 'replace_in_note',
+    arguments: { path: 'Plan.md', pattern: 'on Friday', replacement: 'never' },
+  })) as { isError?: boolean };
   t.notOk(edited.isError, 'the agent edited Plan.md');
   await agent.callTool({ name: 'keyword_search', arguments: { query: 'zeppelin' } });
   await agent.callTool({ name: 'list_notes', arguments: {} });
@@ -54,7 +61,10 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await shot('overview');
   await page.setViewportSize({ width: 390, height: 844 });
   await shot('overview-phone');
-  t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'the overview fits a phone screen without sideways scrolling');
+  t.ok(
+    await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1),
+    'the overview fits a phone screen without sideways scrolling',
+  );
   await page.setViewportSize({ width: 1280, height: 720 });
 
   // Mint a key, use it, revoke it inline, see it refused.
@@ -67,7 +77,11 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await shot('credentials-minted');
   const connectWith = async (key: string) => {
     const c = new Client({ name: 'minted', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+    );
     return c;
   };
   const minted = await connectWith(raw);
@@ -93,26 +107,41 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   t.match(await page.textContent('main'), /Plan\.md/, 'the agent change is listed');
   await page.click('summary:has-text("Diff of this change")');
   await page.waitForSelector('.diff-slot pre.diff');
-  t.match(await page.textContent('.diff-slot pre.diff'), /-Ship the panel on Friday\.[\s\S]*\+Ship the panel never\./, "the change's own diff loads in place");
+  t.match(
+    await page.textContent('.diff-slot pre.diff'),
+    /-Ship the panel on Friday\.[\s\S]*\+Ship the panel never\./,
+    "the change's own diff loads in place",
+  );
   await shot('edits');
   await page.click('text=Diff and restore');
   await page.waitForSelector('h1:has-text("Revisions of Plan.md")');
   await shot('edits-revisions');
-  await page.locator('button', { hasText: /^Preview restoring/ }).first().click();
+  await page
+    .locator('button', { hasText: /^Preview restoring/ })
+    .first()
+    .click();
   await page.waitForSelector('#confirm-restore');
   t.match(await page.textContent('pre.diff'), /on Friday/, 'the preview shows the diff');
   await shot('edits-restore-preview');
   await page.click('#confirm-restore');
   await page.waitForSelector('.flash');
   t.match(await page.textContent('.flash'), /Restored Plan\.md/);
-  t.equal(readFileSync(path.join(server.vaultDir, 'Plan.md'), 'utf8'), PLAN, 'the note has its content from before the agent edit');
+  t.equal(
+    readFileSync(path.join(server.vaultDir, 'Plan.md'), 'utf8'),
+    PLAN,
+    'the note has its content from before the agent edit',
+  );
 
   // Index and search: a re-index whose progress updates in place.
   await page.click('nav >> text=Index and search');
   t.match(await page.textContent('main'), /zeppelin/, 'the search that found nothing is listed');
   await shot('index');
   // Enough notes that a rebuild outlasts the redirect to its job page (two notes finish before it loads).
-  for (let i = 0; i < 600; i++) writeFileSync(path.join(server.vaultDir, 'Ideas', `Idea ${i}.md`), `# Idea ${i}\n\nSome text about idea ${i} and [[Plan]].\n`);
+  for (let i = 0; i < 600; i++)
+    writeFileSync(
+      path.join(server.vaultDir, 'Ideas', `Idea ${i}.md`),
+      `# Idea ${i}\n\nSome text about idea ${i} and [[Plan]].\n`,
+    );
   await server.host.index!.runPass({ force: false });
   await server.host.index!.whenIdle();
   await page.check('input[name=rebuild]');
@@ -122,7 +151,9 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   t.equal(await page.textContent('.job-state'), 'running', 'the job page opens while the re-index runs');
   t.ok(await page.$('.job progress'), 'with a progress bar');
   await shot('index-job-running');
-  await page.waitForFunction(() => document.querySelector('.job-state')?.textContent === 'done', undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelector('.job-state')?.textContent === 'done', undefined, {
+    timeout: 20_000,
+  });
   t.equal(page.url(), jobUrl, 'the job finished on the same page (polled, not reloaded)');
   t.match(await page.textContent('.job-message'), /scanned \d+ notes/, 'the summary shows');
   await shot('index-job');

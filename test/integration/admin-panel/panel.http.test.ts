@@ -14,12 +14,21 @@ class PanelClient {
   readonly jar = new Map<string, string>();
   setCookies: string[] = [];
   constructor(readonly base: string) {}
-  async request(method: string, p: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  async request(
+    method: string,
+    p: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(this.base + p, {
       method,
       redirect: 'manual',
-      headers: { ...(cookie ? { cookie } : {}), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
       body: form ? new URLSearchParams(form).toString() : undefined,
     });
     this.setCookies = res.headers.getSetCookie();
@@ -48,7 +57,9 @@ t.test('panel over plain HTTP', async (t) => {
     files: { 'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n' },
     config: {
       // notes and search only (search/fetch link to the panel); the rest stay off to start fast.
-      families: Object.fromEntries(['files', 'graph', 'tasks', 'transfer', 'change-feed', 'history'].map((f) => [f, { enabled: false }])),
+      families: Object.fromEntries(
+        ['files', 'graph', 'tasks', 'transfer', 'change-feed', 'history'].map((f) => [f, { enabled: false }]),
+      ),
       server: { publicUrl: 'https://exocortex.invalid' },
       oauth: { enabled: false },
       panel: { sessionTtlSeconds: 3600 },
@@ -97,7 +108,10 @@ t.test('panel over plain HTTP', async (t) => {
   t.match(session, /; SameSite=Strict/);
   t.match(session, /; Secure/);
   const expires = Date.parse(/; Expires=([^;]+)/.exec(session)?.[1] ?? '');
-  t.ok(expires > Date.now() + 3500_000 && expires < Date.now() + 3700_000, 'the session cookie expires after panel.sessionTtlSeconds');
+  t.ok(
+    expires > Date.now() + 3500_000 && expires < Date.now() + 3700_000,
+    'the session cookie expires after panel.sessionTtlSeconds',
+  );
   t.notMatch(session, /exo_[A-Za-z0-9]{6}/, 'it is no MCP bearer token');
 
   const overview = await admin.request('GET', '/admin/');
@@ -108,37 +122,94 @@ t.test('panel over plain HTTP', async (t) => {
   t.match(text, /operator \(admin\)/);
 
   // A signed-in POST without the token: refused before it does anything.
-  const keysBefore = (await server.host.database.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null).execute()).length;
+  const keysBefore = (
+    await server.host.database.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null).execute()
+  ).length;
   const forged = await admin.request('POST', '/admin/credentials/keys', { name: 'forged', scope: 'readwrite' });
   t.equal(forged.status, 403, 'a CSRF-less POST is refused');
-  const forgedBadToken = await admin.request('POST', '/admin/credentials/keys', { name: 'forged', scope: 'readwrite', _csrf: 'x'.repeat(40) });
+  const forgedBadToken = await admin.request('POST', '/admin/credentials/keys', {
+    name: 'forged',
+    scope: 'readwrite',
+    _csrf: 'x'.repeat(40),
+  });
   t.equal(forgedBadToken.status, 403, 'so is one with a wrong token');
-  t.equal((await server.host.database.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null).execute()).length, keysBefore, 'no key was minted');
+  t.equal(
+    (await server.host.database.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null).execute())
+      .length,
+    keysBefore,
+    'no key was minted',
+  );
 
   // A non-admin: their own vault only, never another user's pages.
   const bob = new PanelClient(server.url);
   t.equal((await bob.signIn('bob', 'bob-password-123')).status, 303);
   const bobOverview = await (await bob.request('GET', '/admin/')).text();
   t.match(bobOverview, />bobs</);
-  t.notMatch(bobOverview, new RegExp(`>${server.host.settings.host.vault.name}<`), 'bob does not see the operator vault');
+  t.notMatch(
+    bobOverview,
+    new RegExp(`>${server.host.settings.host.vault.name}<`),
+    'bob does not see the operator vault',
+  );
   t.notMatch(bobOverview, /Danger zone/, 'a non-admin is not offered the danger zone');
-  for (const p of ['/admin/credentials?user=operator', '/admin/usage?user=operator', '/admin/danger', '/admin/danger/disable?user=operator']) {
+  for (const p of [
+    '/admin/credentials?user=operator',
+    '/admin/usage?user=operator',
+    '/admin/danger',
+    '/admin/danger/disable?user=operator',
+  ]) {
     t.equal((await bob.request('GET', p)).status, 403, `bob is refused ${p}`);
   }
-  t.equal((await bob.request('POST', '/admin/danger/disable', { _csrf: await bob.csrf('/admin/credentials'), user: 'operator' })).status, 403, 'a non-admin cannot disable anyone');
-  t.equal((await server.host.database.db.selectFrom('users').select('disabled_at').where('name', '=', 'operator').executeTakeFirstOrThrow()).disabled_at, null, 'the operator is still enabled');
+  t.equal(
+    (
+      await bob.request('POST', '/admin/danger/disable', {
+        _csrf: await bob.csrf('/admin/credentials'),
+        user: 'operator',
+      })
+    ).status,
+    403,
+    'a non-admin cannot disable anyone',
+  );
+  t.equal(
+    (
+      await server.host.database.db
+        .selectFrom('users')
+        .select('disabled_at')
+        .where('name', '=', 'operator')
+        .executeTakeFirstOrThrow()
+    ).disabled_at,
+    null,
+    'the operator is still enabled',
+  );
   const bobCreds = await (await bob.request('GET', '/admin/credentials')).text();
   t.notMatch(bobCreds, /test-rw/, "bob's credentials page lists none of the operator's keys");
-  const opKey = await server.host.database.db.selectFrom('api_keys').select('id').where('name', '=', 'test-rw').executeTakeFirstOrThrow();
-  const steal = await bob.request('POST', '/admin/credentials/keys/revoke', { _csrf: await bob.csrf('/admin/credentials'), id: String(opKey.id) });
+  const opKey = await server.host.database.db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('name', '=', 'test-rw')
+    .executeTakeFirstOrThrow();
+  const steal = await bob.request('POST', '/admin/credentials/keys/revoke', {
+    _csrf: await bob.csrf('/admin/credentials'),
+    id: String(opKey.id),
+  });
   t.equal(steal.status, 404, "bob cannot revoke the operator's key");
-  t.ok(await server.host.database.db.selectFrom('api_keys').select('id').where('id', '=', opKey.id).where('revoked_at', 'is', null).executeTakeFirst(), 'the key is still active');
+  t.ok(
+    await server.host.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('id', '=', opKey.id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst(),
+    'the key is still active',
+  );
 
   // An expired session is refused (the row's expiry is the truth, whatever the cookie says).
   const expiring = new PanelClient(server.url);
   await expiring.signIn('operator', 'operator-password-1');
   t.equal((await expiring.request('GET', '/admin/')).status, 200);
-  await server.host.database.db.updateTable('panel_sessions').set({ expires_at: new Date(Date.now() - 1000) }).execute();
+  await server.host.database.db
+    .updateTable('panel_sessions')
+    .set({ expires_at: new Date(Date.now() - 1000) })
+    .execute();
   const expired = await expiring.request('GET', '/admin/');
   t.equal(expired.status, 303, 'an expired session is sent to sign in again');
   t.match(expired.headers.get('location') ?? '', /^\/admin\/sign-in/);
@@ -150,19 +221,39 @@ t.test('panel over plain HTTP', async (t) => {
   t.equal((await bob.request('GET', '/admin/')).status, 200);
   await server.rewriteConfig({ users: [{ name: 'bob', vault: 'bobs', disabled: true }] });
   t.equal((await bob.request('GET', '/admin/')).status, 303, "a disabled user's session has ended");
-  const bobId = (await server.host.database.db.selectFrom('users').select('id').where('name', '=', 'bob').executeTakeFirstOrThrow()).id;
-  t.equal((await server.host.database.db.selectFrom('panel_sessions').select('token_hash').where('user_id', '=', bobId).execute()).length, 0, 'their session rows are gone');
+  const bobId = (
+    await server.host.database.db.selectFrom('users').select('id').where('name', '=', 'bob').executeTakeFirstOrThrow()
+  ).id;
+  t.equal(
+    (
+      await server.host.database.db
+        .selectFrom('panel_sessions')
+        .select('token_hash')
+        .where('user_id', '=', bobId)
+        .execute()
+    ).length,
+    0,
+    'their session rows are gone',
+  );
   t.equal((await bob.signIn('bob', 'bob-password-123')).status, 401, 'and they cannot sign in again');
   void usersDisableOp;
 
   // With publicUrl https, the connector's search and fetch give the panel's note view as url.
   await server.host.index?.whenIdle();
   const client = await server.connect();
-  const found = (await client.callTool({ name: 'search', arguments: { query: 'zebra panel' } })) as { structuredContent?: { results: Array<Record<string, string>> } };
+  const found = (await client.callTool({ name: 'search', arguments: { query: 'zebra panel' } })) as {
+    structuredContent?: { results: Array<Record<string, string>> };
+  };
   const hit = found.structuredContent!.results[0];
-  t.equal(hit?.url, 'https://exocortex.invalid/admin/notes/Projects/Panel%20plan.md', 'search gives the panel note view as url');
+  t.equal(
+    hit?.url,
+    'https://exocortex.invalid/admin/notes/Projects/Panel%20plan.md',
+    'search gives the panel note view as url',
+  );
   t.match(hit?.obsidian_url, /^obsidian:\/\/open\?vault=/, 'and the obsidian:// link beside it');
-  const fetched = (await client.callTool({ name: 'fetch', arguments: { id: 'Projects/Panel plan.md' } })) as { structuredContent?: Record<string, string> };
+  const fetched = (await client.callTool({ name: 'fetch', arguments: { id: 'Projects/Panel plan.md' } })) as {
+    structuredContent?: Record<string, string>;
+  };
   t.equal(fetched.structuredContent?.url, hit?.url, 'fetch gives the same url');
   t.match(fetched.structuredContent?.obsidian_url, /^obsidian:\/\//);
   // The link opens for the vault's owner once signed in.

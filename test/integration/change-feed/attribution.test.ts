@@ -9,21 +9,32 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const server = await startTestServer({ builtinDir: null, config: { plugins: [path.join(root, 'plugins/notes'), path.join(root, 'plugins/change-feed')] } });
+const server = await startTestServer({
+  builtinDir: null,
+  config: { plugins: [path.join(root, 'plugins/notes'), path.join(root, 'plugins/change-feed')] },
+});
 t.teardown(() => server.close());
 const index = server.host.services.named.get('index') as IndexService;
 await index.whenReady(server.host.vaultHandle.id);
 const client = await server.connect();
 
 t.test('create_note, edit_note and move_note are attributed to the key; an outside edit is not', async (t) => {
-  const created = await client.callTool({ name: 'create_note', arguments: { path: 'agent/plan.md', content: '# Plan\n' } });
+  const created = await client.callTool({
+    name: 'create_note',
+    arguments: { path: 'agent/plan.md', content: '# Plan\n' },
+  });
   t.notOk(created.isError, textOf(created));
   await client.callTool({ name: 'move_note', arguments: { from_path: 'agent/plan.md', to_path: 'agent/plan-2.md' } });
   writeFileSync(path.join(server.vaultDir, 'human.md'), 'typed in Obsidian\n');
   await index.noteWritten(server.host.vaultHandle.id, 'human.md');
-  const mine = (await client.callTool({ name: 'get_changes', arguments: { since: 'ev:0', by: 'me' } })).structuredContent as { events: Array<{ path: string; kind: string }> };
-  t.same(mine.events.map((e) => `${e.kind} ${e.path}`), ['created agent/plan.md', 'moved agent/plan-2.md']);
-  const human = (await client.callTool({ name: 'get_changes', arguments: { since: 'ev:0', by: 'human' } })).structuredContent as { events: Array<{ path: string }> };
+  const mine = (await client.callTool({ name: 'get_changes', arguments: { since: 'ev:0', by: 'me' } }))
+    .structuredContent as { events: Array<{ path: string; kind: string }> };
+  t.same(
+    mine.events.map((e) => `${e.kind} ${e.path}`),
+    ['created agent/plan.md', 'moved agent/plan-2.md'],
+  );
+  const human = (await client.callTool({ name: 'get_changes', arguments: { since: 'ev:0', by: 'human' } }))
+    .structuredContent as { events: Array<{ path: string }> };
   t.ok(human.events.some((e) => e.path === 'human.md'));
   t.notOk(human.events.some((e) => e.path.startsWith('agent/')));
 });

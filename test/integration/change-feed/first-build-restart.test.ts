@@ -28,10 +28,19 @@ await index().whenReady(host.vaultHandle.id);
 
 async function restart(): Promise<Client> {
   await host.close();
-  host = await Host.start({ settings: loadSettings({ file: server.configFile, env: {}, cwd: server.dir }), http: true, builtinDir: path.join(server.dir, 'no-builtins'), log: createLogger('silent') });
+  host = await Host.start({
+    settings: loadSettings({ file: server.configFile, env: {}, cwd: server.dir }),
+    http: true,
+    builtinDir: path.join(server.dir, 'no-builtins'),
+    log: createLogger('silent'),
+  });
   await index().whenReady(host.vaultHandle.id);
   const client = new Client({ name: 'restart', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${server.key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${server.key}` } },
+    }),
+  );
   return client;
 }
 
@@ -44,18 +53,40 @@ t.test('a note created while the server was down is reported at the next start',
   writeFileSync(path.join(server.vaultDir, 'while-down.md'), '# Typed while the server was down\n');
   const client = await restart();
   t.teardown(() => client.close());
-  t.same(await events(client), ['created while-down.md by human/sync'], 'the first build itemised nothing; the catch-up scan itemises the new note');
+  t.same(
+    await events(client),
+    ['created while-down.md by human/sync'],
+    'the first build itemised nothing; the catch-up scan itemises the new note',
+  );
 });
 
 t.test('a database pointed at another vault root records a reset and indexes the new root', async (t) => {
   const other = path.join(server.dir, 'other-vault');
   mkdirSync(other);
   writeFileSync(path.join(other, 'elsewhere.md'), '# Elsewhere\n');
-  const raw = YAML.parse((await import('node:fs')).readFileSync(server.configFile, 'utf8')) as { vault: { path: string } };
+  const raw = YAML.parse((await import('node:fs')).readFileSync(server.configFile, 'utf8')) as {
+    vault: { path: string };
+  };
   raw.vault.path = other;
   writeFileSync(server.configFile, YAML.stringify(raw));
   const client = await restart();
   t.teardown(() => client.close());
-  t.same((await events(client)).slice(1), ['reset  by human/sync'], 'one reset, no deletions of files that were never removed');
-  t.equal(Number((await host.database.db.selectFrom('notes').select((eb) => eb.fn.countAll<string>().as('n')).where('vault_id', '=', host.vaultHandle.id).executeTakeFirstOrThrow()).n), 1, 'only the new root\'s note is indexed');
+  t.same(
+    (await events(client)).slice(1),
+    ['reset  by human/sync'],
+    'one reset, no deletions of files that were never removed',
+  );
+  t.equal(
+    Number(
+      (
+        await host.database.db
+          .selectFrom('notes')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('vault_id', '=', host.vaultHandle.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+    1,
+    "only the new root's note is indexed",
+  );
 });

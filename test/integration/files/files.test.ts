@@ -9,13 +9,20 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const family = path.resolve(here, '../../../plugins/files');
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+);
 const BIN = Buffer.from([0, 1, 2, 3, 254, 255, 0, 7]);
 const MAX_WRITE = 1024 * 1024;
 
 const server = await startTestServer({
   builtinDir: null,
-  config: { plugins: [family], files: { maxWriteBytes: MAX_WRITE, maxReadBytes: 2 * 1024 * 1024, textWindowChars: 100, maxListEntries: 50 } },
+  config: {
+    plugins: [family],
+    files: { maxWriteBytes: MAX_WRITE, maxReadBytes: 2 * 1024 * 1024, textWindowChars: 100, maxListEntries: 50 },
+  },
   files: {
     'data/table.csv': 'a,b\n' + '1,2\n'.repeat(60),
     'data/émoji.txt': '😀'.repeat(60),
@@ -33,7 +40,8 @@ t.teardown(() => server.close());
 const client = await server.connect();
 const readOnly = await server.connect({ key: server.readKey });
 type Result = { isError?: boolean; content?: unknown; structuredContent?: unknown };
-const call = async (name: string, args: Record<string, unknown>, c = client) => (await c.callTool({ name, arguments: args })) as Result;
+const call = async (name: string, args: Record<string, unknown>, c = client) =>
+  (await c.callTool({ name, arguments: args })) as Result;
 const v = (p: string) => path.join(server.vaultDir, p);
 
 t.test('the five tools are listed with explicit hints; read-only keys see only the readers', async (t) => {
@@ -52,11 +60,15 @@ t.test('read_file: text windows with truncation as data', async (t) => {
   t.equal(o.truncated, true);
   t.equal(o.next_offset, 100);
   t.match(o.content_hash, /^sha256:[0-9a-f]{64}$/);
-  const next = (await call('read_file', { path: 'data/table.csv', offset: 240, limit: 100 })).structuredContent as Record<string, any>;
+  const next = (await call('read_file', { path: 'data/table.csv', offset: 240, limit: 100 }))
+    .structuredContent as Record<string, any>;
   t.equal(next.truncated, false);
   t.equal(next.next_offset, null);
   t.equal(next.content, readFileSync(v('data/table.csv'), 'utf8').slice(240));
-  const emoji = (await call('read_file', { path: 'data/émoji.txt', limit: 3 })).structuredContent as Record<string, any>;
+  const emoji = (await call('read_file', { path: 'data/émoji.txt', limit: 3 })).structuredContent as Record<
+    string,
+    any
+  >;
   t.equal(emoji.returned, 2, 'a surrogate pair is never cut');
   t.match(textOf(r), /truncated: true — continue with offset=100/);
 });
@@ -73,9 +85,13 @@ t.test('read_file: images as an image block, binaries as base64 with a header, h
   t.equal(o.encoding, 'base64');
   t.equal(Buffer.from(o.content, 'base64').compare(BIN), 0);
   t.match(textOf(bin), /mime: application\/octet-stream\nbytes: 8/);
-  const b64png = (await call('read_file', { path: 'img/dot.png', encoding: 'base64', offset: 1, limit: 3 })).structuredContent as Record<string, any>;
+  const b64png = (await call('read_file', { path: 'img/dot.png', encoding: 'base64', offset: 1, limit: 3 }))
+    .structuredContent as Record<string, any>;
   t.equal(b64png.content, PNG.subarray(1, 4).toString('base64'));
-  const h = (await call('read_file', { path: 'bin/blob.dat', hash_only: true })).structuredContent as Record<string, any>;
+  const h = (await call('read_file', { path: 'bin/blob.dat', hash_only: true })).structuredContent as Record<
+    string,
+    any
+  >;
   t.equal(h.kind, 'hash');
   t.notOk('content' in h);
   t.equal(h.content_hash, o.content_hash);
@@ -101,14 +117,35 @@ t.test('write_file: no-clobber create with parents, checked overwrite, markdown 
   const again = refusalOf(await call('write_file', { path: 'new/deeper/file.bin', content: 'eA==' }))!;
   t.equal(again.code, 'already_exists');
   t.equal(readFileSync(v('new/deeper/file.bin')).toString(), 'hello attachment', 'left untouched');
-  const stale = refusalOf(await call('write_file', { path: 'new/deeper/file.bin', content: 'eA==', overwrite: true, expected_hash: 'sha256:' + '0'.repeat(64) }))!;
+  const stale = refusalOf(
+    await call('write_file', {
+      path: 'new/deeper/file.bin',
+      content: 'eA==',
+      overwrite: true,
+      expected_hash: 'sha256:' + '0'.repeat(64),
+    }),
+  )!;
   t.equal(stale.code, 'stale_precondition');
   t.equal(stale.currentHash, o.content_hash);
-  const ok = await call('write_file', { path: 'new/deeper/file.bin', content: 'second', encoding: 'text', overwrite: true, expected_hash: o.content_hash });
+  const ok = await call('write_file', {
+    path: 'new/deeper/file.bin',
+    content: 'second',
+    encoding: 'text',
+    overwrite: true,
+    expected_hash: o.content_hash,
+  });
   t.equal((ok.structuredContent as Record<string, any>).previous_hash, o.content_hash);
   t.equal(readFileSync(v('new/deeper/file.bin'), 'utf8'), 'second');
-  t.equal(refusalOf(await call('write_file', { path: 'x.bin', content: 'eA==', expected_hash: o.content_hash }))!.code, 'invalid_arguments');
-  t.equal(refusalOf(await call('write_file', { path: 'x.bin', content: 'eA==', overwrite: true, expected_hash: 'sha256:XYZ' }))!.code, 'malformed_precondition');
+  t.equal(
+    refusalOf(await call('write_file', { path: 'x.bin', content: 'eA==', expected_hash: o.content_hash }))!.code,
+    'invalid_arguments',
+  );
+  t.equal(
+    refusalOf(
+      await call('write_file', { path: 'x.bin', content: 'eA==', overwrite: true, expected_hash: 'sha256:XYZ' }),
+    )!.code,
+    'malformed_precondition',
+  );
   const md = refusalOf(await call('write_file', { path: 'notes/other.md', content: 'IyBoaQ==' }))!;
   t.equal(md.code, 'markdown_not_allowed');
   t.notOk(existsSync(v('notes/other.md')));
@@ -135,13 +172,26 @@ t.test('list_files: ls-style, dot entries hidden, globs, recursion, cap', async 
   const root = (await call('list_files', {})).structuredContent as Record<string, any>;
   const names = root.entries.map((e: { path: string }) => e.path);
   t.ok(names.includes('data') && names.includes('docs'));
-  t.notOk(names.some((n: string) => n.startsWith('.')), 'no dot entries');
-  const docs = (await call('list_files', { folder: 'docs', pattern: '*.pdf', recursive: true })).structuredContent as Record<string, any>;
-  t.same(docs.entries.map((e: { path: string }) => e.path), ['docs/a.pdf', 'docs/deep/b.pdf']);
+  t.notOk(
+    names.some((n: string) => n.startsWith('.')),
+    'no dot entries',
+  );
+  const docs = (await call('list_files', { folder: 'docs', pattern: '*.pdf', recursive: true }))
+    .structuredContent as Record<string, any>;
+  t.same(
+    docs.entries.map((e: { path: string }) => e.path),
+    ['docs/a.pdf', 'docs/deep/b.pdf'],
+  );
   t.equal(docs.entries[0].size, 13);
   t.match(docs.entries[0].mtime, /^\d{4}-\d\d-\d\dT/);
-  const flat = (await call('list_files', { folder: 'docs', pattern: '*.pdf' })).structuredContent as Record<string, any>;
-  t.same(flat.entries.map((e: { path: string }) => e.path), ['docs/a.pdf']);
+  const flat = (await call('list_files', { folder: 'docs', pattern: '*.pdf' })).structuredContent as Record<
+    string,
+    any
+  >;
+  t.same(
+    flat.entries.map((e: { path: string }) => e.path),
+    ['docs/a.pdf'],
+  );
   const capped = (await call('list_files', { recursive: true, limit: 2 })).structuredContent as Record<string, any>;
   t.equal(capped.count, 2);
   t.equal(capped.truncated, true);
@@ -165,23 +215,47 @@ t.test('delete_file: soft delete to .trash, permanent, guards', async (t) => {
   symlinkSync('../bin/blob.dat', v('links/alias.dat'));
   t.equal(refusalOf(await call('delete_file', { path: 'links/alias.dat' }))!.code, 'is_symlink');
   t.ok(existsSync(v('bin/blob.dat')), 'the target is untouched');
-  const stale = refusalOf(await call('delete_file', { path: 'bin/blob.dat', expected_hash: 'sha256:' + 'a'.repeat(64) }))!;
+  const stale = refusalOf(
+    await call('delete_file', { path: 'bin/blob.dat', expected_hash: 'sha256:' + 'a'.repeat(64) }),
+  )!;
   t.equal(stale.code, 'stale_precondition');
-  const h = (await call('read_file', { path: 'bin/blob.dat', hash_only: true })).structuredContent as Record<string, any>;
+  const h = (await call('read_file', { path: 'bin/blob.dat', hash_only: true })).structuredContent as Record<
+    string,
+    any
+  >;
   const gone = await call('delete_file', { path: 'bin/blob.dat', permanent: true, expected_hash: h.content_hash });
   t.equal((gone.structuredContent as Record<string, any>).permanent, true);
   t.notOk(existsSync(v('bin/blob.dat')));
-  t.notOk(readdirSync(v('.trash')).some((n) => n.includes('blob.dat')), 'permanent delete does not go to .trash');
+  t.notOk(
+    readdirSync(v('.trash')).some((n) => n.includes('blob.dat')),
+    'permanent delete does not go to .trash',
+  );
   t.equal(refusalOf(await call('delete_file', { path: 'bin/blob.dat' }))!.code, 'not_found');
 });
 
-t.test('the HTTP body limit follows the write cap: an over-cap base64 write is the tool refusing, not a 413', async (t) => {
-  const big = await startTestServer({ builtinDir: null, config: { plugins: [family], files: { maxWriteBytes: 5 * 1024 * 1024 } } });
-  t.teardown(() => big.close());
-  const c = await big.connect();
-  // 5 MiB + 1 bytes → ~7 MB of base64: over the 4 MiB default body limit, under the derived one.
-  const r = (await c.callTool({ name: 'write_file', arguments: { path: 'big.bin', content: Buffer.alloc(5 * 1024 * 1024 + 1, 7).toString('base64'), encoding: 'base64' } })) as Result;
-  t.equal(refusalOf(r)?.code, 'too_large');
-  const ok = (await c.callTool({ name: 'write_file', arguments: { path: 'max.bin', content: Buffer.alloc(5 * 1024 * 1024, 7).toString('base64'), encoding: 'base64' } })) as Result;
-  t.notOk(ok.isError, 'a write exactly at the cap lands');
-});
+t.test(
+  'the HTTP body limit follows the write cap: an over-cap base64 write is the tool refusing, not a 413',
+  async (t) => {
+    const big = await startTestServer({
+      builtinDir: null,
+      config: { plugins: [family], files: { maxWriteBytes: 5 * 1024 * 1024 } },
+    });
+    t.teardown(() => big.close());
+    const c = await big.connect();
+    // 5 MiB + 1 bytes → ~7 MB of base64: over the 4 MiB default body limit, under the derived one.
+    const r = (await c.callTool({
+      name: 'write_file',
+      arguments: {
+        path: 'big.bin',
+        content: Buffer.alloc(5 * 1024 * 1024 + 1, 7).toString('base64'),
+        encoding: 'base64',
+      },
+    })) as Result;
+    t.equal(refusalOf(r)?.code, 'too_large');
+    const ok = (await c.callTool({
+      name: 'write_file',
+      arguments: { path: 'max.bin', content: Buffer.alloc(5 * 1024 * 1024, 7).toString('base64'), encoding: 'base64' },
+    })) as Result;
+    t.notOk(ok.isError, 'a write exactly at the cap lands');
+  },
+);

@@ -7,7 +7,9 @@ import { textOf } from '../../../src/sdk/testkit.js';
 
 const nfc = 'Caf\u00e9.md';
 const nfd = 'Cafe\u0301.md';
-const server = await startTestServer({ files: { [nfc]: '# Café\n', [nfd]: '# Café again\n', 'Plain.md': '# Plain\n' } });
+const server = await startTestServer({
+  files: { [nfc]: '# Café\n', [nfd]: '# Café again\n', 'Plain.md': '# Plain\n' },
+});
 t.teardown(() => server.close());
 await (server.host.services.named.get('index') as IndexService).whenReady(server.host.vaultHandle.id);
 const client = await server.connect();
@@ -15,7 +17,11 @@ const client = await server.connect();
 t.test('normalization_twins lists the pair, each path with its form', async (t) => {
   const r = await client.callTool({ name: 'audit_notes', arguments: { classes: ['normalization_twins'] } });
   t.notOk(r.isError, textOf(r));
-  const section = (r.structuredContent as { sections: Array<{ class: string; total: number; items: Array<{ key: string; paths: string[] }> }> }).sections[0];
+  const section = (
+    r.structuredContent as {
+      sections: Array<{ class: string; total: number; items: Array<{ key: string; paths: string[] }> }>;
+    }
+  ).sections[0];
   t.equal(section.class, 'normalization_twins');
   t.equal(section.total, 1);
   t.same(section.items[0].paths.slice().sort(), [nfc, nfd].sort());

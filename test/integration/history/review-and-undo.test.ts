@@ -14,7 +14,15 @@ import type { IndexService } from '../../../src/sdk/index-service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const families = ['notes', 'files', 'transfer', 'change-feed', 'history'].map((f) => path.join(root, 'plugins', f));
-const server = await startTestServer({ builtinDir: null, config: { plugins: families, history: { maxVersionBytes: 2048 }, transfer: { publicUrl: 'https://vault.example.test' } }, files: { 'plan.md': '# Plan\n\nwritten by a human\n' } });
+const server = await startTestServer({
+  builtinDir: null,
+  config: {
+    plugins: families,
+    history: { maxVersionBytes: 2048 },
+    transfer: { publicUrl: 'https://vault.example.test' },
+  },
+  files: { 'plan.md': '# Plan\n\nwritten by a human\n' },
+});
 t.teardown(() => server.close());
 const vaultId = server.host.vaultHandle.id;
 await (server.host.services.named.get('index') as IndexService).whenReady(vaultId);
@@ -53,16 +61,28 @@ t.test('three clients edit; list_revisions names each, newest first, and keeps t
   await append('carol', '- carol 1');
   const list = await call('alice', 'list_revisions', { path: 'plan' });
   t.equal(list.path, 'plan.md');
-  t.same(list.revisions.map((r: any) => `${r.kind}:${r.by_name ?? r.by}`), ['write:carol', 'write:bob', 'write:alice', 'outside:human/sync']);
-  t.same(list.revisions.slice(0, 3).map((r: any) => r.client), ['n8n', 'cursor', 'claude-desktop']);
-  t.same(list.revisions.slice(0, 3).map((r: any) => r.tool), ['edit_note', 'edit_note', 'edit_note']);
+  t.same(
+    list.revisions.map((r: any) => `${r.kind}:${r.by_name ?? r.by}`),
+    ['write:carol', 'write:bob', 'write:alice', 'outside:human/sync'],
+  );
+  t.same(
+    list.revisions.slice(0, 3).map((r: any) => r.client),
+    ['n8n', 'cursor', 'claude-desktop'],
+  );
+  t.same(
+    list.revisions.slice(0, 3).map((r: any) => r.tool),
+    ['edit_note', 'edit_note', 'edit_note'],
+  );
   t.equal(list.revisions[2].you, true, 'alice sees her own revision marked');
   t.match(list.revisions[0].event, /^ev:\d+$/, 'linked to its change-feed event');
   t.equal(list.current_hash, list.revisions[0].content_hash);
   const page = await call('alice', 'list_revisions', { path: 'plan', limit: 2 });
   t.equal(page.revisions.length, 2);
   const rest = await call('alice', 'list_revisions', { path: 'plan', limit: 2, cursor: page.next_cursor });
-  t.same(rest.revisions.map((r: any) => r.kind), ['write', 'outside']);
+  t.same(
+    rest.revisions.map((r: any) => r.kind),
+    ['write', 'outside'],
+  );
 });
 
 t.test('read and diff revisions; bad revision ids are not found', async (t) => {
@@ -75,7 +95,11 @@ t.test('read and diff revisions; bad revision ids are not found', async (t) => {
   t.match(diff.diff, /\+- carol 1/);
   t.equal(diff.to, 'current');
   t.equal((await refused('bob', 'read_revision', { path: 'plan', revision: 'rev-999999' }))?.code, 'unknown_revision');
-  t.equal((await refused('bob', 'read_revision', { path: 'other', revision: human }))?.code, 'unknown_revision', 'a revision of another note');
+  t.equal(
+    (await refused('bob', 'read_revision', { path: 'other', revision: human }))?.code,
+    'unknown_revision',
+    'a revision of another note',
+  );
 });
 
 t.test('restore_revision: dry run, stale hash refused, then restored (itself a revision)', async (t) => {
@@ -84,9 +108,17 @@ t.test('restore_revision: dry run, stale hash refused, then restored (itself a r
   const dry = await call('carol', 'restore_revision', { path: 'plan', revision: aliceRev.revision, dry_run: true });
   t.equal(dry.dry_run, true);
   t.match(dry.diff, /-- carol 1/);
-  const stale = await refused('carol', 'restore_revision', { path: 'plan', revision: aliceRev.revision, expected_hash: aliceRev.content_hash });
+  const stale = await refused('carol', 'restore_revision', {
+    path: 'plan',
+    revision: aliceRev.revision,
+    expected_hash: aliceRev.content_hash,
+  });
   t.equal(stale?.code, 'stale_precondition');
-  const done = await call('carol', 'restore_revision', { path: 'plan', revision: aliceRev.revision, expected_hash: list.current_hash });
+  const done = await call('carol', 'restore_revision', {
+    path: 'plan',
+    revision: aliceRev.revision,
+    expected_hash: list.current_hash,
+  });
   t.equal(done.content_hash, aliceRev.content_hash);
   t.notMatch(readFileSync(vaultFile('plan.md'), 'utf8'), /bob 1/);
   const after = await call('carol', 'list_revisions', { path: 'plan', limit: 1 });
@@ -120,7 +152,11 @@ t.test('undo one client: a human edit interleaved is a conflict and kept; the ot
   const applied = await call('alice', 'undo_changes', { credential: 'bob', dry_run: false });
   t.equal(applied.reverted.length, 2);
   t.match(readFileSync(vaultFile('plan.md'), 'utf8'), /human typed this/, 'the human edit is kept');
-  t.equal(readFileSync(vaultFile('side.md'), 'utf8'), 'side by a human\n', 'bob\'s edit is undone back to the human version');
+  t.equal(
+    readFileSync(vaultFile('side.md'), 'utf8'),
+    'side by a human\n',
+    "bob's edit is undone back to the human version",
+  );
   t.equal((await refused('alice', 'undo_changes', { credential: 'bob', client: 'cursor' }))?.code, 'invalid_arguments');
 });
 
@@ -131,12 +167,23 @@ t.test('undo a move: the note goes back to its old path with its content as befo
   await call('carol', 'move_note', { from_path: 'trip', to_path: 'archive/trip' });
   await call('carol', 'edit_note', { path: 'archive/trip', content: 'trip v3\n' });
   const plan = await call('carol', 'undo_changes', { credential: 'carol', since });
-  t.same(plan.conflicts, [], 'the old path is not a conflict in the dry run (the planned move puts the note back first)');
-  t.same(plan.reverted.map((r: any) => `${r.action} ${r.path}${r.to_path ? ` → ${r.to_path}` : ''}`), ['moved back archive/trip.md → trip.md', 'restored trip.md']);
+  t.same(
+    plan.conflicts,
+    [],
+    'the old path is not a conflict in the dry run (the planned move puts the note back first)',
+  );
+  t.same(
+    plan.reverted.map((r: any) => `${r.action} ${r.path}${r.to_path ? ` → ${r.to_path}` : ''}`),
+    ['moved back archive/trip.md → trip.md', 'restored trip.md'],
+  );
   const applied = await call('carol', 'undo_changes', { credential: 'carol', since, dry_run: false });
   t.same(applied.conflicts, []);
   t.equal(applied.reverted.length, 2);
-  t.equal(readFileSync(vaultFile('trip.md'), 'utf8'), 'trip v1\n', 'back at its old path with the content it had before the selection');
+  t.equal(
+    readFileSync(vaultFile('trip.md'), 'utf8'),
+    'trip v1\n',
+    'back at its old path with the content it had before the selection',
+  );
   t.throws(() => readFileSync(vaultFile('archive/trip.md')), 'nothing left at the new path');
 });
 
@@ -152,48 +199,90 @@ t.test('delete, empty the trash, list deleted notes, restore; an occupied path i
   t.equal(readFileSync(vaultFile('gone.md'), 'utf8'), 'soon gone\n');
   await call('carol', 'delete_note', { path: 'gone' });
   writeFileSync(vaultFile('gone.md'), 'a different note now\n');
-  const again = (await call('carol', 'list_revisions', { path: 'gone' })).revisions.find((r: any) => r.kind === 'delete');
-  t.equal((await refused('carol', 'restore_revision', { path: 'gone', revision: again.revision }))?.code, 'already_exists');
+  const again = (await call('carol', 'list_revisions', { path: 'gone' })).revisions.find(
+    (r: any) => r.kind === 'delete',
+  );
+  t.equal(
+    (await refused('carol', 'restore_revision', { path: 'gone', revision: again.revision }))?.code,
+    'already_exists',
+  );
 });
 
 t.test('a binary file overwritten through write_file: its version is kept, summarised and not diffed', async (t) => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]);
   await call('alice', 'write_file', { path: 'img.png', content: png.toString('base64'), encoding: 'base64' });
-  await call('alice', 'write_file', { path: 'img.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 9]).toString('base64'), encoding: 'base64', overwrite: true });
+  await call('alice', 'write_file', {
+    path: 'img.png',
+    content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 9]).toString('base64'),
+    encoding: 'base64',
+    overwrite: true,
+  });
   const list = await call('alice', 'list_revisions', { path: 'img.png' });
-  t.same(list.revisions.map((r: any) => r.kind), ['write', 'create'], 'the create and the replace through write_file are both revisions');
+  t.same(
+    list.revisions.map((r: any) => r.kind),
+    ['write', 'create'],
+    'the create and the replace through write_file are both revisions',
+  );
   const diff = await call('alice', 'diff_revisions', { path: 'img.png', from: list.revisions[1].revision });
   t.equal(diff.binary, true);
   t.match(diff.diff, /Binary content is not diffed: 8 bytes/);
   const read = await call('alice', 'read_revision', { path: 'img.png', revision: list.revisions[1].revision });
   t.equal(read.content, null);
-  t.equal((await refused('alice', 'restore_revision', { path: 'img.png', revision: list.revisions[1].revision }))?.code, 'not_a_note');
+  t.equal(
+    (await refused('alice', 'restore_revision', { path: 'img.png', revision: list.revisions[1].revision }))?.code,
+    'not_a_note',
+  );
 });
 
 t.test('an upload through a transfer link is a revision of the credential that minted it', async (t) => {
   await call('bob', 'write_file', { path: 'data.csv', content: 'a,b\n1,2\n', encoding: 'text' });
   const link = await call('bob', 'request_upload', { path: 'data.csv', overwrite: true });
   const token = String(link.url).slice(String(link.url).indexOf('#') + 1);
-  const put = await fetch(new URL('/transfer/upload', server.url), { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: 'a,b\n3,4\n' });
+  const put = await fetch(new URL('/transfer/upload', server.url), {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    body: 'a,b\n3,4\n',
+  });
   t.equal(put.status, 201, await put.text());
   const list = await call('bob', 'list_revisions', { path: 'data.csv' });
-  t.same(list.revisions.map((r: any) => `${r.kind}:${r.tool}`), ['write:request_upload', 'create:write_file']);
+  t.same(
+    list.revisions.map((r: any) => `${r.kind}:${r.tool}`),
+    ['write:request_upload', 'create:write_file'],
+  );
   t.equal(list.revisions[0].you, true, 'attributed to bob, who minted the link');
   const old = await call('bob', 'read_revision', { path: 'data.csv', revision: list.revisions[1].revision });
   t.equal(old.content, 'a,b\n1,2\n', 'the uploaded-over version is kept');
-  const big = await call('bob', 'write_file', { path: 'big.bin', content: Buffer.alloc(4096, 7).toString('base64'), overwrite: true });
+  const big = await call('bob', 'write_file', {
+    path: 'big.bin',
+    content: Buffer.alloc(4096, 7).toString('base64'),
+    overwrite: true,
+  });
   t.equal(big.created, true);
-  await call('bob', 'write_file', { path: 'big.bin', content: Buffer.alloc(10, 1).toString('base64'), overwrite: true });
+  await call('bob', 'write_file', {
+    path: 'big.bin',
+    content: Buffer.alloc(10, 1).toString('base64'),
+    overwrite: true,
+  });
   const bigList = await call('bob', 'list_revisions', { path: 'big.bin' });
-  t.same(bigList.revisions.map((r: any) => r.kind), ['write', 'outside', 'create']);
-  t.match(bigList.revisions[1].skipped, /maxVersionBytes.*replaced without being kept/, 'an incumbent over the limit is not read, and says so');
+  t.same(
+    bigList.revisions.map((r: any) => r.kind),
+    ['write', 'outside', 'create'],
+  );
+  t.match(
+    bigList.revisions[1].skipped,
+    /maxVersionBytes.*replaced without being kept/,
+    'an incumbent over the limit is not read, and says so',
+  );
 });
 
 t.test('a note over history.maxVersionBytes is recorded as skipped, visibly', async (t) => {
   await call('alice', 'create_note', { path: 'big', content: `${'x'.repeat(3000)}\n` });
   await call('alice', 'edit_note', { path: 'big', content: 'small now\n' });
   const list = await call('alice', 'list_revisions', { path: 'big' });
-  t.same(list.revisions.map((r: any) => `${r.kind}:${r.skipped ? 'skipped' : 'kept'}`), ['write:kept', 'create:skipped']);
+  t.same(
+    list.revisions.map((r: any) => `${r.kind}:${r.skipped ? 'skipped' : 'kept'}`),
+    ['write:kept', 'create:skipped'],
+  );
   t.match(list.revisions[1].skipped, /history\.maxVersionBytes/);
   const read = await call('alice', 'read_revision', { path: 'big', revision: list.revisions[1].revision });
   t.match(read.summary, /not kept/);
@@ -213,7 +302,9 @@ t.test('/health shows the store; prune by retention drops old revisions', async 
   t.equal(health.familyHealth.history.recording, true);
   const db = server.host.database.db;
   await sql`UPDATE history_revisions SET at = now() - interval '400 days' WHERE path = 'bob-notes.md'`.execute(db);
-  const recorder = server.host.manager.registry.providedService('history') as { prune(): Promise<{ revisions: number; versions: number }> };
+  const recorder = server.host.manager.registry.providedService('history') as {
+    prune(): Promise<{ revisions: number; versions: number }>;
+  };
   const r = await recorder.prune();
   t.ok(r.revisions >= 1, 'old revisions pruned');
   t.same((await call('alice', 'list_revisions', { path: 'bob-notes' })).revisions, []);

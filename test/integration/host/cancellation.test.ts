@@ -9,10 +9,17 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const echo = path.resolve(here, '../../fixtures/families/echo');
-const server = await startTestServer({ builtinDir: null, config: { plugins: [echo], admission: { concurrency: { read: 1 }, queueTimeoutMs: 500 } } });
+const server = await startTestServer({
+  builtinDir: null,
+  config: { plugins: [echo], admission: { concurrency: { read: 1 }, queueTimeoutMs: 500 } },
+});
 t.teardown(() => server.close());
 
-async function cancelThenCall(t: Pick<typeof import('tap').default, 'ok' | 'equal' | 'notOk'>, call: (signal: AbortSignal) => Promise<unknown>, quick: () => Promise<{ isError?: boolean; structuredContent?: unknown }>) {
+async function cancelThenCall(
+  t: Pick<typeof import('tap').default, 'ok' | 'equal' | 'notOk'>,
+  call: (signal: AbortSignal) => Promise<unknown>,
+  quick: () => Promise<{ isError?: boolean; structuredContent?: unknown }>,
+) {
   const abort = new AbortController();
   const slow = call(abort.signal).then(
     () => 'answered',
@@ -38,8 +45,13 @@ t.test('2025-11-25: notifications/cancelled frees the slot', async (t) => {
 });
 
 t.test('2026-07-28: aborting the request frees the slot', async (t) => {
-  const client = new ClientV2({ name: 'modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.key}` } } }));
+  const client = new ClientV2(
+    { name: 'modern', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new HttpV2(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.key}` } } }),
+  );
   t.teardown(() => client.close());
   await cancelThenCall(
     t,

@@ -17,18 +17,42 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 mkdirSync(path.join(dir, 'vault'));
 cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
 const configFile = path.join(dir, 'config.yaml');
-writeFileSync(configFile, YAML.stringify({ vault: { path: path.join(dir, 'vault') }, database: { url: `pglite:${path.join(dir, 'db')}` }, families: {}, log: { level: 'silent' } }));
+writeFileSync(
+  configFile,
+  YAML.stringify({
+    vault: { path: path.join(dir, 'vault') },
+    database: { url: `pglite:${path.join(dir, 'db')}` },
+    families: {},
+    log: { level: 'silent' },
+  }),
+);
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(root, 'src/host/cli/main.ts'), ...args], { cwd: root, env: { ...process.env, EXO_CONFIG: '' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'src/host/cli/main.ts'), ...args],
+      { cwd: root, env: { ...process.env, EXO_CONFIG: '' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 t.test('keys create prints the raw key as the only stdout line; list and revoke see it', async (t) => {
-  const created = await cli('keys', 'create', '--name', 'ci-bot', '--scope', 'read', '--expires', '30d', '--config', configFile);
+  const created = await cli(
+    'keys',
+    'create',
+    '--name',
+    'ci-bot',
+    '--scope',
+    'read',
+    '--expires',
+    '30d',
+    '--config',
+    configFile,
+  );
   t.equal(created.code, 0, created.stderr);
   const lines = created.stdout.split('\n').filter(Boolean);
   t.equal(lines.length, 1);
@@ -40,7 +64,10 @@ t.test('keys create prints the raw key as the only stdout line; list and revoke 
   t.equal(revoked.code, 0);
   t.match((await cli('keys', 'list', '--config', configFile)).stdout, /ci-bot\t.*\trevoked/);
   t.equal((await cli('keys', 'revoke', 'nobody', '--config', configFile)).code, 1);
-  t.match((await cli('keys', 'create', '--name', 'x', '--expires', 'tomorrow', '--config', configFile)).stderr, /neither a date/);
+  t.match(
+    (await cli('keys', 'create', '--name', 'x', '--expires', 'tomorrow', '--config', configFile)).stderr,
+    /neither a date/,
+  );
 });
 
 t.test('doctor checks platform, configuration, database and families', async (t) => {
@@ -53,7 +80,15 @@ t.test('doctor checks platform, configuration, database and families', async (t)
 
 t.test('doctor fails the config check on an unknown family key instead of calling the file valid', async (t) => {
   const bad = path.join(dir, 'family-typo.yaml');
-  writeFileSync(bad, YAML.stringify({ vault: { path: path.join(dir, 'vault') }, database: { url: `pglite:${path.join(dir, 'db')}` }, log: { level: 'silent' }, search: { rrfKay: 3 } }));
+  writeFileSync(
+    bad,
+    YAML.stringify({
+      vault: { path: path.join(dir, 'vault') },
+      database: { url: `pglite:${path.join(dir, 'db')}` },
+      log: { level: 'silent' },
+      search: { rrfKay: 3 },
+    }),
+  );
   const out = await cli('doctor', '--config', bad);
   t.equal(out.code, 1);
   t.match(out.stdout, /FAIL config: .*unknown key search\.rrfKay/);

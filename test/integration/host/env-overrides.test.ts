@@ -7,7 +7,8 @@ import { SettingsError } from '../../../src/host/settings/load.js';
 t.test('EXO_SEARCH_RRF_K reaches the search family without a search section in the file', async (t) => {
   const server = await startTestServer({ env: { EXO_SEARCH_RRF_K: '31', EXO_TASKS_LIST_CAP: '7' } });
   t.teardown(() => server.close());
-  const settingsOf = (family: string) => server.host.manager.registry.generations.get(family)?.settings as Record<string, Record<string, unknown>>;
+  const settingsOf = (family: string) =>
+    server.host.manager.registry.generations.get(family)?.settings as Record<string, Record<string, unknown>>;
   t.equal(settingsOf('search').search.rrfK, 31);
   t.equal(settingsOf('tasks').tasks.listCap, 7);
 });

@@ -53,7 +53,10 @@ t.test('flipping a family off removes its tools and notifies; flipping it back r
   const names = await toolNames();
   t.ok(names.includes('echo'));
   t.notOk(names.includes('append_note'), 'read-only family hides write tools');
-  t.equal(refusalOf(await client.callTool({ name: 'append_note', arguments: { path: 'a.md', text: 'x' } }))!.code, 'read_only');
+  t.equal(
+    refusalOf(await client.callTool({ name: 'append_note', arguments: { path: 'a.md', text: 'x' } }))!.code,
+    'read_only',
+  );
   await server.rewriteConfig({ families: { echo: { enabled: true, readOnly: false } } });
   t.ok((await toolNames()).includes('append_note'));
 });

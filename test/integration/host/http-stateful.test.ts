@@ -22,7 +22,13 @@ t.test('tools/list serves the schemas as written, with all four hints', async (t
   t.same(names, ['append_note', 'boom', 'echo', 'slow', 'worker_double', 'worker_sum']);
   const echoTool = tools.find((x) => x.name === 'echo')!;
   t.equal(echoTool.title, 'Echo text');
-  t.same(echoTool.annotations, { title: 'Echo text', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  t.same(echoTool.annotations, {
+    title: 'Echo text',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  });
   t.equal((echoTool.inputSchema as { additionalProperties?: boolean }).additionalProperties, false);
   t.ok(echoTool.outputSchema);
 });
@@ -61,7 +67,10 @@ t.test('a tool whose optional service is missing is hidden and refused as unavai
 });
 
 t.test('a handler refusal and an unknown tool are typed refusals', async (t) => {
-  t.equal(refusalOf(await client.callTool({ name: 'echo', arguments: { text: 'x', repeat: 9 } }))!.code, 'invalid_arguments');
+  t.equal(
+    refusalOf(await client.callTool({ name: 'echo', arguments: { text: 'x', repeat: 9 } }))!.code,
+    'invalid_arguments',
+  );
   const unknown = refusalOf(await client.callTool({ name: 'no_such_tool', arguments: {} }))!;
   t.equal(unknown.code, 'unknown_tool');
   t.equal(unknown.retryable, false);
@@ -85,7 +94,9 @@ t.test('write tools: allowed for readwrite keys, hidden and refused for read-onl
   const ok = await client.callTool({ name: 'append_note', arguments: { path: 'made.md', text: 'hi' } });
   t.notOk(ok.isError, textOf(ok));
   t.match((ok.structuredContent as { content_hash: string }).content_hash, /^sha256:[0-9a-f]{64}$/);
-  const again = refusalOf(await client.callTool({ name: 'append_note', arguments: { path: 'made.md', text: 'other' } }))!;
+  const again = refusalOf(
+    await client.callTool({ name: 'append_note', arguments: { path: 'made.md', text: 'other' } }),
+  )!;
   t.equal(again.code, 'already_exists');
   const ro = await server.connect({ key: server.readKey });
   const names = (await ro.listTools()).tools.map((x) => x.name);
@@ -97,13 +108,19 @@ t.test('write tools: allowed for readwrite keys, hidden and refused for read-onl
 
 t.test('prompts and resources come from the family, services across families included', async (t) => {
   const { prompts } = await client.listPrompts();
-  t.same(prompts.map((p) => p.name), ['greet']);
+  t.same(
+    prompts.map((p) => p.name),
+    ['greet'],
+  );
   const got = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
   t.equal((got.messages[0].content as { text: string }).text, 'hello Ada>');
   const { resources } = await client.listResources();
   t.ok(resources.some((r) => r.uri === 'echo://hello'));
   const { resourceTemplates } = await client.listResourceTemplates();
-  t.same(resourceTemplates.map((r) => r.uriTemplate), ['echo://note/{+path}']);
+  t.same(
+    resourceTemplates.map((r) => r.uriTemplate),
+    ['echo://note/{+path}'],
+  );
   const read = await client.readResource({ uri: 'echo://note/made.md' });
   t.equal((read.contents[0] as { text: string }).text, 'hi');
   await t.rejects(client.readResource({ uri: 'nothing://here' }), /No resource matches/);
@@ -143,15 +160,28 @@ t.test('every call wrote one audit row', async (t) => {
 });
 
 t.test('HTTP auth: missing, wrong and revoked keys get 401; revocation takes effect', async (t) => {
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+  };
   const post = (headers: Record<string, string>, body: unknown = init) =>
-    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
   let res = await post({});
   t.equal(res.status, 401);
   t.match(res.headers.get('www-authenticate') ?? '', /Bearer/);
   res = await post({ authorization: 'Bearer exo_wrong' });
   t.equal(res.status, 401);
-  const { raw, record } = await createApiKey(server.host.database.db, { name: 'temp', scope: 'read', vaultId: server.host.vaultHandle.id });
+  const { raw, record } = await createApiKey(server.host.database.db, {
+    name: 'temp',
+    scope: 'read',
+    vaultId: server.host.vaultHandle.id,
+  });
   res = await post({ authorization: `Bearer ${raw}` });
   t.equal(res.status, 200);
   await revokeApiKey(server.host.database.db, record.id);
@@ -162,21 +192,45 @@ t.test('HTTP auth: missing, wrong and revoked keys get 401; revocation takes eff
 });
 
 t.test('malformed JSON, oversized bodies, bad Host and Origin get clear HTTP answers', async (t) => {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.key}` };
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${server.key}`,
+  };
   let res = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '{"jsonrpc": "2.0", "id": 1, "meth' });
   t.equal(res.status, 400);
   t.equal(((await res.json()) as { error: { code: number } }).error.code, -32700);
-  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024) }) });
+  res = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024) }),
+  });
   t.equal(res.status, 413);
   t.match(((await res.json()) as { error: { message: string } }).error.message, /server\.bodyLimitBytes/);
-  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, origin: 'https://evil.example' }, body: '{}' });
+  res = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, origin: 'https://evil.example' },
+    body: '{}',
+  });
   t.equal(res.status, 403);
   t.equal(await statusWithHost(`${server.url}/mcp`, 'evil.example:80', headers), 403);
-  t.equal(await statusWithHost(`${server.url}/mcp`, `localhost:${new URL(server.url).port}`, headers), 400, 'a local Host passes the check');
-  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  t.equal(
+    await statusWithHost(`${server.url}/mcp`, `localhost:${new URL(server.url).port}`, headers),
+    400,
+    'a local Host passes the check',
+  );
+  res = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
   t.equal(res.status, 200, 'a 2025 request without a session is served on its own');
   t.ok(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length > 0);
-  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }) });
+  res = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': 'nope' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+  });
   t.equal(res.status, 404, 'an unknown session is not found');
   t.equal(((await res.json()) as { id: unknown }).id, 7, 'the error carries the request id');
 });

@@ -22,7 +22,23 @@ const node22 = existsSync(devNode) ? devNode : path.join(cache, 'node_modules/no
 const launcher = path.join(cache, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 if (!existsSync(node22) || !existsSync(launcher)) {
   mkdirSync(cache, { recursive: true });
-  execFileSync('npm', ['install', '--prefix', cache, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...(existsSync(devNode) ? [] : [NODE22]), INSPECTOR], { stdio: 'inherit' });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      cache,
+      '--no-save',
+      '--no-package-lock',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...(existsSync(devNode) ? [] : [NODE22]),
+      INSPECTOR,
+    ],
+    { stdio: 'inherit' },
+  );
 }
 
 t.setTimeout(300_000);
@@ -34,18 +50,33 @@ cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
 mkdirSync(path.join(dir, 'vault'));
 writeFileSync(path.join(dir, 'vault/hello.md'), '---\ntitle: Hello\ntags: [demo]\n---\n# Hello\n\nInspector check.\n');
 const config = path.join(dir, 'config.yaml');
-writeFileSync(config, `vault: { path: ${JSON.stringify(path.join(dir, 'vault'))} }\ndatabase: { url: ${JSON.stringify(`pglite:${path.join(dir, 'db')}`)} }\nauth: { mintAdminKeyOnFirstStart: false }\nlog: { level: warn }\n`);
+writeFileSync(
+  config,
+  `vault: { path: ${JSON.stringify(path.join(dir, 'vault'))} }\ndatabase: { url: ${JSON.stringify(`pglite:${path.join(dir, 'db')}`)} }\nauth: { mintAdminKeyOnFirstStart: false }\nlog: { level: warn }\n`,
+);
 const server = [process.execPath, path.join(root, 'bin/exocortex.js'), 'stdio'];
 
-function inspect(args: string[], serverArgs: string[] | null = ['--config', config]): Promise<{ code: number; json: any; stderr: string }> {
+function inspect(
+  args: string[],
+  serverArgs: string[] | null = ['--config', config],
+): Promise<{ code: number; json: any; stderr: string }> {
   return new Promise((resolve) => {
     // `--` ends the Inspector's options, so the server's own --config is not taken for the Inspector's.
     const target = serverArgs === null ? [] : ['--', ...server, ...serverArgs];
-    execFile(node22, [launcher, '--cli', '--format', 'json', ...args, ...target], { cwd: dir, timeout: 90_000, maxBuffer: 16 << 20, env: { ...process.env, MCP_INSPECTOR_SECRET_STORE: 'memory' } }, (err, stdout, stderr) => {
-      let json: any;
-      try { json = JSON.parse(stdout); } catch { json = undefined; }
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, json, stderr });
-    });
+    execFile(
+      node22,
+      [launcher, '--cli', '--format', 'json', ...args, ...target],
+      { cwd: dir, timeout: 90_000, maxBuffer: 16 << 20, env: { ...process.env, MCP_INSPECTOR_SECRET_STORE: 'memory' } },
+      (err, stdout, stderr) => {
+        let json: any;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, json, stderr });
+      },
+    );
   });
 }
 
@@ -66,27 +97,63 @@ t.test('tools/call get_vault_stats and read_note', async (t) => {
 });
 
 t.test('EXO_CONFIG reaches the server only through -e', async (t) => {
-  const r = await inspect(['-e', `EXO_CONFIG=${config}`, '--method', 'tools/call', '--tool-name', 'get_vault_stats'], []);
+  const r = await inspect(
+    ['-e', `EXO_CONFIG=${config}`, '--method', 'tools/call', '--tool-name', 'get_vault_stats'],
+    [],
+  );
   t.equal(r.code, 0, r.stderr);
   t.equal(r.json?.result?.structuredContent?.notes, 1);
 });
 
 t.test('stdio: a write tool through the Inspector', async (t) => {
-  const r = await inspect(['--method', 'tools/call', '--tool-name', 'create_note', '--tool-arg', 'path=from-inspector.md', 'content=# From the Inspector']);
+  const r = await inspect([
+    '--method',
+    'tools/call',
+    '--tool-name',
+    'create_note',
+    '--tool-arg',
+    'path=from-inspector.md',
+    'content=# From the Inspector',
+  ]);
   t.equal(r.code, 0, r.stderr);
   t.equal(r.json?.result?.structuredContent?.path, 'from-inspector.md');
 });
 
 t.test('Streamable HTTP: list, read and write through the Inspector with a bearer key', async (t) => {
   const { startTestServer } = await import(pathToFileURL(path.join(root, 'src/host/testing/harness.ts')).href);
-  const http = await startTestServer({ builtinDir: path.join(root, 'plugins'), files: { 'hello.md': '---\ntitle: Hello\n---\n# Hello\n' } });
+  const http = await startTestServer({
+    builtinDir: path.join(root, 'plugins'),
+    files: { 'hello.md': '---\ntitle: Hello\n---\n# Hello\n' },
+  });
   t.teardown(() => http.close());
-  const over = ['--transport', 'http', '--server-url', `${http.url}/mcp`, '--header', `Authorization: Bearer ${http.key}`];
+  const over = [
+    '--transport',
+    'http',
+    '--server-url',
+    `${http.url}/mcp`,
+    '--header',
+    `Authorization: Bearer ${http.key}`,
+  ];
   const list = await inspect([...over, '--method', 'tools/list'], null);
   t.equal(list.code, 0, list.stderr);
   t.ok((list.json?.result?.tools ?? []).some((x: { name: string }) => x.name === 'read_note'));
-  const read = await inspect([...over, '--method', 'tools/call', '--tool-name', 'read_note', '--tool-arg', 'path=hello.md'], null);
+  const read = await inspect(
+    [...over, '--method', 'tools/call', '--tool-name', 'read_note', '--tool-arg', 'path=hello.md'],
+    null,
+  );
   t.equal(read.json?.result?.structuredContent?.title, 'Hello', read.stderr);
-  const write = await inspect([...over, '--method', 'tools/call', '--tool-name', 'create_note', '--tool-arg', 'path=over-http.md', 'content=# Over HTTP'], null);
+  const write = await inspect(
+    [
+      ...over,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'create_note',
+      '--tool-arg',
+      'path=over-http.md',
+      'content=# Over HTTP',
+    ],
+    null,
+  );
   t.equal(write.json?.result?.structuredContent?.path, 'over-http.md', write.stderr);
 });

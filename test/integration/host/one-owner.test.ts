@@ -31,7 +31,13 @@ const port = await freePort();
 const configFile = path.join(dir, 'config.yaml');
 writeFileSync(
   configFile,
-  YAML.stringify({ vault: { path: path.join(dir, 'vault') }, database: { url: `pglite:${dbDir}` }, server: { port }, auth: { mintAdminKeyOnFirstStart: false }, log: { level: 'warn' } }),
+  YAML.stringify({
+    vault: { path: path.join(dir, 'vault') },
+    database: { url: `pglite:${dbDir}` },
+    server: { port },
+    auth: { mintAdminKeyOnFirstStart: false },
+    log: { level: 'warn' },
+  }),
 );
 const base = `http://127.0.0.1:${port}`;
 const children: ChildProcess[] = [];
@@ -42,14 +48,23 @@ t.teardown(() => {
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', main, ...args, '--config', configFile], { cwd: root, env: { ...process.env, EXO_CONFIG: '' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', main, ...args, '--config', configFile],
+      { cwd: root, env: { ...process.env, EXO_CONFIG: '' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 function serve(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--config', configFile], { cwd: root, env: { ...process.env, EXO_CONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--config', configFile], {
+    cwd: root,
+    env: { ...process.env, EXO_CONFIG: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   return child;
 }
@@ -73,8 +88,17 @@ async function untilUp(): Promise<void> {
 async function initializeStatus(key: string): Promise<number> {
   const res = await fetch(`${base}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }),
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+    }),
   });
   await res.body?.cancel();
   return res.status;
@@ -82,7 +106,11 @@ async function initializeStatus(key: string): Promise<number> {
 
 async function httpClient(key: string): Promise<Client> {
   const client = new Client({ name: 'http-peer', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
   return client;
 }
 
@@ -108,12 +136,18 @@ t.test('keys created, listed and revoked through the running server take effect 
 });
 
 t.test('a second server on the same directory refuses, naming the directory and the owner', async (t) => {
-  const second = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--config', configFile], { cwd: root, env: { ...process.env, EXO_CONFIG: '' } });
+  const second = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--config', configFile], {
+    cwd: root,
+    env: { ...process.env, EXO_CONFIG: '' },
+  });
   let stderr = '';
   second.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise<number>((resolve) => second.on('exit', (c) => resolve(c ?? -1)));
   t.equal(code, 2);
-  t.match(stderr, new RegExp(`the database ${dbDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by PID ${server.pid}`));
+  t.match(
+    stderr,
+    new RegExp(`the database ${dbDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by PID ${server.pid}`),
+  );
   t.equal(stderr.trim().split('\n').length, 1, 'one line');
   t.equal(await initializeStatus('exo_nothing'), 401, 'the owner still serves');
 });
@@ -136,13 +170,22 @@ t.test('stdio bridges to the running server as the local operator', async (t) =>
   const keyOut = await cli('keys', 'create', '--name', 'watcher', '--scope', 'read');
   const peer = await httpClient(keyOut.stdout.trim());
   t.teardown(() => peer.close());
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', main, 'stdio', '--config', configFile], cwd: root, stderr: 'pipe', env: { ...process.env, EXO_CONFIG: '' } as Record<string, string> });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', main, 'stdio', '--config', configFile],
+    cwd: root,
+    stderr: 'pipe',
+    env: { ...process.env, EXO_CONFIG: '' } as Record<string, string>,
+  });
   const local = new Client({ name: 'desktop', version: '1' });
   await local.connect(transport);
   t.teardown(() => local.close());
   const names = (await local.listTools()).tools.map((x) => x.name);
   t.ok(names.includes('create_note'), 'the operator may write');
-  const made = await local.callTool({ name: 'create_note', arguments: { path: 'From Desktop.md', content: '# From Desktop\n\nbridged\n' } });
+  const made = await local.callTool({
+    name: 'create_note',
+    arguments: { path: 'From Desktop.md', content: '# From Desktop\n\nbridged\n' },
+  });
   t.notOk(made.isError, textOf(made));
   const read = await peer.callTool({ name: 'read_note', arguments: { path: 'From Desktop.md' } });
   t.match(textOf(read), /bridged/, 'the HTTP client sees the note at once');
@@ -155,12 +198,26 @@ t.test('stdio bridges to the running server as the local operator', async (t) =>
 t.test('a 2026-07-28 stdio client through the bridge: discover, list, write', async (t) => {
   const { Client: ModernClient } = await import('@modelcontextprotocol/client');
   const { StdioClientTransport: ModernStdio } = await import('@modelcontextprotocol/client/stdio');
-  const local = new ModernClient({ name: 'modern-desktop', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await local.connect(new ModernStdio({ command: process.execPath, args: ['--import', 'tsx', main, 'stdio', '--config', configFile], cwd: root, stderr: 'pipe', env: { ...process.env, EXO_CONFIG: '' } as Record<string, string> }));
+  const local = new ModernClient(
+    { name: 'modern-desktop', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await local.connect(
+    new ModernStdio({
+      command: process.execPath,
+      args: ['--import', 'tsx', main, 'stdio', '--config', configFile],
+      cwd: root,
+      stderr: 'pipe',
+      env: { ...process.env, EXO_CONFIG: '' } as Record<string, string>,
+    }),
+  );
   t.teardown(() => local.close());
   t.equal(local.getProtocolEra(), 'modern');
   t.ok((await local.listTools()).tools.some((x) => x.name === 'create_note'));
-  const made = (await local.callTool({ name: 'create_note', arguments: { path: 'From Modern.md', content: '# From a 2026 client\n' } })) as { isError?: boolean };
+  const made = (await local.callTool({
+    name: 'create_note',
+    arguments: { path: 'From Modern.md', content: '# From a 2026 client\n' },
+  })) as { isError?: boolean };
   t.notOk(made.isError, 'the write went through the owner');
   t.ok(existsSync(path.join(dir, 'vault', 'From Modern.md')), 'the note is in the vault');
 });
@@ -168,7 +225,10 @@ t.test('a 2026-07-28 stdio client through the bridge: discover, list, write', as
 t.test('an admin socket open to others, or a CLI of another protocol, is refused and changes nothing', async (t) => {
   const agent = new Agent({ connect: { socketPath: socket } });
   t.teardown(() => agent.close());
-  const res = await request('http://x/v1/keys', { dispatcher: agent, headers: { 'x-exocortex-admin-protocol': '999' } });
+  const res = await request('http://x/v1/keys', {
+    dispatcher: agent,
+    headers: { 'x-exocortex-admin-protocol': '999' },
+  });
   t.equal(res.statusCode, 426);
   t.match(((await res.body.json()) as { error: { code: string } }).error.code, 'protocol_mismatch');
   chmodSync(socket, 0o666);

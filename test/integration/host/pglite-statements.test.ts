@@ -16,7 +16,12 @@ for (const thread of [true, false]) {
     const d = await openDatabase(`pglite:${path.join(dir, `db-${thread}`)}`, { baseDir: '/', pgliteThread: thread });
     t.teardown(() => d.close());
     const prepared = async () =>
-      (await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`.execute(d.db)).rows;
+      (
+        await sql<{
+          name: string;
+          statement: string;
+        }>`SELECT name, statement FROM pg_prepared_statements ORDER BY name`.execute(d.db)
+      ).rows;
 
     await sql`CREATE TABLE t (id int PRIMARY KEY, body text)`.execute(d.db);
     for (let i = 0; i < 5; i++) await sql`INSERT INTO t VALUES (${i}, ${`row ${i}`})`.execute(d.db);
@@ -29,13 +34,20 @@ for (const thread of [true, false]) {
     t.equal(inserts.length, 1, 'five inserts, one prepared statement');
     t.match(inserts[0].name, /^exo_\d+$/);
     t.equal(after.filter((r) => r.statement.startsWith('SELECT * FROM t')).length, 1);
-    t.notOk(after.some((r) => r.statement.startsWith('CREATE TABLE')), 'a text without parameters runs unnamed');
+    t.notOk(
+      after.some((r) => r.statement.startsWith('CREATE TABLE')),
+      'a text without parameters runs unnamed',
+    );
 
     // The prepared SELECT * would now return another row type: PostgreSQL refuses that for a cached
     // plan (0A000), so the schema change must make the text be prepared again under a new name.
     await sql`ALTER TABLE t ADD COLUMN extra int DEFAULT 7`.execute(d.db);
     t.same((await byId(3)).rows, [{ id: 3, body: 'row 3', extra: 7 }], 'the query sees the new shape');
-    t.equal((await prepared()).filter((r) => r.statement.startsWith('SELECT * FROM t')).length, 2, 'prepared afresh, under a new name');
+    t.equal(
+      (await prepared()).filter((r) => r.statement.startsWith('SELECT * FROM t')).length,
+      2,
+      'prepared afresh, under a new name',
+    );
 
     // Inside a transaction, errors and rollbacks behave as with unnamed statements.
     const failed = await d.db

@@ -21,7 +21,13 @@ t.test('queries, errors, transactions and extensions through the thread', async 
 
   await sql`CREATE TABLE t (id int PRIMARY KEY, body text, e vector(3))`.execute(d.db);
   await sql`INSERT INTO t VALUES (1, ${'first'}, '[1,2,3]'), (2, ${'ünïcødé ✓'}, '[0,0,1]')`.execute(d.db);
-  const rows = (await sql<{ id: number; body: string; dist: number }>`SELECT id, body, e <-> '[1,2,3]' AS dist FROM t ORDER BY id`.execute(d.db)).rows;
+  const rows = (
+    await sql<{
+      id: number;
+      body: string;
+      dist: number;
+    }>`SELECT id, body, e <-> '[1,2,3]' AS dist FROM t ORDER BY id`.execute(d.db)
+  ).rows;
   t.same(rows, [
     { id: 1, body: 'first', dist: 0 },
     { id: 2, body: 'ünïcødé ✓', dist: 3 },
@@ -31,7 +37,11 @@ t.test('queries, errors, transactions and extensions through the thread', async 
 
   const missing = await sql`SELECT * FROM no_such_table`.execute(d.db).catch((e: unknown) => e as { code?: string });
   t.equal((missing as { code?: string }).code, '42P01', 'a server error keeps its SQLSTATE');
-  t.equal((await sql<{ n: number }>`SELECT 1 AS n`.execute(d.db)).rows[0].n, 1, 'the connection is usable after an error');
+  t.equal(
+    (await sql<{ n: number }>`SELECT 1 AS n`.execute(d.db)).rows[0].n,
+    1,
+    'the connection is usable after an error',
+  );
 
   const dup = await d.db
     .transaction()
@@ -41,13 +51,21 @@ t.test('queries, errors, transactions and extensions through the thread', async 
     })
     .catch((e: unknown) => e as { code?: string });
   t.equal((dup as { code?: string }).code, '23505');
-  t.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM t`.execute(d.db)).rows[0].n, 2, 'the failed transaction rolled back');
+  t.equal(
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM t`.execute(d.db)).rows[0].n,
+    2,
+    'the failed transaction rolled back',
+  );
 
   // `begin` is answered on this side and sent with the first statement: the transaction is still real.
   await d.db.transaction().execute(async (trx) => {
     await sql`INSERT INTO t (id, body) VALUES (4, 'in a transaction')`.execute(trx);
   });
-  t.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE id = 4`.execute(d.db)).rows[0].n, 1, 'its commit persisted the row');
+  t.equal(
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE id = 4`.execute(d.db)).rows[0].n,
+    1,
+    'its commit persisted the row',
+  );
   const thrown = await d.db
     .transaction()
     .execute(async (trx) => {
@@ -60,18 +78,32 @@ t.test('queries, errors, transactions and extensions through the thread', async 
     })
     .catch((e: Error) => e.message);
   t.equal(thrown, 'the caller gives up');
-  t.equal((await sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE id = 5`.execute(d.db)).rows[0].n, 0, 'a transaction that throws after its first statement rolls back');
+  t.equal(
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE id = 5`.execute(d.db)).rows[0].n,
+    0,
+    'a transaction that throws after its first statement rolls back',
+  );
   const empty = await d.db.transaction().execute(async () => 'nothing ran');
   t.equal(empty, 'nothing ran', 'a transaction with no statement commits');
   t.equal((await sql<{ n: number }>`SELECT 1 AS n`.execute(d.db)).rows[0].n, 1, 'and leaves the connection usable');
   await sql`DELETE FROM t WHERE id = 4`.execute(d.db);
 
   // Many callers at once share the single connection; each gets its own answer.
-  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => sql<{ v: string }>`SELECT ${`v${i}`}::text AS v`.execute(d.db)));
-  t.same(answers.map((a) => a.rows[0].v), Array.from({ length: 40 }, (_, i) => `v${i}`));
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => sql<{ v: string }>`SELECT ${`v${i}`}::text AS v`.execute(d.db)),
+  );
+  t.same(
+    answers.map((a) => a.rows[0].v),
+    Array.from({ length: 40 }, (_, i) => `v${i}`),
+  );
 
   // A large answer crosses the thread boundary whole.
-  const big = (await sql<{ n: number; s: string }>`SELECT count(*)::int AS n, max(repeat('x', 1000) || g) AS s FROM generate_series(1, 50000) g`.execute(d.db)).rows[0];
+  const big = (
+    await sql<{
+      n: number;
+      s: string;
+    }>`SELECT count(*)::int AS n, max(repeat('x', 1000) || g) AS s FROM generate_series(1, 50000) g`.execute(d.db)
+  ).rows[0];
   t.equal(big.n, 50000);
   const many = (await sql<{ g: number }>`SELECT g FROM generate_series(1, 20000) g`.execute(d.db)).rows;
   t.equal(many.length, 20000);
@@ -106,11 +138,17 @@ t.test('a data directory PGlite cannot open is a clear startup error, and the th
 });
 
 t.test('database.pgliteThread: false serves tools from the event loop thread', async (t) => {
-  const server = await startTestServer({ config: { database: { pgliteThread: false } }, files: { 'a.md': '# A\n\nhello thread\n' } });
+  const server = await startTestServer({
+    config: { database: { pgliteThread: false } },
+    files: { 'a.md': '# A\n\nhello thread\n' },
+  });
   t.teardown(() => server.close());
   t.notMatch(server.host.database.engine.description, /own thread/);
   const client = await server.connect();
-  const r = (await client.callTool({ name: 'read_note', arguments: { path: 'a.md' } })) as { isError?: boolean; structuredContent?: { content?: string } };
+  const r = (await client.callTool({ name: 'read_note', arguments: { path: 'a.md' } })) as {
+    isError?: boolean;
+    structuredContent?: { content?: string };
+  };
   t.notOk(r.isError);
   t.match(r.structuredContent?.content ?? '', /hello thread/);
 });

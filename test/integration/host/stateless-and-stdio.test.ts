@@ -17,18 +17,35 @@ const root = path.resolve(here, '../../..');
 const echo = path.resolve(here, '../../fixtures/families/echo');
 
 t.test('stateless HTTP: calls work, GET is refused, no session id is issued', async (t) => {
-  const server = await startTestServer({ builtinDir: null, config: { plugins: [echo], server: { mode: 'stateless' } } });
+  const server = await startTestServer({
+    builtinDir: null,
+    config: { plugins: [echo], server: { mode: 'stateless' } },
+  });
   t.teardown(() => server.close());
   const client = await server.connect();
   const r = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
   t.same(r.structuredContent, { text: 'hi', length: 2, optional: false });
-  t.equal(refusalOf(await client.callTool({ name: 'echo', arguments: { text: 'x', nope: 1 } }))!.code, 'unknown_argument');
-  const res = await fetch(`${server.url}/mcp`, { headers: { authorization: `Bearer ${server.key}`, accept: 'text/event-stream' } });
+  t.equal(
+    refusalOf(await client.callTool({ name: 'echo', arguments: { text: 'x', nope: 1 } }))!.code,
+    'unknown_argument',
+  );
+  const res = await fetch(`${server.url}/mcp`, {
+    headers: { authorization: `Bearer ${server.key}`, accept: 'text/event-stream' },
+  });
   t.equal(res.status, 405);
   const init = await fetch(`${server.url}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    headers: {
+      authorization: `Bearer ${server.key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    }),
   });
   t.equal(init.status, 200);
   t.equal(init.headers.get('mcp-session-id'), null);
@@ -43,7 +60,12 @@ t.test('stdio: the local operator lists and calls tools, and hears list_changed'
   mkdirSync(path.join(dir, 'vault'));
   cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
   const configFile = path.join(dir, 'config.yaml');
-  const config = { vault: { path: path.join(dir, 'vault') }, database: { url: `pglite:${path.join(dir, 'db')}` }, plugins: [echo], log: { level: 'warn' } };
+  const config = {
+    vault: { path: path.join(dir, 'vault') },
+    database: { url: `pglite:${path.join(dir, 'db')}` },
+    plugins: [echo],
+    log: { level: 'warn' },
+  };
   writeFileSync(configFile, YAML.stringify(config));
   const transport = new StdioClientTransport({
     command: process.execPath,

@@ -30,8 +30,13 @@ t.teardown(async () => {
 const admin = (await AdminClient.connect(server.host.admin!.socketPath))!;
 t.teardown(() => admin.close());
 
-const failure = async (p: Promise<unknown>) => p.then(() => ({ code: 'none', message: '' }), (e: { code: string; message: string }) => ({ code: e.code, message: e.message }));
-const mint = async (user: string) => (await admin.post<{ raw: string; key: KeyRow }>('/v1/keys', { name: `${user}-key`, scope: 'readwrite', user })).raw;
+const failure = async (p: Promise<unknown>) =>
+  p.then(
+    () => ({ code: 'none', message: '' }),
+    (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
+  );
+const mint = async (user: string) =>
+  (await admin.post<{ raw: string; key: KeyRow }>('/v1/keys', { name: `${user}-key`, scope: 'readwrite', user })).raw;
 const waitIndexed = async (name: string) => {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -43,22 +48,36 @@ const waitIndexed = async (name: string) => {
 };
 const listPaths = async (key: string) => {
   const client = await server.connect({ key });
-  const r = (await client.callTool({ name: 'list_notes', arguments: {} })) as { structuredContent?: { notes: Array<{ path: string }> } };
+  const r = (await client.callTool({ name: 'list_notes', arguments: {} })) as {
+    structuredContent?: { notes: Array<{ path: string }> };
+  };
   await client.close();
   return (r.structuredContent?.notes ?? []).map((n) => n.path).sort();
 };
 const mcpStatus = async (key: string) => {
   const res = await fetch(`${server.url}/mcp`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }),
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+    }),
   });
   return res.status;
 };
 
 t.test('a vault added live serves at once, beside the vault it does not disturb', async (t) => {
   const defaultIndex = server.host.index;
-  const added = await admin.post<{ vault: { name: string; status: { state: string } } }>('/v1/vaults', { name: 'xvault', root: rootX });
+  const added = await admin.post<{ vault: { name: string; status: { state: string } } }>('/v1/vaults', {
+    name: 'xvault',
+    root: rootX,
+  });
   t.equal(added.vault.status.state, 'serving');
   await admin.post('/v1/users', { name: 'carol', vault: 'xvault' });
   const carol = await mint('carol');
@@ -76,7 +95,12 @@ t.test('overlapping and unusable roots are refused, naming both paths', async (t
     ['nested', path.join(rootX, 'sub'), 'vault_overlap', /lies inside .*the vault "xvault"/],
     ['containing', tmp, 'vault_overlap', /contains/],
     ['symlink to a root', path.join(tmp, 'link-to-x'), 'vault_overlap', /is the same folder as .*xvault/],
-    ['symlink into vault.path', path.join(tmp, 'link-into-default'), 'vault_overlap', /is the same folder as .*"vault"/],
+    [
+      'symlink into vault.path',
+      path.join(tmp, 'link-into-default'),
+      'vault_overlap',
+      /is the same folder as .*"vault"/,
+    ],
     ['missing', path.join(tmp, 'nope'), 'vault_root_unusable', /does not exist/],
   ];
   for (const [what, root, code, message] of cases) {
@@ -86,7 +110,11 @@ t.test('overlapping and unusable roots are refused, naming both paths', async (t
     if (code === 'vault_overlap') t.ok(f.message.includes(root), `${what}: names the refused root`);
   }
   const names = (await admin.get<{ vaults: Array<{ name: string }> }>('/v1/vaults')).vaults.map((v) => v.name);
-  t.same(names.filter((n) => n.startsWith('bad-')), [], 'nothing was added');
+  t.same(
+    names.filter((n) => n.startsWith('bad-')),
+    [],
+    'nothing was added',
+  );
   // A bind mount of a folder inside another root, where this machine lets us mount.
   const bind = path.join(tmp, 'bind');
   mkdirSync(bind);
@@ -99,7 +127,7 @@ t.test('overlapping and unusable roots are refused, naming both paths', async (t
   }
 });
 
-t.test('sharing is the operator\'s explicit choice; removal is refused while users use the vault', async (t) => {
+t.test("sharing is the operator's explicit choice; removal is refused while users use the vault", async (t) => {
   const f = await failure(admin.post('/v1/users', { name: 'dave', vault: 'xvault' }));
   t.equal(f.code, 'vault_not_shared');
   t.match(f.message, /carol/);
@@ -108,7 +136,16 @@ t.test('sharing is the operator\'s explicit choice; removal is refused while use
   const dave = await mint('dave');
   t.same(await listPaths(dave), ['X note.md'], 'a shared vault serves both');
   const xId = server.host.vaults.all().find((v) => v.row.name === 'xvault')!.row.id;
-  const eventsOf = async (id: number) => Number((await server.host.database.db.selectFrom('change_events').select((eb) => eb.fn.countAll<string>().as('n')).where('vault_id', '=', id).executeTakeFirstOrThrow()).n);
+  const eventsOf = async (id: number) =>
+    Number(
+      (
+        await server.host.database.db
+          .selectFrom('change_events')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('vault_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const writer = await server.connect({ key: dave });
   await writer.callTool({ name: 'create_note', arguments: { path: 'Dave.md', content: '# Dave\n' } });
   await writer.close();
@@ -121,7 +158,10 @@ t.test('sharing is the operator\'s explicit choice; removal is refused while use
   const removed = await admin.post<{ usersDisabled: string[] }>('/v1/vaults/remove', { name: 'xvault', force: true });
   t.same(removed.usersDisabled, ['carol', 'dave']);
   t.equal(await mcpStatus(dave), 401, "a removed vault's users are refused at once");
-  t.notOk(server.host.vaults.all().some((v) => v.row.name === 'xvault'), 'its pipeline stopped');
+  t.notOk(
+    server.host.vaults.all().some((v) => v.row.name === 'xvault'),
+    'its pipeline stopped',
+  );
   t.equal(await eventsOf(xId), 0, "the families dropped the removed vault's rows (pruneVaults)");
   t.ok((await listPaths(server.key)).includes('Home.md'), 'vault.path keeps serving');
 });
@@ -144,7 +184,10 @@ t.test('a vault whose root vanishes is unavailable on /health; the others keep s
   await waitIndexed('yvault');
   renameSync(rootY, `${rootY}.away`);
   await server.host.vaults.check();
-  const health = (await (await fetch(`${server.url}/health`)).json()) as { status: string; vaults: Record<string, { state: string; reason?: string }> };
+  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+    status: string;
+    vaults: Record<string, { state: string; reason?: string }>;
+  };
   t.equal(health.vaults.yvault.state, 'unavailable');
   t.match(health.vaults.yvault.reason, /vanished/);
   t.equal(health.vaults.vault.state, 'serving');
@@ -165,8 +208,12 @@ t.test('the CLI reaches the running server for users, vaults and keys', async (t
   // Asynchronous: the server answering the CLI runs in this very process.
   const cli = (...args: string[]) =>
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/host/cli/main.ts', ...args, '--config', server.configFile], { encoding: 'utf8', cwd: process.cwd(), env: { ...process.env, EXO_CONFIG: '' } }, (err, stdout, stderr) =>
-        resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/host/cli/main.ts', ...args, '--config', server.configFile],
+        { encoding: 'utf8', cwd: process.cwd(), env: { ...process.env, EXO_CONFIG: '' } },
+        (err, stdout, stderr) =>
+          resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
   const list = await cli('vaults', 'list');

@@ -6,14 +6,19 @@ import path from 'node:path';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
 
-const server = await startTestServer({ config: { vault: { readOnly: true } }, files: { 'Tasks.md': '# Tasks\n\n- [ ] write the report\n' } });
+const server = await startTestServer({
+  config: { vault: { readOnly: true } },
+  files: { 'Tasks.md': '# Tasks\n\n- [ ] write the report\n' },
+});
 t.teardown(() => server.close());
 const client = await server.connect();
 
 t.test('no write tool of any family is listed; reads are', async (t) => {
   const names = (await client.listTools()).tools.map((x) => x.name);
-  for (const w of ['create_note', 'edit_note', 'update_task', 'write_file', 'move_file', 'request_upload']) t.notOk(names.includes(w), `${w} hidden`);
-  for (const r of ['read_note', 'list_tasks', 'keyword_search', 'read_file', 'request_download']) t.ok(names.includes(r), `${r} listed`);
+  for (const w of ['create_note', 'edit_note', 'update_task', 'write_file', 'move_file', 'request_upload'])
+    t.notOk(names.includes(w), `${w} hidden`);
+  for (const r of ['read_note', 'list_tasks', 'keyword_search', 'read_file', 'request_download'])
+    t.ok(names.includes(r), `${r} listed`);
 });
 
 t.test('a write tool called anyway is refused and the note is untouched', async (t) => {
@@ -29,17 +34,26 @@ t.test('the vault refuses changes from any code path, not only tool dispatch', a
   t.equal(await server.host.vaultHandle.fs.exists('Tasks.md'), true, 'reads pass through');
 });
 
-t.test('a family read-only hides only its write tools: get_periodic_note stays, and refuses only create_if_missing', async (t) => {
-  const s = await startTestServer({ config: { families: { notes: { readOnly: true } } } });
-  t.teardown(() => s.close());
-  const c = await s.connect();
-  const names = (await c.listTools()).tools.map((x) => x.name);
-  t.ok(names.includes('get_periodic_note'), 'listed: it reads unless asked to create');
-  t.notOk(names.includes('create_note'), 'the family\'s write tools are hidden');
-  const read = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily' } });
-  t.notOk(read.isError, textOf(read));
-  const create = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily', create_if_missing: true } });
-  t.equal(refusalOf(create)?.code, 'read_only', textOf(create));
-  const reader = await s.connect({ key: s.readKey });
-  t.ok((await reader.listTools()).tools.some((x) => x.name === 'get_periodic_note'), 'listed for a read-only key too');
-});
+t.test(
+  'a family read-only hides only its write tools: get_periodic_note stays, and refuses only create_if_missing',
+  async (t) => {
+    const s = await startTestServer({ config: { families: { notes: { readOnly: true } } } });
+    t.teardown(() => s.close());
+    const c = await s.connect();
+    const names = (await c.listTools()).tools.map((x) => x.name);
+    t.ok(names.includes('get_periodic_note'), 'listed: it reads unless asked to create');
+    t.notOk(names.includes('create_note'), "the family's write tools are hidden");
+    const read = await c.callTool({ name: 'get_periodic_note', arguments: { granularity: 'daily' } });
+    t.notOk(read.isError, textOf(read));
+    const create = await c.callTool({
+      name: 'get_periodic_note',
+      arguments: { granularity: 'daily', create_if_missing: true },
+    });
+    t.equal(refusalOf(create)?.code, 'read_only', textOf(create));
+    const reader = await s.connect({ key: s.readKey });
+    t.ok(
+      (await reader.listTools()).tools.some((x) => x.name === 'get_periodic_note'),
+      'listed for a read-only key too',
+    );
+  },
+);

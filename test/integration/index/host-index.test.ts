@@ -13,7 +13,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const recorder = path.resolve(here, '../../fixtures/families/index-recorder');
 const corpus = corpusPath('obsidian-tasks-contributing');
 
-const server = await startTestServer({ builtinDir: null, copyVaultFrom: corpus, config: { plugins: [recorder], index: { debounceMs: 30 } } });
+const server = await startTestServer({
+  builtinDir: null,
+  copyVaultFrom: corpus,
+  config: { plugins: [recorder], index: { debounceMs: 30 } },
+});
 t.teardown(() => server.close());
 const host = server.host;
 
@@ -24,7 +28,9 @@ t.test('a family requiring index loads and its contributor receives every note',
   t.equal(await index.whenReady(host.vaultHandle.id, 30_000), true);
   const st = index.status(host.vaultHandle.id);
   t.ok(st.indexed > 50, `${st.indexed} notes indexed`);
-  const writes = await sql<{ n: string }>`SELECT count(DISTINCT path) AS n FROM index_recorder_calls WHERE kind = 'write'`.execute(host.database.db);
+  const writes = await sql<{
+    n: string;
+  }>`SELECT count(DISTINCT path) AS n FROM index_recorder_calls WHERE kind = 'write'`.execute(host.database.db);
   t.equal(Number(writes.rows[0].n), st.indexed, 'one write per indexed note');
   t.same(st.backlog, { 'index-recorder/calls': 0 });
 });
@@ -44,8 +50,15 @@ t.test('write-through through the named service is immediate', async (t) => {
   const fs = host.vaultHandle.fs;
   await fs.create('Inbox/Through.md', Buffer.from('# Through\nbody\n'));
   await index.noteWritten(host.vaultHandle.id, 'Inbox/Through.md');
-  const row = await host.database.db.selectFrom('notes').select(['title']).where('path', '=', 'Inbox/Through.md').executeTakeFirst();
+  const row = await host.database.db
+    .selectFrom('notes')
+    .select(['title'])
+    .where('path', '=', 'Inbox/Through.md')
+    .executeTakeFirst();
   t.equal(row?.title, 'Through');
-  const calls = await sql<{ kind: string; title: string }>`SELECT kind, title FROM index_recorder_calls WHERE path = 'Inbox/Through.md'`.execute(host.database.db);
+  const calls = await sql<{
+    kind: string;
+    title: string;
+  }>`SELECT kind, title FROM index_recorder_calls WHERE path = 'Inbox/Through.md'`.execute(host.database.db);
   t.same(calls.rows, [{ kind: 'write', title: 'Through' }]);
 });

@@ -3,7 +3,7 @@
 // and a contributor's write/remove/rename calls and version bump.
 import t from 'tap';
 import { corpus as corpusPath, notesOnDisk } from '../../fixtures/corpus.js';
-import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -53,7 +53,14 @@ function recorder(version: number, calls: Call[]): IndexContributor<NoteModel> {
       calls.push({ kind: 'write', path: note.path, id: note.id, version });
     },
     async remove(_trx, note) {
-      calls.push({ kind: 'remove', path: note.path, id: note.id, version, reason: note.reason, origin: note.origin?.name });
+      calls.push({
+        kind: 'remove',
+        path: note.path,
+        id: note.id,
+        version,
+        reason: note.reason,
+        origin: note.origin?.name,
+      });
     },
     async rename(_trx, note, from) {
       calls.push({ kind: 'rename', path: note.path, from, id: note.id, version });
@@ -76,19 +83,35 @@ interface Rig {
   close(): Promise<void>;
 }
 
-async function rig(settings: Partial<IndexSettings> = {}, files: Record<string, string | Uint8Array> = {}): Promise<Rig> {
+async function rig(
+  settings: Partial<IndexSettings> = {},
+  files: Record<string, string | Uint8Array> = {},
+): Promise<Rig> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-index-'));
   const vault = path.join(dir, 'vault');
   cpSync(CORPUS, vault, { recursive: true });
   for (const [p, c] of Object.entries(files)) writeFileSync(path.join(vault, p), c);
   cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
   const database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
-  const vaultId = Number((await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('t', ${vault}) RETURNING id`.execute(database.db)).rows[0].id);
+  const vaultId = Number(
+    (
+      await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('t', ${vault}) RETURNING id`.execute(
+        database.db,
+      )
+    ).rows[0].id,
+  );
   const fs = await openVault(vault, { allowNamedStaging: true });
   const workers = new PiscinaPool({ threads: 2, idleTimeoutMs: 60_000 });
   const calls: Call[] = [];
   const contributors: ContributorEntry[] = [{ family: 'fixture', contributor: recorder(1, calls) }];
-  const pipeline = new IndexPipeline({ db: database.db, vault: { id: vaultId, name: 't', obsidianName: null, fs }, workers, log: silent, settings: { ...SETTINGS, ...settings }, contributors: () => contributors.map((e) => ({ ...e })) });
+  const pipeline = new IndexPipeline({
+    db: database.db,
+    vault: { id: vaultId, name: 't', obsidianName: null, fs },
+    workers,
+    log: silent,
+    settings: { ...SETTINGS, ...settings },
+    contributors: () => contributors.map((e) => ({ ...e })),
+  });
   return {
     dir,
     vault,
@@ -99,7 +122,12 @@ async function rig(settings: Partial<IndexSettings> = {}, files: Record<string, 
     calls,
     contributors,
     async row(p) {
-      return (await database.db.selectFrom('notes').selectAll().where('vault_id', '=', vaultId).where('path', '=', p).executeTakeFirst()) as NoteRow | undefined;
+      return (await database.db
+        .selectFrom('notes')
+        .selectAll()
+        .where('vault_id', '=', vaultId)
+        .where('path', '=', p)
+        .executeTakeFirst()) as NoteRow | undefined;
     },
     async close() {
       await pipeline.close();
@@ -124,7 +152,10 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 const INVALID_UTF8 = Buffer.from([0x23, 0x20, 0x68, 0x69, 0x0a, 0xff, 0xfe, 0x80, 0x0a]);
 
 t.test('cold index, watcher, write-through, quarantine, contributor calls', async (t) => {
-  const r = await rig({}, { 'bad-utf8.md': INVALID_UTF8, 'binary.md': Buffer.from([0x61, 0x00, 0x62, 0x0a]), 'empty.md': '' });
+  const r = await rig(
+    {},
+    { 'bad-utf8.md': INVALID_UTF8, 'binary.md': Buffer.from([0x61, 0x00, 0x62, 0x0a]), 'empty.md': '' },
+  );
   t.teardown(() => r.close());
   const big = path.join(r.vault, 'big.md');
   writeFileSync(big, Buffer.alloc(10 * 1024 * 1024, 'a'));
@@ -140,9 +171,20 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
   const count = await r.database.db.selectFrom('notes').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
   t.equal(Number(count.n), onDisk.length - 3, 'notes rows = indexed notes');
   const reasons = await r.database.db.selectFrom('quarantine').select(['path', 'reason']).orderBy('path').execute();
-  t.same(reasons.map((q) => [q.path, q.reason.split(':')[0]]), [['bad-utf8.md', 'not_utf8'], ['big.md', 'too_large'], ['binary.md', 'binary']]);
+  t.same(
+    reasons.map((q) => [q.path, q.reason.split(':')[0]]),
+    [
+      ['bad-utf8.md', 'not_utf8'],
+      ['big.md', 'too_large'],
+      ['binary.md', 'binary'],
+    ],
+  );
   t.ok(await r.row('empty.md'), 'an empty note is indexed');
-  t.equal(r.calls.filter((c) => c.kind === 'write').length, onDisk.length - 3, 'the contributor wrote every indexed note once');
+  t.equal(
+    r.calls.filter((c) => c.kind === 'write').length,
+    onDisk.length - 3,
+    'the contributor wrote every indexed note once',
+  );
 
   await t.test('external edit is reflected via the watcher', async (t) => {
     const target = onDisk.find((p) => p !== 'empty.md' && !p.startsWith('b'))!;
@@ -164,10 +206,16 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
     const moved = await until('rename indexed', async () => r.row('renamed-by-test.md'));
     t.equal(moved.id, id, 'the note keeps its id');
     t.notOk(await r.row(from), 'old path is gone');
-    t.ok(r.calls.some((c) => c.kind === 'rename' && c.from === from && c.path === 'renamed-by-test.md'), 'contributor.rename called');
+    t.ok(
+      r.calls.some((c) => c.kind === 'rename' && c.from === from && c.path === 'renamed-by-test.md'),
+      'contributor.rename called',
+    );
     unlinkSync(path.join(r.vault, 'renamed-by-test.md'));
     await until('delete indexed', async () => !(await r.row('renamed-by-test.md')));
-    t.ok(r.calls.some((c) => c.kind === 'remove' && c.path === 'renamed-by-test.md'), 'contributor.remove called');
+    t.ok(
+      r.calls.some((c) => c.kind === 'remove' && c.path === 'renamed-by-test.md'),
+      'contributor.remove called',
+    );
   });
 
   await t.test('write-through is visible when the call returns', async (t) => {
@@ -193,48 +241,82 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
     writeFileSync(big, '# small now\n');
     await until('fixed notes indexed', async () => (await r.row('bad-utf8.md')) && (await r.row('big.md')));
     const left = await r.database.db.selectFrom('quarantine').select('path').execute();
-    t.same(left.map((q) => q.path), ['binary.md']);
+    t.same(
+      left.map((q) => q.path),
+      ['binary.md'],
+    );
     t.equal(r.pipeline.status().quarantined, 1);
   });
 
   await t.test('a vanished path in a batch never stops the batch', async (t) => {
-    const items = await r.pipeline.prepareBatch([['gone-before-read.md', false], ['empty.md', true]]);
-    t.same(items.map((i) => i.kind), ['gone', 'content']);
+    const items = await r.pipeline.prepareBatch([
+      ['gone-before-read.md', false],
+      ['empty.md', true],
+    ]);
+    t.same(
+      items.map((i) => i.kind),
+      ['gone', 'content'],
+    );
   });
 
   await t.test('a contributor version bump re-derives only that contributor', async (t) => {
     const before = r.calls.length;
     r.contributors[0] = { family: 'fixture', contributor: recorder(2, r.calls) };
     r.pipeline.contributorsChanged();
-    await until('backlog drained', async () => r.calls.filter((c) => c.version === 2).length >= r.pipeline.status().indexed && r.pipeline.status().backlog['fixture/recorder'] === 0, 8000);
+    await until(
+      'backlog drained',
+      async () =>
+        r.calls.filter((c) => c.version === 2).length >= r.pipeline.status().indexed &&
+        r.pipeline.status().backlog['fixture/recorder'] === 0,
+      8000,
+    );
     const rederived = r.calls.slice(before).filter((c) => c.version === 2 && c.kind === 'write');
-    t.equal(new Set(rederived.map((c) => c.path)).size, r.pipeline.status().indexed, 'every indexed note re-derived once');
+    t.equal(
+      new Set(rederived.map((c) => c.path)).size,
+      r.pipeline.status().indexed,
+      'every indexed note re-derived once',
+    );
     const state = await r.database.db.selectFrom('index_contributor_state').selectAll().executeTakeFirstOrThrow();
     t.equal(Number(state.version), 2);
   });
 });
 
-t.test('write-through without a watcher: a move with an edit is a rename then a write; removes carry reason and origin', async (t) => {
-  // No watcher here, so nothing races the write-through calls.
-  const r = await rig({ watch: false });
-  t.teardown(() => r.close());
-  r.pipeline.start();
-  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
-  const agent = { kind: 'api_key', id: 'k1', name: 'agent-key' } as const;
-  await r.fs.create('Through/A.md', Buffer.from('# A\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Through/A.md', agent);
-  const idA = (await r.row('Through/A.md'))?.id;
-  await r.fs.move('Through/A.md', 'Through/B.md');
-  await r.fs.replace('Through/B.md', Buffer.from('# B, edited while moving\n'));
-  const writesBefore = r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/B.md').length;
-  await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/A.md', 'Through/B.md', agent);
-  t.ok(r.calls.some((c) => c.kind === 'rename' && c.from === 'Through/A.md' && c.path === 'Through/B.md'), 'a rename for the move');
-  t.equal((await r.row('Through/B.md'))?.id, idA, 'noteMoved keeps the note id');
-  t.equal(r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/B.md').length, writesBefore + 1, 'and one write for the edit');
-  await r.fs.trash('Through/B.md');
-  await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/B.md', agent);
-  t.ok(r.calls.some((c) => c.kind === 'remove' && c.path === 'Through/B.md' && c.reason === 'removed' && c.origin === 'agent-key'), 'remove carries its reason and origin');
-});
+t.test(
+  'write-through without a watcher: a move with an edit is a rename then a write; removes carry reason and origin',
+  async (t) => {
+    // No watcher here, so nothing races the write-through calls.
+    const r = await rig({ watch: false });
+    t.teardown(() => r.close());
+    r.pipeline.start();
+    await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+    const agent = { kind: 'api_key', id: 'k1', name: 'agent-key' } as const;
+    await r.fs.create('Through/A.md', Buffer.from('# A\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Through/A.md', agent);
+    const idA = (await r.row('Through/A.md'))?.id;
+    await r.fs.move('Through/A.md', 'Through/B.md');
+    await r.fs.replace('Through/B.md', Buffer.from('# B, edited while moving\n'));
+    const writesBefore = r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/B.md').length;
+    await r.pipeline.noteMoved(r.pipeline.vaultId, 'Through/A.md', 'Through/B.md', agent);
+    t.ok(
+      r.calls.some((c) => c.kind === 'rename' && c.from === 'Through/A.md' && c.path === 'Through/B.md'),
+      'a rename for the move',
+    );
+    t.equal((await r.row('Through/B.md'))?.id, idA, 'noteMoved keeps the note id');
+    t.equal(
+      r.calls.filter((c) => c.kind === 'write' && c.path === 'Through/B.md').length,
+      writesBefore + 1,
+      'and one write for the edit',
+    );
+    await r.fs.trash('Through/B.md');
+    await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Through/B.md', agent);
+    t.ok(
+      r.calls.some(
+        (c) => c.kind === 'remove' && c.path === 'Through/B.md' && c.reason === 'removed' && c.origin === 'agent-key',
+      ),
+      'remove carries its reason and origin',
+    );
+  },
+);
 
 t.test('concurrent write-throughs commit together (group commit), each sees its row when it returns', async (t) => {
   const r = await rig({ watch: false });
@@ -268,189 +350,237 @@ t.test('concurrent write-throughs commit together (group commit), each sees its 
       t.ok(await r.row(p), `${p} is indexed when its call returns`);
     }),
   );
-  t.equal(batches.reduce((a, b) => a + b, 0), paths.length, 'every note reached the contributor once');
+  t.equal(
+    batches.reduce((a, b) => a + b, 0),
+    paths.length,
+    'every note reached the contributor once',
+  );
   t.ok(Math.max(...batches) > 1, `some write-throughs shared a batch (batch sizes ${batches.join(',')})`);
   t.ok(batches.length >= 2, 'requests of different origins never share a batch');
 });
 
-t.test('a deferred contributor: the write-through answers first, settled() waits for its rows, a lost second transaction is repaired', async (t) => {
-  const r = await rig({ watch: false });
-  t.teardown(() => r.close());
-  const events: string[] = [];
-  let failNext = false;
-  const deferred: IndexContributor<NoteModel> = {
-    name: 'slow-rows',
-    version: 1,
-    deferred: true,
-    async writeMany(trx, items) {
-      await sql`select 1`.execute(trx);
-      await new Promise((res) => setTimeout(res, 50)); // a costly write: the caller must not wait for it
-      if (failNext) {
-        failNext = false;
-        throw new Error('deferred write failed on purpose');
-      }
-      for (const it of items) events.push(`rows ${it.note.path}`);
-    },
-    async write() {
-      throw new Error('writeMany is used');
-    },
-    async remove() {},
-  };
-  r.contributors.push({ family: 'fixture', contributor: deferred });
-  r.pipeline.start();
-  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
-  const marks = async () => Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n);
-  t.equal(await marks(), 0, 'passes write every contributor in one transaction: no marks');
-  events.length = 0;
-
-  await r.fs.create('Deferred/A.md', Buffer.from('# A\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/A.md');
-  events.push('answered');
-  t.ok(await r.row('Deferred/A.md'), 'the note row is committed when the call returns');
-  t.ok(r.calls.some((c) => c.kind === 'write' && c.path === 'Deferred/A.md'), 'and the other contributors rows with it');
-  await r.pipeline.settled(r.pipeline.vaultId);
-  events.push('settled');
-  t.same(events, ['answered', 'rows Deferred/A.md', 'settled'], 'the deferred rows come after the answer and before settled()');
-  t.equal(await marks(), 0, 'the second transaction cleared the mark');
-
-  // The second transaction fails: the mark stays, the note is queued again and a pass writes the rows.
-  failNext = true;
-  events.length = 0;
-  await r.fs.replace('Deferred/A.md', Buffer.from('# A\n\nagain\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/A.md');
-  await r.pipeline.settled(r.pipeline.vaultId);
-  t.equal(await marks(), 1, 'a failed second transaction leaves its mark');
-  await until('the failed rows re-derived', async () => events.includes('rows Deferred/A.md') && (await marks()) === 0);
-  t.pass('the next pass wrote the rows and cleared the mark');
-
-  // The process stopped between the two transactions: a mark left in the table is repaired at start.
-  await r.pipeline.close();
-  const id = Number((await r.row('Deferred/A.md'))!.id);
-  await sql`INSERT INTO index_deferred (note_id, vault_id) VALUES (${id}, ${r.pipeline.vaultId})`.execute(r.database.db);
-  events.length = 0;
-  const again = new IndexPipeline({ ...r.pipeline.deps });
-  t.teardown(() => again.close());
-  again.start();
-  await again.whenReady(again.vaultId, 30_000);
-  await until('the marked note re-derived at start', async () => events.includes('rows Deferred/A.md') && (await marks()) === 0);
-  t.pass('a restart re-derived the marked note and cleared its mark');
-});
-
-t.test('deferred rows wait index.deferredDelayMs: a note written again meanwhile is derived once, newest first; a removal or a pass writes them before its own', async (t) => {
-  const r = await rig({ watch: false, deferredDelayMs: 300 });
-  t.teardown(() => r.close());
-  const writes: Array<{ path: string; hash: string }> = [];
-  const removes: string[] = [];
-  const order: string[] = [];
-  r.contributors.push({
-    family: 'fixture',
-    contributor: {
-      name: 'waiting-rows',
+t.test(
+  'a deferred contributor: the write-through answers first, settled() waits for its rows, a lost second transaction is repaired',
+  async (t) => {
+    const r = await rig({ watch: false });
+    t.teardown(() => r.close());
+    const events: string[] = [];
+    let failNext = false;
+    const deferred: IndexContributor<NoteModel> = {
+      name: 'slow-rows',
       version: 1,
       deferred: true,
       async writeMany(trx, items) {
         await sql`select 1`.execute(trx);
-        for (const it of items) {
-          writes.push({ path: it.note.path, hash: it.note.contentHash });
-          order.push(`rows ${it.note.path}`);
+        await new Promise((res) => setTimeout(res, 50)); // a costly write: the caller must not wait for it
+        if (failNext) {
+          failNext = false;
+          throw new Error('deferred write failed on purpose');
         }
+        for (const it of items) events.push(`rows ${it.note.path}`);
       },
       async write() {
         throw new Error('writeMany is used');
       },
-      async remove(_trx, note) {
-        removes.push(note.path);
-        order.push(`remove ${note.path}`);
-      },
-    },
-  });
-  r.pipeline.start();
-  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
-  const marks = async () => Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n);
-  writes.length = 0;
-
-  // Three edits of one note and one of another inside the delay: one transaction, the newest content.
-  await r.fs.create('Wait/A.md', Buffer.from('# A\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
-  await r.fs.create('Wait/B.md', Buffer.from('# B\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
-  for (const text of ['# A\n\none\n', '# A\n\none\ntwo\n']) {
-    await r.fs.replace('Wait/A.md', Buffer.from(text));
-    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
-  }
-  t.same(writes, [], 'nothing written yet: the rows wait for the delay');
-  t.equal(await marks(), 2, 'both notes are marked meanwhile');
-  const newest = r.fs.contentHash(Buffer.from('# A\n\none\ntwo\n'));
-  await until('the delay to pass', async () => writes.length > 0, 3000);
-  t.same(
-    [...writes].sort((a, b) => a.path.localeCompare(b.path)),
-    [
-      { path: 'Wait/A.md', hash: newest },
-      { path: 'Wait/B.md', hash: r.fs.contentHash(Buffer.from('# B\n')) },
-    ],
-    'each note derived once, from its newest content, without anyone calling settled()',
-  );
-  await until('the marks cleared', async () => (await marks()) === 0);
-  t.pass('the transaction cleared the marks');
-
-  // settled() does not wait for the delay.
-  writes.length = 0;
-  await r.fs.replace('Wait/B.md', Buffer.from('# B\n\nagain\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
-  const started = performance.now();
-  await r.pipeline.settled(r.pipeline.vaultId);
-  t.same(writes.map((w) => w.path), ['Wait/B.md'], 'settled() wrote the waiting rows');
-  t.ok(performance.now() - started < 250, 'without waiting out the 300 ms delay');
-
-  // A pass finds a note changed again while its rows wait: its newer rows take their place, and the
-  // older ones never land after them.
-  writes.length = 0;
-  await r.fs.replace('Wait/B.md', Buffer.from('# B\n\nby the tool\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
-  writeFileSync(path.join(r.vault, 'Wait/B.md'), '# B\n\nby an editor\n');
-  await r.pipeline.runPass();
-  t.same(writes, [], 'the pass queued the rows of a note whose rows wait');
-  await r.pipeline.settled(r.pipeline.vaultId);
-  t.same(writes, [{ path: 'Wait/B.md', hash: r.fs.contentHash(Buffer.from('# B\n\nby an editor\n')) }], 'one write, from what the pass read');
-  t.equal(await marks(), 0, 'its mark cleared');
-
-  // A removal of a note whose rows wait: they are written first, then removed; nothing fails on the way.
-  order.length = 0;
-  await r.fs.replace('Wait/A.md', Buffer.from('# A\n\nthree\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
-  await r.fs.trash('Wait/A.md');
-  await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Wait/A.md');
-  t.same(order, ['rows Wait/A.md', 'remove Wait/A.md'], 'waiting rows land before the removal');
-  t.equal(await marks(), 0, 'no mark left behind');
-  await r.pipeline.settled(r.pipeline.vaultId);
-  t.equal(r.pipeline.status().failures, 0, 'no index failure');
-});
-
-t.test('index.deferredWrites: false writes a deferred contributor in the one transaction, before answering', async (t) => {
-  const r = await rig({ watch: false, deferredWrites: false });
-  t.teardown(() => r.close());
-  const events: string[] = [];
-  r.contributors.push({
-    family: 'fixture',
-    contributor: {
-      name: 'slow-rows',
-      version: 1,
-      deferred: true,
-      async write(_trx, note) {
-        events.push(`rows ${note.path}`);
-      },
       async remove() {},
-    },
-  });
-  r.pipeline.start();
-  await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
-  events.length = 0;
-  await r.fs.create('Deferred/B.md', Buffer.from('# B\n'));
-  await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/B.md');
-  events.push('answered');
-  t.same(events, ['rows Deferred/B.md', 'answered']);
-  t.equal(Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n), 0, 'no marks');
-});
+    };
+    r.contributors.push({ family: 'fixture', contributor: deferred });
+    r.pipeline.start();
+    await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+    const marks = async () =>
+      Number(
+        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n,
+      );
+    t.equal(await marks(), 0, 'passes write every contributor in one transaction: no marks');
+    events.length = 0;
+
+    await r.fs.create('Deferred/A.md', Buffer.from('# A\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/A.md');
+    events.push('answered');
+    t.ok(await r.row('Deferred/A.md'), 'the note row is committed when the call returns');
+    t.ok(
+      r.calls.some((c) => c.kind === 'write' && c.path === 'Deferred/A.md'),
+      'and the other contributors rows with it',
+    );
+    await r.pipeline.settled(r.pipeline.vaultId);
+    events.push('settled');
+    t.same(
+      events,
+      ['answered', 'rows Deferred/A.md', 'settled'],
+      'the deferred rows come after the answer and before settled()',
+    );
+    t.equal(await marks(), 0, 'the second transaction cleared the mark');
+
+    // The second transaction fails: the mark stays, the note is queued again and a pass writes the rows.
+    failNext = true;
+    events.length = 0;
+    await r.fs.replace('Deferred/A.md', Buffer.from('# A\n\nagain\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/A.md');
+    await r.pipeline.settled(r.pipeline.vaultId);
+    t.equal(await marks(), 1, 'a failed second transaction leaves its mark');
+    await until(
+      'the failed rows re-derived',
+      async () => events.includes('rows Deferred/A.md') && (await marks()) === 0,
+    );
+    t.pass('the next pass wrote the rows and cleared the mark');
+
+    // The process stopped between the two transactions: a mark left in the table is repaired at start.
+    await r.pipeline.close();
+    const id = Number((await r.row('Deferred/A.md'))!.id);
+    await sql`INSERT INTO index_deferred (note_id, vault_id) VALUES (${id}, ${r.pipeline.vaultId})`.execute(
+      r.database.db,
+    );
+    events.length = 0;
+    const again = new IndexPipeline({ ...r.pipeline.deps });
+    t.teardown(() => again.close());
+    again.start();
+    await again.whenReady(again.vaultId, 30_000);
+    await until(
+      'the marked note re-derived at start',
+      async () => events.includes('rows Deferred/A.md') && (await marks()) === 0,
+    );
+    t.pass('a restart re-derived the marked note and cleared its mark');
+  },
+);
+
+t.test(
+  'deferred rows wait index.deferredDelayMs: a note written again meanwhile is derived once, newest first; a removal or a pass writes them before its own',
+  async (t) => {
+    const r = await rig({ watch: false, deferredDelayMs: 300 });
+    t.teardown(() => r.close());
+    const writes: Array<{ path: string; hash: string }> = [];
+    const removes: string[] = [];
+    const order: string[] = [];
+    r.contributors.push({
+      family: 'fixture',
+      contributor: {
+        name: 'waiting-rows',
+        version: 1,
+        deferred: true,
+        async writeMany(trx, items) {
+          await sql`select 1`.execute(trx);
+          for (const it of items) {
+            writes.push({ path: it.note.path, hash: it.note.contentHash });
+            order.push(`rows ${it.note.path}`);
+          }
+        },
+        async write() {
+          throw new Error('writeMany is used');
+        },
+        async remove(_trx, note) {
+          removes.push(note.path);
+          order.push(`remove ${note.path}`);
+        },
+      },
+    });
+    r.pipeline.start();
+    await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+    const marks = async () =>
+      Number(
+        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n,
+      );
+    writes.length = 0;
+
+    // Three edits of one note and one of another inside the delay: one transaction, the newest content.
+    await r.fs.create('Wait/A.md', Buffer.from('# A\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
+    await r.fs.create('Wait/B.md', Buffer.from('# B\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
+    for (const text of ['# A\n\none\n', '# A\n\none\ntwo\n']) {
+      await r.fs.replace('Wait/A.md', Buffer.from(text));
+      await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
+    }
+    t.same(writes, [], 'nothing written yet: the rows wait for the delay');
+    t.equal(await marks(), 2, 'both notes are marked meanwhile');
+    const newest = r.fs.contentHash(Buffer.from('# A\n\none\ntwo\n'));
+    await until('the delay to pass', async () => writes.length > 0, 3000);
+    t.same(
+      [...writes].sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: 'Wait/A.md', hash: newest },
+        { path: 'Wait/B.md', hash: r.fs.contentHash(Buffer.from('# B\n')) },
+      ],
+      'each note derived once, from its newest content, without anyone calling settled()',
+    );
+    await until('the marks cleared', async () => (await marks()) === 0);
+    t.pass('the transaction cleared the marks');
+
+    // settled() does not wait for the delay.
+    writes.length = 0;
+    await r.fs.replace('Wait/B.md', Buffer.from('# B\n\nagain\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
+    const started = performance.now();
+    await r.pipeline.settled(r.pipeline.vaultId);
+    t.same(
+      writes.map((w) => w.path),
+      ['Wait/B.md'],
+      'settled() wrote the waiting rows',
+    );
+    t.ok(performance.now() - started < 250, 'without waiting out the 300 ms delay');
+
+    // A pass finds a note changed again while its rows wait: its newer rows take their place, and the
+    // older ones never land after them.
+    writes.length = 0;
+    await r.fs.replace('Wait/B.md', Buffer.from('# B\n\nby the tool\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/B.md');
+    writeFileSync(path.join(r.vault, 'Wait/B.md'), '# B\n\nby an editor\n');
+    await r.pipeline.runPass();
+    t.same(writes, [], 'the pass queued the rows of a note whose rows wait');
+    await r.pipeline.settled(r.pipeline.vaultId);
+    t.same(
+      writes,
+      [{ path: 'Wait/B.md', hash: r.fs.contentHash(Buffer.from('# B\n\nby an editor\n')) }],
+      'one write, from what the pass read',
+    );
+    t.equal(await marks(), 0, 'its mark cleared');
+
+    // A removal of a note whose rows wait: they are written first, then removed; nothing fails on the way.
+    order.length = 0;
+    await r.fs.replace('Wait/A.md', Buffer.from('# A\n\nthree\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Wait/A.md');
+    await r.fs.trash('Wait/A.md');
+    await r.pipeline.noteRemoved(r.pipeline.vaultId, 'Wait/A.md');
+    t.same(order, ['rows Wait/A.md', 'remove Wait/A.md'], 'waiting rows land before the removal');
+    t.equal(await marks(), 0, 'no mark left behind');
+    await r.pipeline.settled(r.pipeline.vaultId);
+    t.equal(r.pipeline.status().failures, 0, 'no index failure');
+  },
+);
+
+t.test(
+  'index.deferredWrites: false writes a deferred contributor in the one transaction, before answering',
+  async (t) => {
+    const r = await rig({ watch: false, deferredWrites: false });
+    t.teardown(() => r.close());
+    const events: string[] = [];
+    r.contributors.push({
+      family: 'fixture',
+      contributor: {
+        name: 'slow-rows',
+        version: 1,
+        deferred: true,
+        async write(_trx, note) {
+          events.push(`rows ${note.path}`);
+        },
+        async remove() {},
+      },
+    });
+    r.pipeline.start();
+    await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+    events.length = 0;
+    await r.fs.create('Deferred/B.md', Buffer.from('# B\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/B.md');
+    events.push('answered');
+    t.same(events, ['rows Deferred/B.md', 'answered']);
+    t.equal(
+      Number(
+        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n,
+      ),
+      0,
+      'no marks',
+    );
+  },
+);
 
 t.test('a contributor fingerprint skips writes that would derive the same rows', async (t) => {
   const r = await rig({ watch: false });
@@ -477,7 +607,11 @@ t.test('a contributor fingerprint skips writes that would derive the same rows',
   await r.fs.replace(p, Buffer.from('# Note\n\nSee [[Other]].\n\nA sentence without links.\n'));
   await r.pipeline.noteWritten(r.pipeline.vaultId, p);
   t.equal(seen.filter((x) => x === p).length, 1, 'an edit that leaves the links alone is skipped');
-  t.equal(r.calls.filter((c) => c.kind === 'write' && c.path === p).length, 2, 'a contributor without a fingerprint still sees every edit');
+  t.equal(
+    r.calls.filter((c) => c.kind === 'write' && c.path === p).length,
+    2,
+    'a contributor without a fingerprint still sees every edit',
+  );
   await r.fs.replace(p, Buffer.from('# Note\n\nSee [[Other]] and [[Third]].\n'));
   await r.pipeline.noteWritten(r.pipeline.vaultId, p);
   t.equal(seen.filter((x) => x === p).length, 2, 'a new link is written');

@@ -21,7 +21,8 @@ const server = await startTestServer({ builtinDir: null, files, config: { plugin
 t.teardown(() => server.close());
 const client = await server.connect();
 type CallResult = { isError?: boolean; content?: unknown; structuredContent?: unknown };
-const call = async (name: string, args: Record<string, unknown>): Promise<CallResult> => (await client.callTool({ name, arguments: args })) as CallResult;
+const call = async (name: string, args: Record<string, unknown>): Promise<CallResult> =>
+  (await client.callTool({ name, arguments: args })) as CallResult;
 const data = <T = Record<string, any>>(r: CallResult): T => {
   if (r.isError) throw new Error(textOf(r));
   return r.structuredContent as T;
@@ -42,8 +43,14 @@ async function whileProbing(work: () => Promise<unknown>): Promise<{ health: num
     }
   };
   const probes = [
-    probe(() => fetch(`${server.url}/health`).then((r) => r.arrayBuffer()), (ms) => (health = Math.max(health, ms))),
-    probe(() => call('read_note', { path: 'Small' }).then(data), (ms) => (read = Math.max(read, ms))),
+    probe(
+      () => fetch(`${server.url}/health`).then((r) => r.arrayBuffer()),
+      (ms) => (health = Math.max(health, ms)),
+    ),
+    probe(
+      () => call('read_note', { path: 'Small' }).then(data),
+      (ms) => (read = Math.max(read, ms)),
+    ),
   ];
   await new Promise((r) => setTimeout(r, 100));
   const t0 = performance.now();
@@ -62,7 +69,9 @@ t.before(async () => {
 
 t.test('create_note with 200,000 letters stalls neither /health nor an unrelated read_note', async (t) => {
   // Before: the tag scanner's URL pattern was quadratic; the call took 18.6 s and read_note waited 17 s.
-  const r = await whileProbing(async () => data(await call('create_note', { path: 'Letters', content: 'a'.repeat(200_000) })));
+  const r = await whileProbing(async () =>
+    data(await call('create_note', { path: 'Letters', content: 'a'.repeat(200_000) })),
+  );
   t.ok(r.work < 5_000, `create_note took ${r.work.toFixed(0)} ms`);
   t.ok(r.health < 1_000, `slowest /health ${r.health.toFixed(0)} ms`);
   t.ok(r.read < 2_000, `slowest read_note ${r.read.toFixed(0)} ms`);
@@ -79,7 +88,10 @@ t.test('read_note of a 40,000-key frontmatter answers at once with the raw block
   t.equal(out.frontmatter_error?.code, 'too_large');
   t.equal(out.frontmatter, undefined, 'no JSON view of an unparsed block');
   t.ok(out.content.startsWith('# Wide'), 'the body is served');
-  t.ok((out.metadata_omissions ?? []).some((m: string) => m.includes('frontmatter')), 'the omission is said in words too');
+  t.ok(
+    (out.metadata_omissions ?? []).some((m: string) => m.includes('frontmatter')),
+    'the omission is said in words too',
+  );
 });
 
 t.test('a write whose result carries an oversized frontmatter block is refused as frontmatter_too_large', async (t) => {
@@ -87,25 +99,56 @@ t.test('a write whose result carries an oversized frontmatter block is refused a
   const created = await call('create_note', { path: 'Huge', content: huge });
   t.equal(refusalOf(created)?.code, 'frontmatter_too_large');
   const note = data(await call('read_note', { path: 'Small' }));
-  const grow = await call('set_frontmatter', { path: 'Small', updates: { blob: 'x'.repeat(70_000) }, expected_hash: note.content_hash });
+  const grow = await call('set_frontmatter', {
+    path: 'Small',
+    updates: { blob: 'x'.repeat(70_000) },
+    expected_hash: note.content_hash,
+  });
   t.equal(refusalOf(grow)?.code, 'frontmatter_too_large');
   t.equal(disk('Small.md'), files['Small.md'], 'nothing was written');
   const wide = data(await call('read_note', { path: 'Wide' }));
-  const append = await call('edit_note', { path: 'Wide', content: 'more', append: true, expected_hash: wide.content_hash });
-  t.equal(refusalOf(append)?.code, 'frontmatter_too_large', 'a note already over the limit is refused too, until its block is cut');
-  const cut = data(await call('edit_note', { path: 'Wide', content: '# Wide\nbody text\n', replace_frontmatter: true, expected_hash: wide.content_hash }));
+  const append = await call('edit_note', {
+    path: 'Wide',
+    content: 'more',
+    append: true,
+    expected_hash: wide.content_hash,
+  });
+  t.equal(
+    refusalOf(append)?.code,
+    'frontmatter_too_large',
+    'a note already over the limit is refused too, until its block is cut',
+  );
+  const cut = data(
+    await call('edit_note', {
+      path: 'Wide',
+      content: '# Wide\nbody text\n',
+      replace_frontmatter: true,
+      expected_hash: wide.content_hash,
+    }),
+  );
   t.equal(cut.changed, true);
 });
 
 t.test('set_frontmatter, a section edit and an append keep a CRLF note CRLF', async (t) => {
   const loneLf = (s: string): boolean => /(?<!\r)\n/.test(s);
   let hash = data(await call('read_note', { path: 'Windows' })).content_hash;
-  hash = data(await call('set_frontmatter', { path: 'Windows', updates: { status: 'done', tags: ['a', 'b'] }, expected_hash: hash })).content_hash;
+  hash = data(
+    await call('set_frontmatter', {
+      path: 'Windows',
+      updates: { status: 'done', tags: ['a', 'b'] },
+      expected_hash: hash,
+    }),
+  ).content_hash;
   t.notOk(loneLf(disk('Windows.md')), 'after set_frontmatter');
-  hash = data(await call('edit_note', { path: 'Windows', section: 'A', content: 'new\nlines\n', expected_hash: hash })).content_hash;
+  hash = data(
+    await call('edit_note', { path: 'Windows', section: 'A', content: 'new\nlines\n', expected_hash: hash }),
+  ).content_hash;
   t.notOk(loneLf(disk('Windows.md')), 'after a section edit');
   data(await call('edit_note', { path: 'Windows', content: 'tail\nmore\n', append: true, expected_hash: hash }));
   const text = disk('Windows.md');
   t.notOk(loneLf(text), 'after an append');
-  t.match(text, /^---\r\ntitle: win\r\nstatus: done\r\ntags:\r\n {2}- a\r\n {2}- b\r\n---\r\n# A\r\nnew\r\nlines\r\n# B\r\ntwo\r\ntail\r\nmore\r\n$/);
+  t.match(
+    text,
+    /^---\r\ntitle: win\r\nstatus: done\r\ntags:\r\n {2}- a\r\n {2}- b\r\n---\r\n# A\r\nnew\r\nlines\r\n# B\r\ntwo\r\ntail\r\nmore\r\n$/,
+  );
 });

@@ -12,7 +12,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const notes = path.resolve(here, '../../../plugins/notes');
 
 const files: Record<string, string | Uint8Array> = {
-  'Plan.md': '---\n# keep me\ntitle: "The Plan"   # trailing\n\ntags: [a, b]\nstatus: draft\n---\n# Plan\nIntro #inline\n## Risks\nrisk one\n## Steps\nstep one\n### Sub\nsub text\n## Risks\nsecond risks\n',
+  'Plan.md':
+    '---\n# keep me\ntitle: "The Plan"   # trailing\n\ntags: [a, b]\nstatus: draft\n---\n# Plan\nIntro #inline\n## Risks\nrisk one\n## Steps\nstep one\n### Sub\nsub text\n## Risks\nsecond risks\n',
   'Dup.md': '# A\n## X\none\n# B\n## X\ntwo\n',
   'Plain.md': 'no frontmatter here\nline two\n',
   'Fence.md': '# H\n  ```\ncode never closed\n# After\n',
@@ -21,11 +22,16 @@ const files: Record<string, string | Uint8Array> = {
   'Long.md': '# One\n' + 'x'.repeat(3000) + '\n# Two\n' + 'y'.repeat(3000) + '\n',
   'CLAUDE.md': 'Use kebab-case names.\n',
 };
-const server = await startTestServer({ builtinDir: null, files, config: { plugins: [notes], notes: { read: { maxChars: 1000 }, write: { maxNoteBytes: 100_000 } } } });
+const server = await startTestServer({
+  builtinDir: null,
+  files,
+  config: { plugins: [notes], notes: { read: { maxChars: 1000 }, write: { maxNoteBytes: 100_000 } } },
+});
 t.teardown(() => server.close());
 const client = await server.connect();
 type CallResult = { isError?: boolean; content?: unknown; structuredContent?: unknown };
-const call = async (name: string, args: Record<string, unknown>): Promise<CallResult> => (await client.callTool({ name, arguments: args })) as CallResult;
+const call = async (name: string, args: Record<string, unknown>): Promise<CallResult> =>
+  (await client.callTool({ name, arguments: args })) as CallResult;
 const data = <T = Record<string, any>>(r: CallResult): T => {
   if (r.isError) throw new Error(textOf(r));
   return r.structuredContent as T;
@@ -34,7 +40,18 @@ const disk = (p: string) => readFileSync(path.join(server.vaultDir, p), 'utf8');
 
 t.test('tools/list: every tool has a schema with all four hints', async (t) => {
   const { tools } = await client.listTools();
-  for (const name of ['read_note', 'read_multiple_notes', 'get_notes_info', 'get_note_outline', 'read_note_lines', 'get_vault_guide', 'create_note', 'edit_note', 'set_frontmatter', 'delete_note']) {
+  for (const name of [
+    'read_note',
+    'read_multiple_notes',
+    'get_notes_info',
+    'get_note_outline',
+    'read_note_lines',
+    'get_vault_guide',
+    'create_note',
+    'edit_note',
+    'set_frontmatter',
+    'delete_note',
+  ]) {
     const tool = tools.find((x) => x.name === name);
     t.ok(tool, name);
     t.equal(typeof tool?.annotations?.readOnlyHint, 'boolean');
@@ -58,7 +75,10 @@ t.test('read_note: whole read strips frontmatter and reports hash, title, tags, 
 });
 
 t.test('read_note sections: text, ordinal, path form, ambiguity and not-found as data', async (t) => {
-  t.equal(data(await call('read_note', { path: 'Plan.md', section: 'Steps' })).content, 'step one\n### Sub\nsub text\n');
+  t.equal(
+    data(await call('read_note', { path: 'Plan.md', section: 'Steps' })).content,
+    'step one\n### Sub\nsub text\n',
+  );
   t.equal(data(await call('read_note', { path: 'Plan.md', section: '#4' })).content, 'sub text\n');
   t.equal(data(await call('read_note', { path: 'Dup.md', section: 'B/X' })).content, 'two\n');
   const amb = refusalOf(await call('read_note', { path: 'Plan.md', section: 'Risks' }))!;
@@ -75,7 +95,10 @@ t.test('read_note windows long notes and offers an outline with ordinals', async
   t.equal(r.truncated, true);
   t.equal(r.content.length, 1000);
   t.equal(r.next_offset, 1000);
-  t.same(r.outline.map((e: { ordinal: string }) => e.ordinal), ['#1', '#2']);
+  t.same(
+    r.outline.map((e: { ordinal: string }) => e.ordinal),
+    ['#1', '#2'],
+  );
   const next = data(await call('read_note', { path: 'Long.md', offset: 1000, limit: 10 }));
   t.equal(next.content.length, 10);
   t.equal(refusalOf(await call('read_note', { path: 'Long.md', offset: 999999 }))!.code, 'invalid_arguments');
@@ -113,9 +136,18 @@ t.test('create_note: .md added, no-clobber, hash refused before any work', async
   t.equal(r.path, 'New/Idea.md');
   t.equal(disk('New/Idea.md'), 'hello\n');
   t.equal(refusalOf(await call('create_note', { path: 'New/Idea.md', content: 'x' }))!.code, 'already_exists');
-  t.equal(refusalOf(await call('create_note', { path: 'Other.md', content: 'x', expected_hash: r.content_hash }))!.code, 'no_incumbent');
-  t.equal(refusalOf(await call('create_note', { path: 'Other.md', content: 'x', expected_hash: 'sha256:nope' }))!.code, 'malformed_precondition');
-  t.equal(refusalOf(await call('create_note', { path: 'Big.md', content: 'x'.repeat(200_000) }))?.code ?? 'other', 'too_large');
+  t.equal(
+    refusalOf(await call('create_note', { path: 'Other.md', content: 'x', expected_hash: r.content_hash }))!.code,
+    'no_incumbent',
+  );
+  t.equal(
+    refusalOf(await call('create_note', { path: 'Other.md', content: 'x', expected_hash: 'sha256:nope' }))!.code,
+    'malformed_precondition',
+  );
+  t.equal(
+    refusalOf(await call('create_note', { path: 'Big.md', content: 'x'.repeat(200_000) }))?.code ?? 'other',
+    'too_large',
+  );
 });
 
 t.test('edit_note: full replace keeps the frontmatter block byte-identical', async (t) => {
@@ -132,14 +164,26 @@ t.test('edit_note: full replace keeps the frontmatter block byte-identical', asy
 
 t.test('the precondition ladder: malformed, stale (before dry run and no-op), then success', async (t) => {
   const cur = data(await call('read_note', { path: 'Plain.md' })).content_hash;
-  t.equal(refusalOf(await call('edit_note', { path: 'Missing.md', content: 'x', expected_hash: 'bad' }))!.code, 'malformed_precondition');
+  t.equal(
+    refusalOf(await call('edit_note', { path: 'Missing.md', content: 'x', expected_hash: 'bad' }))!.code,
+    'malformed_precondition',
+  );
   const stale = 'sha256:' + '0'.repeat(64);
-  const s = refusalOf(await call('edit_note', { path: 'Plain.md', content: 'no frontmatter here\nline two\n', dry_run: true, expected_hash: stale }))!;
+  const s = refusalOf(
+    await call('edit_note', {
+      path: 'Plain.md',
+      content: 'no frontmatter here\nline two\n',
+      dry_run: true,
+      expected_hash: stale,
+    }),
+  )!;
   t.equal(s.code, 'stale_precondition');
   t.equal(s.currentHash, cur);
-  t.equal(s.current_hash, cur, 'the current hash under the argument\'s own spelling');
+  t.equal(s.current_hash, cur, "the current hash under the argument's own spelling");
   t.equal(s.nothing_written, true);
-  const same = data(await call('edit_note', { path: 'Plain.md', content: 'no frontmatter here\nline two\n', expected_hash: cur }));
+  const same = data(
+    await call('edit_note', { path: 'Plain.md', content: 'no frontmatter here\nline two\n', expected_hash: cur }),
+  );
   t.equal(same.changed, false);
   const ok = data(await call('edit_note', { path: 'Plain.md', append: true, content: 'three', expected_hash: cur }));
   t.equal(disk('Plain.md'), 'no frontmatter here\nline two\nthree');
@@ -151,13 +195,25 @@ t.test('edit_note modes: find 0/2 matches, replace_all, mode conflicts, sections
   t.equal(refusalOf(await call('edit_note', { path: 'F.md', find: 'zzz', content: 'y' }))!.code, 'find_not_found');
   t.equal(refusalOf(await call('edit_note', { path: 'F.md', find: 'a', content: 'y' }))!.code, 'find_ambiguous');
   t.equal(data(await call('edit_note', { path: 'F.md', find: 'a', content: 'c', replace_all: true })).replacements, 2);
-  t.equal(refusalOf(await call('edit_note', { path: 'F.md', find: 'c', section: 'S', content: 'y' }))!.code, 'invalid_arguments');
-  t.equal(refusalOf(await call('edit_note', { path: 'F.md', section: 'S', replace_frontmatter: true, content: 'y' }))!.code, 'invalid_arguments');
+  t.equal(
+    refusalOf(await call('edit_note', { path: 'F.md', find: 'c', section: 'S', content: 'y' }))!.code,
+    'invalid_arguments',
+  );
+  t.equal(
+    refusalOf(await call('edit_note', { path: 'F.md', section: 'S', replace_frontmatter: true, content: 'y' }))!.code,
+    'invalid_arguments',
+  );
   data(await call('edit_note', { path: 'F.md', section: 'S', content: 'new' }));
   t.equal(disk('F.md'), 'c b c\n# S\nnew\n# T\nkeep\n');
   t.equal(refusalOf(await call('edit_note', { path: 'Fence.md', section: 'H', content: 'y' }))!.code, 'unclosed_fence');
-  t.equal(refusalOf(await call('edit_note', { path: 'Bad.md', section: 'H', content: 'y' }))!.code, 'malformed_frontmatter');
-  t.equal(refusalOf(await call('edit_note', { path: 'Dup.md', section: 'X', content: 'y' }))!.code, 'section_ambiguous');
+  t.equal(
+    refusalOf(await call('edit_note', { path: 'Bad.md', section: 'H', content: 'y' }))!.code,
+    'malformed_frontmatter',
+  );
+  t.equal(
+    refusalOf(await call('edit_note', { path: 'Dup.md', section: 'X', content: 'y' }))!.code,
+    'section_ambiguous',
+  );
 });
 
 t.test('set_frontmatter keeps comments, order and quoting; type-sensitive no-ops', async (t) => {
@@ -171,12 +227,18 @@ t.test('set_frontmatter keeps comments, order and quoting; type-sensitive no-ops
   t.equal(disk('Y.md'), 'body\n');
   data(await call('set_frontmatter', { path: 'Y.md', updates: { k: 'v' } }));
   t.equal(disk('Y.md'), '---\nk: v\n---\nbody\n');
-  t.equal(refusalOf(await call('set_frontmatter', { path: 'Bad.md', updates: { a: 1 } }))!.code, 'malformed_frontmatter');
+  t.equal(
+    refusalOf(await call('set_frontmatter', { path: 'Bad.md', updates: { a: 1 } }))!.code,
+    'malformed_frontmatter',
+  );
 });
 
 t.test('delete_note: soft delete into .trash, permanent unlink, stale refused', async (t) => {
   writeFileSync(path.join(server.vaultDir, 'D.md'), 'bye\n');
-  t.equal(refusalOf(await call('delete_note', { path: 'D.md', expected_hash: 'sha256:' + '1'.repeat(64) }))!.code, 'stale_precondition');
+  t.equal(
+    refusalOf(await call('delete_note', { path: 'D.md', expected_hash: 'sha256:' + '1'.repeat(64) }))!.code,
+    'stale_precondition',
+  );
   const r = data(await call('delete_note', { path: 'D.md' }));
   t.match(r.trash_path, /^\.trash\//);
   t.equal(readFileSync(path.join(server.vaultDir, r.trash_path), 'utf8'), 'bye\n');

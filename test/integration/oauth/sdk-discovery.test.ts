@@ -5,7 +5,12 @@
 import t from 'tap';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
 import { setPassword } from '../../../src/host/auth/passwords.js';
 import { userByName } from '../../../src/host/auth/users.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
@@ -15,7 +20,10 @@ const echo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../f
 
 const PASSWORD = 'discovery only, no keys';
 
-type Provider = OAuthClientProvider & { authorizationUrl?: URL; saved: { tokens?: any; client?: any; verifier?: string } };
+type Provider = OAuthClientProvider & {
+  authorizationUrl?: URL;
+  saved: { tokens?: any; client?: any; verifier?: string };
+};
 
 function memoryProvider(redirectUrl: string): Provider {
   const saved: Provider['saved'] = {};
@@ -25,7 +33,13 @@ function memoryProvider(redirectUrl: string): Provider {
       return redirectUrl;
     },
     get clientMetadata() {
-      return { client_name: 'SDK OAuth Provider', redirect_uris: [redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+      return {
+        client_name: 'SDK OAuth Provider',
+        redirect_uris: [redirectUrl],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      };
     },
     clientInformation: () => saved.client,
     saveClientInformation: (info) => void (saved.client = info),
@@ -59,18 +73,29 @@ t.test('the SDK client OAuth provider connects through discovery alone', async (
   t.ok(refused instanceof UnauthorizedError, 'the first connect needs authorization');
   t.ok(provider.saved.client?.client_id, 'the SDK registered itself by DCR');
   const authUrl = provider.authorizationUrl!;
-  t.equal(authUrl.origin + authUrl.pathname, `${server.url}/authorize`, 'it found the authorization endpoint by discovery');
+  t.equal(
+    authUrl.origin + authUrl.pathname,
+    `${server.url}/authorize`,
+    'it found the authorization endpoint by discovery',
+  );
   t.equal(authUrl.searchParams.get('code_challenge_method'), 'S256');
   t.equal(authUrl.searchParams.get('resource'), mcpUrl.href, 'it asks for this resource (RFC 8707)');
 
-  const back = await authorizeOverHttp(new FormAgent(), server.url, authUrl.href, { user: 'operator', password: PASSWORD, scopes: ['vault:read', 'vault:write'] });
+  const back = await authorizeOverHttp(new FormAgent(), server.url, authUrl.href, {
+    user: 'operator',
+    password: PASSWORD,
+    scopes: ['vault:read', 'vault:write'],
+  });
   await transport.finishAuth(back.searchParams);
   t.ok(provider.saved.tokens?.access_token, 'the SDK exchanged the code');
 
   const client = new Client({ name: 'sdk-oauth', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
   const tools = await client.listTools();
-  t.ok(tools.tools.some((x) => x.name === 'append_note'), 'the consented write scope lists write tools');
+  t.ok(
+    tools.tools.some((x) => x.name === 'append_note'),
+    'the consented write scope lists write tools',
+  );
   const read = await client.callTool({ name: 'echo', arguments: { text: 'found by discovery' } });
   t.match(JSON.stringify(read.content), /found by discovery/);
   await client.close();

@@ -24,46 +24,98 @@ const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'exo-recipes-'));
 t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
 
-t.test('deploy/exocortex.service passes systemd-analyze verify', { skip: !has('systemd-analyze') && 'systemd-analyze is not installed' }, async (t) => {
-  // verify checks that ExecStart's binary exists; point it at this machine's node for the check.
-  const unit = readFileSync(path.join(root, 'deploy/exocortex.service'), 'utf8').replace('/usr/bin/node', process.execPath);
-  const file = path.join(tmp, 'exocortex.service');
-  writeFileSync(file, unit);
-  const r = spawnSync('systemd-analyze', ['verify', '--man=no', file], { encoding: 'utf8' });
-  // Lines about the exocortex user or /opt paths missing on this machine are not the unit's syntax.
-  const problems = (r.stderr ?? '').split('\n').filter((l) => l.trim() && !/exocortex\.service: (Failed to|Unit configured to use)|\/opt\/exocortex|user|Command .* is not executable/i.test(l));
-  t.same(problems, [], 'no complaint about the unit');
-  t.match(unit, /ProtectSystem=strict/);
-});
+t.test(
+  'deploy/exocortex.service passes systemd-analyze verify',
+  { skip: !has('systemd-analyze') && 'systemd-analyze is not installed' },
+  async (t) => {
+    // verify checks that ExecStart's binary exists; point it at this machine's node for the check.
+    const unit = readFileSync(path.join(root, 'deploy/exocortex.service'), 'utf8').replace(
+      '/usr/bin/node',
+      process.execPath,
+    );
+    const file = path.join(tmp, 'exocortex.service');
+    writeFileSync(file, unit);
+    const r = spawnSync('systemd-analyze', ['verify', '--man=no', file], { encoding: 'utf8' });
+    // Lines about the exocortex user or /opt paths missing on this machine are not the unit's syntax.
+    const problems = (r.stderr ?? '')
+      .split('\n')
+      .filter(
+        (l) =>
+          l.trim() &&
+          !/exocortex\.service: (Failed to|Unit configured to use)|\/opt\/exocortex|user|Command .* is not executable/i.test(
+            l,
+          ),
+      );
+    t.same(problems, [], 'no complaint about the unit');
+    t.match(unit, /ProtectSystem=strict/);
+  },
+);
 
 t.test('deploy/nginx.conf passes nginx -t', { skip: !has('nginx') && 'nginx is not installed' }, async (t) => {
   const dir = path.join(tmp, 'nginx');
   mkdirSync(path.join(dir, 'logs'), { recursive: true });
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=vault.example.org', '-days', '1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=vault.example.org',
+      '-days',
+      '1',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const server = readFileSync(path.join(root, 'deploy/nginx.conf'), 'utf8')
     .replace('/etc/ssl/exocortex/fullchain.pem', path.join(dir, 'cert.pem'))
     .replace('/etc/ssl/exocortex/privkey.pem', path.join(dir, 'key.pem'))
     .replace('listen 443', 'listen 127.0.0.1:8443');
   writeFileSync(path.join(dir, 'server.conf'), server);
-  writeFileSync(path.join(dir, 'nginx.conf'), `pid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/server.conf;\n}\n`);
+  writeFileSync(
+    path.join(dir, 'nginx.conf'),
+    `pid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/server.conf;\n}\n`,
+  );
   const r = spawnSync('nginx', ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { encoding: 'utf8' });
   t.equal(r.status, 0, r.stderr);
   t.match(r.stderr, /syntax is ok/);
 });
 
-t.test('deploy/Caddyfile adapts cleanly (caddy adapt: parsed and turned into Caddy\'s JSON, nothing started)', { skip: !has('caddy') && 'caddy is not installed' }, async (t) => {
-  const r = spawnSync('caddy', ['adapt', '--config', path.join(root, 'deploy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8', timeout: 30_000 });
-  t.equal(r.status, 0, r.stderr);
-  t.notMatch(r.stderr ?? '', /WARN|not formatted/i, 'no warning (formatting included)');
-  const json = JSON.parse(r.stdout) as { apps: { http: { servers: Record<string, { routes: Array<{ handle: Array<{ routes?: Array<{ handle: Array<Record<string, unknown>> }> }> }> }> } } };
-  const proxy = Object.values(json.apps.http.servers)[0].routes[0].handle[0].routes?.[0].handle[0];
-  t.equal(proxy?.handler, 'reverse_proxy');
-  t.equal(proxy?.flush_interval, -1, 'events are flushed at once (SSE answers and listen streams)');
-  t.match(JSON.stringify(proxy?.upstreams), /127\.0\.0\.1:3737/);
-});
+t.test(
+  "deploy/Caddyfile adapts cleanly (caddy adapt: parsed and turned into Caddy's JSON, nothing started)",
+  { skip: !has('caddy') && 'caddy is not installed' },
+  async (t) => {
+    const r = spawnSync('caddy', ['adapt', '--config', path.join(root, 'deploy/Caddyfile'), '--adapter', 'caddyfile'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    t.equal(r.status, 0, r.stderr);
+    t.notMatch(r.stderr ?? '', /WARN|not formatted/i, 'no warning (formatting included)');
+    const json = JSON.parse(r.stdout) as {
+      apps: {
+        http: {
+          servers: Record<
+            string,
+            { routes: Array<{ handle: Array<{ routes?: Array<{ handle: Array<Record<string, unknown>> }> }> }> }
+          >;
+        };
+      };
+    };
+    const proxy = Object.values(json.apps.http.servers)[0].routes[0].handle[0].routes?.[0].handle[0];
+    t.equal(proxy?.handler, 'reverse_proxy');
+    t.equal(proxy?.flush_interval, -1, 'events are flushed at once (SSE answers and listen streams)');
+    t.match(JSON.stringify(proxy?.upstreams), /127\.0\.0\.1:3737/);
+  },
+);
 
 // Docker cannot run here: the Dockerfile and the compose file are linted instead of built.
-t.test('the Dockerfile lints clean (dockerfile-utils, the Docker language server\'s checks)', async (t) => {
+t.test("the Dockerfile lints clean (dockerfile-utils, the Docker language server's checks)", async (t) => {
   const { validate } = await import('dockerfile-utils');
   const text = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
   const problems = validate(text).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
@@ -71,16 +123,30 @@ t.test('the Dockerfile lints clean (dockerfile-utils, the Docker language server
   t.match(text, /^USER exocortex$/m, 'it runs as a non-root user');
   t.match(text, /^HEALTHCHECK /m);
   // What .ci/run installs must reach the image: every top-level folder the build reads is copied in.
-  for (const dir of ['native', 'scripts', 'src', 'plugins', 'schemas', 'migrations', 'config', 'bin']) t.match(text, new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'), `${dir}/ is copied into the build stage`);
+  for (const dir of ['native', 'scripts', 'src', 'plugins', 'schemas', 'migrations', 'config', 'bin'])
+    t.match(text, new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'), `${dir}/ is copied into the build stage`);
 });
 
 t.test('deploy/compose.yaml (Exocortex with PostgreSQL and pgvector) passes dclint', async (t) => {
-  const r = spawnSync(process.execPath, [path.join(root, 'node_modules/dclint/bin/dclint.cjs'), path.join(root, 'deploy/compose.yaml')], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/dclint/bin/dclint.cjs'), path.join(root, 'deploy/compose.yaml')],
+    { encoding: 'utf8' },
+  );
   t.equal(r.status, 0, `${r.stdout}${r.stderr}`);
   t.notMatch(`${r.stdout}${r.stderr}`, /warning|error/, 'no warnings either');
-  const compose = YAML.parse(readFileSync(path.join(root, 'deploy/compose.yaml'), 'utf8')) as { services: Record<string, { environment?: Record<string, string>; ports?: string[] }> };
-  t.match(compose.services.exocortex.environment?.EXO_DATABASE_URL, /^postgres:\/\/.*@postgres:5432\//, 'Exocortex uses the compose PostgreSQL');
-  t.ok(compose.services.exocortex.ports?.every((p) => p.startsWith('127.0.0.1:')), 'published on loopback only (a reverse proxy fronts it)');
+  const compose = YAML.parse(readFileSync(path.join(root, 'deploy/compose.yaml'), 'utf8')) as {
+    services: Record<string, { environment?: Record<string, string>; ports?: string[] }>;
+  };
+  t.match(
+    compose.services.exocortex.environment?.EXO_DATABASE_URL,
+    /^postgres:\/\/.*@postgres:5432\//,
+    'Exocortex uses the compose PostgreSQL',
+  );
+  t.ok(
+    compose.services.exocortex.ports?.every((p) => p.startsWith('127.0.0.1:')),
+    'published on loopback only (a reverse proxy fronts it)',
+  );
 });
 
 t.test('backup and restore of the embedded database: stop, copy ./data, start from the copy', async (t) => {
@@ -90,18 +156,46 @@ t.test('backup and restore of the embedded database: stop, copy ./data, start fr
   writeFileSync(path.join(dir, 'vault', 'Kept.md'), '# Kept\n\nbefore the backup\n');
   cpSync(await pgliteTemplate(), path.join(dir, 'data', 'db'), { recursive: true });
   const configFile = path.join(dir, 'config.yaml');
-  writeFileSync(configFile, YAML.stringify({ vault: { path: path.join(dir, 'vault') }, database: { url: `pglite:${path.join(dir, 'data', 'db')}` }, server: { host: '127.0.0.1', port: 0 }, auth: { mintAdminKeyOnFirstStart: false }, log: { level: 'silent' } }));
-  const start = () => Host.start({ settings: loadSettings({ file: configFile, env: {}, cwd: dir }), http: true, builtinDir: path.join(root, 'plugins'), log: createLogger('silent') });
+  writeFileSync(
+    configFile,
+    YAML.stringify({
+      vault: { path: path.join(dir, 'vault') },
+      database: { url: `pglite:${path.join(dir, 'data', 'db')}` },
+      server: { host: '127.0.0.1', port: 0 },
+      auth: { mintAdminKeyOnFirstStart: false },
+      log: { level: 'silent' },
+    }),
+  );
+  const start = () =>
+    Host.start({
+      settings: loadSettings({ file: configFile, env: {}, cwd: dir }),
+      http: true,
+      builtinDir: path.join(root, 'plugins'),
+      log: createLogger('silent'),
+    });
   const connect = async (host: Host, key: string) => {
     const client = new Client({ name: 'backup-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
     return client;
   };
 
   const first = await start();
-  const key = (await createApiKey(first.database.db, { name: 'kept', scope: 'readwrite', vaultId: first.vaultHandle.id })).raw;
+  const key = (
+    await createApiKey(first.database.db, { name: 'kept', scope: 'readwrite', vaultId: first.vaultHandle.id })
+  ).raw;
   const client = await connect(first, key);
-  t.notOk((await client.callTool({ name: 'create_note', arguments: { path: 'Written.md', content: '# Written\n\nby an agent\n' } })).isError);
+  t.notOk(
+    (
+      await client.callTool({
+        name: 'create_note',
+        arguments: { path: 'Written.md', content: '# Written\n\nby an agent\n' },
+      })
+    ).isError,
+  );
   await client.close();
   await first.close(); // the procedure: stop the server (`systemctl stop exocortex`), then copy ./data
   const backup = path.join(tmp, 'backup-data');
@@ -113,31 +207,47 @@ t.test('backup and restore of the embedded database: stop, copy ./data, start fr
   t.teardown(() => again.close());
   const restored = await connect(again, key);
   t.teardown(() => restored.close());
-  t.match(textOf(await restored.callTool({ name: 'read_note', arguments: { path: 'Written.md' } })), /by an agent/, 'the key minted before the backup works');
+  t.match(
+    textOf(await restored.callTool({ name: 'read_note', arguments: { path: 'Written.md' } })),
+    /by an agent/,
+    'the key minted before the backup works',
+  );
   const changes = textOf(await restored.callTool({ name: 'get_changes', arguments: { since: 'ev:0', limit: 50 } }));
   t.match(changes, /Written\.md/, 'the change feed came back with the data directory');
 });
 
-t.test('backup and restore of a PostgreSQL database with pg_dump and pg_restore', { skip: postgresAvailable() ? false : 'PostgreSQL 15 server binaries not installed' }, async (t) => {
-  t.setTimeout(300_000);
-  const pg = await startPostgres();
-  t.teardown(() => pg.stop());
-  const server = await startTestServer({ builtinDir: path.join(root, 'plugins'), config: { database: { url: pg.url } } });
-  const client = await server.connect();
-  t.notOk((await client.callTool({ name: 'create_note', arguments: { path: 'In PG.md', content: '# In PG\n' } })).isError);
-  const key = server.key;
-  await server.host.audit.flush();
-  // The documented commands, while the server runs: a dump, then a restore into an empty database.
-  const dump = path.join(tmp, 'exocortex.dump');
-  execFileSync('pg_dump', ['--format=custom', `--file=${dump}`, pg.url]);
-  await server.close();
-  const restoredUrl = pg.url.replace(/\/postgres$/, '/restored');
-  execFileSync('psql', [pg.url, '-qc', 'CREATE DATABASE restored']);
-  execFileSync('pg_restore', ['--no-owner', `--dbname=${restoredUrl}`, dump]);
-  const again = await startTestServer({ builtinDir: path.join(root, 'plugins'), config: { database: { url: restoredUrl } } });
-  t.teardown(() => again.close());
-  const restored = await again.connect({ key });
-  t.teardown(() => restored.close());
-  const changes = textOf(await restored.callTool({ name: 'get_changes', arguments: { since: 'ev:0', limit: 50 } }));
-  t.match(changes, /In PG\.md/, 'the key and the change feed came back from the dump');
-});
+t.test(
+  'backup and restore of a PostgreSQL database with pg_dump and pg_restore',
+  { skip: postgresAvailable() ? false : 'PostgreSQL 15 server binaries not installed' },
+  async (t) => {
+    t.setTimeout(300_000);
+    const pg = await startPostgres();
+    t.teardown(() => pg.stop());
+    const server = await startTestServer({
+      builtinDir: path.join(root, 'plugins'),
+      config: { database: { url: pg.url } },
+    });
+    const client = await server.connect();
+    t.notOk(
+      (await client.callTool({ name: 'create_note', arguments: { path: 'In PG.md', content: '# In PG\n' } })).isError,
+    );
+    const key = server.key;
+    await server.host.audit.flush();
+    // The documented commands, while the server runs: a dump, then a restore into an empty database.
+    const dump = path.join(tmp, 'exocortex.dump');
+    execFileSync('pg_dump', ['--format=custom', `--file=${dump}`, pg.url]);
+    await server.close();
+    const restoredUrl = pg.url.replace(/\/postgres$/, '/restored');
+    execFileSync('psql', [pg.url, '-qc', 'CREATE DATABASE restored']);
+    execFileSync('pg_restore', ['--no-owner', `--dbname=${restoredUrl}`, dump]);
+    const again = await startTestServer({
+      builtinDir: path.join(root, 'plugins'),
+      config: { database: { url: restoredUrl } },
+    });
+    t.teardown(() => again.close());
+    const restored = await again.connect({ key });
+    t.teardown(() => restored.close());
+    const changes = textOf(await restored.callTool({ name: 'get_changes', arguments: { since: 'ev:0', limit: 50 } }));
+    t.match(changes, /In PG\.md/, 'the key and the change feed came back from the dump');
+  },
+);

@@ -16,11 +16,19 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 const EXAMPLE = path.join(ROOT, 'examples/bookmarks');
 const NAME = 'exocortex-example-bookmarks';
 
-if (!existsSync(path.join(ROOT, 'dist/src/sdk/index.d.ts'))) throw new Error('the example compiles against the build of exocortex/sdk: run npm run build (npm ci does)');
-const built = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', EXAMPLE], { encoding: 'utf8', timeout: 120_000 });
+if (!existsSync(path.join(ROOT, 'dist/src/sdk/index.d.ts')))
+  throw new Error('the example compiles against the build of exocortex/sdk: run npm run build (npm ci does)');
+const built = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', EXAMPLE], {
+  encoding: 'utf8',
+  timeout: 120_000,
+});
 t.equal(built.status, 0, `the example builds with its own tsconfig ${built.stdout}${built.stderr}`);
 
-const server = await startTestServer({ builtinDir: null, packages: { [NAME]: EXAMPLE }, config: { plugins: [NAME], bookmarks: { max: 3 } } });
+const server = await startTestServer({
+  builtinDir: null,
+  packages: { [NAME]: EXAMPLE },
+  config: { plugins: [NAME], bookmarks: { max: 3 } },
+});
 t.teardown(() => server.close());
 
 t.test('loaded by package name: its tools, its own refusal codes on the wire, its service and health', async (t) => {
@@ -31,12 +39,23 @@ t.test('loaded by package name: its tools, its own refusal codes on the wire, it
   const add = (url: string) => client.callTool({ name: 'add_bookmark', arguments: { url, title: 'A page' } });
   t.notOk(refusalOf(await add('https://example.org/one')));
   const dup = (await add('https://example.org/one')) as { content: Array<{ text: string }> };
-  t.match(dup.content[0].text, /is already kept as bookmark \d+; nothing was added\.\nMCP-REFUSAL \{"code":"bookmark_exists","retryable":false,"url":"https:\/\/example\.org\/one","id":\d+\}$/, 'its sentence, then the contract line with its details');
+  t.match(
+    dup.content[0].text,
+    /is already kept as bookmark \d+; nothing was added\.\nMCP-REFUSAL \{"code":"bookmark_exists","retryable":false,"url":"https:\/\/example\.org\/one","id":\d+\}$/,
+    'its sentence, then the contract line with its details',
+  );
   const store = server.host.manager.registry.providedService('bookmark-store') as { count(v: number): Promise<number> };
   t.equal(await store.count(server.host.vaultHandle.id), 1, 'its service answers for other families');
-  const health = (await (await fetch(`${server.url}/health`)).json()) as { families?: Record<string, unknown>; familyCounts?: Record<string, unknown> };
+  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+    families?: Record<string, unknown>;
+    familyCounts?: Record<string, unknown>;
+  };
   t.match(JSON.stringify(health), /"bookmarks"/, '/health lists the family');
-  t.match(JSON.stringify(health), /"bookmarks":1\b/, 'its health count comes through its own typed service ref (BOOKMARK_STORE)');
+  t.match(
+    JSON.stringify(health),
+    /"bookmarks":1\b/,
+    'its health count comes through its own typed service ref (BOOKMARK_STORE)',
+  );
 });
 
 t.test("its own test passes from the installed package, importing exocortex/sdk as its author's would", async (t) => {
@@ -44,11 +63,23 @@ t.test("its own test passes from the installed package, importing exocortex/sdk 
   t.teardown(() => rmSync(consumer, { recursive: true, force: true }));
   const modules = path.join(consumer, 'node_modules');
   mkdirSync(modules);
-  for (const dep of ['exocortex', 'tap', 'tsx']) symlinkSync(dep === 'exocortex' ? ROOT : path.join(ROOT, 'node_modules', dep), path.join(modules, dep), 'dir');
+  for (const dep of ['exocortex', 'tap', 'tsx'])
+    symlinkSync(dep === 'exocortex' ? ROOT : path.join(ROOT, 'node_modules', dep), path.join(modules, dep), 'dir');
   const copy = path.join(consumer, 'bookmarks');
   mkdirSync(copy);
-  for (const part of ['package.json', 'dist', 'schemas', 'test']) cpSync(path.join(EXAMPLE, part), path.join(copy, part), { recursive: true });
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(copy, 'test/bookmarks.test.ts')], { cwd: copy, encoding: 'utf8', timeout: 120_000 });
-  t.equal(run.status, 0, run.status === 0 ? "the example's test passes" : `the example's test failed:\n${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`);
+  for (const part of ['package.json', 'dist', 'schemas', 'test'])
+    cpSync(path.join(EXAMPLE, part), path.join(copy, part), { recursive: true });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(copy, 'test/bookmarks.test.ts')], {
+    cwd: copy,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  t.equal(
+    run.status,
+    0,
+    run.status === 0
+      ? "the example's test passes"
+      : `the example's test failed:\n${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`,
+  );
   t.match(run.stdout, /# \{ total: \d+, pass: \d+ \}|^ok/m);
 });

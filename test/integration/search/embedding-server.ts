@@ -5,7 +5,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export function words(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => (w.length > 3 && w.endsWith('s') ? w.slice(0, -1) : w));
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) =>
+    w.length > 3 && w.endsWith('s') ? w.slice(0, -1) : w,
+  );
 }
 
 /** L2-normalised hashed bag of words. */
@@ -49,9 +51,16 @@ export async function startEmbeddingServer(dims = 64): Promise<FakeEmbeddingServ
         return send(200, { results: results.sort((a, b) => b.relevance_score - a.relevance_score) });
       }
       const inputs: string[] = Array.isArray(json.input) ? json.input : [json.input];
-      requests.push({ path: req.url ?? '', inputs: inputs.length, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+      requests.push({
+        path: req.url ?? '',
+        inputs: inputs.length,
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+      });
       if (state.down) return send(503, { error: 'down for the test' });
-      if (req.url === '/v1/embeddings') return send(200, { data: inputs.map((t, index) => ({ index, embedding: hashVector(t, json.dimensions ?? dims) })) });
+      if (req.url === '/v1/embeddings')
+        return send(200, {
+          data: inputs.map((t, index) => ({ index, embedding: hashVector(t, json.dimensions ?? dims) })),
+        });
       if (req.url === '/api/embed') return send(200, { embeddings: inputs.map((t) => hashVector(t, dims)) });
       send(404, { error: 'no such route' });
     });
@@ -72,7 +81,11 @@ export async function startEmbeddingServer(dims = 64): Promise<FakeEmbeddingServ
 }
 
 /** Wait until at least `n` notes are embedded and nothing is queued; the counts, or an error with them. */
-export async function waitEmbedded<C extends { embedded: number; queued: number }>(counts: () => Promise<C>, n: number, timeoutMs = 20_000): Promise<C> {
+export async function waitEmbedded<C extends { embedded: number; queued: number }>(
+  counts: () => Promise<C>,
+  n: number,
+  timeoutMs = 20_000,
+): Promise<C> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const c = await counts();

@@ -31,7 +31,13 @@ t.test('caught up: no caveat', async (t) => {
 t.test('during the first scan: every search tool says so', async (t) => {
   // Hold the status at what a first scan of a big vault reports (the pipeline itself is real and idle).
   const real = index.status.bind(index);
-  const building = (id: number): IndexStatus => ({ ...real(id), ready: false, scanned: 2469, indexed: 250, pending: 50 });
+  const building = (id: number): IndexStatus => ({
+    ...real(id),
+    ready: false,
+    scanned: 2469,
+    indexed: 250,
+    pending: 50,
+  });
   (index as { status: typeof index.status }).status = building;
   t.teardown(() => ((index as { status: typeof index.status }).status = real));
   for (const [name, args] of calls) {
@@ -41,7 +47,8 @@ t.test('during the first scan: every search tool says so', async (t) => {
     t.equal(s.index_pending, 2219, name);
     t.match(s.index_notice, /250 of 2469 notes/, name);
     const text = textOf(r);
-    if (name === 'search' || name === 'fetch') t.equal((JSON.parse(text) as { index_pending?: number }).index_pending, 2219, `${name}'s JSON text carries it`);
+    if (name === 'search' || name === 'fetch')
+      t.equal((JSON.parse(text) as { index_pending?: number }).index_pending, 2219, `${name}'s JSON text carries it`);
     else t.match(text.split('\n')[0], /The index is still being built/, `${name} says it first`);
   }
 });

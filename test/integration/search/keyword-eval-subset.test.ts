@@ -17,14 +17,29 @@ const judgments = readFileSync(path.resolve(import.meta.dirname, '../../fixtures
   .filter((l) => l.trim())
   .map((l) => JSON.parse(l) as { kind: string; query: string; relevant: string[] })
   .filter((j) => j.kind !== 'paraphrase')
-  .filter((j) => j.relevant.every((p) => !p.startsWith('oldwinter-knowledge-garden/') || ZH_FOLDERS.some((f) => p.startsWith(`oldwinter-knowledge-garden/${f}/`))));
+  .filter((j) =>
+    j.relevant.every(
+      (p) =>
+        !p.startsWith('oldwinter-knowledge-garden/') ||
+        ZH_FOLDERS.some((f) => p.startsWith(`oldwinter-knowledge-garden/${f}/`)),
+    ),
+  );
 
 const staging = mkdtempSync(path.join(os.tmpdir(), 'exo-eval-subset-'));
-for (const name of ['obsidian-tasks-docs', 'obsidian-tasks-contributing']) cpSync(corpus(name), path.join(staging, name), { recursive: true });
-for (const f of ZH_FOLDERS) cpSync(path.join(ZH_CORPUS, f), path.join(staging, 'oldwinter-knowledge-garden', f), { recursive: true });
+for (const name of ['obsidian-tasks-docs', 'obsidian-tasks-contributing'])
+  cpSync(corpus(name), path.join(staging, name), { recursive: true });
+for (const f of ZH_FOLDERS)
+  cpSync(path.join(ZH_CORPUS, f), path.join(staging, 'oldwinter-knowledge-garden', f), { recursive: true });
 const server = await startTestServer({
   copyVaultFrom: staging,
-  config: { families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } } },
+  config: {
+    families: {
+      files: { enabled: false },
+      graph: { enabled: false },
+      tasks: { enabled: false },
+      notes: { enabled: false },
+    },
+  },
 });
 t.teardown(async () => {
   await server.close();
@@ -36,7 +51,9 @@ const client = await server.connect();
 
 const top10 = new Map<string, { n: number; hit: number }>();
 for (const j of judgments) {
-  const r = (await client.callTool({ name: 'keyword_search', arguments: { query: j.query, limit: 10 } })) as { structuredContent?: { rows?: Array<{ path: string }> } };
+  const r = (await client.callTool({ name: 'keyword_search', arguments: { query: j.query, limit: 10 } })) as {
+    structuredContent?: { rows?: Array<{ path: string }> };
+  };
   const paths = (r.structuredContent?.rows ?? []).map((x) => x.path);
   const k = top10.get(j.kind) ?? { n: 0, hit: 0 };
   k.n++;

@@ -11,13 +11,20 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 
 const CORPUS = corpusPath('obsidian-tasks-docs');
-const others = { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } };
+const others = {
+  files: { enabled: false },
+  graph: { enabled: false },
+  tasks: { enabled: false },
+  notes: { enabled: false },
+};
 
 const server = await startTestServer({
   copyVaultFrom: CORPUS,
   files: {
-    'Extra/Project Phoenix.md': '---\naliases: [Firebird]\nstatus: active\ntags: [project/phoenix]\n---\n# Project Phoenix\n\nThe migration of the billing system to the new cluster.\n',
-    'Extra/Phoenix notes.md': '---\nstatus: dormant\n---\nSome words about phoenix birds and their ashes, and nothing on invoices.\n',
+    'Extra/Project Phoenix.md':
+      '---\naliases: [Firebird]\nstatus: active\ntags: [project/phoenix]\n---\n# Project Phoenix\n\nThe migration of the billing system to the new cluster.\n',
+    'Extra/Phoenix notes.md':
+      '---\nstatus: dormant\n---\nSome words about phoenix birds and their ashes, and nothing on invoices.\n',
     'Extra/中文笔记.md': '# 中文笔记\n\n这是 一个 测试 笔记 关于 搜索\n',
   },
   config: { families: others },
@@ -32,7 +39,16 @@ t.ok(ready, 'the index finished its initial scan');
 async function search(args: Record<string, unknown>) {
   const r = (await client.callTool({ name: 'keyword_search', arguments: args })) as ToolResult;
   if (r.isError) t.fail(textOf(r));
-  return { out: r.structuredContent as { rows: Array<Record<string, any>>; full_matches: number; count: number; candidates_capped: boolean; cut: boolean }, text: textOf(r) };
+  return {
+    out: r.structuredContent as {
+      rows: Array<Record<string, any>>;
+      full_matches: number;
+      count: number;
+      candidates_capped: boolean;
+      cut: boolean;
+    },
+    text: textOf(r),
+  };
 }
 
 t.test('a query that is a note title ranks that note first', async (t) => {
@@ -67,20 +83,33 @@ t.test('snippets mark matches with «» and stay short; title-only matches show 
 
 t.test('websearch syntax: phrases, OR and exclusion', async (t) => {
   const phrase = await search({ query: '"billing system"' });
-  t.same(phrase.out.rows.map((r) => r.path), ['Extra/Project Phoenix.md']);
+  t.same(
+    phrase.out.rows.map((r) => r.path),
+    ['Extra/Project Phoenix.md'],
+  );
   const either = await search({ query: 'firebird OR ashes' });
   t.same(either.out.rows.map((r) => r.path).sort(), ['Extra/Phoenix notes.md', 'Extra/Project Phoenix.md']);
   const not = await search({ query: 'phoenix -billing' });
-  t.same(not.out.rows.map((r) => r.path), ['Extra/Phoenix notes.md']);
+  t.same(
+    not.out.rows.map((r) => r.path),
+    ['Extra/Phoenix notes.md'],
+  );
 });
 
 t.test('filters: folder, tags (nested), frontmatter', async (t) => {
   const folder = await search({ query: 'task', folder: 'Editing', limit: 50 });
   t.ok(folder.out.rows.length > 0 && folder.out.rows.every((r) => String(r.path).startsWith('Editing/')));
   const tag = await search({ query: 'phoenix', tags: ['project'] });
-  t.same(tag.out.rows.map((r) => r.path), ['Extra/Project Phoenix.md'], 'project matches project/phoenix');
+  t.same(
+    tag.out.rows.map((r) => r.path),
+    ['Extra/Project Phoenix.md'],
+    'project matches project/phoenix',
+  );
   const fm = await search({ query: 'phoenix', frontmatter: { status: 'dormant' } });
-  t.same(fm.out.rows.map((r) => r.path), ['Extra/Phoenix notes.md']);
+  t.same(
+    fm.out.rows.map((r) => r.path),
+    ['Extra/Phoenix notes.md'],
+  );
   const none = await search({ query: 'phoenix', folder: 'Nowhere' });
   t.equal(none.out.count, 0);
   t.match(none.text, /no matches/);
@@ -99,17 +128,29 @@ t.test('a write through the index is searchable at once', async (t) => {
   await server.host.vaultHandle.fs.create('Extra/Fresh.md', Buffer.from('# Fresh\n\nzanzibar quokka\n'));
   await index.noteWritten(vaultId, 'Extra/Fresh.md');
   const { out } = await search({ query: 'quokka' });
-  t.same(out.rows.map((r) => r.path), ['Extra/Fresh.md']);
+  t.same(
+    out.rows.map((r) => r.path),
+    ['Extra/Fresh.md'],
+  );
 });
 
 t.test('hybrid and semantic say plainly that the semantic arm is off', async (t) => {
-  const h = (await client.callTool({ name: 'hybrid_search', arguments: { query: 'Recurring Tasks', limit: 3 } })) as ToolResult;
-  const ho = h.structuredContent as { arms: string; rows: Array<{ path: string; keyword_rank: number | null; semantic_rank: number | null }> };
+  const h = (await client.callTool({
+    name: 'hybrid_search',
+    arguments: { query: 'Recurring Tasks', limit: 3 },
+  })) as ToolResult;
+  const ho = h.structuredContent as {
+    arms: string;
+    rows: Array<{ path: string; keyword_rank: number | null; semantic_rank: number | null }>;
+  };
   t.equal(ho.arms, 'keyword-only (semantic unavailable: no embedding provider configured)');
   t.equal(ho.rows[0].path, 'Getting Started/Recurring Tasks.md');
   t.equal(ho.rows[0].semantic_rank, null);
   t.match(textOf(h), /arms: keyword-only \(semantic unavailable: no embedding provider configured\)/);
-  const r = (await client.callTool({ name: 'hybrid_search', arguments: { query: 'Recurring Tasks', rerank: true } })) as ToolResult;
+  const r = (await client.callTool({
+    name: 'hybrid_search',
+    arguments: { query: 'Recurring Tasks', rerank: true },
+  })) as ToolResult;
   t.match(textOf(r), /arms: keyword-only .* reranked: false \(not_configured\)/);
   const s = (await client.callTool({ name: 'semantic_search', arguments: { query: 'anything' } })) as ToolResult;
   t.match(textOf(s), /semantic: unavailable: no embedding provider configured/);
@@ -132,7 +173,10 @@ t.test('ftsConfigs: a bad name and a changed list refuse to start; rebuild-keywo
   t.equal(status?.state, 'serving');
   t.notOk(status?.reason);
   const cjk = await search({ query: '测试' });
-  t.same(cjk.out.rows.map((r) => r.path), ['Extra/中文笔记.md']);
+  t.same(
+    cjk.out.rows.map((r) => r.path),
+    ['Extra/中文笔记.md'],
+  );
   const stop = await search({ query: 'the' });
   t.ok(stop.out.count > 0, 'stop words match under simple');
 });

@@ -15,20 +15,38 @@ import { hashVector, startEmbeddingServer } from './embedding-server.js';
 const DIMS = 64;
 const EF = 10;
 const BULK = 200;
-const files: Record<string, string> = { 'Lone/Physics.md': '# Physics\n\nQuantum chromodynamics on a lattice with gauge fields.\n' };
+const files: Record<string, string> = {
+  'Lone/Physics.md': '# Physics\n\nQuantum chromodynamics on a lattice with gauge fields.\n',
+};
 const crops = ['tomato', 'pepper', 'bean', 'squash', 'lettuce', 'carrot', 'onion', 'garlic', 'melon', 'kale'];
 for (let i = 0; i < BULK; i++) {
-  files[`Bulk/Garden ${i}.md`] = `# Garden ${i}\n\nWater the ${crops[i % crops.length]} bed in the garden, plot ${i}, every morning.\n`;
+  files[`Bulk/Garden ${i}.md`] =
+    `# Garden ${i}\n\nWater the ${crops[i % crops.length]} bed in the garden, plot ${i}, every morning.\n`;
 }
 
 const wire = await startPgliteWire();
 const fake = await startEmbeddingServer(DIMS);
-const embedding = { provider: 'openai', baseUrl: `${fake.url}/v1`, model: `hash-${DIMS}`, dimensions: DIMS, pollMs: 10, backoffMs: 20, retries: 0, notesPerPass: 100, batchSize: 100 };
+const embedding = {
+  provider: 'openai',
+  baseUrl: `${fake.url}/v1`,
+  model: `hash-${DIMS}`,
+  dimensions: DIMS,
+  pollMs: 10,
+  backoffMs: 20,
+  retries: 0,
+  notesPerPass: 100,
+  batchSize: 100,
+};
 const server = await startTestServer({
   files,
   config: {
     database: { url: wire.url, poolSize: 4 },
-    families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, transfer: { enabled: false } },
+    families: {
+      files: { enabled: false },
+      graph: { enabled: false },
+      tasks: { enabled: false },
+      transfer: { enabled: false },
+    },
     search: { embedding, hnswEfSearch: EF },
   },
 });
@@ -53,12 +71,18 @@ await sql`ANALYZE search_chunks`.execute(db);
 const query = hashVector('water the tomato bed in the garden every morning', DIMS);
 
 /** The candidate query's plan and rows in one transaction, with the ranking's settings plus `extra`. */
-async function candidates(ranking: ChunkRanking, extra: string[], folder?: string): Promise<{ plan: string; paths: string[]; chunks: number }> {
+async function candidates(
+  ranking: ChunkRanking,
+  extra: string[],
+  folder?: string,
+): Promise<{ plan: string; paths: string[]; chunks: number }> {
   return db.transaction().execute(async (trx: Database) => {
     await ranking.prepare?.(trx);
     for (const s of extra) await sql.raw(s).execute(trx);
     const q = chunkQuery(ranking, vaultId, query, 5, folder ? { folder } : {}, 40);
-    const plan = (await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${q}`.execute(trx)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    const plan = (await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${q}`.execute(trx)).rows
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
     const rows = await q.execute(trx);
     return { plan, paths: rows.rows.map((r) => r.path), chunks: rows.rows[0]?.candidates ?? 0 };
   });
@@ -67,20 +91,42 @@ async function candidates(ranking: ChunkRanking, extra: string[], folder?: strin
 t.test('auto picks hnsw on the server engine and builds the halfvec index at start', async (t) => {
   t.equal(server.host.database.engine.kind, 'postgres');
   t.equal(svc().vectors.strategy, 'hnsw');
-  const idx = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE tablename = 'search_chunks' AND indexname = ${`search_chunks_hnsw_${DIMS}`}`.execute(db);
+  const idx = await sql<{
+    indexdef: string;
+  }>`SELECT indexdef FROM pg_indexes WHERE tablename = 'search_chunks' AND indexname = ${`search_chunks_hnsw_${DIMS}`}`.execute(
+    db,
+  );
   t.match(idx.rows[0]?.indexdef, /USING hnsw \(\(\(embedding\)::halfvec\(64\)\) halfvec_cosine_ops\)/);
-  const health = (await (await fetch(`${server.url}/health`)).json()) as { familyHealth?: Record<string, Record<string, unknown>> };
+  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+    familyHealth?: Record<string, Record<string, unknown>>;
+  };
   t.equal(health.familyHealth?.search?.vectorSearch, 'hnsw');
 });
 
 t.test('semantic_search ranks by meaning through the index', async (t) => {
   const client = await server.connect();
-  const sem = (await client.callTool({ name: 'semantic_search', arguments: { query: 'quantum chromodynamics lattice gauge', limit: 3 } })).structuredContent as { semantic: string; rows: Array<{ path: string }> };
+  const sem = (
+    await client.callTool({
+      name: 'semantic_search',
+      arguments: { query: 'quantum chromodynamics lattice gauge', limit: 3 },
+    })
+  ).structuredContent as { semantic: string; rows: Array<{ path: string }> };
   t.equal(sem.semantic, 'ok');
   t.equal(sem.rows[0]?.path, 'Lone/Physics.md');
-  const similar = await svc().nearestNotes(vaultId, { noteId: Number((await sql<{ id: string }>`SELECT id FROM notes WHERE path = 'Bulk/Garden 0.md'`.execute(db)).rows[0].id) }, 5);
+  const similar = await svc().nearestNotes(
+    vaultId,
+    {
+      noteId: Number(
+        (await sql<{ id: string }>`SELECT id FROM notes WHERE path = 'Bulk/Garden 0.md'`.execute(db)).rows[0].id,
+      ),
+    },
+    5,
+  );
   t.equal(similar.length, 5, 'similar notes by a note id');
-  t.notOk(similar.some((r) => r.path === 'Bulk/Garden 0.md'), 'the note itself is left out');
+  t.notOk(
+    similar.some((r) => r.path === 'Bulk/Garden 0.md'),
+    'the note itself is left out',
+  );
   t.ok(similar.every((r) => r.path.startsWith('Bulk/')));
 });
 
@@ -98,11 +144,23 @@ t.test('a selective folder filter returns its note, where a post-filtered index 
   t.same(postFiltered.paths, [], 'so filtering after that walk leaves nothing');
   const iterative = await candidates(hnswRanking(DIMS, EF), onIndex, 'Lone');
   t.match(iterative.plan, /Index Scan using search_chunks_hnsw_64/);
-  t.same(iterative.paths, ['Lone/Physics.md'], "the strategy's iterative scan walks on until the filter lets a row through");
+  t.same(
+    iterative.paths,
+    ['Lone/Physics.md'],
+    "the strategy's iterative scan walks on until the filter lets a row through",
+  );
   // The strategy as shipped, on whichever plan the planner picks, and the tool.
   const rows = await svc().nearestNotes(vaultId, { vector: query }, 5, { folder: 'Lone' });
-  t.same(rows.map((r) => r.path), ['Lone/Physics.md']);
+  t.same(
+    rows.map((r) => r.path),
+    ['Lone/Physics.md'],
+  );
   const client = await server.connect();
-  const sem = (await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato bed', folder: 'Lone' } })).structuredContent as { rows: Array<{ path: string }> };
-  t.same(sem.rows.map((r) => r.path), ['Lone/Physics.md']);
+  const sem = (
+    await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato bed', folder: 'Lone' } })
+  ).structuredContent as { rows: Array<{ path: string }> };
+  t.same(
+    sem.rows.map((r) => r.path),
+    ['Lone/Physics.md'],
+  );
 });

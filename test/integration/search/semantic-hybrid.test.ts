@@ -13,17 +13,37 @@ import type { IndexService } from '../../../src/sdk/index-service.js';
 import { startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from './embedding-server.js';
 
 const fake = await startEmbeddingServer(64);
-const others = { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } };
-const embedding = { provider: 'openai', baseUrl: `${fake.url}/v1`, model: 'hash-64', dimensions: 64, pollMs: 20, backoffMs: 20, maxBackoffMs: 200, retries: 0, batchSize: 4 };
+const others = {
+  files: { enabled: false },
+  graph: { enabled: false },
+  tasks: { enabled: false },
+  notes: { enabled: false },
+};
+const embedding = {
+  provider: 'openai',
+  baseUrl: `${fake.url}/v1`,
+  model: 'hash-64',
+  dimensions: 64,
+  pollMs: 20,
+  backoffMs: 20,
+  maxBackoffMs: 200,
+  retries: 0,
+  batchSize: 4,
+};
 const server = await startTestServer({
   files: {
-    'Garden/Tomatoes.md': '# Tomatoes\n\nIntro line.\n\n## Watering\n\nWater the tomato plants deeply twice a week in summer heat.\n\n## Pests\n\nAphids and hornworms eat the leaves.\n',
+    'Garden/Tomatoes.md':
+      '# Tomatoes\n\nIntro line.\n\n## Watering\n\nWater the tomato plants deeply twice a week in summer heat.\n\n## Pests\n\nAphids and hornworms eat the leaves.\n',
     'Garden/Roses.md': '# Roses\n\nPrune rose bushes in early spring before new growth.\n',
     'Kitchen/Bread.md': '# Bread\n\nKnead the dough, let it rise, bake the loaf at high heat.\n',
     'Kitchen/Soup.md': '# Soup\n\nSimmer tomato soup with basil and garlic.\n',
     'Work/Meetings.md': '---\ntags: [work]\n---\n# Meetings\n\nWeekly planning meeting agenda and notes.\n',
   },
-  config: { vault: { obsidianName: 'Garden Vault' }, families: others, search: { embedding, rerank: { url: `${fake.url}/rerank`, timeoutMs: 2000 } } },
+  config: {
+    vault: { obsidianName: 'Garden Vault' },
+    families: others,
+    search: { embedding, rerank: { url: `${fake.url}/rerank`, timeoutMs: 2000 } },
+  },
 });
 t.teardown(async () => {
   await server.close();
@@ -47,7 +67,10 @@ t.test('notes are embedded in the background, in batches', async (t) => {
   t.ok(ready);
   const c = await waitEmbedded(5);
   t.equal(c.embedded, 5);
-  t.ok(fake.requests.length > 0 && fake.requests.every((r) => r.path === '/v1/embeddings' && r.inputs <= 4), 'batched by batchSize');
+  t.ok(
+    fake.requests.length > 0 && fake.requests.every((r) => r.path === '/v1/embeddings' && r.inputs <= 4),
+    'batched by batchSize',
+  );
 });
 
 t.test('semantic_search: one row per note, best chunk, section locator and preview', async (t) => {
@@ -56,17 +79,26 @@ t.test('semantic_search: one row per note, best chunk, section locator and previ
   t.equal(out.rows[0].path, 'Garden/Tomatoes.md');
   t.equal(out.rows[0].section, '§ "Tomatoes/Watering" (#2)');
   t.match(out.rows[0].preview, /Water the tomato plants/);
-  t.equal(out.rows[0].deep_link, 'obsidian://open?vault=Garden%20Vault&file=Garden%2FTomatoes', 'rows link into Obsidian when vault.obsidianName is set');
+  t.equal(
+    out.rows[0].deep_link,
+    'obsidian://open?vault=Garden%20Vault&file=Garden%2FTomatoes',
+    'rows link into Obsidian when vault.obsidianName is set',
+  );
   t.match(text, /open: obsidian:\/\/open\?vault=Garden%20Vault&file=Garden%2FTomatoes/);
   t.equal(new Set(out.rows.map((r: { path: string }) => r.path)).size, out.rows.length, 'one row per note');
   t.match(text, /notes: 5 embedded, 0 queued, 0 stale/);
   t.match(text, /confidence: ok/);
   const filtered = await call('semantic_search', { query: 'weekly planning', tags: ['work'] });
-  t.same(filtered.out.rows.map((r: { path: string }) => r.path), ['Work/Meetings.md']);
+  t.same(
+    filtered.out.rows.map((r: { path: string }) => r.path),
+    ['Work/Meetings.md'],
+  );
 });
 
 t.test('/health shows the embedding progress as counts', async (t) => {
-  const health = (await (await fetch(`${server.url}/health`)).json()) as { familyHealth?: Record<string, Record<string, unknown>> };
+  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+    familyHealth?: Record<string, Record<string, unknown>>;
+  };
   const search = health.familyHealth?.search;
   t.equal(search?.semantic, true);
   t.ok(Number(search?.embedded) >= 5, 'every note embedded');
@@ -96,7 +128,10 @@ t.test('rerank reorders fetched candidates and says so', async (t) => {
 
 t.test('provider outage: old vectors stay, changed notes are stale, hybrid says keyword-only', async (t) => {
   fake.down = true;
-  await server.host.vaultHandle.fs.replace('Garden/Roses.md', Buffer.from('# Roses\n\nPrune rose bushes in late winter.\n'));
+  await server.host.vaultHandle.fs.replace(
+    'Garden/Roses.md',
+    Buffer.from('# Roses\n\nPrune rose bushes in late winter.\n'),
+  );
   await index.noteWritten(vaultId, 'Garden/Roses.md');
   const sem = await call('semantic_search', { query: 'prune rose bushes' });
   t.match(sem.out.semantic, /^unavailable: embedding provider failed: HTTP 503/);
@@ -129,22 +164,32 @@ t.test('provider outage: old vectors stay, changed notes are stale, hybrid says 
 t.test('a changed embedding model refuses to start until reset-embeddings', async (t) => {
   await server.rewriteConfig({ search: { embedding: { ...embedding, provider: 'ollama', baseUrl: fake.url } } });
   const status = server.host.manager.registry.status.get('search');
-  t.match(status?.reason, /stored embeddings were made with .*"provider":"openai".*now says .*"provider":"ollama".*reset-embeddings/);
+  t.match(
+    status?.reason,
+    /stored embeddings were made with .*"provider":"openai".*now says .*"provider":"ollama".*reset-embeddings/,
+  );
   fake.down = true; // the old generation still serves: keep it from re-embedding before the swap
   const queued = await resetEmbeddings(server.host.database.db);
   t.ok(queued >= 5);
   fake.requests.length = 0;
-  await server.rewriteConfig({ search: { embedding: { ...embedding, provider: 'ollama', baseUrl: fake.url }, rrfK: 61 } });
+  await server.rewriteConfig({
+    search: { embedding: { ...embedding, provider: 'ollama', baseUrl: fake.url }, rrfK: 61 },
+  });
   t.equal(server.host.manager.registry.status.get('search')?.state, 'serving');
   fake.down = false;
   await waitEmbedded(5);
-  t.ok(fake.requests.some((r) => r.path === '/api/embed'), 'the ollama protocol was spoken');
+  t.ok(
+    fake.requests.some((r) => r.path === '/api/embed'),
+    'the ollama protocol was spoken',
+  );
   const { out } = await call('semantic_search', { query: 'simmer tomato soup basil' });
   t.equal(out.rows[0].path, 'Kitchen/Soup.md');
 });
 
 t.test('plaintext to a non-loopback host is refused unless allowed', async (t) => {
-  await server.rewriteConfig({ search: { embedding: { ...embedding, provider: 'ollama', baseUrl: 'http://10.1.2.3:11434' }, rrfK: 62 } });
+  await server.rewriteConfig({
+    search: { embedding: { ...embedding, provider: 'ollama', baseUrl: 'http://10.1.2.3:11434' }, rrfK: 62 },
+  });
   const { out } = await call('semantic_search', { query: 'x' });
   t.match(out.semantic, /unavailable: embedding URL refused: plaintext http to 10\.1\.2\.3 is refused/);
 });

@@ -9,7 +9,16 @@ import { startEmbeddingServer } from './embedding-server.js';
 
 const wire = await startPgliteWire();
 const fake = await startEmbeddingServer(64);
-const embedding = { provider: 'openai', baseUrl: `${fake.url}/v1`, model: 'hash-64', dimensions: 64, pollMs: 20, backoffMs: 20, retries: 0, batchSize: 4 };
+const embedding = {
+  provider: 'openai',
+  baseUrl: `${fake.url}/v1`,
+  model: 'hash-64',
+  dimensions: 64,
+  pollMs: 20,
+  backoffMs: 20,
+  retries: 0,
+  batchSize: 4,
+};
 const server = await startTestServer({
   files: {
     'Garden/Tomatoes.md': '# Tomatoes\n\n## Watering\n\nWater the tomato plants deeply twice a week in summer heat.\n',
@@ -18,7 +27,12 @@ const server = await startTestServer({
   },
   config: {
     database: { url: wire.url, poolSize: 4 },
-    families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, transfer: { enabled: false } },
+    families: {
+      files: { enabled: false },
+      graph: { enabled: false },
+      tasks: { enabled: false },
+      transfer: { enabled: false },
+    },
     search: { embedding },
   },
 });
@@ -41,10 +55,13 @@ t.test('pgvector over the wire: notes are embedded and found by meaning; hybrid 
     await new Promise((r) => setTimeout(r, 50));
   }
   const client = await server.connect();
-  const sem = (await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato plants deeply' } })).structuredContent as { semantic: string; rows: Array<{ path: string; section: string }> };
+  const sem = (
+    await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato plants deeply' } })
+  ).structuredContent as { semantic: string; rows: Array<{ path: string; section: string }> };
   t.equal(sem.semantic, 'ok');
   t.equal(sem.rows[0]?.path, 'Garden/Tomatoes.md');
   t.equal(sem.rows[0]?.section, '§ "Tomatoes/Watering" (#2)');
-  const hyb = (await client.callTool({ name: 'hybrid_search', arguments: { query: 'tomato watering' } })).structuredContent as Record<string, unknown>;
+  const hyb = (await client.callTool({ name: 'hybrid_search', arguments: { query: 'tomato watering' } }))
+    .structuredContent as Record<string, unknown>;
   t.notMatch(JSON.stringify(hyb), /keyword-only/, 'both arms answered');
 });

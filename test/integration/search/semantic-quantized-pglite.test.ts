@@ -13,7 +13,8 @@ import { hashVector, startEmbeddingServer, waitEmbedded as waitEmbeddedFor } fro
 
 const DIMS = 64;
 const files: Record<string, string> = {
-  'Garden/Tomatoes.md': '# Tomatoes\n\nIntro line.\n\n## Watering\n\nWater the tomato plants deeply twice a week in summer heat.\n\n## Pests\n\nAphids and hornworms eat the leaves.\n',
+  'Garden/Tomatoes.md':
+    '# Tomatoes\n\nIntro line.\n\n## Watering\n\nWater the tomato plants deeply twice a week in summer heat.\n\n## Pests\n\nAphids and hornworms eat the leaves.\n',
   'Garden/Roses.md': '# Roses\n\nPrune rose bushes in early spring before new growth.\n',
   'Garden/Beans.md': '# Beans\n\nWater the bean rows every morning; pick the pods young.\n',
   'Kitchen/Bread.md': '# Bread\n\nKnead the dough, let it rise, bake the loaf at high heat.\n',
@@ -23,8 +24,23 @@ const files: Record<string, string> = {
   'Work/Budget.md': '# Budget\n\nWeekly budget planning for the finance team.\n',
 };
 const fake = await startEmbeddingServer(DIMS);
-const embedding = { provider: 'openai', baseUrl: `${fake.url}/v1`, model: `hash-${DIMS}`, dimensions: DIMS, pollMs: 20, backoffMs: 20, retries: 0, batchSize: 8 };
-const families = { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false }, transfer: { enabled: false } };
+const embedding = {
+  provider: 'openai',
+  baseUrl: `${fake.url}/v1`,
+  model: `hash-${DIMS}`,
+  dimensions: DIMS,
+  pollMs: 20,
+  backoffMs: 20,
+  retries: 0,
+  batchSize: 8,
+};
+const families = {
+  files: { enabled: false },
+  graph: { enabled: false },
+  tasks: { enabled: false },
+  notes: { enabled: false },
+  transfer: { enabled: false },
+};
 const server = await startTestServer({ files, config: { families, search: { embedding } } });
 t.teardown(async () => {
   await server.close();
@@ -40,12 +56,17 @@ const notes = Object.keys(files).length;
 
 const waitEmbedded = (n: number) => waitEmbeddedFor(() => svc().counts(vaultId), n);
 async function rowCounts(): Promise<{ chunks: number; bits: number; badLength: number }> {
-  const r = await sql<{ chunks: number; bits: number; bad: number }>`SELECT (SELECT count(*)::int FROM search_chunks) AS chunks,
+  const r = await sql<{
+    chunks: number;
+    bits: number;
+    bad: number;
+  }>`SELECT (SELECT count(*)::int FROM search_chunks) AS chunks,
     (SELECT count(*)::int FROM search_chunk_bits) AS bits,
     (SELECT count(*)::int FROM search_chunk_bits WHERE length(bits) <> ${DIMS}) AS bad`.execute(db);
   return { chunks: r.rows[0].chunks, bits: r.rows[0].bits, badLength: r.rows[0].bad };
 }
-const noteId = async (p: string) => Number((await sql<{ id: string }>`SELECT id FROM notes WHERE path = ${p}`.execute(db)).rows[0].id);
+const noteId = async (p: string) =>
+  Number((await sql<{ id: string }>`SELECT id FROM notes WHERE path = ${p}`.execute(db)).rows[0].id);
 const paths = (rows: Array<{ path: string }>) => rows.map((r) => r.path);
 
 await waitEmbedded(notes);
@@ -53,7 +74,9 @@ await waitEmbedded(notes);
 t.test('auto on PGlite serves with the quantized scan, reported on /health', async (t) => {
   t.equal(server.host.database.engine.kind, 'pglite');
   t.equal(svc().vectors.strategy, 'quantized');
-  const health = (await (await fetch(`${server.url}/health`)).json()) as { familyHealth?: Record<string, Record<string, unknown>> };
+  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+    familyHealth?: Record<string, Record<string, unknown>>;
+  };
   t.equal(health.familyHealth?.search?.vectorSearch, 'quantized');
 });
 
@@ -62,7 +85,9 @@ t.test('the trigger fills one bit per dimension for every chunk written', async 
   t.ok(c.chunks >= notes, 'every note has chunks');
   t.equal(c.bits, c.chunks, 'one bits row per chunk');
   t.equal(c.badLength, 0, `every row holds ${DIMS} bits`);
-  const same = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_chunks c JOIN search_chunk_bits b USING (note_id, ordinal)
+  const same = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM search_chunks c JOIN search_chunk_bits b USING (note_id, ordinal)
     WHERE b.bits = binary_quantize(c.embedding)::varbit AND b.vault_id = c.vault_id`.execute(db);
   t.equal(same.rows[0].n, c.chunks, 'the bits are binary_quantize of the stored vector');
 });
@@ -74,33 +99,63 @@ t.test('semantic_search answers what the exact scan answers', async (t) => {
     const want = await exact.nearest(vaultId, v, 5, {});
     const got = await svc().nearestNotes(vaultId, { vector: v }, 5);
     t.same(paths(got), paths(want), `same notes in the same order: ${query}`);
-    t.same(got.map((r) => r.similarity), want.map((r) => r.similarity), 'exact similarities after the re-rank');
-    t.same(got.map((r) => r.sectionOrdinal), want.map((r) => r.sectionOrdinal), 'same best chunk');
+    t.same(
+      got.map((r) => r.similarity),
+      want.map((r) => r.similarity),
+      'exact similarities after the re-rank',
+    );
+    t.same(
+      got.map((r) => r.sectionOrdinal),
+      want.map((r) => r.sectionOrdinal),
+      'same best chunk',
+    );
   }
-  const sem = (await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato plants deeply', limit: 3 } })).structuredContent as { semantic: string; rows: Array<{ path: string; section: string }> };
+  const sem = (
+    await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato plants deeply', limit: 3 } })
+  ).structuredContent as { semantic: string; rows: Array<{ path: string; section: string }> };
   t.equal(sem.semantic, 'ok');
   t.equal(sem.rows[0].path, 'Garden/Tomatoes.md');
   t.equal(sem.rows[0].section, '§ "Tomatoes/Watering" (#2)');
 });
 
-t.test('a folder filter ranks only that folder, as exact does, through the bits and through the exact scan', async (t) => {
-  const v = hashVector('water the tomato', DIMS);
-  const want = paths(await exact.nearest(vaultId, v, 10, { folder: 'Kitchen' }));
-  t.ok(want.length > 0 && want.every((p) => p.startsWith('Kitchen/')), 'Kitchen/ only');
-  const throughBits = quantizedVectorSearch(db, { candidatesPerNote: 40, exactBelow: 0, maxChunksPerNote: 64 });
-  t.same(paths(await throughBits.nearest(vaultId, v, 10, { folder: 'Kitchen' })), want, 'the quantized query joined to notes');
-  t.same(paths(await svc().nearestNotes(vaultId, { vector: v }, 10, { folder: 'Kitchen' })), want, 'as shipped: a filter this small is ranked exactly');
-  t.same(paths(await throughBits.nearest(vaultId, v, 10, { folder: 'Nowhere' })), [], 'an empty folder answers nothing');
-  const client = await server.connect();
-  const sem = (await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato', folder: 'Work' } })).structuredContent as { rows: Array<{ path: string }> };
-  t.same(new Set(paths(sem.rows)), new Set(['Work/Meetings.md', 'Work/Budget.md']));
-});
+t.test(
+  'a folder filter ranks only that folder, as exact does, through the bits and through the exact scan',
+  async (t) => {
+    const v = hashVector('water the tomato', DIMS);
+    const want = paths(await exact.nearest(vaultId, v, 10, { folder: 'Kitchen' }));
+    t.ok(want.length > 0 && want.every((p) => p.startsWith('Kitchen/')), 'Kitchen/ only');
+    const throughBits = quantizedVectorSearch(db, { candidatesPerNote: 40, exactBelow: 0, maxChunksPerNote: 64 });
+    t.same(
+      paths(await throughBits.nearest(vaultId, v, 10, { folder: 'Kitchen' })),
+      want,
+      'the quantized query joined to notes',
+    );
+    t.same(
+      paths(await svc().nearestNotes(vaultId, { vector: v }, 10, { folder: 'Kitchen' })),
+      want,
+      'as shipped: a filter this small is ranked exactly',
+    );
+    t.same(
+      paths(await throughBits.nearest(vaultId, v, 10, { folder: 'Nowhere' })),
+      [],
+      'an empty folder answers nothing',
+    );
+    const client = await server.connect();
+    const sem = (
+      await client.callTool({ name: 'semantic_search', arguments: { query: 'water the tomato', folder: 'Work' } })
+    ).structuredContent as { rows: Array<{ path: string }> };
+    t.same(new Set(paths(sem.rows)), new Set(['Work/Meetings.md', 'Work/Budget.md']));
+  },
+);
 
 t.test('similar notes by a note id: the note left out, the rest as exact ranks them', async (t) => {
   const id = await noteId('Garden/Tomatoes.md');
   const got = await svc().nearestNotes(vaultId, { noteId: id }, 4);
   t.equal(got.length, 4);
-  t.notOk(got.some((r) => r.noteId === id), 'the note itself is left out');
+  t.notOk(
+    got.some((r) => r.noteId === id),
+    'the note itself is left out',
+  );
   t.same(paths(got), paths(await exact.nearest(vaultId, { noteId: id }, 4, {})));
   const missing = await svc().nearestNotes(vaultId, { noteId: 987654 }, 4);
   t.same(missing, [], 'a note without chunks has no neighbours');
@@ -119,18 +174,25 @@ t.test('one candidate per wanted note still yields k notes (growing limit), re-r
 
 t.test('deleting a note removes its bits (cascade through its chunks)', async (t) => {
   const id = await noteId('Kitchen/Salad.md');
-  const before = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_chunk_bits WHERE note_id = ${id}`.execute(db);
+  const before = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM search_chunk_bits WHERE note_id = ${id}`.execute(db);
   t.ok(before.rows[0].n > 0);
   await server.host.vaultHandle.fs.unlink('Kitchen/Salad.md');
   await index.noteRemoved(vaultId, 'Kitchen/Salad.md');
-  const after = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_chunk_bits WHERE note_id = ${id}`.execute(db);
+  const after = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM search_chunk_bits WHERE note_id = ${id}`.execute(db);
   t.equal(after.rows[0].n, 0);
   const c = await rowCounts();
   t.equal(c.bits, c.chunks);
 });
 
 t.test('a re-embedded note replaces its bits', async (t) => {
-  await server.host.vaultHandle.fs.replace('Garden/Roses.md', Buffer.from('# Roses\n\nPrune rose bushes in late winter.\n\n## Feeding\n\nFeed roses with compost.\n'));
+  await server.host.vaultHandle.fs.replace(
+    'Garden/Roses.md',
+    Buffer.from('# Roses\n\nPrune rose bushes in late winter.\n\n## Feeding\n\nFeed roses with compost.\n'),
+  );
   await index.noteWritten(vaultId, 'Garden/Roses.md');
   await svc().drain();
   await waitEmbedded(notes - 1);
@@ -141,7 +203,12 @@ t.test('a re-embedded note replaces its bits', async (t) => {
 });
 
 t.test('switching to exact drops the trigger and empties the table; back to auto refills it', async (t) => {
-  const trigger = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = 'search_chunk_bits_sync'`.execute(db)).rows[0].n;
+  const trigger = async () =>
+    (
+      await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = 'search_chunk_bits_sync'`.execute(db)
+    ).rows[0].n;
   await server.rewriteConfig({ search: { embedding, vectorIndex: 'exact' } });
   t.equal(svc().vectors.strategy, 'exact');
   t.equal(await trigger(), 0);

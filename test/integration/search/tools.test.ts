@@ -9,17 +9,29 @@ import type { IndexService } from '../../../src/sdk/index-service.js';
 
 type ToolResult = { isError?: boolean; content?: unknown; structuredContent?: unknown };
 
-const others = { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false }, notes: { enabled: false } };
+const others = {
+  files: { enabled: false },
+  graph: { enabled: false },
+  tasks: { enabled: false },
+  notes: { enabled: false },
+};
 const server = await startTestServer({
   copyVaultFrom: corpusPath('obsidian-tasks-docs'),
   files: {
-    'Zeta/Alpha.md': '---\ntags: [exo/alpha, exo/alpha/deep]\n---\n# Alpha\n\nfirst line\nversion 1.2.3 shipped on 2024-05-06\nsecond ver 10.20.30 here\n',
+    'Zeta/Alpha.md':
+      '---\ntags: [exo/alpha, exo/alpha/deep]\n---\n# Alpha\n\nfirst line\nversion 1.2.3 shipped on 2024-05-06\nsecond ver 10.20.30 here\n',
     'Zeta/Beta.md': '---\ntags: [exo/beta]\n---\n# Beta\n\nnothing to see #exo\n',
     'Zeta/Gamma.md': '# Gamma\n\n#EXO/Alpha mentioned inline\n',
     'Zeta/Evil.md': `# Evil\n\n${'a'.repeat(40)}!\n`,
     'Zeta/Long.md': `# Long\n\n${Array.from({ length: 400 }, (_, i) => `line ${i} ${'x'.repeat(40)} needle`).join('\n')}\n`,
   },
-  config: { families: others, search: { regex: { timeoutMs: 1500, maxOutputChars: 6000 }, connector: { fetchMaxChars: 2000, vaultName: 'My Vault' } } },
+  config: {
+    families: others,
+    search: {
+      regex: { timeoutMs: 1500, maxOutputChars: 6000 },
+      connector: { fetchMaxChars: 2000, vaultName: 'My Vault' },
+    },
+  },
 });
 t.teardown(() => server.close());
 const vaultId = server.host.vaultHandle.id;
@@ -51,7 +63,17 @@ t.test('get_tags: counts with nested tags aggregated, prefix, limit cut', async 
 
 t.test('search_regex: line-numbered matches marked «», counts and per-file cap', async (t) => {
   const { out, text } = await call('search_regex', { pattern: '\\d+\\.\\d+\\.\\d+', folder: 'Zeta' });
-  t.same(out.results, [{ path: 'Zeta/Alpha.md', path_match: false, match_count: 2, matches: [{ line: 7, text: 'version «1.2.3» shipped on 2024-05-06' }, { line: 8, text: 'second ver «10.20.30» here' }] }]);
+  t.same(out.results, [
+    {
+      path: 'Zeta/Alpha.md',
+      path_match: false,
+      match_count: 2,
+      matches: [
+        { line: 7, text: 'version «1.2.3» shipped on 2024-05-06' },
+        { line: 8, text: 'second ver «10.20.30» here' },
+      ],
+    },
+  ]);
   t.equal(out.files_total, 5);
   t.equal(out.files_scanned, 5);
   t.match(text, /^ {2}7: version «1\.2\.3» shipped/m);
@@ -60,7 +82,10 @@ t.test('search_regex: line-numbered matches marked «», counts and per-file cap
   t.equal(capped.out.results[0].matches.length, 3);
   t.match(capped.text, /400 matching lines, 3 shown/);
   const ci = await call('search_regex', { pattern: 'EVIL', scope: 'both', ignore_case: true, folder: 'Zeta' });
-  t.same(ci.out.results.map((r: { path: string; path_match: boolean }) => [r.path, r.path_match]), [['Zeta/Evil.md', true]]);
+  t.same(
+    ci.out.results.map((r: { path: string; path_match: boolean }) => [r.path, r.path_match]),
+    [['Zeta/Evil.md', true]],
+  );
 });
 
 t.test('search_regex: limit and output budget cut, and say so', async (t) => {
@@ -87,13 +112,22 @@ t.test('search_regex: a catastrophic pattern is stopped by the time budget, the 
 
 t.test('search_regex: globs match paths; bad input refuses', async (t) => {
   const { out } = await call('search_regex', { pattern: 'Zeta/*a.md', is_glob: true });
-  t.same(out.results.map((r: { path: string }) => r.path), ['Zeta/Alpha.md', 'Zeta/Beta.md', 'Zeta/Gamma.md']);
+  t.same(
+    out.results.map((r: { path: string }) => r.path),
+    ['Zeta/Alpha.md', 'Zeta/Beta.md', 'Zeta/Gamma.md'],
+  );
   const deep = await call('search_regex', { pattern: '**/Recurring*', is_glob: true });
-  t.same(deep.out.results.map((r: { path: string }) => r.path), ['Getting Started/Recurring Tasks.md', 'Getting Started/Statuses/Recurring Tasks and Custom Statuses.md']);
+  t.same(
+    deep.out.results.map((r: { path: string }) => r.path),
+    ['Getting Started/Recurring Tasks.md', 'Getting Started/Statuses/Recurring Tasks and Custom Statuses.md'],
+  );
   const bad = (await client.callTool({ name: 'search_regex', arguments: { pattern: '(unclosed' } })) as ToolResult;
   t.equal(refusalOf(bad)?.code, 'invalid_arguments');
   t.match(textOf(bad), /not a valid regular expression/);
-  const globContent = (await client.callTool({ name: 'search_regex', arguments: { pattern: '*.md', is_glob: true, scope: 'content' } })) as ToolResult;
+  const globContent = (await client.callTool({
+    name: 'search_regex',
+    arguments: { pattern: '*.md', is_glob: true, scope: 'content' },
+  })) as ToolResult;
   t.equal(refusalOf(globContent)?.code, 'invalid_arguments');
 });
 
@@ -144,7 +178,13 @@ t.test('every new tool declares its hints and output schema', async (t) => {
   for (const name of ['get_tags', 'search_regex', 'search', 'fetch']) {
     const tool = tools.find((x) => x.name === name);
     t.ok(tool?.outputSchema, `${name} has an output schema`);
-    t.same(tool?.annotations && Object.keys(tool.annotations).filter((k) => k.endsWith('Hint')).sort(), ['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint']);
+    t.same(
+      tool?.annotations &&
+        Object.keys(tool.annotations)
+          .filter((k) => k.endsWith('Hint'))
+          .sort(),
+      ['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint'],
+    );
     t.ok((tool?.description?.length ?? 0) <= 1500, `${name} description ≤ 1500 chars`);
   }
 });

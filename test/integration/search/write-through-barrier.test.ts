@@ -32,15 +32,29 @@ for (const engine of ['pglite', 'postgres'] as const) {
     const index = server.host.services.named.get('index') as IndexService;
     t.ok(await index.whenReady(server.host.vaultHandle.id, 30_000));
     const client = await server.connect();
-    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Result;
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args })) as Result;
     for (const [i, word] of ['zanzibarish', 'quixotical'].entries()) {
       const hash = (await call('get_notes_info', { paths: ['Log.md'] })).structuredContent?.notes[0].content_hash;
-      const edit = await call('edit_note', { path: 'Log.md', content: `\nentry ${i}: ${word}\n`, append: true, expected_hash: hash });
+      const edit = await call('edit_note', {
+        path: 'Log.md',
+        content: `\nentry ${i}: ${word}\n`,
+        append: true,
+        expected_hash: hash,
+      });
       t.notOk(edit.isError, 'the edit succeeded');
       const kw = await call('keyword_search', { query: word });
-      t.same(kw.structuredContent?.rows.map((r: { path: string }) => r.path), ['Log.md'], `keyword_search finds "${word}"`);
+      t.same(
+        kw.structuredContent?.rows.map((r: { path: string }) => r.path),
+        ['Log.md'],
+        `keyword_search finds "${word}"`,
+      );
       const hy = await call('hybrid_search', { query: word });
-      t.same(hy.structuredContent?.rows.map((r: { path: string }) => r.path), ['Log.md'], `hybrid_search finds "${word}"`);
+      t.same(
+        hy.structuredContent?.rows.map((r: { path: string }) => r.path),
+        ['Log.md'],
+        `hybrid_search finds "${word}"`,
+      );
     }
   });
 }

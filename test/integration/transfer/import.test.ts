@@ -16,9 +16,13 @@ const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(5000, 0x42)])
 
 const tlsFiles = makeTestTls();
 controls.ca = tlsFiles.ca;
-const redirect = (to: string, code = 302) => (_q: unknown, res: import('node:http').ServerResponse) => res.writeHead(code, { location: to }).end();
+const redirect =
+  (to: string, code = 302) =>
+  (_q: unknown, res: import('node:http').ServerResponse) =>
+    res.writeHead(code, { location: to }).end();
 const routes: Record<string, Parameters<typeof startHttpsServer>[1][string]> = {
-  '/doc.pdf': (_q, res) => res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': PDF.length }).end(PDF),
+  '/doc.pdf': (_q, res) =>
+    res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': PDF.length }).end(PDF),
   '/r1': redirect('/r2', 301),
   '/r2': redirect('https://files.example.com/doc.pdf', 307),
   '/to-private': redirect('https://internal.example.com/secret'),
@@ -26,7 +30,8 @@ const routes: Record<string, Parameters<typeof startHttpsServer>[1][string]> = {
   '/to-decimal': redirect('https://2130706433/'),
   '/to-http': redirect('http://files.example.com/doc.pdf'),
   '/to-userinfo': redirect('https://admin:pw@files.example.com/doc.pdf'),
-  '/big': (_q, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(CAP + 10, 1)),
+  '/big': (_q, res) =>
+    res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(CAP + 10, 1)),
   '/big-declared': (_q, res) => res.writeHead(200, { 'content-length': CAP + 10 }).end(Buffer.alloc(CAP + 10, 1)),
   '/short': (_q, res) => {
     res.writeHead(200, { 'content-length': 1000 });
@@ -49,7 +54,10 @@ t.teardown(() => origin.close());
 controls.dns.set('files.example.com', [{ address: '127.0.0.1', family: 4 }]);
 controls.dns.set('v6.example.com', [{ address: '::1', family: 6 }]);
 controls.dns.set('internal.example.com', [{ address: '10.0.0.5', family: 4 }]);
-controls.dns.set('mixed.example.com', [{ address: '127.0.0.1', family: 4 }, { address: '192.168.1.20', family: 4 }]);
+controls.dns.set('mixed.example.com', [
+  { address: '127.0.0.1', family: 4 },
+  { address: '192.168.1.20', family: 4 },
+]);
 controls.dns.set('mapped.example.com', [{ address: '::ffff:10.1.2.3', family: 6 }]);
 controls.portMap.set(443, origin.port);
 
@@ -61,7 +69,11 @@ const server = await startTestServer({
 t.teardown(() => server.close());
 const client = await server.connect();
 type Result = { isError?: boolean; content?: unknown; structuredContent?: unknown };
-const imp = async (url: string, p: string, overwrite?: boolean) => (await client.callTool({ name: 'import_from_url', arguments: { url, path: p, ...(overwrite === undefined ? {} : { overwrite }) } })) as Result;
+const imp = async (url: string, p: string, overwrite?: boolean) =>
+  (await client.callTool({
+    name: 'import_from_url',
+    arguments: { url, path: p, ...(overwrite === undefined ? {} : { overwrite }) },
+  })) as Result;
 const v = (p: string) => path.join(server.vaultDir, p);
 t.teardown(() => {
   t.comment(`import connections: ${controls.connects.length}, to denied addresses: ${controls.deniedAttempts}`);
@@ -75,10 +87,16 @@ t.test('happy path: a pinned, verified TLS fetch from the loopback test origin',
   t.equal(o.mime, 'application/pdf');
   t.equal(o.source, 'https://files.example.com/doc.pdf');
   t.equal(readFileSync(v('papers/doc.pdf')).compare(PDF), 0);
-  t.match(textOf(r), /^Imported 5009 bytes to papers\/doc\.pdf\nsha256: [0-9a-f]{64}\nmime: application\/pdf\nsource: https:\/\/files\.example\.com\/doc\.pdf/);
+  t.match(
+    textOf(r),
+    /^Imported 5009 bytes to papers\/doc\.pdf\nsha256: [0-9a-f]{64}\nmime: application\/pdf\nsource: https:\/\/files\.example\.com\/doc\.pdf/,
+  );
   t.equal(origin.hits.at(-1), 'files.example.com /doc.pdf', 'the original Host header is sent');
   const last = controls.connects.at(-1)!;
-  t.same({ address: last.address, servername: last.servername, tls: last.tls }, { address: '127.0.0.1', servername: 'files.example.com', tls: true });
+  t.same(
+    { address: last.address, servername: last.servername, tls: last.tls },
+    { address: '127.0.0.1', servername: 'files.example.com', tls: true },
+  );
   const six = await imp('https://v6.example.com/doc.pdf', 'papers/doc6.pdf');
   t.notOk(six.isError, textOf(six));
   t.equal(controls.connects.at(-1)!.address, '::1');
@@ -160,7 +178,8 @@ t.test('size cap, truncated bodies, deadline and HTTP errors write nothing', asy
   t.match(missing.reason, /HTTP 404/);
   const nodns = refusalOf(await imp('https://nowhere.example.com/x', 'papers/nodns.bin'))!;
   t.equal(nodns.code, 'fetch_failed');
-  for (const p of ['big.bin', 'short.bin', 'slow.bin', 'missing.bin', 'nodns.bin']) t.notOk(existsSync(v(`papers/${p}`)), p);
+  for (const p of ['big.bin', 'short.bin', 'slow.bin', 'missing.bin', 'nodns.bin'])
+    t.notOk(existsSync(v(`papers/${p}`)), p);
   writeFileSync(v('papers/keep.bin'), 'keep');
   t.equal(refusalOf(await imp('https://files.example.com/short', 'papers/keep.bin', true))!.code, 'fetch_failed');
   t.equal(readFileSync(v('papers/keep.bin'), 'utf8'), 'keep', 'a failed overwrite leaves the old bytes');
@@ -169,9 +188,16 @@ t.test('size cap, truncated bodies, deadline and HTTP errors write nothing', asy
 t.test('usage rows keep only the host of an imported URL', async (t) => {
   await imp('https://files.example.com/doc.pdf?token=s3cret', 'papers/audited.pdf');
   await server.host.audit.flush();
-  const rows = await server.host.database.db.selectFrom('usage_logs').select(['params']).where('tool', '=', 'import_from_url').execute();
+  const rows = await server.host.database.db
+    .selectFrom('usage_logs')
+    .select(['params'])
+    .where('tool', '=', 'import_from_url')
+    .execute();
   t.ok(rows.length > 3);
-  t.ok(rows.every((r) => !/"url":"[^"]*[/?]/.test(String(r.params)) && !String(r.params).includes('s3cret')), 'no path or query stored');
+  t.ok(
+    rows.every((r) => !/"url":"[^"]*[/?]/.test(String(r.params)) && !String(r.params).includes('s3cret')),
+    'no path or query stored',
+  );
   t.ok(rows.some((r) => String(r.params).includes('"url":"files.example.com"')));
 });
 

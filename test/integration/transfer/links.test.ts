@@ -17,15 +17,29 @@ const PUBLIC = 'https://vault.example.org';
 
 const server = await startTestServer({
   builtinDir: null,
-  config: { plugins: [family], transfer: { publicUrl: PUBLIC, maxUploadBytes: CAP, byteRequestsPerMinute: 10_000, pageRequestsPerMinute: 10_000, maxConcurrentUploads: 1 } },
-  files: { 'docs/report.pdf': '%PDF-1.4 report', 'docs/keep.bin': 'original bytes', 'outside-target.txt': 'do not touch' },
+  config: {
+    plugins: [family],
+    transfer: {
+      publicUrl: PUBLIC,
+      maxUploadBytes: CAP,
+      byteRequestsPerMinute: 10_000,
+      pageRequestsPerMinute: 10_000,
+      maxConcurrentUploads: 1,
+    },
+  },
+  files: {
+    'docs/report.pdf': '%PDF-1.4 report',
+    'docs/keep.bin': 'original bytes',
+    'outside-target.txt': 'do not touch',
+  },
 });
 t.teardown(() => server.close());
 const client = await server.connect();
 const db = server.host.database.db;
 const v = (p: string) => path.join(server.vaultDir, p);
 type Result = { isError?: boolean; content?: unknown; structuredContent?: unknown };
-const call = async (name: string, args: Record<string, unknown>, c = client) => (await c.callTool({ name, arguments: args })) as Result;
+const call = async (name: string, args: Record<string, unknown>, c = client) =>
+  (await c.callTool({ name, arguments: args })) as Result;
 const out = (r: { structuredContent?: unknown }) => r.structuredContent as Record<string, any>;
 
 interface Res {
@@ -34,15 +48,22 @@ interface Res {
   body: Buffer;
 }
 
-function req(method: string, p: string, o: { headers?: Record<string, string | number>; body?: Buffer | string; chunks?: Buffer[] } = {}): Promise<Res> {
+function req(
+  method: string,
+  p: string,
+  o: { headers?: Record<string, string | number>; body?: Buffer | string; chunks?: Buffer[] } = {},
+): Promise<Res> {
   const u = new URL(server.url + p);
   return new Promise((resolve, reject) => {
-    const r = http.request({ method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers: o.headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
-      res.on('error', reject);
-    });
+    const r = http.request(
+      { method, host: u.hostname, port: u.port, path: u.pathname + u.search, headers: o.headers },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on('error', reject);
+      },
+    );
     r.on('error', reject);
     if (o.chunks) {
       for (const c of o.chunks) r.write(c);
@@ -68,7 +89,10 @@ t.test('request_upload mints a fragment link, stored hashed, and check_upload sa
   t.match(m.upload_id, /^[A-Za-z0-9_-]{22}$/);
   t.equal(m.max_bytes, CAP);
   t.equal(m.expires_in, 900);
-  t.match(m.curl, /curl -H "Authorization: Bearer [A-Za-z0-9_-]{43}" -T <file> https:\/\/vault\.example\.org\/transfer\/upload/);
+  t.match(
+    m.curl,
+    /curl -H "Authorization: Bearer [A-Za-z0-9_-]{43}" -T <file> https:\/\/vault\.example\.org\/transfer\/upload/,
+  );
   const rows = await db.selectFrom('transfer_links').selectAll().execute();
   t.notOk(JSON.stringify(rows).includes(m.token), 'the raw token is not stored');
   const s = await status(m.upload_id);
@@ -106,14 +130,20 @@ t.test('an upload publishes once; reuse, query-string tokens and unknown tokens 
   notValidBody = q.body.toString();
   t.notOk(existsSync(v('inbox/photo.bin')));
   const body = Buffer.from('the real bytes \u0000\u0001');
-  const ok = await req('PUT', '/transfer/upload', { headers: { ...bearer(m.token), 'content-type': 'application/octet-stream' }, body });
+  const ok = await req('PUT', '/transfer/upload', {
+    headers: { ...bearer(m.token), 'content-type': 'application/octet-stream' },
+    body,
+  });
   t.equal(ok.status, 201, ok.body.toString());
   t.equal(readFileSync(v('inbox/photo.bin')).compare(body), 0);
   const s = await status(m.upload_id);
   t.equal(s.status, 'completed');
   t.equal(s.size, body.length);
   t.match(s.sha256, /^[0-9a-f]{64}$/);
-  t.match(textOf(await call('check_upload', { upload_id: m.upload_id })), /^completed: .*\npath: inbox\/photo\.bin\nsize: \d+ bytes\nsha256: /);
+  t.match(
+    textOf(await call('check_upload', { upload_id: m.upload_id })),
+    /^completed: .*\npath: inbox\/photo\.bin\nsize: \d+ bytes\nsha256: /,
+  );
   const again = await req('PUT', '/transfer/upload', { headers: bearer(m.token), body: 'second' });
   t.equal(again.status, 404, again.body.toString());
   t.equal(again.body.toString(), notValidBody, 'consumed looks exactly like unknown');
@@ -126,21 +156,30 @@ t.test('an upload publishes once; reuse, query-string tokens and unknown tokens 
 
 t.test('curl-style upload without a content type works', async (t) => {
   const m = await mintUpload({ path: 'inbox/curl.txt' });
-  const r = await req('PUT', '/transfer/upload', { headers: { ...bearer(m.token), 'content-length': 5 }, body: 'hello' });
+  const r = await req('PUT', '/transfer/upload', {
+    headers: { ...bearer(m.token), 'content-length': 5 },
+    body: 'hello',
+  });
   t.equal(r.status, 201);
   t.equal(readFileSync(v('inbox/curl.txt'), 'utf8'), 'hello');
 });
 
 t.test('oversized uploads are cut off while streaming and nothing is published', async (t) => {
   const m = await mintUpload({ path: 'inbox/huge.bin' });
-  const declared = await req('PUT', '/transfer/upload', { headers: { ...bearer(m.token), 'content-length': CAP + 1 }, body: Buffer.alloc(CAP + 1) });
+  const declared = await req('PUT', '/transfer/upload', {
+    headers: { ...bearer(m.token), 'content-length': CAP + 1 },
+    body: Buffer.alloc(CAP + 1),
+  });
   t.equal(declared.status, 413);
   t.notOk(existsSync(v('inbox/huge.bin')));
   t.equal((await status(m.upload_id)).status, 'pending', 'a pre-publish failure releases the claim');
   const chunks = Array.from({ length: 40 }, () => Buffer.alloc(4096, 1));
   let streamed: Res | Error;
   try {
-    streamed = await req('PUT', '/transfer/upload', { headers: { ...bearer(m.token), 'transfer-encoding': 'chunked' }, chunks });
+    streamed = await req('PUT', '/transfer/upload', {
+      headers: { ...bearer(m.token), 'transfer-encoding': 'chunked' },
+      chunks,
+    });
   } catch (e) {
     streamed = e as Error;
   }
@@ -206,12 +245,22 @@ t.test('links are scoped to their credential and die with it; credential expiry 
   const r = await req('PUT', '/transfer/upload', { headers: bearer(m.token), body: 'x' });
   t.equal(r.status, 404);
   t.equal(r.body.toString(), notValidBody);
-  const soon = await createApiKey(db, { name: 'soon', scope: 'readwrite', vaultId: server.host.vaultHandle.id, expiresAt: new Date(Date.now() + 120_000) });
+  const soon = await createApiKey(db, {
+    name: 'soon',
+    scope: 'readwrite',
+    vaultId: server.host.vaultHandle.id,
+    expiresAt: new Date(Date.now() + 120_000),
+  });
   const soonClient = await server.connect({ key: soon.raw });
   const short = await mintUpload({ path: 'inbox/short.bin', expires_in: 3600 }, soonClient);
   t.ok(short.expires_in <= 120 && short.expires_in > 100);
   t.match(short.note, /credential expires/);
-  const dying = await createApiKey(db, { name: 'dying', scope: 'readwrite', vaultId: server.host.vaultHandle.id, expiresAt: new Date(Date.now() + 10_000) });
+  const dying = await createApiKey(db, {
+    name: 'dying',
+    scope: 'readwrite',
+    vaultId: server.host.vaultHandle.id,
+    expiresAt: new Date(Date.now() + 10_000),
+  });
   const dyingClient = await server.connect({ key: dying.raw });
   t.equal(refusalOf(await call('request_upload', { path: 'inbox/d.bin' }, dyingClient))!.code, 'credential_expiring');
 });
@@ -220,10 +269,19 @@ t.test('uploads are bounded in concurrency', async (t) => {
   const a = await mintUpload({ path: 'inbox/slow.bin' });
   const b = await mintUpload({ path: 'inbox/fast.bin' });
   const u = new URL(server.url);
-  const slow = http.request({ method: 'PUT', host: u.hostname, port: u.port, path: '/transfer/upload', headers: { ...bearer(a.token), 'content-length': 10 } });
-  const slowDone = new Promise<number>((resolve) => slow.on('response', (res) => (res.resume(), resolve(res.statusCode ?? 0))));
+  const slow = http.request({
+    method: 'PUT',
+    host: u.hostname,
+    port: u.port,
+    path: '/transfer/upload',
+    headers: { ...bearer(a.token), 'content-length': 10 },
+  });
+  const slowDone = new Promise<number>((resolve) =>
+    slow.on('response', (res) => (res.resume(), resolve(res.statusCode ?? 0))),
+  );
   slow.write('12345');
-  for (let i = 0; i < 50 && (await status(a.upload_id)).status !== 'uploading'; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 50 && (await status(a.upload_id)).status !== 'uploading'; i++)
+    await new Promise((r) => setTimeout(r, 20));
   t.equal((await status(a.upload_id)).status, 'uploading');
   const busy = await req('PUT', '/transfer/upload', { headers: bearer(b.token), body: 'x' });
   t.equal(busy.status, 503);
@@ -280,7 +338,10 @@ t.test('tokens never reach the usage log', async (t) => {
   t.ok(rows.some((x: { tool: string }) => x.tool === 'request_upload'));
   const links = await db.selectFrom('transfer_links').select(['token_hash']).execute();
   t.ok(links.length > 5);
-  t.notOk(rows.some((x: { params: string | null }) => /[A-Za-z0-9_-]{43}/.test(x.params ?? '')), 'no token-shaped value in params');
+  t.notOk(
+    rows.some((x: { params: string | null }) => /[A-Za-z0-9_-]{43}/.test(x.params ?? '')),
+    'no token-shaped value in params',
+  );
 });
 
 t.test('minting refuses without a public origin rather than emit a localhost link', async (t) => {
@@ -297,17 +358,21 @@ t.test('pages and byte routes are rate limited per client (defaults 30 and 10 pe
   t.same(pages.slice(0, 30).filter((x) => x === 200).length, 30);
   t.equal(pages[30], 429);
   const bytes = [];
-  for (let i = 0; i < 11; i++) bytes.push((await req('GET', '/transfer/download/file', { headers: bearer('B'.repeat(43)) })).status);
+  for (let i = 0; i < 11; i++)
+    bytes.push((await req('GET', '/transfer/download/file', { headers: bearer('B'.repeat(43)) })).status);
   t.same(bytes.slice(0, 10), Array(10).fill(404));
   t.equal(bytes[10], 429);
 });
 
 t.test('without transfer.publicUrl the host server.publicUrl is the link origin', async (t) => {
-  const other = await startTestServer({ builtinDir: null, config: { plugins: [family], server: { publicUrl: 'https://notes.example.net' } }, files: { 'a.bin': 'x' } });
+  const other = await startTestServer({
+    builtinDir: null,
+    config: { plugins: [family], server: { publicUrl: 'https://notes.example.net' } },
+    files: { 'a.bin': 'x' },
+  });
   t.teardown(() => other.close());
   const c = await other.connect();
   const r = (await c.callTool({ name: 'request_upload', arguments: { path: 'inbox/y.bin' } })) as Result;
   t.notOk(r.isError, textOf(r));
   t.match(JSON.stringify(r.structuredContent), /https:\/\/notes\.example\.net\/transfer\/upload#/);
 });
-

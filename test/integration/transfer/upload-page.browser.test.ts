@@ -31,7 +31,8 @@ t.test('the upload page works in headless Chromium', { skip }, async (t) => {
   const origin = new URL(server.url).origin;
   await server.rewriteConfig({ transfer: { ...transfer, publicUrl: origin } });
   const client = await server.connect();
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Result;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as Result;
   const out = (r: Result) => r.structuredContent as Record<string, any>;
 
   browser = await launchGuardedBrowser(() => [origin]);
@@ -41,7 +42,10 @@ t.test('the upload page works in headless Chromium', { skip }, async (t) => {
   t.notOk(minted.isError, minted.isError ? textOf(minted) : 'request_upload minted a link');
   const link = out(minted).url as string;
   t.equal(link.slice(0, link.indexOf('#')), `${origin}/transfer/upload`, 'the link points at the loopback server');
-  const bytes = Buffer.concat([Buffer.from('%PDF-1.4 browser upload\n'), Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256))]);
+  const bytes = Buffer.concat([
+    Buffer.from('%PDF-1.4 browser upload\n'),
+    Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256)),
+  ]);
   const local = path.join(work, 'from-browser.bin');
   writeFileSync(local, bytes);
 
@@ -57,12 +61,22 @@ t.test('the upload page works in headless Chromium', { skip }, async (t) => {
   t.match(await page.textContent('#target'), /Destination: inbox\/from-browser\.bin/);
   await page.setInputFiles('#file', local);
   await page.click('#send');
-  await page.waitForFunction(() => /^(Done|Upload refused|The upload)/.test(document.getElementById('status')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /^(Done|Upload refused|The upload)/.test(document.getElementById('status')?.textContent ?? ''),
+  );
   const done = (await page.textContent('#status')) ?? '';
-  t.match(done, /^Done: inbox\/from-browser\.bin \(\d+ bytes, sha256 [0-9a-f]{64}\)$/, 'the page shows its success state');
+  t.match(
+    done,
+    /^Done: inbox\/from-browser\.bin \(\d+ bytes, sha256 [0-9a-f]{64}\)$/,
+    'the page shows its success state',
+  );
   t.match(done, `(${bytes.length} bytes`);
   t.equal(await page.$eval('#bar', (el) => (el as HTMLProgressElement).value), 100);
-  t.equal(readFileSync(path.join(server.vaultDir, 'inbox/from-browser.bin')).compare(bytes), 0, 'the vault holds the exact bytes');
+  t.equal(
+    readFileSync(path.join(server.vaultDir, 'inbox/from-browser.bin')).compare(bytes),
+    0,
+    'the vault holds the exact bytes',
+  );
   const status = out(await call('check_upload', { upload_id: out(minted).upload_id }));
   t.equal(status.status, 'completed');
   t.equal(status.size, bytes.length);
@@ -80,12 +94,26 @@ t.test('the upload page works in headless Chromium', { skip }, async (t) => {
   await stale.setInputFiles('#file', path.join(work, 'other.bin'));
   await stale.click('#send');
   await stale.waitForFunction(() => (document.getElementById('status')?.textContent ?? '') !== '');
-  t.match(await stale.textContent('#status'), /^Upload refused: This link is not valid/, 'a second redemption shows the failure state');
-  t.equal(readFileSync(path.join(server.vaultDir, 'inbox/from-browser.bin')).compare(bytes), 0, 'the second attempt changed nothing');
+  t.match(
+    await stale.textContent('#status'),
+    /^Upload refused: This link is not valid/,
+    'a second redemption shows the failure state',
+  );
+  t.equal(
+    readFileSync(path.join(server.vaultDir, 'inbox/from-browser.bin')).compare(bytes),
+    0,
+    'the second attempt changed nothing',
+  );
   t.equal(out(await call('check_upload', { upload_id: out(minted).upload_id })).status, 'completed');
 
   t.same(blocked, [], 'the browser asked for nothing outside the loopback origin');
   const token = link.slice(link.indexOf('#') + 1);
-  t.notOk(requested.some((u) => u.includes(token)), 'the token never appears in a requested URL');
-  t.ok(requested.length >= 6 && requested.every((u) => u.startsWith(`${origin}/transfer/`)), 'every request went to the server under test');
+  t.notOk(
+    requested.some((u) => u.includes(token)),
+    'the token never appears in a requested URL',
+  );
+  t.ok(
+    requested.length >= 6 && requested.every((u) => u.startsWith(`${origin}/transfer/`)),
+    'every request went to the server under test',
+  );
 });

@@ -14,7 +14,7 @@ const committed = (rel: string) => {
 
 for (const [rel, name] of [
   ['docs/configuration.md', 'generated-docs.configuration: docs/configuration.md matches the settings schemas'],
-  ['docs/tools.md', 'generated-docs.tools: docs/tools.md matches schemas/ and the families\' resources and prompts'],
+  ['docs/tools.md', "generated-docs.tools: docs/tools.md matches schemas/ and the families' resources and prompts"],
   ['docs/refusals.md', 'generated-docs.refusals: docs/refusals.md matches the refusal catalog'],
 ] as const) {
   t.test(name, async (t) => {
@@ -27,7 +27,10 @@ for (const [rel, name] of [
 }
 
 t.test('generated-docs.settings-described: every setting in the configuration reference has a meaning', async (t) => {
-  const undocumented = (docs.get('docs/configuration.md') ?? '').split('\n').filter((l) => l.includes('**undocumented**')).map((l) => l.split('|')[1].trim());
+  const undocumented = (docs.get('docs/configuration.md') ?? '')
+    .split('\n')
+    .filter((l) => l.includes('**undocumented**'))
+    .map((l) => l.split('|')[1].trim());
   t.same(undocumented, [], 'add a .describe() (host) or a description (family settings schema) for these');
 });
 

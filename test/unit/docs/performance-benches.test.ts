@@ -23,5 +23,8 @@ t.test('performance-benches.listed: every bench has a row with its usage line an
 t.test('performance-benches.no-stale-rows: no row names a bench that is gone', async (t) => {
   const names = new Set(benchNames());
   const listed = [...doc.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]);
-  t.same(listed.filter((n) => !names.has(n)), []);
+  t.same(
+    listed.filter((n) => !names.has(n)),
+    [],
+  );
 });

@@ -4,7 +4,14 @@ import { Admission, Slots } from '../../../src/host/admission/index.js';
 import { isRefusal, type Refusal } from '../../../src/sdk/refusals.js';
 import type { Principal } from '../../../src/sdk/types.js';
 
-const who = (id: string): Principal => ({ kind: 'test', id, name: id, user: id, vaultId: 1, scopes: ['read', 'readwrite'] });
+const who = (id: string): Principal => ({
+  kind: 'test',
+  id,
+  name: id,
+  user: id,
+  vaultId: 1,
+  scopes: ['read', 'readwrite'],
+});
 const codeOf = async (p: Promise<unknown>) => {
   try {
     await p;
@@ -13,7 +20,13 @@ const codeOf = async (p: Promise<unknown>) => {
     return isRefusal(e) ? (e as Refusal).code : String(e);
   }
 };
-const base = { callsPerMinute: 1000, writesPerMinute: 1000, concurrency: { read: 10, write: 10, expensive: 10 }, queueTimeoutMs: 0, dailyQuota: 0 };
+const base = {
+  callsPerMinute: 1000,
+  writesPerMinute: 1000,
+  concurrency: { read: 10, write: 10, expensive: 10 },
+  queueTimeoutMs: 0,
+  dailyQuota: 0,
+};
 
 t.test('the general bucket refuses past its rate, per credential, and says when to retry', async (t) => {
   const a = new Admission({ ...base, callsPerMinute: 3 });
@@ -59,21 +72,51 @@ t.test('the daily quota refuses with its reset time', async (t) => {
   t.same(a.stats().read, { busy: 0, limit: 10 }, 'a refused quota released its slot');
 });
 
-const of = (id: string, user: string): Principal => ({ kind: 'test', id, name: id, user, vaultId: 1, scopes: ['readwrite'] });
+const of = (id: string, user: string): Principal => ({
+  kind: 'test',
+  id,
+  name: id,
+  user,
+  vaultId: 1,
+  scopes: ['readwrite'],
+});
 
 t.test('per-user buckets count every credential of the user, and do not bleed into another user', async (t) => {
-  const a = new Admission({ ...base, perUser: { callsPerMinute: 3, writesPerMinute: 1, concurrency: { read: 0, write: 0, expensive: 0 }, dailyQuota: 0, sessions: 0 } });
+  const a = new Admission({
+    ...base,
+    perUser: {
+      callsPerMinute: 3,
+      writesPerMinute: 1,
+      concurrency: { read: 0, write: 0, expensive: 0 },
+      dailyQuota: 0,
+      sessions: 0,
+    },
+  });
   (await a.admit(of('k1', 'alice'), 'read'))();
   (await a.admit(of('k2', 'alice'), 'read'))();
   (await a.admit(of('k3', 'alice'), 'write'))();
-  t.equal(await codeOf(a.admit(of('k1', 'alice'), 'read')), 'rate_limited', "the user's fourth call is refused, whichever key sends it");
+  t.equal(
+    await codeOf(a.admit(of('k1', 'alice'), 'read')),
+    'rate_limited',
+    "the user's fourth call is refused, whichever key sends it",
+  );
   t.equal(await codeOf(a.admit(of('k4', 'bob'), 'read')), 'admitted', 'another user has buckets of their own');
   t.equal(await codeOf(a.admit(of('k4', 'bob'), 'write')), 'admitted');
-  t.equal(await codeOf(a.admit(of('k5', 'bob'), 'write')), 'rate_limited', "bob's second write over two keys hits his write bucket");
+  t.equal(
+    await codeOf(a.admit(of('k5', 'bob'), 'write')),
+    'rate_limited',
+    "bob's second write over two keys hits his write bucket",
+  );
 });
 
 t.test("a user's own limits override the defaults, and 0 lifts one", async (t) => {
-  const defaults = { callsPerMinute: 1, writesPerMinute: 0, concurrency: { read: 0, write: 0, expensive: 0 }, dailyQuota: 0, sessions: 0 };
+  const defaults = {
+    callsPerMinute: 1,
+    writesPerMinute: 0,
+    concurrency: { read: 0, write: 0, expensive: 0 },
+    dailyQuota: 0,
+    sessions: 0,
+  };
   const a = new Admission({ ...base, perUser: defaults });
   const own = new Map([['carol', { ...defaults, callsPerMinute: 0 }]]);
   a.limitsOf = (u) => own.get(u) ?? defaults;
@@ -83,7 +126,18 @@ t.test("a user's own limits override the defaults, and 0 lifts one", async (t) =
 });
 
 t.test("per-user slots: one user's calls wait on their own slots, leaving the server's to others", async (t) => {
-  const a = new Admission({ ...base, concurrency: { read: 3, write: 3, expensive: 3 }, queueTimeoutMs: 20, perUser: { callsPerMinute: 0, writesPerMinute: 0, concurrency: { read: 0, write: 0, expensive: 1 }, dailyQuota: 0, sessions: 0 } });
+  const a = new Admission({
+    ...base,
+    concurrency: { read: 3, write: 3, expensive: 3 },
+    queueTimeoutMs: 20,
+    perUser: {
+      callsPerMinute: 0,
+      writesPerMinute: 0,
+      concurrency: { read: 0, write: 0, expensive: 1 },
+      dailyQuota: 0,
+      sessions: 0,
+    },
+  });
   const held = await a.admit(of('e1', 'erin'), 'expensive');
   const refused = await a.admit(of('e2', 'erin'), 'expensive').catch((e: Refusal) => e);
   t.equal((refused as Refusal).code, 'busy');
@@ -96,10 +150,23 @@ t.test("per-user slots: one user's calls wait on their own slots, leaving the se
 });
 
 t.test('a per-user daily quota spans the keys of the user and releases the slots it took', async (t) => {
-  const a = new Admission({ ...base, perUser: { callsPerMinute: 0, writesPerMinute: 0, concurrency: { read: 2, write: 0, expensive: 0 }, dailyQuota: 2, sessions: 0 } });
+  const a = new Admission({
+    ...base,
+    perUser: {
+      callsPerMinute: 0,
+      writesPerMinute: 0,
+      concurrency: { read: 2, write: 0, expensive: 0 },
+      dailyQuota: 2,
+      sessions: 0,
+    },
+  });
   (await a.admit(of('g1', 'gina'), 'read'))();
   (await a.admit(of('g2', 'gina'), 'read'))();
   t.equal(await codeOf(a.admit(of('g3', 'gina'), 'read')), 'quota_exceeded');
   t.same(a.stats().read, { busy: 0, limit: 10 });
-  t.equal(await codeOf(a.admit(of('g3', 'gina'), 'read')), 'quota_exceeded', 'no slot of hers leaked: a leak would answer busy');
+  t.equal(
+    await codeOf(a.admit(of('g3', 'gina'), 'read')),
+    'quota_exceeded',
+    'no slot of hers leaked: a leak would answer busy',
+  );
 });

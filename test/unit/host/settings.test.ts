@@ -37,7 +37,13 @@ t.test('the shipped default file loads; an empty file gives the documented defau
 t.test('EXO_ variables override leaves, typed', async (t) => {
   const s = loadSettings({
     file: file('plain.yaml', 'families: {}\n'),
-    env: { EXO_VAULT_PATH: '/srv/v', EXO_SERVER_PORT: '8080', EXO_DATABASE_URL: 'postgres://u@127.0.0.1/db', EXO_FAMILIES_NOTES_READ_ONLY: 'true', EXO_ADMISSION_CONCURRENCY_WRITE: '2' },
+    env: {
+      EXO_VAULT_PATH: '/srv/v',
+      EXO_SERVER_PORT: '8080',
+      EXO_DATABASE_URL: 'postgres://u@127.0.0.1/db',
+      EXO_FAMILIES_NOTES_READ_ONLY: 'true',
+      EXO_ADMISSION_CONCURRENCY_WRITE: '2',
+    },
   });
   t.equal(s.host.vault.path, '/srv/v');
   t.equal(s.host.server.port, 8080);
@@ -48,15 +54,43 @@ t.test('EXO_ variables override leaves, typed', async (t) => {
 });
 
 t.test('unknown keys, wrong types and impossible combinations are refused by name', async (t) => {
-  t.match(problemsOf(() => loadSettings({ file: file('a.yaml', 'server:\n  prot: 1\n'), env: {} })), [/unknown key server\.prot/]);
-  t.match(problemsOf(() => loadSettings({ file: file('b.yaml', 'server:\n  port: "high"\n'), env: {} })), [/server\.port: .*number.*EXO_SERVER_PORT/]);
-  t.match(problemsOf(() => loadSettings({ file: file('c.yaml', 'server:\n  host: 0.0.0.0\n'), env: {} })), [/server\.publicUrl/]);
-  t.match(problemsOf(() => loadSettings({ file: file('d.yaml', 'database:\n  url: mysql://x\n'), env: {} })), [/database\.url/]);
-  t.match(problemsOf(() => loadSettings({ file: file('plain.yaml', 'families: {}\n'), env: { EXO_SERVER_PRT: '1' } })), [/EXO_SERVER_PRT matches no setting/]);
-  t.same(loadSettings({ file: file('plain.yaml', 'families: {}\n'), env: { EXO_SERVR_PORT: '1' } }).familyEnv, { EXO_SERVR_PORT: '1' }, 'a name outside the host sections is left for the family loader');
-  t.match(problemsOf(() => loadSettings({ file: file('e.yaml', 'a: &a [1]\nb: [*a, *a]\nvault: [\n'), env: {} })), [/YAML error/]);
-  t.match(problemsOf(() => loadSettings({ file: path.join(dir, 'missing.yaml'), env: {} })), [/cannot be read/]);
-  t.match(problemsOf(() => loadSettings({ file: file('f.yaml', 'families:\n  Notes: {}\n'), env: {} })), [/families\.Notes/]);
+  t.match(
+    problemsOf(() => loadSettings({ file: file('a.yaml', 'server:\n  prot: 1\n'), env: {} })),
+    [/unknown key server\.prot/],
+  );
+  t.match(
+    problemsOf(() => loadSettings({ file: file('b.yaml', 'server:\n  port: "high"\n'), env: {} })),
+    [/server\.port: .*number.*EXO_SERVER_PORT/],
+  );
+  t.match(
+    problemsOf(() => loadSettings({ file: file('c.yaml', 'server:\n  host: 0.0.0.0\n'), env: {} })),
+    [/server\.publicUrl/],
+  );
+  t.match(
+    problemsOf(() => loadSettings({ file: file('d.yaml', 'database:\n  url: mysql://x\n'), env: {} })),
+    [/database\.url/],
+  );
+  t.match(
+    problemsOf(() => loadSettings({ file: file('plain.yaml', 'families: {}\n'), env: { EXO_SERVER_PRT: '1' } })),
+    [/EXO_SERVER_PRT matches no setting/],
+  );
+  t.same(
+    loadSettings({ file: file('plain.yaml', 'families: {}\n'), env: { EXO_SERVR_PORT: '1' } }).familyEnv,
+    { EXO_SERVR_PORT: '1' },
+    'a name outside the host sections is left for the family loader',
+  );
+  t.match(
+    problemsOf(() => loadSettings({ file: file('e.yaml', 'a: &a [1]\nb: [*a, *a]\nvault: [\n'), env: {} })),
+    [/YAML error/],
+  );
+  t.match(
+    problemsOf(() => loadSettings({ file: path.join(dir, 'missing.yaml'), env: {} })),
+    [/cannot be read/],
+  );
+  t.match(
+    problemsOf(() => loadSettings({ file: file('f.yaml', 'families:\n  Notes: {}\n'), env: {} })),
+    [/families\.Notes/],
+  );
 });
 
 t.test('sections the host does not own pass through for families to claim', async (t) => {

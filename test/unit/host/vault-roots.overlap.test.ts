@@ -5,7 +5,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { isRefusal } from '../../../src/sdk/refusals.js';
-import { examineRoot, locateInFilesystem, overlapOf, parseMountTable, type RootIdentity } from '../../../src/host/vault/roots.js';
+import {
+  examineRoot,
+  locateInFilesystem,
+  overlapOf,
+  parseMountTable,
+  type RootIdentity,
+} from '../../../src/host/vault/roots.js';
 
 const MOUNTS = [
   '22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw',
@@ -31,18 +37,65 @@ const id = (root: string, chain: Array<[number, number]>, inFs?: [string, string
 });
 
 t.test('overlap by inode chain and by place in the filesystem', async (t) => {
-  const alice = id('/data/alice', [[2, 10], [2, 2], [1, 2]], ['8:2', '/alice']);
-  const notes = id('/data/alice/notes', [[2, 11], [2, 10], [2, 2], [1, 2]], ['8:2', '/alice/notes']);
-  const bob = id('/data/bob', [[2, 20], [2, 2], [1, 2]], ['8:2', '/bob']);
+  const alice = id(
+    '/data/alice',
+    [
+      [2, 10],
+      [2, 2],
+      [1, 2],
+    ],
+    ['8:2', '/alice'],
+  );
+  const notes = id(
+    '/data/alice/notes',
+    [
+      [2, 11],
+      [2, 10],
+      [2, 2],
+      [1, 2],
+    ],
+    ['8:2', '/alice/notes'],
+  );
+  const bob = id(
+    '/data/bob',
+    [
+      [2, 20],
+      [2, 2],
+      [1, 2],
+    ],
+    ['8:2', '/bob'],
+  );
   t.equal(overlapOf(notes, alice), 'lies inside');
   t.equal(overlapOf(alice, notes), 'contains');
   t.equal(overlapOf(alice, alice), 'is the same folder as');
   t.equal(overlapOf(alice, bob), undefined, 'siblings are apart');
   // /srv/box is a bind mount of /data/alice/notes/deep: no shared inode on its chain, same filesystem place.
-  const bound = id('/srv/box', [[2, 99], [1, 50], [1, 2]], ['8:2', '/alice/notes/deep']);
+  const bound = id(
+    '/srv/box',
+    [
+      [2, 99],
+      [1, 50],
+      [1, 2],
+    ],
+    ['8:2', '/alice/notes/deep'],
+  );
   t.equal(overlapOf(bound, alice), 'lies inside', 'a bind mount below another root is caught');
   t.equal(overlapOf(alice, bound), 'contains');
-  t.equal(overlapOf(id('/x', [[2, 99], [1, 2]], ['8:3', '/alice/notes/deep']), alice), undefined, 'another device is apart');
+  t.equal(
+    overlapOf(
+      id(
+        '/x',
+        [
+          [2, 99],
+          [1, 2],
+        ],
+        ['8:3', '/alice/notes/deep'],
+      ),
+      alice,
+    ),
+    undefined,
+    'another device is apart',
+  );
 });
 
 t.test('examineRoot resolves symlinks and refuses what is not a folder', async (t) => {
@@ -56,7 +109,10 @@ t.test('examineRoot resolves symlinks and refuses what is not a folder', async (
   t.equal(overlapOf(await examineRoot(path.join(dir, 'link-to-a')), a), 'is the same folder as');
   t.equal(overlapOf(await examineRoot(path.join(dir, 'link-into-a')), a), 'lies inside');
   t.equal(overlapOf(await examineRoot(dir), a), 'contains');
-  for (const [p, reason] of [['missing', /does not exist/], ['file', /not a folder/]] as const) {
+  for (const [p, reason] of [
+    ['missing', /does not exist/],
+    ['file', /not a folder/],
+  ] as const) {
     const e = await examineRoot(path.join(dir, p)).catch((e: unknown) => e);
     t.ok(isRefusal(e) && (e as { code: string }).code === 'vault_root_unusable', `${p}: vault_root_unusable`);
     t.match((e as Error).message, reason);

@@ -12,7 +12,10 @@ t.test('a task past the budget is aborted and refused as timeout; the lane then 
   t.teardown(() => pool.close());
   await pool.run(busy, { ms: 1 }, { lane: 'bulk' }); // boot the thread and load the module first
   const t0 = performance.now();
-  const err = await pool.run(busy, { ms: 90_000 }, { lane: 'bulk' }).then(() => null, (e: unknown) => e);
+  const err = await pool.run(busy, { ms: 90_000 }, { lane: 'bulk' }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   const took = performance.now() - t0;
   t.ok(isRefusal(err) && err.code === 'timeout', 'refused as timeout');
   t.ok(took < 30_000, `aborted after ${took.toFixed(0)} ms, not after the task's 90 s`);

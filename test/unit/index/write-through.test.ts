@@ -24,9 +24,13 @@ function queue(maxWaitMs: number, writers?: ReturnType<typeof gauge>) {
   const batches: string[][] = [];
   let chain = Promise.resolve();
   const lock = (fn: () => Promise<void>) => (chain = chain.then(fn));
-  const q = new WriteThroughQueue(lock, { maxPaths: () => 50, maxWaitMs: () => maxWaitMs, writers }, async (group: readonly WriteRequest[]) => {
-    batches.push(group.flatMap((r) => [...r.paths]));
-  });
+  const q = new WriteThroughQueue(
+    lock,
+    { maxPaths: () => 50, maxWaitMs: () => maxWaitMs, writers },
+    async (group: readonly WriteRequest[]) => {
+      batches.push(group.flatMap((r) => [...r.paths]));
+    },
+  );
   return { q, batches };
 }
 
@@ -79,6 +83,10 @@ t.test('waiting 0 ms never gathers, and origins never share a batch', async (t) 
   const { q, batches } = queue(0, gauge(8));
   const a = { kind: 'api_key' as const, id: 'k1', name: 'one' };
   const b = { kind: 'api_key' as const, id: 'k2', name: 'two' };
-  await Promise.all([q.submit({ paths: ['a.md'], origin: a }), q.submit({ paths: ['b.md'], origin: b }), q.submit({ paths: ['c.md'], origin: a })]);
+  await Promise.all([
+    q.submit({ paths: ['a.md'], origin: a }),
+    q.submit({ paths: ['b.md'], origin: b }),
+    q.submit({ paths: ['c.md'], origin: a }),
+  ]);
   t.same(batches, [['a.md', 'c.md'], ['b.md']]);
 });

@@ -36,7 +36,9 @@ t.test('text that spells a special token is counted as text, never refused', asy
   // js-tiktoken throws on `<|endoftext|>` by default; a note about language models may well contain it.
   const short = await countTokens('the model stops at <|endoftext|> here');
   t.ok(short > 8, `counted ${short}`);
-  const long = await countTokens(`${'A note about tokenizers and their special markers. '.repeat(40)}<|endoftext|><|fim_prefix|>`);
+  const long = await countTokens(
+    `${'A note about tokenizers and their special markers. '.repeat(40)}<|endoftext|><|fim_prefix|>`,
+  );
   t.ok(long > 300, `counted ${long}`);
 });
 

@@ -5,7 +5,8 @@
 import t from 'tap';
 import { DEFAULT_MAX_FRONTMATTER_BYTES, frontmatterBlockBytes, parseNote } from '../../../src/markdown/index.js';
 
-const keys = (n: number): string => Array.from({ length: n }, (_, i) => `key_number_${i}: value number ${i}`).join('\n');
+const keys = (n: number): string =>
+  Array.from({ length: n }, (_, i) => `key_number_${i}: value number ${i}`).join('\n');
 const big = `---\n${keys(40_000)}\n---\n# Body\ntext #tag\n`;
 
 t.test('a 1.4 MB block of 40,000 keys is kept as raw text with too_large, never parsed', async (t) => {
@@ -14,8 +15,15 @@ t.test('a 1.4 MB block of 40,000 keys is kept as raw text with too_large, never 
   t.equal(m.frontmatter.data, null);
   t.equal(m.frontmatter.error?.code, 'too_large');
   t.equal(m.frontmatter.text.length, big.indexOf('\n---\n# Body') + 1 - 4, 'the raw block is kept whole');
-  t.same(m.outline.map((h) => h.text), ['Body'], 'the body is parsed as usual');
-  t.same(m.tags.map((x) => x.tag), ['tag']);
+  t.same(
+    m.outline.map((h) => h.text),
+    ['Body'],
+    'the body is parsed as usual',
+  );
+  t.same(
+    m.tags.map((x) => x.tag),
+    ['tag'],
+  );
 });
 
 t.test('under a raised limit the same block parses in linear time', async (t) => {
@@ -42,7 +50,11 @@ t.test('duplicate keys are still malformed_yaml, with their line; 1 and "1" are 
   const m = parseNote('---\na: 1\nb:\n  c: 1\n  c: 2\n---\nbody\n', { path: 'd.md' });
   t.same(m.frontmatter.error, { code: 'malformed_yaml', message: 'Map keys must be unique', line: 5 });
   t.equal(parseNote('---\na: 1\na: 2\n---\n', { path: 'd.md' }).frontmatter.error?.code, 'malformed_yaml');
-  t.equal(parseNote('---\n{a: 1, a: 2}\n---\n', { path: 'd.md' }).frontmatter.error?.code, 'malformed_yaml', 'flow mappings too');
+  t.equal(
+    parseNote('---\n{a: 1, a: 2}\n---\n', { path: 'd.md' }).frontmatter.error?.code,
+    'malformed_yaml',
+    'flow mappings too',
+  );
   t.equal(parseNote('---\n1: a\n"1": b\n---\n', { path: 'd.md' }).frontmatter.error, undefined);
 });
 

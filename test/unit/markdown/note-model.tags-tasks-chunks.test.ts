@@ -4,27 +4,42 @@ import { estimateTokens, parseNote, tagIdentity } from '../../../src/markdown/in
 
 t.test('tag identity is case-insensitive and keeps the original spelling', async (t) => {
   t.equal(tagIdentity('#Project/Alpha'), 'project/alpha');
-  const m = parseNote('---\ntags: [Work, "#Home"]\ntag: a b,c\n---\n#Work and #work and #Écoute #1984 #y1984 (#in-paren)', { path: 'n.md' });
-  t.same(m.tags.map((x) => [x.tag, x.display, x.source]), [
-    ['work', 'Work', 'frontmatter'],
-    ['home', 'Home', 'frontmatter'],
-    ['a', 'a', 'frontmatter'],
-    ['b', 'b', 'frontmatter'],
-    ['c', 'c', 'frontmatter'],
-    ['work', 'Work', 'inline'],
-    ['work', 'work', 'inline'],
-    ['écoute', 'Écoute', 'inline'],
-    ['y1984', 'y1984', 'inline'],
-  ]);
+  const m = parseNote(
+    '---\ntags: [Work, "#Home"]\ntag: a b,c\n---\n#Work and #work and #Écoute #1984 #y1984 (#in-paren)',
+    { path: 'n.md' },
+  );
+  t.same(
+    m.tags.map((x) => [x.tag, x.display, x.source]),
+    [
+      ['work', 'Work', 'frontmatter'],
+      ['home', 'Home', 'frontmatter'],
+      ['a', 'a', 'frontmatter'],
+      ['b', 'b', 'frontmatter'],
+      ['c', 'c', 'frontmatter'],
+      ['work', 'Work', 'inline'],
+      ['work', 'work', 'inline'],
+      ['écoute', 'Écoute', 'inline'],
+      ['y1984', 'y1984', 'inline'],
+    ],
+  );
 });
 
 t.test('tags never come from code, links, URLs or HTML attributes', async (t) => {
-  const m = parseNote('`#code` [[Note#heading]] https://x.org/#frag <span style="color: #fff">x</span> [a](#anchor) ok #yes', { path: 'n.md' });
-  t.same(m.tags.map((x) => x.tag), ['yes']);
+  const m = parseNote(
+    '`#code` [[Note#heading]] https://x.org/#frag <span style="color: #fff">x</span> [a](#anchor) ok #yes',
+    { path: 'n.md' },
+  );
+  t.same(
+    m.tags.map((x) => x.tag),
+    ['yes'],
+  );
 });
 
 t.test('task fields and description', async (t) => {
-  const m = parseNote('# H\n## Sub\n  - [>] Call Bob #phone 🔁 every day when done ✅ 2024-01-05 🏁 delete ⛔ a1, b2 🔼', { path: 'n.md' });
+  const m = parseNote(
+    '# H\n## Sub\n  - [>] Call Bob #phone 🔁 every day when done ✅ 2024-01-05 🏁 delete ⛔ a1, b2 🔼',
+    { path: 'n.md' },
+  );
   const [task] = m.tasks;
   t.equal(task.status, '>');
   t.equal(task.statusType, 'other');
@@ -64,5 +79,10 @@ t.test('estimateTokens and wordCount', async (t) => {
 t.test('title falls back to the file stem; aliases accept lists and comma strings', async (t) => {
   t.equal(parseNote('x', { path: 'a/b/My Note.md' }).title, 'My Note');
   t.equal(parseNote('---\ntitle: ""\n---\n', { path: 'a/T.md' }).title, 'T');
-  t.same(parseNote('---\naliases:\n  - One\n  - 2\nalias: Three, Four\n---\n', { path: 'a.md' }).aliases, ['One', '2', 'Three', 'Four']);
+  t.same(parseNote('---\naliases:\n  - One\n  - 2\nalias: Three, Four\n---\n', { path: 'a.md' }).aliases, [
+    'One',
+    '2',
+    'Three',
+    'Four',
+  ]);
 });

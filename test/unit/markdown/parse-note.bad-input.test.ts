@@ -16,7 +16,9 @@ t.test('empty file', async (t) => {
 });
 
 t.test('invalid UTF-8 and binary bytes decode with replacement and a problem', async (t) => {
-  const bytes = new Uint8Array([0x23, 0x20, 0x48, 0x0a, 0xff, 0xfe, 0x00, 0xc3, 0x28, 0x5b, 0x5b, 0x78, 0x5d, 0x5d, 0x0a]);
+  const bytes = new Uint8Array([
+    0x23, 0x20, 0x48, 0x0a, 0xff, 0xfe, 0x00, 0xc3, 0x28, 0x5b, 0x5b, 0x78, 0x5d, 0x5d, 0x0a,
+  ]);
   const m = parseNote(bytes, opts);
   t.match(m.problems[0], /^invalid_utf8/);
   t.equal(m.outline.length, 1);
@@ -126,8 +128,20 @@ t.test('CRLF, lone CR, mixed line endings and a BOM keep byte offsets and lines'
   const text = '\ufeff# A\r\n[[x]]\r## B\n[[y]]\r\n';
   const bytes = Buffer.from(text);
   const m = parseNote(text, opts);
-  t.same(m.outline.map((h) => [h.text, h.line]), [['A', 1], ['B', 3]]);
-  t.same(m.links.map((l) => [l.raw, l.line]), [['[[x]]', 2], ['[[y]]', 4]]);
+  t.same(
+    m.outline.map((h) => [h.text, h.line]),
+    [
+      ['A', 1],
+      ['B', 3],
+    ],
+  );
+  t.same(
+    m.links.map((l) => [l.raw, l.line]),
+    [
+      ['[[x]]', 2],
+      ['[[y]]', 4],
+    ],
+  );
   for (const l of m.links) t.equal(bytes.subarray(l.start, l.end).toString(), l.raw);
   t.equal(m.outline[0].start, 3, 'heading starts after the 3-byte BOM');
   t.equal(m.body.start, 3);
@@ -143,29 +157,51 @@ t.test('unclosed code fence masks to the end of the note', async (t) => {
   t.equal(m.links.length, 0);
 });
 
-t.test('a frontmatter block parsed again (an edit below it) gives an equal model that shares nothing with the first', async (t) => {
-  const text = '---\ntags: [a, b]\nnested:\n  list: [1, 2]\n---\n# Body\n';
-  const first = parseNote(text, opts);
-  (first.frontmatter.data!.nested as { list: number[] }).list.push(3);
-  first.frontmatter.data!.tags = 'changed';
-  const second = parseNote(`${text}appended line\n`, opts);
-  t.same(second.frontmatter.data, { tags: ['a', 'b'], nested: { list: [1, 2] } }, 'changing one model never reaches the next');
-  const third = parseNote(`${text}another\n`, opts);
-  t.not(third.frontmatter.data, second.frontmatter.data, 'each parse returns its own object');
-  const bad = '---\nkey: [unclosed\n---\nbody\n';
-  t.equal(parseNote(bad, opts).frontmatter.error?.code, 'malformed_yaml');
-  t.equal(parseNote(`${bad}more\n`, opts).frontmatter.error?.code, 'malformed_yaml', 'a refused block is refused again');
-  t.equal(parseNote('---\ntitle: Moved\n---\n', opts).frontmatter.error?.line, undefined);
-});
+t.test(
+  'a frontmatter block parsed again (an edit below it) gives an equal model that shares nothing with the first',
+  async (t) => {
+    const text = '---\ntags: [a, b]\nnested:\n  list: [1, 2]\n---\n# Body\n';
+    const first = parseNote(text, opts);
+    (first.frontmatter.data!.nested as { list: number[] }).list.push(3);
+    first.frontmatter.data!.tags = 'changed';
+    const second = parseNote(`${text}appended line\n`, opts);
+    t.same(
+      second.frontmatter.data,
+      { tags: ['a', 'b'], nested: { list: [1, 2] } },
+      'changing one model never reaches the next',
+    );
+    const third = parseNote(`${text}another\n`, opts);
+    t.not(third.frontmatter.data, second.frontmatter.data, 'each parse returns its own object');
+    const bad = '---\nkey: [unclosed\n---\nbody\n';
+    t.equal(parseNote(bad, opts).frontmatter.error?.code, 'malformed_yaml');
+    t.equal(
+      parseNote(`${bad}more\n`, opts).frontmatter.error?.code,
+      'malformed_yaml',
+      'a refused block is refused again',
+    );
+    t.equal(parseNote('---\ntitle: Moved\n---\n', opts).frontmatter.error?.line, undefined);
+  },
+);
 
-t.test('thousands of unclosed inline openers in one paragraph go to the line scanner (micromark is quadratic there)', async (t) => {
-  // Both were found by the adversarial fuzz test: seconds in micromark, milliseconds in the line scanner.
-  for (const [unit, tail] of [['[a](', '~'], ['<!--', 'a'], ['`a', 'x']]) {
-    const text = `# T\n\na ${unit.repeat(Math.floor(24_576 / unit.length))} ${tail}\n\n\`\`\`\ncode\n\`\`\`\n`;
-    const m = parseNote(text, opts);
-    t.match(m.problems.join(' '), /many_openers/, `${unit} × many`);
-    t.equal(m.outline[0]?.text, 'T', 'headings still found');
-  }
-  const ordinary = `# T\n\n${'See [[Note]] and [a](b) here. '.repeat(300)}\n`;
-  t.notMatch(parseNote(ordinary, opts).problems.join(' '), /many_openers/, 'an ordinary long paragraph stays with micromark');
-});
+t.test(
+  'thousands of unclosed inline openers in one paragraph go to the line scanner (micromark is quadratic there)',
+  async (t) => {
+    // Both were found by the adversarial fuzz test: seconds in micromark, milliseconds in the line scanner.
+    for (const [unit, tail] of [
+      ['[a](', '~'],
+      ['<!--', 'a'],
+      ['`a', 'x'],
+    ]) {
+      const text = `# T\n\na ${unit.repeat(Math.floor(24_576 / unit.length))} ${tail}\n\n\`\`\`\ncode\n\`\`\`\n`;
+      const m = parseNote(text, opts);
+      t.match(m.problems.join(' '), /many_openers/, `${unit} × many`);
+      t.equal(m.outline[0]?.text, 'T', 'headings still found');
+    }
+    const ordinary = `# T\n\n${'See [[Note]] and [a](b) here. '.repeat(300)}\n`;
+    t.notMatch(
+      parseNote(ordinary, opts).problems.join(' '),
+      /many_openers/,
+      'an ordinary long paragraph stays with micromark',
+    );
+  },
+);

@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { parseNote } from '../../../src/markdown/index.js';
 
 const root = fileURLToPath(new URL('../../fixtures/markdown/', import.meta.url));
-const cases = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const cases = readdirSync(root, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 
 t.ok(cases.length >= 10, 'at least ten fixture cases');
 
@@ -22,6 +25,7 @@ for (const name of cases) {
       writeFileSync(expectedFile, `${JSON.stringify(model, null, 2)}\n`);
     }
     t.same(JSON.parse(JSON.stringify(model)), JSON.parse(readFileSync(expectedFile, 'utf8')));
-    for (const link of model.links) t.equal(bytes.subarray(link.start, link.end).toString('utf8'), link.raw, `link ${link.raw} slices back`);
+    for (const link of model.links)
+      t.equal(bytes.subarray(link.start, link.end).toString('utf8'), link.raw, `link ${link.raw} slices back`);
   });
 }

@@ -29,16 +29,24 @@ export function resolveVault(vault: string): Record<string, unknown[]> {
     out[p] = model.links.map((l) => {
       const r = resolveLink(l.target, p, index);
       return {
-        raw: l.raw, target: l.target, ...(l.anchor !== undefined ? { anchor: l.anchor } : {}), ...(l.blockRef !== undefined ? { block: l.blockRef } : {}),
-        ...(l.alias !== undefined ? { alias: l.alias } : {}), ...(l.inFrontmatter ? { frontmatter: true } : {}),
-        resolved: r.resolved, ...(r.ambiguous ? { ambiguous: true, candidates: r.candidates } : {}), ...(r.via ? { via: r.via } : {}),
+        raw: l.raw,
+        target: l.target,
+        ...(l.anchor !== undefined ? { anchor: l.anchor } : {}),
+        ...(l.blockRef !== undefined ? { block: l.blockRef } : {}),
+        ...(l.alias !== undefined ? { alias: l.alias } : {}),
+        ...(l.inFrontmatter ? { frontmatter: true } : {}),
+        resolved: r.resolved,
+        ...(r.ambiguous ? { ambiguous: true, candidates: r.candidates } : {}),
+        ...(r.via ? { via: r.via } : {}),
       };
     });
   }
   return out;
 }
 
-for (const name of readdirSync(ROOT).filter((n) => existsSync(path.join(ROOT, n, 'vault'))).sort()) {
+for (const name of readdirSync(ROOT)
+  .filter((n) => existsSync(path.join(ROOT, n, 'vault')))
+  .sort()) {
   t.test(name, async (t) => {
     const got = resolveVault(path.join(ROOT, name, 'vault'));
     const file = path.join(ROOT, name, 'expected.json');

@@ -3,23 +3,26 @@
 import t from 'tap';
 import { buildLinkIndex, resolveLink } from '../../../src/markdown/index.js';
 
-const index = buildLinkIndex(
-  [
-    'Home.md',
-    'notes/Ideas.md',
-    'archive/Ideas.md',
-    'archive/old/Ideas.md',
-    'projects/x/Plan.md',
-    'projects/y/Plan.md',
-    'img/diagram.png',
-    'v1.2.md',
-    'HOMEPAGE.md',
-    'Homepage.md',
-  ],
-);
+const index = buildLinkIndex([
+  'Home.md',
+  'notes/Ideas.md',
+  'archive/Ideas.md',
+  'archive/old/Ideas.md',
+  'projects/x/Plan.md',
+  'projects/y/Plan.md',
+  'img/diagram.png',
+  'v1.2.md',
+  'HOMEPAGE.md',
+  'Homepage.md',
+]);
 
 t.test('exact paths, with or without .md, from the root or the source folder', async (t) => {
-  t.same(resolveLink('notes/Ideas', 'Home.md', index), { resolved: 'notes/Ideas.md', ambiguous: false, candidates: ['notes/Ideas.md'], via: 'path' });
+  t.same(resolveLink('notes/Ideas', 'Home.md', index), {
+    resolved: 'notes/Ideas.md',
+    ambiguous: false,
+    candidates: ['notes/Ideas.md'],
+    via: 'path',
+  });
   t.equal(resolveLink('NOTES/ideas', 'Home.md', index).resolved, 'notes/Ideas.md', 'paths match case-insensitively');
   t.equal(resolveLink('notes/Ideas.md', 'Home.md', index).resolved, 'notes/Ideas.md');
   t.equal(resolveLink('x/Plan', 'projects/z.md', index).resolved, 'projects/x/Plan.md');
@@ -34,9 +37,22 @@ t.test('basename matching is case-insensitive; attachments match by full name', 
 });
 
 t.test('several matching names are ambiguous: no file is chosen, every candidate is listed', async (t) => {
-  t.same(resolveLink('Ideas', 'archive/Other.md', index), { resolved: null, ambiguous: true, candidates: ['archive/Ideas.md', 'notes/Ideas.md', 'archive/old/Ideas.md'], via: 'name' });
-  t.same(resolveLink('Ideas', 'Home.md', index).candidates, ['archive/Ideas.md', 'notes/Ideas.md', 'archive/old/Ideas.md']);
-  t.same(resolveLink('Homepage', 'x/y.md', index), { resolved: null, ambiguous: true, candidates: ['HOMEPAGE.md', 'Homepage.md'], via: 'name' }, 'case-insensitive: a same-case name does not win');
+  t.same(resolveLink('Ideas', 'archive/Other.md', index), {
+    resolved: null,
+    ambiguous: true,
+    candidates: ['archive/Ideas.md', 'notes/Ideas.md', 'archive/old/Ideas.md'],
+    via: 'name',
+  });
+  t.same(resolveLink('Ideas', 'Home.md', index).candidates, [
+    'archive/Ideas.md',
+    'notes/Ideas.md',
+    'archive/old/Ideas.md',
+  ]);
+  t.same(
+    resolveLink('Homepage', 'x/y.md', index),
+    { resolved: null, ambiguous: true, candidates: ['HOMEPAGE.md', 'Homepage.md'], via: 'name' },
+    'case-insensitive: a same-case name does not win',
+  );
   t.same(resolveLink('Plan', 'Home.md', index).candidates, ['projects/x/Plan.md', 'projects/y/Plan.md']);
 });
 

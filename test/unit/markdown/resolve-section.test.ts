@@ -3,7 +3,20 @@ import t from 'tap';
 import { parseNote, resolveSection } from '../../../src/markdown/index.js';
 
 const model = parseNote(
-  ['# Project', '## Notes', 'a', '## Notes', 'b', '### Detail', '# Archive', '## Notes', 'c', '## #2', '# A/B', ''].join('\n'),
+  [
+    '# Project',
+    '## Notes',
+    'a',
+    '## Notes',
+    'b',
+    '### Detail',
+    '# Archive',
+    '## Notes',
+    'c',
+    '## #2',
+    '# A/B',
+    '',
+  ].join('\n'),
   { path: 'p.md' },
 );
 
@@ -21,8 +34,14 @@ t.test('ambiguous text is an error listing the candidates', async (t) => {
   t.equal(r.ok, false);
   if (!r.ok) {
     t.equal(r.code, 'section_ambiguous');
-    t.same(r.candidates.map((h) => h.ordinal), [2, 3, 6]);
-    t.same(r.candidates.map((h) => h.path), ['Project/Notes', 'Project/Notes', 'Archive/Notes']);
+    t.same(
+      r.candidates.map((h) => h.ordinal),
+      [2, 3, 6],
+    );
+    t.same(
+      r.candidates.map((h) => h.path),
+      ['Project/Notes', 'Project/Notes', 'Archive/Notes'],
+    );
   }
 });
 
@@ -48,7 +67,10 @@ t.test('exact text, trimmed, case-sensitive; missing lists all headings', async 
 });
 
 t.test('duplicate siblings are flagged; section ranges follow depth', async (t) => {
-  t.same(model.outline.map((h) => h.duplicateSibling), [false, true, true, false, false, false, false, false]);
+  t.same(
+    model.outline.map((h) => h.duplicateSibling),
+    [false, true, true, false, false, false, false, false],
+  );
   const [project, notes1] = model.outline;
   const archive = model.outline[4];
   t.equal(project.bodyEnd, archive.start);

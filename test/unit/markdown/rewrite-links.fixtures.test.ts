@@ -22,10 +22,12 @@ function move(before: Map<string, Buffer>, from: string, to: string) {
   const files = [...before.keys()];
   const pre = buildLinkIndex(files);
   const post = buildLinkIndex([...files.filter((f) => f !== from), to]);
-  const sources = files.filter((f) => f.endsWith('.md')).map((p) => {
-    const text = before.get(p)!.toString('utf8');
-    return { path: p, text, model: parseNote(text, { path: p }) };
-  });
+  const sources = files
+    .filter((f) => f.endsWith('.md'))
+    .map((p) => {
+      const text = before.get(p)!.toString('utf8');
+      return { path: p, text, model: parseNote(text, { path: p }) };
+    });
   const plan = planLinkRewrites(from, to, sources, pre, post, 1000);
   const after = new Map(before);
   after.delete(from);
@@ -34,7 +36,9 @@ function move(before: Map<string, Buffer>, from: string, to: string) {
   return { after, plan, pre, post, sources };
 }
 
-for (const name of readdirSync(ROOT).filter((n) => existsSync(path.join(ROOT, n, 'move.json'))).sort()) {
+for (const name of readdirSync(ROOT)
+  .filter((n) => existsSync(path.join(ROOT, n, 'move.json')))
+  .sort()) {
   t.test(name, async (t) => {
     const dir = path.join(ROOT, name);
     const { from, to } = JSON.parse(readFileSync(path.join(dir, 'move.json'), 'utf8')) as { from: string; to: string };
@@ -63,7 +67,8 @@ for (const name of readdirSync(ROOT).filter((n) => existsSync(path.join(ROOT, n,
         if (r.resolved === null) return;
         const want = r.resolved === from ? to : r.resolved;
         const got = resolveLink(links[i].target, srcNew, post).resolved;
-        if (got !== want && plan.leftAlone.some((a) => a.path === srcNew && a.line === l.line && a.reason !== 'code')) return;
+        if (got !== want && plan.leftAlone.some((a) => a.path === srcNew && a.line === l.line && a.reason !== 'code'))
+          return;
         t.equal(got, want, `${src.path}: ${l.raw} still resolves to ${want}`);
       });
     }

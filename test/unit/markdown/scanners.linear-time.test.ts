@@ -56,7 +56,11 @@ t.test('the line scanner pairs backtick runs of many lengths in linear time', as
   t.ok(took < 4 * BOUND_MS, `${(text.length / 1024).toFixed(0)} KiB in ${took.toFixed(0)} ms`);
   const m = parseNote('<'.repeat(70_000) + '\n\n`a` ``b`` `c`` ``d` [[x]] `e` [[y]]', { path: 'pairs.md' });
   t.ok(m.problems.some((p) => p.includes('line scanner')));
-  t.same(m.links.map((l) => l.target), ['x', 'y'], 'code spans pair by exact length; text between them stays visible');
+  t.same(
+    m.links.map((l) => l.target),
+    ['x', 'y'],
+    'code spans pair by exact length; text between them stays visible',
+  );
 });
 
 t.test('unclosedIndentedFence is linear on a run of backticks ending in U+2028', async (t) => {
@@ -83,18 +87,61 @@ function oldInlineMath(text: string, from: number): { start: number; end: number
   re.lastIndex = from;
   const out: { start: number; end: number }[] = [];
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m.index > 0 && text[m.index - 1] === '\\') { re.lastIndex = m.index + 1; continue; }
+    if (m.index > 0 && text[m.index - 1] === '\\') {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     out.push({ start: m.index, end: m.index + m[0].length });
   }
   return out;
 }
 
-const alphabet = (chars: string[], maxLength = 60) => fc.array(fc.constantFrom(...chars), { maxLength }).map((a) => a.join(''));
+const alphabet = (chars: string[], maxLength = 60) =>
+  fc.array(fc.constantFrom(...chars), { maxLength }).map((a) => a.join(''));
 
 t.test('urlRanges finds exactly what the old URL pattern found', async (t) => {
-  const s = alphabet(['a', 'W', 'w', 'h', 't', 'p', ':', '/', '.', '+', '-', '1', ' ', '\n', '<', '>', '\u0000', '\u00a0', '\u2028', 'é', 'x']);
-  fc.assert(fc.property(s, fc.nat(5), (text, from) => JSON.stringify(urlRanges(text, from)) === JSON.stringify(oldUrlRanges(text, from))), { numRuns: 3000 });
-  for (const text of ['see https://example.com/a#b and www.x.org', 'x1http://a', 'HTTP://A', 'www.', 'www. x', 'a://', 'a:// b', 'wwww.x', 'ftp+x.y-z://q<r']) {
+  const s = alphabet([
+    'a',
+    'W',
+    'w',
+    'h',
+    't',
+    'p',
+    ':',
+    '/',
+    '.',
+    '+',
+    '-',
+    '1',
+    ' ',
+    '\n',
+    '<',
+    '>',
+    '\u0000',
+    '\u00a0',
+    '\u2028',
+    'é',
+    'x',
+  ]);
+  fc.assert(
+    fc.property(
+      s,
+      fc.nat(5),
+      (text, from) => JSON.stringify(urlRanges(text, from)) === JSON.stringify(oldUrlRanges(text, from)),
+    ),
+    { numRuns: 3000 },
+  );
+  for (const text of [
+    'see https://example.com/a#b and www.x.org',
+    'x1http://a',
+    'HTTP://A',
+    'www.',
+    'www. x',
+    'a://',
+    'a:// b',
+    'wwww.x',
+    'ftp+x.y-z://q<r',
+  ]) {
     t.same(urlRanges(text, 0), oldUrlRanges(text, 0), text);
   }
   t.pass('3,000 random strings agree');

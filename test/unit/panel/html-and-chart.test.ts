@@ -9,9 +9,20 @@ import { noteViewUrl } from '../../../src/sdk/note-view-url.js';
 
 t.test('html escapes interpolations unless they are Html', async (t) => {
   const evil = `<script>alert("x")</script>&'`;
-  t.equal(html`<p title="${evil}">${evil}</p>`.value, '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>');
-  t.equal(html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>`.value, '<ul><li>a&lt;</li><li>b</li></ul>', 'arrays of Html join unescaped, their values escaped');
-  t.equal(html`${raw('<b>ok</b>')}${null}${undefined}${false}${0}`.value, '<b>ok</b>0', 'raw passes; null, undefined and false vanish');
+  t.equal(
+    html`<p title="${evil}">${evil}</p>`.value,
+    '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>',
+  );
+  t.equal(
+    html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>`.value,
+    '<ul><li>a&lt;</li><li>b</li></ul>',
+    'arrays of Html join unescaped, their values escaped',
+  );
+  t.equal(
+    html`${raw('<b>ok</b>')}${null}${undefined}${false}${0}`.value,
+    '<b>ok</b>0',
+    'raw passes; null, undefined and false vanish',
+  );
 });
 
 t.test('stackedBars: scaled bars, escaped labels, one title per bar', async (t) => {
@@ -26,7 +37,9 @@ t.test('stackedBars: scaled bars, escaped labels, one title per bar', async (t) 
   t.match(svg, /aria-label="calls &quot;per&quot; hour"/);
   t.notMatch(svg, /<x>/, 'a series name is escaped');
   t.match(svg, /<title>10:00: 4 calls<\/title>/);
-  const heights = [...svg.matchAll(/<rect x="[^"]+" y="[^"]+" width="[^"]+" height="([\d.]+)"/g)].map((m) => Number(m[1]));
+  const heights = [...svg.matchAll(/<rect x="[^"]+" y="[^"]+" width="[^"]+" height="([\d.]+)"/g)].map((m) =>
+    Number(m[1]),
+  );
   t.equal(heights.length, 3, 'one rect per non-zero count');
   t.ok(Math.abs(heights[0] - 3 * heights[2]) < 0.2, 'bar heights are proportional to counts');
   t.doesNotThrow(() => stackedBars([], [], { title: 'empty' }), 'an empty window draws an empty chart');
@@ -35,11 +48,15 @@ t.test('stackedBars: scaled bars, escaped labels, one title per bar', async (t) 
 t.test('safeNext keeps the redirect after sign-in on the panel', async (t) => {
   t.equal(safeNext('/admin/usage?window=7d'), '/admin/usage?window=7d');
   t.equal(safeNext('/admin'), '/admin');
-  for (const bad of ['https://evil.example/admin', '//evil.example/admin', '/adminx', '/mcp', '/admin\\..\\x', '']) t.equal(safeNext(bad), '/admin/', `refuses ${JSON.stringify(bad)}`);
+  for (const bad of ['https://evil.example/admin', '//evil.example/admin', '/adminx', '/mcp', '/admin\\..\\x', ''])
+    t.equal(safeNext(bad), '/admin/', `refuses ${JSON.stringify(bad)}`);
 });
 
 t.test('noteViewUrl: the panel note view over https only', async (t) => {
-  t.equal(noteViewUrl('https://notes.example.org', 'Projects/My Plan #1.md'), 'https://notes.example.org/admin/notes/Projects/My%20Plan%20%231.md');
+  t.equal(
+    noteViewUrl('https://notes.example.org', 'Projects/My Plan #1.md'),
+    'https://notes.example.org/admin/notes/Projects/My%20Plan%20%231.md',
+  );
   t.equal(noteViewUrl('https://notes.example.org/', 'a.md'), 'https://notes.example.org/admin/notes/a.md');
   t.equal(noteViewUrl('http://127.0.0.1:8080', 'a.md'), undefined);
   t.equal(noteViewUrl(null, 'a.md'), undefined);

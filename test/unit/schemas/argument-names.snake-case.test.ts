@@ -26,10 +26,15 @@ t.test('argument-names.snake-case: every tool argument is snake_case', async (t)
   let tools = 0;
   for (const family of readdirSync(schemaDir).filter((f) => statSync(path.join(schemaDir, f)).isDirectory())) {
     for (const file of readdirSync(path.join(schemaDir, family)).filter((f) => f.endsWith('.json'))) {
-      const doc = JSON.parse(readFileSync(path.join(schemaDir, family, file), 'utf8')) as { name: string; inputSchema: unknown; writesOnlyWith?: string[] };
+      const doc = JSON.parse(readFileSync(path.join(schemaDir, family, file), 'utf8')) as {
+        name: string;
+        inputSchema: unknown;
+        writesOnlyWith?: string[];
+      };
       const names: string[] = [];
       argumentNames(doc.inputSchema, '', names);
-      for (const n of [...names, ...(doc.writesOnlyWith ?? [])]) if (!n.split('.').every((p) => SNAKE.test(p))) offenders.push(`${doc.name}: ${n}`);
+      for (const n of [...names, ...(doc.writesOnlyWith ?? [])])
+        if (!n.split('.').every((p) => SNAKE.test(p))) offenders.push(`${doc.name}: ${n}`);
       tools++;
     }
   }

@@ -3,7 +3,18 @@
 import t from 'tap';
 import { indexLag, type IndexStatus } from '../../../src/sdk/index-service.js';
 
-const status = (s: Partial<IndexStatus>): IndexStatus => ({ scanned: 0, indexed: 0, quarantined: 0, pending: 0, backlog: {}, ready: true, lastPassAt: null, lastChangeAt: null, failures: 0, ...s });
+const status = (s: Partial<IndexStatus>): IndexStatus => ({
+  scanned: 0,
+  indexed: 0,
+  quarantined: 0,
+  pending: 0,
+  backlog: {},
+  ready: true,
+  lastPassAt: null,
+  lastChangeAt: null,
+  failures: 0,
+  ...s,
+});
 
 t.test('caught up: no lag', async (t) => {
   t.equal(indexLag(status({ scanned: 10, indexed: 10 })), undefined);

@@ -14,10 +14,17 @@ const code = (f: () => unknown): string | undefined => {
 };
 
 t.test('folderScope: one meaning of ., "", /x/, x\\, x/', async (t) => {
-  for (const f of [undefined, null, '', '.', './', '/', '//', ' ', '\\']) t.same(folderScope(f), { folder: '', prefix: '' }, `${JSON.stringify(f)} is the whole vault`);
-  for (const f of ['x', '/x/', 'x\\', 'x/', './x', 'x//', ' x ']) t.same(folderScope(f), { folder: 'x', prefix: 'x/' }, `${JSON.stringify(f)} is x`);
+  for (const f of [undefined, null, '', '.', './', '/', '//', ' ', '\\'])
+    t.same(folderScope(f), { folder: '', prefix: '' }, `${JSON.stringify(f)} is the whole vault`);
+  for (const f of ['x', '/x/', 'x\\', 'x/', './x', 'x//', ' x '])
+    t.same(folderScope(f), { folder: 'x', prefix: 'x/' }, `${JSON.stringify(f)} is x`);
   t.same(folderScope('a\\b//c/'), { folder: 'a/b/c', prefix: 'a/b/c/' });
-  for (const f of ['..', '../x', 'x/..', 'a/../b', '..\\x', '.obsidian', 'a/.git', 'a\0b', 'a\uD800b']) t.equal(code(() => folderScope(f)), 'invalid_path', `${JSON.stringify(f)} is refused`);
+  for (const f of ['..', '../x', 'x/..', 'a/../b', '..\\x', '.obsidian', 'a/.git', 'a\0b', 'a\uD800b'])
+    t.equal(
+      code(() => folderScope(f)),
+      'invalid_path',
+      `${JSON.stringify(f)} is refused`,
+    );
   t.ok(inFolder(folderScope('x'), 'x/a.md'));
   t.notOk(inFolder(folderScope('x'), 'xy/a.md'), 'a sibling sharing the prefix is outside');
   t.ok(inFolder(folderScope('.'), 'anything.md'));
@@ -34,7 +41,8 @@ t.test('clampLimit', async (t) => {
 });
 
 t.test('cursorCodec: opaque, versioned, bound to user, vault and tool', async (t) => {
-  const isKey = (v: unknown): v is [string, number] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'number';
+  const isKey = (v: unknown): v is [string, number] =>
+    Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'number';
   const a = cursorCodec('list_x', isKey);
   const b = cursorCodec('list_y', isKey);
   const alice = { principal: { user: 'alice', vaultId: 1 } };
@@ -44,9 +52,32 @@ t.test('cursorCodec: opaque, versioned, bound to user, vault and tool', async (t
   t.same(a.decode(alice, c), ['p.md', 3]);
   t.same(a.decode({ principal: { user: 'alice', vaultId: 1 } }, c), ['p.md', 3], 'any credential of the same user');
   t.equal(a.decode(alice, undefined), undefined);
-  for (const [who, owner] of [['another user', { principal: { user: 'bob', vaultId: 1 } }], ['another vault', { principal: { user: 'alice', vaultId: 2 } }]] as const) t.equal(code(() => a.decode(owner, c)), 'invalid_arguments', `refused for ${who}`);
-  t.equal(code(() => b.decode(alice, c)), 'invalid_arguments', 'refused by another tool');
-  for (const bad of ['', 'x', 'c2' + c.slice(2), c.slice(0, -2) + '!!', `${c.split('.').slice(0, 2).join('.')}.${Buffer.from('{"a":1}').toString('base64url')}`]) t.equal(code(() => a.decode(alice, bad)), 'invalid_arguments', `malformed ${JSON.stringify(bad)} refused`);
+  for (const [who, owner] of [
+    ['another user', { principal: { user: 'bob', vaultId: 1 } }],
+    ['another vault', { principal: { user: 'alice', vaultId: 2 } }],
+  ] as const)
+    t.equal(
+      code(() => a.decode(owner, c)),
+      'invalid_arguments',
+      `refused for ${who}`,
+    );
+  t.equal(
+    code(() => b.decode(alice, c)),
+    'invalid_arguments',
+    'refused by another tool',
+  );
+  for (const bad of [
+    '',
+    'x',
+    'c2' + c.slice(2),
+    c.slice(0, -2) + '!!',
+    `${c.split('.').slice(0, 2).join('.')}.${Buffer.from('{"a":1}').toString('base64url')}`,
+  ])
+    t.equal(
+      code(() => a.decode(alice, bad)),
+      'invalid_arguments',
+      `malformed ${JSON.stringify(bad)} refused`,
+    );
 });
 
 t.test('tag keys', async (t) => {

@@ -8,7 +8,11 @@ import t from 'tap';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-const gen = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/gen-types.ts'), ...args], { cwd: root, encoding: 'utf8' });
+const gen = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/gen-types.ts'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  });
 
 /** tsc --noEmit over `files` with the repository's compiler options, from a scratch folder (an ESM package). */
 function typecheck(files: string[]): { status: number | null; out: string } {
@@ -17,7 +21,12 @@ function typecheck(files: string[]): { status: number | null; out: string } {
     writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
     writeFileSync(
       path.join(dir, 'tsconfig.json'),
-      JSON.stringify({ extends: path.join(root, 'tsconfig.json'), compilerOptions: { noEmit: true, rootDir: '/', typeRoots: [path.join(root, 'node_modules/@types')] }, files, include: [] }),
+      JSON.stringify({
+        extends: path.join(root, 'tsconfig.json'),
+        compilerOptions: { noEmit: true, rootDir: '/', typeRoots: [path.join(root, 'node_modules/@types')] },
+        files,
+        include: [],
+      }),
     );
     const r = spawnSync(process.execPath, [tsc, '-p', dir], { cwd: dir, encoding: 'utf8' });
     return { status: r.status, out: `${r.stdout}${r.stderr}` };

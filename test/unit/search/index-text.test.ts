@@ -1,11 +1,19 @@
 // The keyword index's text form and the query planner split compound tokens alike (index-text.ts).
 import t from 'tap';
-import { compoundWordQuery, indexText, phraseText, splitCompounds } from '../../../plugins/search/keyword/index-text.js';
+import {
+  compoundWordQuery,
+  indexText,
+  phraseText,
+  splitCompounds,
+} from '../../../plugins/search/keyword/index-text.js';
 import { parseQuery, planQuery } from '../../../plugins/search/keyword/query-parse.js';
 
 t.test('compound tokens become their words, other text is left alone', async (t) => {
   t.equal(splitCompounds('`task.due.moment` and task.isDone'), '`task due moment` and task isDone');
-  t.equal(splitCompounds('see TaskProperties.test.md at https://github.com/o/r'), 'see TaskProperties test md at https://github com o r');
+  t.equal(
+    splitCompounds('see TaskProperties.test.md at https://github.com/o/r'),
+    'see TaskProperties test md at https://github com o r',
+  );
   t.equal(splitCompounds('[[Filters#Custom Filters]] v1.2.3'), '[[Filters Custom Filters]] v1 2 3');
   t.equal(splitCompounds('Ends a sentence. Starts one: e.g. this'), 'Ends a sentence. Starts one: e g. this');
   t.equal(splitCompounds('plain words, pop-up, due_date'), 'plain words, pop-up, due_date');

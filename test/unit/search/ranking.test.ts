@@ -25,7 +25,10 @@ t.test('parseQuery splits units, phrases, negations and OR', async (t) => {
 
 t.test('RRF sums 1/(k+rank) per arm and breaks ties deterministically', async (t) => {
   const fused = reciprocalRankFusion({ keyword: [1, 2, 3], semantic: [3, 1] }, 60);
-  t.same(fused.map((r) => r.id), [1, 3, 2]);
+  t.same(
+    fused.map((r) => r.id),
+    [1, 3, 2],
+  );
   t.equal(fused[0].score, 1 / 61 + 1 / 62);
   t.same(fused[0].ranks, { keyword: 1, semantic: 2 });
   t.same(fused[2].terms, { keyword: 1 / 62 });
@@ -73,11 +76,18 @@ t.test('embedding URLs: https or loopback unless plaintext is allowed', async (t
 
 t.test('regexBatch: line numbers, «» marks, windows on long lines, per-file cap and path matches', async (t) => {
   const long = `${'x'.repeat(300)} needle ${'y'.repeat(300)}`;
-  const out = regexBatch({ source: 'ne+dle', flags: 'g', matchPath: true, maxMatches: 1, lineChars: 60, files: [
-    { path: 'a.md', text: `one\r\n${long}\nneedle two` },
-    { path: 'needle.md' },
-    { path: 'b.md', text: 'nothing' },
-  ] });
+  const out = regexBatch({
+    source: 'ne+dle',
+    flags: 'g',
+    matchPath: true,
+    maxMatches: 1,
+    lineChars: 60,
+    files: [
+      { path: 'a.md', text: `one\r\n${long}\nneedle two` },
+      { path: 'needle.md' },
+      { path: 'b.md', text: 'nothing' },
+    ],
+  });
   t.equal(out.length, 2);
   t.equal(out[0].matchCount, 2);
   t.equal(out[0].matches.length, 1);
@@ -85,7 +95,14 @@ t.test('regexBatch: line numbers, «» marks, windows on long lines, per-file ca
   t.match(out[0].matches[0].text, /^…x+ «needle» y+…$/);
   t.ok(out[0].matches[0].text.length <= 64);
   t.same(out[1], { path: 'needle.md', pathMatch: true, matchCount: 0, matches: [] });
-  const empty = regexBatch({ source: '^', flags: '', matchPath: false, maxMatches: 5, lineChars: 60, files: [{ path: 'c.md', text: 'ab' }] });
+  const empty = regexBatch({
+    source: '^',
+    flags: '',
+    matchPath: false,
+    maxMatches: 5,
+    lineChars: 60,
+    files: [{ path: 'c.md', text: 'ab' }],
+  });
   t.same(empty[0].matches, [{ line: 1, text: 'ab' }], 'zero-length matches are not marked');
 });
 
@@ -95,7 +112,10 @@ t.test('noteUrl: an obsidian:// deep link with both parts encoded', async (t) =>
 
 t.test('the public judgment set: ≥ 60 queries of three kinds, every judged path exists', async (t) => {
   const file = new URL('../../fixtures/search/judgments.jsonl', import.meta.url);
-  const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; query: string; relevant: string[] });
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { kind: string; query: string; relevant: string[] });
   t.ok(rows.length >= 60, `${rows.length} queries`);
   for (const kind of ['title', 'phrase', 'paraphrase']) t.ok(rows.filter((r) => r.kind === kind).length >= 20, kind);
   t.equal(new Set(rows.map((r) => r.query)).size, rows.length, 'queries are unique');
@@ -110,14 +130,17 @@ t.test('the public judgment set: ≥ 60 queries of three kinds, every judged pat
   t.same(missing, []);
 });
 
-t.test('termSnippet marks whole words a stem or query word starts, in the window with the most distinct terms', async (t) => {
-  const text = `${'Intro text here. '.repeat(20)}A recurrence rule. ${'filler words '.repeat(30)}Redis caching keeps hot keys; eviction policies decide.`;
-  const one = termSnippet(text, ['recurr', 'rule'], 240)!;
-  t.match(one, /«recurrence» «rule»/);
-  t.ok(one.length <= 242, `length ${one.length}`);
-  // `polici` is not a prefix of `policies`; the query's own word marks it.
-  const two = termSnippet(text, ['redi', 'cach', 'polici', 'caching', 'policies'], 240)!;
-  t.match(two, /«Redis» «caching» keeps hot keys; eviction «policies»/);
-  t.equal(termSnippet(text, ['zzz'], 240), null);
-  t.equal(termSnippet(text, ['保持'], 240), null, 'CJK terms are left to cjkSnippet');
-});
+t.test(
+  'termSnippet marks whole words a stem or query word starts, in the window with the most distinct terms',
+  async (t) => {
+    const text = `${'Intro text here. '.repeat(20)}A recurrence rule. ${'filler words '.repeat(30)}Redis caching keeps hot keys; eviction policies decide.`;
+    const one = termSnippet(text, ['recurr', 'rule'], 240)!;
+    t.match(one, /«recurrence» «rule»/);
+    t.ok(one.length <= 242, `length ${one.length}`);
+    // `polici` is not a prefix of `policies`; the query's own word marks it.
+    const two = termSnippet(text, ['redi', 'cach', 'polici', 'caching', 'policies'], 240)!;
+    t.match(two, /«Redis» «caching» keeps hot keys; eviction «policies»/);
+    t.equal(termSnippet(text, ['zzz'], 240), null);
+    t.equal(termSnippet(text, ['保持'], 240), null, 'CJK terms are left to cjkSnippet');
+  },
+);

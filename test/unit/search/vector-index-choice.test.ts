@@ -17,32 +17,56 @@ t.test('pgvector versions compare numerically', async (t) => {
 
 t.test('auto: hnsw on postgres with pgvector ≥ 0.8, quantized where pgvector ≥ 0.7, exact elsewhere', async (t) => {
   t.match(chooseVectorIndex('auto', 'postgres', '0.8.7', 1024), { strategy: 'hnsw' });
-  t.match(chooseVectorIndex('auto', 'postgres', '0.7.4', 1024), { strategy: 'quantized', reason: /0\.7\.4 is older than 0\.8\.0/ });
-  t.match(chooseVectorIndex('auto', 'postgres', '0.6.2', 1024), { strategy: 'exact', reason: /0\.6\.2 is older than 0\.8\.0.*0\.6\.2 is older than 0\.7\.0 and lacks binary_quantize/ });
+  t.match(chooseVectorIndex('auto', 'postgres', '0.7.4', 1024), {
+    strategy: 'quantized',
+    reason: /0\.7\.4 is older than 0\.8\.0/,
+  });
+  t.match(chooseVectorIndex('auto', 'postgres', '0.6.2', 1024), {
+    strategy: 'exact',
+    reason: /0\.6\.2 is older than 0\.8\.0.*0\.6\.2 is older than 0\.7\.0 and lacks binary_quantize/,
+  });
   t.match(chooseVectorIndex('auto', 'postgres', null, 1024), { strategy: 'exact', reason: /not installed/ });
   t.match(chooseVectorIndex('auto', 'postgres', '0.8.7', 4096), { strategy: 'quantized', reason: /4096 is outside/ });
   t.match(chooseVectorIndex('auto', 'pglite', '0.8.7', 1024), { strategy: 'quantized', reason: /embedded PGlite/ });
-  t.match(chooseVectorIndex('auto', 'pglite', '0.6.0', 1024), { strategy: 'exact', reason: /embedded PGlite.*lacks binary_quantize/ });
+  t.match(chooseVectorIndex('auto', 'pglite', '0.6.0', 1024), {
+    strategy: 'exact',
+    reason: /embedded PGlite.*lacks binary_quantize/,
+  });
   t.match(chooseVectorIndex('exact', 'postgres', '0.8.7', 1024), { strategy: 'exact' });
   t.match(chooseVectorIndex('exact', 'pglite', '0.8.7', 1024), { strategy: 'exact' });
 });
 
 t.test('explicit hnsw that cannot work is refused with the way out', async (t) => {
   t.match(chooseVectorIndex('hnsw', 'postgres', '0.8.0', 768), { strategy: 'hnsw' });
-  t.match(chooseVectorIndex('hnsw', 'pglite', '0.8.7', 1024), { refuse: /search\.vectorIndex is hnsw, but the database is embedded PGlite.*set search\.vectorIndex to auto or exact/ });
-  t.match(chooseVectorIndex('hnsw', 'postgres', '0.7.0', 1024), { refuse: /pgvector 0\.7\.0 is older than 0\.8\.0 and lacks hnsw\.iterative_scan/ });
+  t.match(chooseVectorIndex('hnsw', 'pglite', '0.8.7', 1024), {
+    refuse:
+      /search\.vectorIndex is hnsw, but the database is embedded PGlite.*set search\.vectorIndex to auto or exact/,
+  });
+  t.match(chooseVectorIndex('hnsw', 'postgres', '0.7.0', 1024), {
+    refuse: /pgvector 0\.7\.0 is older than 0\.8\.0 and lacks hnsw\.iterative_scan/,
+  });
   t.match(chooseVectorIndex('hnsw', 'postgres', null, 1024), { refuse: /pgvector is not installed/ });
 });
 
-t.test('explicit quantized works on either engine with binary_quantize, else is refused with the way out', async (t) => {
-  t.match(chooseVectorIndex('quantized', 'pglite', '0.8.7', 1024), { strategy: 'quantized' });
-  t.match(chooseVectorIndex('quantized', 'postgres', '0.8.7', 1024), { strategy: 'quantized' });
-  t.match(chooseVectorIndex('quantized', 'postgres', '0.7.0', 8000), { strategy: 'quantized' }, 'no dimension cap: nothing is indexed');
-  t.match(chooseVectorIndex('quantized', 'postgres', '0.6.2', 1024), {
-    refuse: /search\.vectorIndex is quantized, but pgvector 0\.6\.2 is older than 0\.7\.0 and lacks binary_quantize; run ALTER EXTENSION vector UPDATE.*set search\.vectorIndex to auto or exact/,
-  });
-  t.match(chooseVectorIndex('quantized', 'postgres', null, 1024), { refuse: /search\.vectorIndex is quantized, but pgvector is not installed/ });
-});
+t.test(
+  'explicit quantized works on either engine with binary_quantize, else is refused with the way out',
+  async (t) => {
+    t.match(chooseVectorIndex('quantized', 'pglite', '0.8.7', 1024), { strategy: 'quantized' });
+    t.match(chooseVectorIndex('quantized', 'postgres', '0.8.7', 1024), { strategy: 'quantized' });
+    t.match(
+      chooseVectorIndex('quantized', 'postgres', '0.7.0', 8000),
+      { strategy: 'quantized' },
+      'no dimension cap: nothing is indexed',
+    );
+    t.match(chooseVectorIndex('quantized', 'postgres', '0.6.2', 1024), {
+      refuse:
+        /search\.vectorIndex is quantized, but pgvector 0\.6\.2 is older than 0\.7\.0 and lacks binary_quantize; run ALTER EXTENSION vector UPDATE.*set search\.vectorIndex to auto or exact/,
+    });
+    t.match(chooseVectorIndex('quantized', 'postgres', null, 1024), {
+      refuse: /search\.vectorIndex is quantized, but pgvector is not installed/,
+    });
+  },
+);
 
 t.test('quantized candidates: the setting per wanted note', async (t) => {
   t.equal(quantizedCandidateLimit(15, 40), 600);

@@ -7,7 +7,8 @@ import { corpus } from '../../fixtures/corpus.js';
 import { nextOccurrence, parseRecurrence } from '../../../plugins/tasks/recurrence.js';
 import { nextOccurrenceLine, readFields, TASK_LINE } from '../../../plugins/tasks/task-line.js';
 
-const due = (rule: string, d: string, today = '2024-06-10') => nextOccurrence(parseRecurrence(rule)!, { due: d, scheduled: null, start: null }, today)?.due;
+const due = (rule: string, d: string, today = '2024-06-10') =>
+  nextOccurrence(parseRecurrence(rule)!, { due: d, scheduled: null, start: null }, today)?.due;
 
 t.test('parses the rules the Tasks plugin documents, refuses the rest', async (t) => {
   t.match(parseRecurrence('every day'), { freq: 'day', interval: 1, whenDone: false });
@@ -19,9 +20,22 @@ t.test('parses the rules the Tasks plugin documents, refuses the rest', async (t
   t.match(parseRecurrence('every month on the last'), { monthDays: [-1] });
   t.match(parseRecurrence('every month on the last Friday'), { nthWeekdays: [[-1, 4]] });
   t.match(parseRecurrence('every 2 months on the 2nd Tuesday'), { interval: 2, nthWeekdays: [[2, 1]] });
-  t.match(parseRecurrence('every April and December on the 1st and 24th'), { freq: 'year', months: [4, 12], monthDays: [1, 24] });
+  t.match(parseRecurrence('every April and December on the 1st and 24th'), {
+    freq: 'year',
+    months: [4, 12],
+    monthDays: [1, 24],
+  });
   t.match(parseRecurrence('Every  Year'), { freq: 'year', interval: 1 });
-  for (const bad of ['', 'daily', 'every', 'every blue moon', 'every 0 days', 'every day on Monday', 'every month on the 32nd', 'every week on the 3rd']) {
+  for (const bad of [
+    '',
+    'daily',
+    'every',
+    'every blue moon',
+    'every 0 days',
+    'every day on Monday',
+    'every month on the 32nd',
+    'every week on the 3rd',
+  ]) {
     t.equal(parseRecurrence(bad), null, `"${bad}" is not a rule`);
   }
 });
@@ -55,38 +69,69 @@ t.test('when done counts from today; other dates keep their distance; no dates s
   t.equal(due('every day when done', '2024-01-01', '2024-06-10'), '2024-06-11');
   t.equal(due('every week on Monday when done', '2024-01-01', '2024-06-12'), '2024-06-17');
   const r = parseRecurrence('every week')!;
-  t.same(nextOccurrence(r, { due: '2024-06-14', scheduled: '2024-06-12', start: '2024-06-10' }, '2024-06-20'),
-    { due: '2024-06-21', scheduled: '2024-06-19', start: '2024-06-17' });
-  t.same(nextOccurrence(r, { due: null, scheduled: '2024-06-12', start: '2024-06-10' }, '2024-06-20'),
-    { due: null, scheduled: '2024-06-19', start: '2024-06-17' }, 'scheduled is the reference without a due date');
-  t.same(nextOccurrence(r, { due: '2024-06-14', scheduled: '2024-06-12', start: null }, '2024-06-20', true),
-    { due: '2024-06-21', scheduled: null, start: null }, 'remove-scheduled option');
-  t.same(nextOccurrence(r, { due: null, scheduled: null, start: null }, '2024-06-20'), { due: null, scheduled: null, start: null });
+  t.same(nextOccurrence(r, { due: '2024-06-14', scheduled: '2024-06-12', start: '2024-06-10' }, '2024-06-20'), {
+    due: '2024-06-21',
+    scheduled: '2024-06-19',
+    start: '2024-06-17',
+  });
+  t.same(
+    nextOccurrence(r, { due: null, scheduled: '2024-06-12', start: '2024-06-10' }, '2024-06-20'),
+    { due: null, scheduled: '2024-06-19', start: '2024-06-17' },
+    'scheduled is the reference without a due date',
+  );
+  t.same(
+    nextOccurrence(r, { due: '2024-06-14', scheduled: '2024-06-12', start: null }, '2024-06-20', true),
+    { due: '2024-06-21', scheduled: null, start: null },
+    'remove-scheduled option',
+  );
+  t.same(nextOccurrence(r, { due: null, scheduled: null, start: null }, '2024-06-20'), {
+    due: null,
+    scheduled: null,
+    start: null,
+  });
 });
 
 t.test('the next occurrence line keeps the description and drops what belongs to the completed task', async (t) => {
-  const line = '  > - [ ] Water plants #home 🔼 🔁 every week 🛫 2024-06-10 ⏳ 2024-06-12 📅 2024-06-14 ➕ 2024-06-01 🆔 abc ⛔ xyz ✅ 2024-06-14 ^blk';
+  const line =
+    '  > - [ ] Water plants #home 🔼 🔁 every week 🛫 2024-06-10 ⏳ 2024-06-12 📅 2024-06-14 ➕ 2024-06-01 🆔 abc ⛔ xyz ✅ 2024-06-14 ^blk';
   const [, head, , close, rest] = TASK_LINE.exec(line)!;
   const f = readFields(rest);
-  t.match(f, { recurrence: 'every week', due: '2024-06-14', scheduled: '2024-06-12', start: '2024-06-10', deleteOnCompletion: false });
+  t.match(f, {
+    recurrence: 'every week',
+    due: '2024-06-14',
+    scheduled: '2024-06-12',
+    start: '2024-06-10',
+    deleteOnCompletion: false,
+  });
   const next = nextOccurrence(parseRecurrence(f.recurrence!)!, f, '2024-06-14')!;
-  t.equal(nextOccurrenceLine(head, close, rest, next, null),
-    '  > - [ ] Water plants #home 🔼 🔁 every week 🛫 2024-06-17 ⏳ 2024-06-19 📅 2024-06-21');
-  t.equal(nextOccurrenceLine(head, close, rest, { ...next, scheduled: null }, '2024-06-14'),
-    '  > - [ ] Water plants #home 🔼 🔁 every week 🛫 2024-06-17 📅 2024-06-21 ➕ 2024-06-14');
+  t.equal(
+    nextOccurrenceLine(head, close, rest, next, null),
+    '  > - [ ] Water plants #home 🔼 🔁 every week 🛫 2024-06-17 ⏳ 2024-06-19 📅 2024-06-21',
+  );
+  t.equal(
+    nextOccurrenceLine(head, close, rest, { ...next, scheduled: null }, '2024-06-14'),
+    '  > - [ ] Water plants #home 🔼 🔁 every week 🛫 2024-06-17 📅 2024-06-21 ➕ 2024-06-14',
+  );
   t.equal(readFields(' Tidy 🔁 every day 🏁 delete 📅 2024-01-01').deleteOnCompletion, true);
   t.equal(readFields(' Plain task').recurrence, null);
 });
 
 t.test('replays the chains the Tasks plugin itself wrote in the demo vault', async (t) => {
-  const file = readFileSync(path.join(corpus('obsidian-tasks-demo'), 'Manual Testing/Recurrence handling invalid dates.md'), 'utf8').split('\n');
+  const file = readFileSync(
+    path.join(corpus('obsidian-tasks-demo'), 'Manual Testing/Recurrence handling invalid dates.md'),
+    'utf8',
+  ).split('\n');
   let checked = 0;
   for (let i = 0; i + 1 < file.length; i++) {
     const [a, b] = [TASK_LINE.exec(file[i]), TASK_LINE.exec(file[i + 1])];
     if (!a || !b || b[2] !== 'x') continue;
     const [newer, older] = [readFields(a[4]), readFields(b[4])];
     if (older.recurrence === null || older.recurrence !== newer.recurrence) continue;
-    t.equal(nextOccurrence(parseRecurrence(older.recurrence)!, older, '2022-10-03')!.due, newer.due, `${older.recurrence}: ${older.due} → ${newer.due}`);
+    t.equal(
+      nextOccurrence(parseRecurrence(older.recurrence)!, older, '2022-10-03')!.due,
+      newer.due,
+      `${older.recurrence}: ${older.due} → ${newer.due}`,
+    );
     checked++;
   }
   t.ok(checked >= 20, `${checked} recorded steps replayed`);

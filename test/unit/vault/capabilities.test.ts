@@ -14,7 +14,10 @@ t.teardown(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 t.test('checkPlatform names every check and passes here', async (t) => {
   const { checks } = await checkPlatform(path.join(tmp, 'not-yet', 'created'));
-  t.same(checks.map((c) => c.name), ['platform', 'native_addon', 'kernel', 'openat2', 'o_tmpfile', 'hard_links', 'rename_noreplace', 'statx_mount_id']);
+  t.same(
+    checks.map((c) => c.name),
+    ['platform', 'native_addon', 'kernel', 'openat2', 'o_tmpfile', 'hard_links', 'rename_noreplace', 'statx_mount_id'],
+  );
   for (const c of checks) t.ok(c.ok, `${c.name}: ${c.detail}`);
   t.notOk(fs.existsSync(path.join(tmp, 'not-yet')), 'doctor creates nothing');
   t.same(fs.readdirSync(tmp), [], 'probes leave nothing behind');
@@ -30,7 +33,10 @@ t.test('openVault refuses a root it cannot use, naming why', async (t) => {
   const file = path.join(tmp, 'a-file');
   fs.writeFileSync(file, 'x');
   await t.rejects(openVault(file));
-  const dev = await openVault('/proc/self').then(() => undefined, (e: unknown) => e);
+  const dev = await openVault('/proc/self').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.ok(dev instanceof Refusal && dev.code === 'unsupported_filesystem', '/proc is refused as unsupported_filesystem');
   t.match((dev as Refusal).details.reason, /o_tmpfile|hard_links/);
   fs.rmSync(file);
@@ -41,7 +47,7 @@ t.test('named staging (the allowNamedStaging waiver) keeps no-clobber and leaves
   const v = await openVault(root, { forceNamedStaging: true });
   t.match(v.capabilities, { tmpfile: false, namedStaging: true, engine: 'native' });
   const a = await v.create('n/a.md', Buffer.from('one'));
-  t.equal((await v.create('n/a.md', Buffer.from('x')).catch((e: Refusal) => e.code)), 'already_exists');
+  t.equal(await v.create('n/a.md', Buffer.from('x')).catch((e: Refusal) => e.code), 'already_exists');
   const r = await v.replace('n/a.md', Buffer.from('two'), { expectedHash: a.contentHash });
   t.equal(r.previousHash, a.contentHash);
   t.equal(await v.readText('n/a.md'), 'two');

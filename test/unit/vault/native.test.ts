@@ -21,11 +21,17 @@ t.test('calls made inline return Promises and reject with Node-style errors', as
   t.teardown(() => fs.closeSync(dir));
   const pending = n.openat2(dir, 'missing.md', c.O_RDONLY, 0, c.RESOLVE_BENEATH);
   t.ok(pending instanceof Promise, 'a Promise even though the call already ran');
-  const err = await pending.then(() => undefined, (e: unknown) => e as NodeJS.ErrnoException);
+  const err = await pending.then(
+    () => undefined,
+    (e: unknown) => e as NodeJS.ErrnoException,
+  );
   t.match(err, { code: 'ENOENT', errno: -2, syscall: 'openat2', path: 'missing.md' });
   t.match(err?.message, /^ENOENT: .*, openat2 'missing\.md'$/);
   await t.rejects(n.openat2(dir, '../escape', c.O_RDONLY, 0, c.RESOLVE_BENEATH), { code: 'EXDEV' });
-  await t.rejects(n.renameat2(dir, 'missing.md', dir, 'other.md', c.RENAME_NOREPLACE), { code: 'ENOENT', syscall: 'renameat2' });
+  await t.rejects(n.renameat2(dir, 'missing.md', dir, 'other.md', c.RENAME_NOREPLACE), {
+    code: 'ENOENT',
+    syscall: 'renameat2',
+  });
   fs.writeFileSync(path.join(tmp, 'a.md'), 'a');
   fs.writeFileSync(path.join(tmp, 'b.md'), 'b');
   await t.rejects(n.renameat2(dir, 'a.md', dir, 'b.md', c.RENAME_NOREPLACE), { code: 'EEXIST' });
@@ -40,7 +46,11 @@ t.test('calls made inline return Promises and reject with Node-style errors', as
   await t.rejects(n.mkdirat(dir, 'sub', 0o755), { code: 'EEXIST', syscall: 'mkdirat' });
   await n.unlinkat(dir, 'sub', c.AT_REMOVEDIR);
   t.notOk(fs.existsSync(path.join(tmp, 'sub')));
-  await t.rejects((n.openat2 as unknown as (...a: unknown[]) => Promise<number>)('x', 1), new TypeError('bad argument types'), 'a wrong argument type rejects too');
+  await t.rejects(
+    (n.openat2 as unknown as (...a: unknown[]) => Promise<number>)('x', 1),
+    new TypeError('bad argument types'),
+    'a wrong argument type rejects too',
+  );
 });
 
 t.test('flock waits on the pool only while another open file holds the lock', async (t) => {
@@ -92,7 +102,10 @@ t.test('EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool, with the same resu
     const err = await n.openat2(dir, 'missing.md', 0, 0, n.constants.RESOLVE_BENEATH).catch((e) => e);
     console.log(JSON.stringify({ nowait: typeof n.preadNowait, kind: st.kind, code: err.code, syscall: err.syscall }));
   `;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, EXOCORTEX_NATIVE_POOL: '1' }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    env: { ...process.env, EXOCORTEX_NATIVE_POOL: '1' },
+    encoding: 'utf8',
+  });
   t.equal(r.status, 0, r.stderr);
   t.same(JSON.parse(r.stdout.trim()), { nowait: 'undefined', kind: 'file', code: 'ENOENT', syscall: 'openat2' });
 });

@@ -24,7 +24,8 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
   'src/host/panel/server.ts': 'streams htmx.min.js from the htmx.org package (node_modules, never the vault)',
-  'plugins/transfer/receive.ts': 'streams an upload into a private temp file outside the vault (published through VaultFs)',
+  'plugins/transfer/receive.ts':
+    'streams an upload into a private temp file outside the vault (published through VaultFs)',
   'plugins/transfer/routes.ts': 'reads that temp file back before publishing it through VaultFs',
 };
 
@@ -40,7 +41,8 @@ function sources(dir: string): string[] {
       if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
       const p = path.join(d, e.name);
       if (e.isDirectory()) visit(p);
-      else if (/\.(c|m)?[jt]s$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(path.relative(REPO, p).split(path.sep).join('/'));
+      else if (/\.(c|m)?[jt]s$/.test(e.name) && !e.name.endsWith('.d.ts'))
+        out.push(path.relative(REPO, p).split(path.sep).join('/'));
     }
   };
   visit(abs);
@@ -50,13 +52,26 @@ function sources(dir: string): string[] {
 t.test('no fs imports outside src/host/vault/ (except the allowlist)', async (t) => {
   const files = [...sources('src'), ...sources('plugins')];
   t.ok(files.length > 0, `${files.length} source files scanned`);
-  const offenders = files.filter((f) => !f.startsWith('src/host/vault/') && !(f in ALLOWLIST) && FS_IMPORT.test(fs.readFileSync(path.join(REPO, f), 'utf8')));
+  const offenders = files.filter(
+    (f) =>
+      !f.startsWith('src/host/vault/') &&
+      !(f in ALLOWLIST) &&
+      FS_IMPORT.test(fs.readFileSync(path.join(REPO, f), 'utf8')),
+  );
   t.same(offenders, [], 'only src/host/vault/ may touch vault bytes: use the VaultFs service');
 });
 
 t.test('the detector catches every import spelling', async (t) => {
-  for (const s of [`import fs from 'node:fs';`, `import { readFile } from "fs/promises";`, `const fs = require('fs');`, `await import('node:fs/promises')`, `import 'fs';`, `export { x } from 'node:fs';`]) {
+  for (const s of [
+    `import fs from 'node:fs';`,
+    `import { readFile } from "fs/promises";`,
+    `const fs = require('fs');`,
+    `await import('node:fs/promises')`,
+    `import 'fs';`,
+    `export { x } from 'node:fs';`,
+  ]) {
     t.ok(FS_IMPORT.test(s), s);
   }
-  for (const s of [`import x from 'node:path';`, `import y from './fs-helpers.js';`, `import z from 'fsevents';`]) t.notOk(FS_IMPORT.test(s), s);
+  for (const s of [`import x from 'node:path';`, `import y from './fs-helpers.js';`, `import z from 'fsevents';`])
+    t.notOk(FS_IMPORT.test(s), s);
 });

@@ -35,7 +35,14 @@ const B = (s: string) => Buffer.from(s);
 t.test('openVault creates the root and reports native capabilities', async (t) => {
   const { v, root } = await fresh();
   t.ok(fs.statSync(root).isDirectory());
-  t.same(v.capabilities, { openat2: true, tmpfile: true, renameNoReplace: true, statxMountId: true, namedStaging: false, engine: 'native' });
+  t.same(v.capabilities, {
+    openat2: true,
+    tmpfile: true,
+    renameNoReplace: true,
+    statxMountId: true,
+    namedStaging: false,
+    engine: 'native',
+  });
   t.equal(v.root, root);
   t.same(fs.readdirSync(root), [], 'the probes leave nothing behind');
   await v.close();
@@ -99,7 +106,19 @@ t.test('replace: preconditions, concurrent detection, previousHash', async (t) =
   const r = await v.replace('r.md', B('two'), { expectedHash: a.contentHash });
   t.same(r, { path: 'r.md', contentHash: v.contentHash(B('two')), size: 3, previousHash: a.contentHash });
   const stale = await refusal(v.replace('r.md', B('three'), { expectedHash: a.contentHash }));
-  t.same([stale.code, stale.details], ['stale_precondition', { path: 'r.md', expectedHash: a.contentHash, currentHash: r.contentHash, current_hash: r.contentHash, nothing_written: true }]);
+  t.same(
+    [stale.code, stale.details],
+    [
+      'stale_precondition',
+      {
+        path: 'r.md',
+        expectedHash: a.contentHash,
+        currentHash: r.contentHash,
+        current_hash: r.contentHash,
+        nothing_written: true,
+      },
+    ],
+  );
   t.equal(fs.readFileSync(path.join(root, 'r.md'), 'utf8'), 'two');
   const plain = await v.replace('r.md', B('four'));
   t.equal(plain.previousHash, r.contentHash, 'without expectedHash it still reports what it replaced');
@@ -114,13 +133,18 @@ t.test('replace detects a write that lands while it stages', async (t) => {
   const a = await v.create('c.md', B('base'));
   // An outside editor rewrites the file in place after the first comparison, while the stage is written.
   writeHooks.beforePublish = () => fs.writeFileSync(path.join(root, 'c.md'), 'editor wins');
-  t.teardown(() => { delete writeHooks.beforePublish; });
+  t.teardown(() => {
+    delete writeHooks.beforePublish;
+  });
   const e = await refusal(v.replace('c.md', B('mine'), { expectedHash: a.contentHash }));
   t.equal(e.code, 'concurrent_write');
   t.equal(e.details.currentHash, v.contentHash(B('editor wins')));
   t.equal(fs.readFileSync(path.join(root, 'c.md'), 'utf8'), 'editor wins', 'the concurrent write survives');
   // ... or renames a new file over it (same bytes as before, different inode): still detected.
-  writeHooks.beforePublish = () => { fs.writeFileSync(path.join(root, 'tmp'), 'editor wins'); fs.renameSync(path.join(root, 'tmp'), path.join(root, 'c.md')); };
+  writeHooks.beforePublish = () => {
+    fs.writeFileSync(path.join(root, 'tmp'), 'editor wins');
+    fs.renameSync(path.join(root, 'tmp'), path.join(root, 'c.md'));
+  };
   const e2 = await refusal(v.replace('c.md', B('mine'), { expectedHash: v.contentHash(B('editor wins')) }));
   t.equal(e2.code, 'concurrent_write');
   delete writeHooks.beforePublish;
@@ -234,19 +258,45 @@ t.test('list and walk skip dot-entries and never follow symlinks', async (t) => 
   fs.writeFileSync(path.join(root, '.obsidian', 'x.md'), 'hidden');
   fs.writeFileSync(path.join(root, 'b', '.hidden.md'), 'hidden');
   fs.symlinkSync('/etc', path.join(root, 'etc'));
-  fs.writeFileSync(Buffer.concat([Buffer.from(root + '/'), Buffer.from([0x62, 0x61, 0x64, 0xff, 0x2e, 0x6d, 0x64])]), 'x');
+  fs.writeFileSync(
+    Buffer.concat([Buffer.from(root + '/'), Buffer.from([0x62, 0x61, 0x64, 0xff, 0x2e, 0x6d, 0x64])]),
+    'x',
+  );
   const top = await v.list('');
-  t.same(top.map((e) => [e.path, e.kind]), [['a.md', 'file'], ['b', 'directory'], ['etc', 'symlink'], ['img.png', 'file']], 'names that are not UTF-8 are unreachable and left out');
+  t.same(
+    top.map((e) => [e.path, e.kind]),
+    [
+      ['a.md', 'file'],
+      ['b', 'directory'],
+      ['etc', 'symlink'],
+      ['img.png', 'file'],
+    ],
+    'names that are not UTF-8 are unreachable and left out',
+  );
   const rec = await v.list('', { recursive: true, pattern: '**/*.md' });
-  t.same(rec.map((e) => e.path), ['a.md', 'b/2.md', 'b/c/3.md']);
-  t.same((await v.list('b', { recursive: true })).map((e) => e.path), ['b/2.md', 'b/c', 'b/c/3.md']);
+  t.same(
+    rec.map((e) => e.path),
+    ['a.md', 'b/2.md', 'b/c/3.md'],
+  );
+  t.same(
+    (await v.list('b', { recursive: true })).map((e) => e.path),
+    ['b/2.md', 'b/c', 'b/c/3.md'],
+  );
   t.same((await v.list('', { recursive: true, limit: 2 })).length, 2);
   t.equal((await refusal(v.list('a.md'))).code, 'not_a_directory');
   t.equal((await refusal(v.list('nope'))).code, 'not_found');
   t.equal((await refusal(v.list('etc'))).code, 'is_symlink');
   const walked: string[] = [];
   for await (const e of v.walk()) walked.push(`${e.path}:${e.kind}`);
-  t.same(walked, ['a.md:file', 'b:directory', 'b/2.md:file', 'b/c:directory', 'b/c/3.md:file', 'etc:symlink', 'img.png:file']);
+  t.same(walked, [
+    'a.md:file',
+    'b:directory',
+    'b/2.md:file',
+    'b/c:directory',
+    'b/c/3.md:file',
+    'etc:symlink',
+    'img.png:file',
+  ]);
   await v.close();
 });
 
@@ -278,24 +328,42 @@ t.test('readAppConfig reads only Obsidian settings files, never through symlinks
   t.equal(await v.readAppConfig('plugins/periodic-notes/data.json'), '{"daily":{}}');
   t.equal(await v.readAppConfig('core-plugins.json'), undefined, 'absent → undefined');
   await t.rejects(v.readAppConfig('app.json'), { code: 'is_symlink' });
-  for (const bad of ['../x.json', 'plugins/../../x.json', 'workspace', 'plugins/a/b/data.json', '/etc/passwd', 'plugins/x/main.js']) {
+  for (const bad of [
+    '../x.json',
+    'plugins/../../x.json',
+    'workspace',
+    'plugins/a/b/data.json',
+    '/etc/passwd',
+    'plugins/x/main.js',
+  ]) {
     await t.rejects(v.readAppConfig(bad), { code: 'invalid_path' }, bad);
   }
-  await t.rejects(v.readText('.obsidian/daily-notes.json'), { code: 'invalid_path' }, 'the ordinary guard still refuses dot paths');
+  await t.rejects(
+    v.readText('.obsidian/daily-notes.json'),
+    { code: 'invalid_path' },
+    'the ordinary guard still refuses dot paths',
+  );
 });
 
-t.test('a name that differs from an existing one only in Unicode normalisation is never created or moved onto', async (t) => {
-  const { v, root } = await fresh();
-  const nfc = 'Caf\u00e9.md';
-  const nfd = 'Cafe\u0301.md';
-  await v.create(`notes/${nfc}`, B('first'));
-  const e = await refusal(v.create(`notes/${nfd}`, B('twin')));
-  t.equal(e.code, 'name_twin');
-  t.same(e.details, { path: `notes/${nfd}`, existing: `notes/${nfc}` });
-  t.same(fs.readdirSync(path.join(root, 'notes')), [nfc], 'no twin on disk');
-  await v.create('notes/other.md', B('o'));
-  t.equal((await refusal(v.move('notes/other.md', `notes/${nfd}`))).code, 'name_twin', 'nor by a move');
-  await v.move(`notes/${nfc}`, `notes/${nfd}`);
-  t.same(fs.readdirSync(path.join(root, 'notes')).sort(), [nfd, 'other.md'].sort(), 'renaming a file to its own other spelling is allowed');
-  await v.create('notes/plain.md', B('ascii names are unaffected'));
-});
+t.test(
+  'a name that differs from an existing one only in Unicode normalisation is never created or moved onto',
+  async (t) => {
+    const { v, root } = await fresh();
+    const nfc = 'Caf\u00e9.md';
+    const nfd = 'Cafe\u0301.md';
+    await v.create(`notes/${nfc}`, B('first'));
+    const e = await refusal(v.create(`notes/${nfd}`, B('twin')));
+    t.equal(e.code, 'name_twin');
+    t.same(e.details, { path: `notes/${nfd}`, existing: `notes/${nfc}` });
+    t.same(fs.readdirSync(path.join(root, 'notes')), [nfc], 'no twin on disk');
+    await v.create('notes/other.md', B('o'));
+    t.equal((await refusal(v.move('notes/other.md', `notes/${nfd}`))).code, 'name_twin', 'nor by a move');
+    await v.move(`notes/${nfc}`, `notes/${nfd}`);
+    t.same(
+      fs.readdirSync(path.join(root, 'notes')).sort(),
+      [nfd, 'other.md'].sort(),
+      'renaming a file to its own other spelling is allowed',
+    );
+    await v.create('notes/plain.md', B('ascii names are unaffected'));
+  },
+);

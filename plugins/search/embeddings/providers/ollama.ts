@@ -13,16 +13,20 @@ export function ollamaProvider(s: EmbeddingSettings): EmbeddingProvider {
     model: s.model,
     dimensions: s.dimensions,
     async embed(texts, signal) {
-      return withRetry(async () => {
-        const client = new Ollama({
-          host,
-          fetch: boundFetch(host, { timeoutMs: s.timeoutMs, signal }) as typeof fetch,
-          ...(s.apiKey ? { headers: { authorization: `Bearer ${s.apiKey}` } } : {}),
-        });
-        const res = await client.embed({ model: s.model, input: [...texts], truncate: true }).catch(rethrowProvider);
-        if (!Array.isArray(res?.embeddings) || res.embeddings.length !== texts.length) throw new ProviderError('malformed embeddings response', false);
-        return res.embeddings.map((v) => checkDims(v, s.dimensions));
-      }, { retries: s.retries, backoffMs: s.backoffMs, signal });
+      return withRetry(
+        async () => {
+          const client = new Ollama({
+            host,
+            fetch: boundFetch(host, { timeoutMs: s.timeoutMs, signal }) as typeof fetch,
+            ...(s.apiKey ? { headers: { authorization: `Bearer ${s.apiKey}` } } : {}),
+          });
+          const res = await client.embed({ model: s.model, input: [...texts], truncate: true }).catch(rethrowProvider);
+          if (!Array.isArray(res?.embeddings) || res.embeddings.length !== texts.length)
+            throw new ProviderError('malformed embeddings response', false);
+          return res.embeddings.map((v) => checkDims(v, s.dimensions));
+        },
+        { retries: s.retries, backoffMs: s.backoffMs, signal },
+      );
     },
   };
 }

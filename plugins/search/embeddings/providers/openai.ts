@@ -13,26 +13,38 @@ export function openAiProvider(s: EmbeddingSettings): EmbeddingProvider {
     model: s.model,
     dimensions: s.dimensions,
     async embed(texts, signal) {
-      return withRetry(async () => {
-        const client = new OpenAI({
-          // The client insists on a key; with none configured its header is stripped before sending.
-          apiKey: s.apiKey || 'unused',
-          baseURL,
-          organization: null,
-          project: null,
-          adminAPIKey: null,
-          webhookSecret: null,
-          maxRetries: 0,
-          timeout: s.timeoutMs,
-          logLevel: 'off',
-          fetch: boundFetch(baseURL, { timeoutMs: s.timeoutMs, signal, stripAuthorization: !s.apiKey }),
-        });
-        const res = await client.embeddings
-          .create({ model: s.model, input: [...texts], encoding_format: 'float', ...(s.dimensions ? { dimensions: s.dimensions } : {}) }, { signal })
-          .catch(rethrowProvider);
-        if (!Array.isArray(res?.data) || res.data.length !== texts.length) throw new ProviderError('malformed embeddings response', false);
-        return [...res.data].sort((a, b) => a.index - b.index).map((d) => checkDims(d.embedding, s.dimensions));
-      }, { retries: s.retries, backoffMs: s.backoffMs, signal });
+      return withRetry(
+        async () => {
+          const client = new OpenAI({
+            // The client insists on a key; with none configured its header is stripped before sending.
+            apiKey: s.apiKey || 'unused',
+            baseURL,
+            organization: null,
+            project: null,
+            adminAPIKey: null,
+            webhookSecret: null,
+            maxRetries: 0,
+            timeout: s.timeoutMs,
+            logLevel: 'off',
+            fetch: boundFetch(baseURL, { timeoutMs: s.timeoutMs, signal, stripAuthorization: !s.apiKey }),
+          });
+          const res = await client.embeddings
+            .create(
+              {
+                model: s.model,
+                input: [...texts],
+                encoding_format: 'float',
+                ...(s.dimensions ? { dimensions: s.dimensions } : {}),
+              },
+              { signal },
+            )
+            .catch(rethrowProvider);
+          if (!Array.isArray(res?.data) || res.data.length !== texts.length)
+            throw new ProviderError('malformed embeddings response', false);
+          return [...res.data].sort((a, b) => a.index - b.index).map((d) => checkDims(d.embedding, s.dimensions));
+        },
+        { retries: s.retries, backoffMs: s.backoffMs, signal },
+      );
     },
   };
 }
@@ -46,6 +58,10 @@ export function rethrowProvider(e: unknown): never {
 }
 
 export function checkDims(v: number[], dims: number): number[] {
-  if (!Array.isArray(v) || (dims && v.length !== dims)) throw new ProviderError(`the provider returned ${Array.isArray(v) ? v.length : 'no'} dimensions, configured ${dims}`, false);
+  if (!Array.isArray(v) || (dims && v.length !== dims))
+    throw new ProviderError(
+      `the provider returned ${Array.isArray(v) ? v.length : 'no'} dimensions, configured ${dims}`,
+      false,
+    );
   return v;
 }

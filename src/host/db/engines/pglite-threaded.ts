@@ -33,7 +33,11 @@ const READY_FOR_QUERY = 'readyForQuery';
 /** A simple-protocol Query message whose text is `begin` (how Kysely and node-postgres open a transaction). */
 function isBegin(message: Uint8Array): boolean {
   if (message[0] !== 0x51 /* Q */ || message.byteLength !== 11) return false;
-  return Buffer.from(message.buffer, message.byteOffset + 5, 5).toString('latin1').toLowerCase() === 'begin';
+  return (
+    Buffer.from(message.buffer, message.byteOffset + 5, 5)
+      .toString('latin1')
+      .toLowerCase() === 'begin'
+  );
 }
 
 /** What the backend answers to `begin` outside a transaction: CommandComplete BEGIN, ReadyForQuery T. */
@@ -63,7 +67,10 @@ export class ThreadedPglite implements ProtocolTarget {
   constructor(dataDir: string) {
     this.worker = new Worker(bootstrap(), { eval: true, workerData: { dataDir } });
     this.waitReady = new Promise<void>((resolve, reject) => {
-      this.calls.set(0, { resolve: (r) => (r.error ? reject(new Error(`PGlite failed to open ${dataDir}: ${r.error}`)) : resolve()), reject });
+      this.calls.set(0, {
+        resolve: (r) => (r.error ? reject(new Error(`PGlite failed to open ${dataDir}: ${r.error}`)) : resolve()),
+        reject,
+      });
     });
     this.waitReady.catch(() => undefined);
     this.worker.on('message', (reply: ThreadReply) => {
@@ -109,7 +116,8 @@ export class ThreadedPglite implements ProtocolTarget {
       let at = 0;
       while (skipped < begins && at < messages.length) {
         const m = messages[at++];
-        if (m.name === 'error') throw Object.assign(new Error(`PGlite: BEGIN failed: ${(m as { message?: string }).message ?? 'error'}`), m);
+        if (m.name === 'error')
+          throw Object.assign(new Error(`PGlite: BEGIN failed: ${(m as { message?: string }).message ?? 'error'}`), m);
         if (m.name === READY_FOR_QUERY) skipped++;
       }
       return messages.slice(at);

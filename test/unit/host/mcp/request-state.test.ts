@@ -22,5 +22,8 @@ t.test('anything else is refused', async (t) => {
   await t.rejects(seal.open(wire, 'key-a', ctx('prompts/get')), 'another method');
   await t.rejects(new RequestStateSeal().open(wire, 'key-a', ctx('tools/call')), 'another process key');
   const shortLived = new RequestStateSeal(undefined, -1);
-  await t.rejects(shortLived.open(await shortLived.seal('x', 'key-a', 'tools/call'), 'key-a', ctx('tools/call')), 'expired');
+  await t.rejects(
+    shortLived.open(await shortLived.seal('x', 'key-a', 'tools/call'), 'key-a', ctx('tools/call')),
+    'expired',
+  );
 });

@@ -12,13 +12,22 @@ import { clientMetadataUrlProblem, redirectUriProblem } from '../../../../src/ho
 const open = { allowedRedirectHosts: [], allowedClientMetadataHosts: [] };
 
 t.test('the redirect URIs claude.ai and ChatGPT use are accepted out of the box', async (t) => {
-  for (const uri of ['https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback', 'https://chatgpt.com/connector/oauth/abc123', 'https://chatgpt.com/connector_platform_oauth_redirect']) {
+  for (const uri of [
+    'https://claude.ai/api/mcp/auth_callback',
+    'https://claude.com/api/mcp/auth_callback',
+    'https://chatgpt.com/connector/oauth/abc123',
+    'https://chatgpt.com/connector_platform_oauth_redirect',
+  ]) {
     t.equal(redirectUriProblem(uri, open), undefined, uri);
-    t.equal(redirectUriProblem(uri, { ...open, allowedRedirectHosts: ['claude.ai', 'claude.com', 'chatgpt.com'] }), undefined, `${uri} with the hosts listed`);
+    t.equal(
+      redirectUriProblem(uri, { ...open, allowedRedirectHosts: ['claude.ai', 'claude.com', 'chatgpt.com'] }),
+      undefined,
+      `${uri} with the hosts listed`,
+    );
   }
 });
 
-t.test('https only, loopback http on any port, the operator\'s host list', async (t) => {
+t.test("https only, loopback http on any port, the operator's host list", async (t) => {
   t.equal(redirectUriProblem('http://127.0.0.1:61234/callback', open), undefined);
   t.equal(redirectUriProblem('http://[::1]:8080/cb', open), undefined);
   t.match(redirectUriProblem('http://connector.example.org/cb', open), /only to loopback/);
@@ -26,11 +35,30 @@ t.test('https only, loopback http on any port, the operator\'s host list', async
   t.match(redirectUriProblem('javascript:alert(1)', open), /scheme javascript/);
   t.match(redirectUriProblem('https://claude.ai/cb#frag', open), /fragment/);
   t.match(redirectUriProblem('https://user:pw@claude.ai/cb', open), /credentials/);
-  t.match(redirectUriProblem('https://evil.example.net/cb', { ...open, allowedRedirectHosts: ['claude.ai'] }), /oauth\.allowedRedirectHosts/);
-  t.equal(redirectUriProblem('http://127.0.0.1:5000/cb', { ...open, allowedRedirectHosts: ['claude.ai'] }), undefined, 'loopback stays allowed');
+  t.match(
+    redirectUriProblem('https://evil.example.net/cb', { ...open, allowedRedirectHosts: ['claude.ai'] }),
+    /oauth\.allowedRedirectHosts/,
+  );
+  t.equal(
+    redirectUriProblem('http://127.0.0.1:5000/cb', { ...open, allowedRedirectHosts: ['claude.ai'] }),
+    undefined,
+    'loopback stays allowed',
+  );
   t.match(clientMetadataUrlProblem('http://clients.example.com/c.json', open), /https/);
-  t.match(clientMetadataUrlProblem('https://clients.example.com/c.json', { ...open, allowedClientMetadataHosts: ['claude.ai'] }), /allowedClientMetadataHosts/);
-  t.equal(clientMetadataUrlProblem('https://claude.ai/oauth/client.json', { ...open, allowedClientMetadataHosts: ['claude.ai'] }), undefined);
+  t.match(
+    clientMetadataUrlProblem('https://clients.example.com/c.json', {
+      ...open,
+      allowedClientMetadataHosts: ['claude.ai'],
+    }),
+    /allowedClientMetadataHosts/,
+  );
+  t.equal(
+    clientMetadataUrlProblem('https://claude.ai/oauth/client.json', {
+      ...open,
+      allowedClientMetadataHosts: ['claude.ai'],
+    }),
+    undefined,
+  );
 });
 
 t.test('server.publicUrl must be https (loopback excepted) while oauth is enabled', async (t) => {
@@ -59,9 +87,22 @@ t.test('scopes map onto key scopes; challenges name the resource metadata', asyn
   t.same(scopesOf('openid'), []);
   const e = endpointsFor('https://vault.example.org/');
   t.same(e, { issuer: 'https://vault.example.org', resource: 'https://vault.example.org/mcp' });
-  t.equal(bearerChallenge(e, '/mcp'), 'Bearer resource_metadata="https://vault.example.org/.well-known/oauth-protected-resource/mcp", scope="vault:read vault:write"');
-  t.equal(bearerChallenge(e, '/'), 'Bearer resource_metadata="https://vault.example.org/.well-known/oauth-protected-resource", scope="vault:read vault:write"');
-  t.match(bearerChallenge(e, '/mcp', { error: 'insufficient_scope', scope: 'vault:read vault:write', description: 'needs "write"' }), /^Bearer error="insufficient_scope", .*error_description="needs write"$/);
+  t.equal(
+    bearerChallenge(e, '/mcp'),
+    'Bearer resource_metadata="https://vault.example.org/.well-known/oauth-protected-resource/mcp", scope="vault:read vault:write"',
+  );
+  t.equal(
+    bearerChallenge(e, '/'),
+    'Bearer resource_metadata="https://vault.example.org/.well-known/oauth-protected-resource", scope="vault:read vault:write"',
+  );
+  t.match(
+    bearerChallenge(e, '/mcp', {
+      error: 'insufficient_scope',
+      scope: 'vault:read vault:write',
+      description: 'needs "write"',
+    }),
+    /^Bearer error="insufficient_scope", .*error_description="needs write"$/,
+  );
   t.equal(resourceMetadata(e, '/mcp').resource, 'https://vault.example.org/mcp');
   t.same(resourceMetadata(e, '').authorization_servers, ['https://vault.example.org']);
 });
