@@ -204,12 +204,14 @@ async function runEngine(engine: string): Promise<void> {
     } while (cursor);
     const spread = Array.from({ length: WRITERS * 8 }, (_, i) => all[Math.floor((i * all.length) / (WRITERS * 8))]);
     if (paths.length < WRITERS * 4) throw new Error(`list_notes gave ${paths.length} paths`);
-    const own = (w: number) => paths.filter((_, i) => i % WRITERS === w).slice(0, 8);
+    // Each writer's own notes (up to 8; fewer when the first listing page is short — never none, see above).
+    const owned = Array.from({ length: WRITERS }, (_, w) => paths.filter((_, i) => i % WRITERS === w).slice(0, 8));
+    const own = (w: number, k: number) => owned[w][k % owned[w].length];
 
     const reads = await drive(
       clients.map((c, w) => {
         let i = 0;
-        return async () => !(await call(c, 'read_note', { path: own(w)[i++ % 8] })).isError;
+        return async () => !(await call(c, 'read_note', { path: own(w, i++) })).isError;
       }),
       SECONDS,
       pid,
@@ -247,12 +249,12 @@ async function runEngine(engine: string): Promise<void> {
       hashes.set(p, out.content_hash);
       return true;
     };
-    const single = await drive([() => appendTo(clients[0], own(0)[0])], Math.max(2, SECONDS / 2), pid);
+    const single = await drive([() => appendTo(clients[0], own(0, 0))], Math.max(2, SECONDS / 2), pid);
     line(`${engine}_edit_note_1_writer_p50`, median(single.latencies), 'ms');
     const distinct = await drive(
       clients.map((c, w) => {
         let i = 0;
-        return () => appendTo(c, own(w)[i++ % 8]);
+        return () => appendTo(c, own(w, i++));
       }),
       SECONDS,
       pid,
@@ -280,7 +282,7 @@ async function runEngine(engine: string): Promise<void> {
       `64 notes spread over the vault; p50 ${median(mixed.latencies).toFixed(1)} ms, p95 ${percentile(mixed.latencies, 95).toFixed(1)} ms; ${cpuNote(mixed)}`,
     );
     const one = await drive(
-      clients.map((c) => () => appendTo(c, own(0)[1])),
+      clients.map((c) => () => appendTo(c, own(0, 1))),
       SECONDS,
       pid,
     );
