@@ -151,6 +151,10 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 
 const INVALID_UTF8 = Buffer.from([0x23, 0x20, 0x68, 0x69, 0x0a, 0xff, 0xfe, 0x80, 0x0a]);
 
+// Each subtest builds its own pipeline over a copied vault with every contributor: past tap's 120 s when CI
+// shares the cores.
+t.setTimeout(300_000);
+
 t.test('cold index, watcher, write-through, quarantine, contributor calls', async (t) => {
   const r = await rig(
     {},
