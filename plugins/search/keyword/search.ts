@@ -10,7 +10,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { cjkSnippet, termSnippet } from '../ranking/snippet.js';
-import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
+import { idf, saturate, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import { cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
 import { phraseText } from './index-text.js';
 import type { KeywordMemory, VaultMemoryIndex } from './memory-index.js';
@@ -84,6 +84,8 @@ const DF_SAMPLE_MIN = 8;
 /** Characters of a note read for a snippet (termSnippet), and how far before the first match they start. */
 const SNIPPET_WINDOW = 2400;
 const SNIPPET_LEAD = 600;
+/** Characters of a snippet row read with the page: a window that starts at the note's opening fits. */
+const SNIPPET_READ = SNIPPET_WINDOW + SNIPPET_LEAD;
 /** Query lexemes looked for (strpos) to place the window: a long question's first ones suffice. */
 const SNIPPET_PROBES = 8;
 /** Generating lexemes are flagged per candidate in one integer. */
@@ -160,6 +162,8 @@ interface Scored {
   match: 'all' | 'any';
   /** Per lexeme slot: BM25F term frequency (body + titleWeight × title). */
   tf: number[];
+  /** Per lexeme slot: whether the title holds it, when the ranker knows (the memory index counts title hits apart). */
+  inTitle?: boolean[];
 }
 
 export async function keywordSearch(
@@ -359,15 +363,23 @@ async function render(
   const ids = ranked.map((x) => x.id);
   const snipIds = ids.slice(0, o.snippetRows);
   const cjk = hasCjk(query);
-  const titleCols = sql.join(lexemes.map((l) => sql`(k.title_tsv @@ ${lexemeQuery(l)}::tsquery)`));
-  // A snippet row reads a window of SNIPPET_WINDOW characters from a little before the first place a query lexeme
-  // occurs (found by strpos, a lexeme being the start of most words it stems), not the note's first snippetScanChars;
-  // no lexeme found: the note's opening. The snippet is made from it here (termSnippet): ts_headline re-parsed the
-  // window with the whole query, ~1–3 ms a row, most of a long question's time.
+  // Where each lexeme sits in the title: known to the memory ranker, asked of the title vector otherwise.
+  const titlesKnown = ranked.every((s) => s.inTitle);
+  const titleCols = titlesKnown
+    ? sql`NULL::boolean[]`
+    : sql`ARRAY[${sql.join(lexemes.map((l) => sql`(k.title_tsv @@ ${lexemeQuery(l)}::tsquery)`))}]`;
+  // A snippet row's window is SNIPPET_WINDOW characters from a little before the first place a query lexeme occurs
+  // (a lexeme being the start of most words it stems) in the note's first snippetScanChars; no lexeme there: the
+  // note's opening. The note's first SNIPPET_READ characters are read with the page (PostgreSQL decompresses only
+  // that prefix of a stored body), and the rest up to snippetScanChars only for a row whose window is not inside
+  // them. Reading snippetScanChars for every row, and finding the lexemes with lower()/strpos, took most of a long
+  // question's time on long notes. The snippet is made from the window here (termSnippet), not by ts_headline.
   const probes = [...new Set(lexemes.filter((l) => l.length >= 2 || hasCjk(l)).map((l) => l.toLowerCase()))].slice(
     0,
     SNIPPET_PROBES,
   );
+  const probe = probes.length ? new RegExp(probes.map(escapeRegExp).join('|'), 'iu') : undefined;
+  const firstRead = Math.min(SNIPPET_READ, o.snippetScanChars);
   const stampCols =
     stampOf === undefined
       ? sql``
@@ -377,27 +389,38 @@ async function render(
     path: string;
     title: string;
     head: string;
-    in_title: boolean[];
+    in_title: boolean[] | null;
     scan: string | null;
+    /** Stored bytes of the body (no decompression): at least its length in characters. */
+    bytes: number;
     stamp_rev?: string | number | null;
     stamp_docs?: string | number | null;
   }>`
-    SELECT k.note_id, n.path, n.title, k.head, ARRAY[${titleCols}] AS in_title ${stampCols},
-           w.txt AS scan
+    SELECT k.note_id, n.path, n.title, k.head, ${titleCols} AS in_title ${stampCols},
+           CASE WHEN k.note_id = ANY(${snipIds}::bigint[]) THEN left(k.body, ${firstRead}) END AS scan,
+           octet_length(k.body) AS bytes
     FROM search_keyword k JOIN notes n ON n.id = k.note_id
-    LEFT JOIN LATERAL (
-      SELECT substr(b.full, greatest(1, coalesce(
-               (SELECT min(p) FROM (SELECT strpos(b.low, x) AS p FROM unnest(${probes}::text[]) x) s WHERE p > 0), 1) - ${SNIPPET_LEAD}), ${SNIPPET_WINDOW}) AS txt
-      FROM (SELECT f.full, lower(f.full) AS low FROM (SELECT left(k.body, ${o.snippetScanChars}) AS full) f) b
-      WHERE k.note_id = ANY(${snipIds}::bigint[])
-    ) w ON true
     WHERE k.note_id = ANY(${ids}::bigint[])`.execute(db);
+  const further = details.rows.filter(
+    (d) => d.scan !== null && d.scan.length === firstRead && d.bytes > firstRead && !windowInside(d.scan, probe),
+  );
+  if (further.length) {
+    const more = await sql<{
+      note_id: string;
+      scan: string;
+    }>`SELECT note_id, left(body, ${o.snippetScanChars}) AS scan FROM search_keyword WHERE note_id = ANY(${further.map((d) => d.note_id)}::bigint[])`.execute(
+      db,
+    );
+    const byNote = new Map(more.rows.map((r) => [r.note_id, r.scan]));
+    for (const d of further) d.scan = byNote.get(d.note_id) ?? d.scan;
+  }
+  for (const d of details.rows) if (d.scan) d.scan = snippetWindow(d.scan, probe);
   const byId = new Map(details.rows.map((d) => [Number(d.note_id), d]));
   const hits: KeywordHit[] = [];
   for (const s of ranked) {
     const d = byId.get(s.id);
     if (!d) continue;
-    const inTitle = lexemes.map((_, i) => d.in_title[i] === true && s.tf[i] > 0);
+    const inTitle = lexemes.map((_, i) => (s.inTitle ? s.inTitle[i] : d.in_title?.[i] === true) && s.tf[i] > 0);
     const inBody = lexemes.map((_, i) => s.tf[i] - (inTitle[i] ? tw : 0) > 0.5);
     const matchedIn: Array<'title' | 'body'> = [];
     if (inTitle.some(Boolean) || s.exact) matchedIn.push('title');
@@ -445,6 +468,27 @@ async function render(
     dropped: plan.dropped,
     ...(stamp ? { stamp } : {}),
   };
+}
+
+/** The stretch of a note's text a snippet is made from: SNIPPET_WINDOW characters from a little before the first probe hit. */
+function snippetWindow(text: string, probe: RegExp | undefined): string {
+  const at = probe ? text.search(probe) : -1;
+  if (at <= SNIPPET_LEAD) return text.slice(0, SNIPPET_WINDOW);
+  let start = at - SNIPPET_LEAD;
+  // Never start on the second half of a surrogate pair.
+  const code = text.charCodeAt(start);
+  if (code >= 0xdc00 && code <= 0xdfff) start++;
+  return text.slice(start, start + SNIPPET_WINDOW);
+}
+
+/** Whether the first probe hit's window lies inside `text` (so reading further would not change the snippet). */
+function windowInside(text: string, probe: RegExp | undefined): boolean {
+  const at = probe ? text.search(probe) : -1;
+  return at >= 0 && Math.max(0, at - SNIPPET_LEAD) + SNIPPET_WINDOW <= text.length;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The matched units, heaviest first: `shown where weight`, where is t (title), b (body) or t+b. At most six. */
@@ -555,46 +599,93 @@ async function memoryRank(
   const tw = Math.max(1, ranking.titleWeight);
   const L = lexemes.length;
   const onlyAll = !o.fill || plan.units.length < 2 || plan.hasOr;
-  const scored: Scored[] = [];
-  const tf = new Array<number>(L);
-  for (let ci = 0; ci < scan.notes.length; ci++) {
+  // Every candidate is scored in typed arrays; only the ones a page or the phrase tier can use become rows.
+  const C = scan.notes.length;
+  const U = units.length;
+  const score = new Float64Array(C);
+  const matchedUnits = new Uint8Array(C);
+  const keep = new Uint8Array(C);
+  const tf = new Float64Array(L);
+  const evidence = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0));
+  const unitsWithEvidence = evidence.filter(Boolean).length;
+  // "Holds every unit" counts the units that have lexemes: a word the config drops as a stop word (`have`) is held by
+  // no note, and counting it once skipped the phrase tier for every phrase holding one.
+  const holdsAll = new Uint8Array(C);
+  for (let ci = 0; ci < C; ci++) {
     let any = false;
+    const row = ci * L;
     for (let i = 0; i < L; i++) {
-      tf[i] = scan.body[ci * L + i] + tw * scan.title[ci * L + i];
+      tf[i] = scan.body[row + i] + tw * scan.title[row + i];
       if (tf[i] > 0) any = true;
     }
-    const id = scan.notes[ci];
-    const exact = exactIds.has(id);
+    const exact = exactIds.has(scan.notes[ci]);
     if (!any && !exact) continue;
-    const per = unitScores(units as UnitLexemes[], idfs, tf, scan.lengths[ci], stats, ranking);
-    const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((s) => tf[s] > 0)));
-    const matched = hits.filter(Boolean).length;
-    const match = matched === plan.units.length ? 'all' : 'any';
-    if (onlyAll && match !== 'all' && !exact && !plan.hasOr) continue;
-    scored.push({
-      id,
-      exact,
+    let total = 0;
+    let matched = 0;
+    let held = 0;
+    for (let u = 0; u < U; u++) {
+      let best = 0;
+      let hit = false;
+      for (const slotsOf of units[u].perConfig) {
+        let sum = 0;
+        let all = slotsOf.length > 0;
+        for (const i of slotsOf) {
+          if (tf[i] > 0) sum += idfs[i] * saturate(tf[i], scan.lengths[ci], stats, ranking);
+          else all = false;
+        }
+        if (sum > best) best = sum;
+        if (all) hit = true;
+      }
+      total += best;
+      if (hit) {
+        matched++;
+        if (evidence[u]) held++;
+      }
+    }
+    if (onlyAll && matched !== U && !exact && !plan.hasOr) continue;
+    score[ci] = total;
+    matchedUnits[ci] = matched;
+    holdsAll[ci] = held === unitsWithEvidence ? 1 : 0;
+    keep[ci] = 1;
+  }
+  const byIndex = (a: number, b: number) => score[b] - score[a] || scan.notes[a] - scan.notes[b];
+  const candidates: number[] = [];
+  for (let ci = 0; ci < C; ci++) if (keep[ci]) candidates.push(ci);
+  const rowOf = (ci: number): Scored => {
+    const t = new Array<number>(L);
+    const inTitle = new Array<boolean>(L);
+    for (let i = 0; i < L; i++) {
+      t[i] = scan.body[ci * L + i] + tw * scan.title[ci * L + i];
+      inTitle[i] = scan.title[ci * L + i] > 0;
+    }
+    const per = unitScores(units as UnitLexemes[], idfs, t, scan.lengths[ci], stats, ranking);
+    const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((x) => t[x] > 0)));
+    return {
+      id: scan.notes[ci],
+      exact: exactIds.has(scan.notes[ci]),
       phrase: false,
-      score: per.reduce((a, b) => a + b, 0),
+      score: score[ci],
       unitScores: per,
       hits,
-      match,
-      tf: tf.slice(),
-    });
-  }
+      match: matchedUnits[ci] === U ? 'all' : 'any',
+      tf: t,
+      inTitle,
+    };
+  };
+  const chosen = new Map<number, Scored>();
+  const materialise = (list: number[]) => list.map((ci) => chosen.get(ci) ?? chosen.set(ci, rowOf(ci)).get(ci)!);
   const byScore = (a: Scored, b: Scored) => b.score - a.score || a.id - b.id;
   // The phrase tier: among the best `rescore` notes holding every unit (by score), those holding the whole query as a
   // phrase, checked on their stored vectors (one primary-key read each). Asking the GIN index for the first 20 phrase
   // holders instead rechecked every note holding all the words, tens of ms for common pairs (`docker network`).
-  // "Every unit" counts the units that have lexemes: a word the config drops as a stop word (`have`) is held by no
-  // note, and counting it once skipped the tier for every phrase holding one (two judged phrases at ranks 11 and 13).
   const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
-  const evidence = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0));
   const holders = phraseable
-    ? top(
-        scored.filter((s) => s.hits.every((h, i) => h || !evidence[i])),
-        Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE),
-        byScore,
+    ? materialise(
+        top(
+          candidates.filter((ci) => holdsAll[ci]),
+          Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE),
+          byIndex,
+        ),
       )
     : [];
   if (holders.length) {
@@ -612,15 +703,21 @@ async function memoryRank(
     for (const s of holders) if (inPhrase.has(s.id)) s.phrase = true;
   }
   // Only the page is sorted: exact titles, phrase holders, and the best by score (all-terms ones too, for allTermsFirst).
-  const keep = new Set<Scored>([...scored.filter((s) => s.exact || s.phrase), ...top(scored, o.limit, byScore)]);
+  const page = new Set<Scored>([
+    ...materialise(candidates.filter((ci) => exactIds.has(scan.notes[ci]))),
+    ...holders.filter((s) => s.phrase),
+    ...materialise(top(candidates, o.limit, byIndex)),
+  ]);
   if (ranking.allTermsFirst)
-    for (const s of top(
-      scored.filter((x) => x.match === 'all'),
-      o.limit,
-      byScore,
+    for (const s of materialise(
+      top(
+        candidates.filter((ci) => matchedUnits[ci] === U),
+        o.limit,
+        byIndex,
+      ),
     ))
-      keep.add(s);
-  const ranked = [...keep]
+      page.add(s);
+  const ranked = [...page]
     .sort(
       (a, b) =>
         Number(b.exact) - Number(a.exact) ||
