@@ -6,6 +6,7 @@
 // Usage: node --import tsx scripts/search-eval.ts [--judgments FILE.jsonl] [--corpora DIR] [--extra a,b]
 //   [--methods keyword,semantic,hybrid] [--peer] [--fts english,simple] [--dims 256]
 //   [--provider ollama|openai --base-url URL --model M --dimensions N] [--json] [--misses]
+//   [--ranking JSON] (search.ranking settings for the run, e.g. '{"codeWeight":0}')
 //   (API key for a real provider: EXO_EVAL_API_KEY)
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,6 +52,7 @@ const { values: args } = parseArgs({
     dimensions: { type: 'string' },
     json: { type: 'boolean', default: false },
     misses: { type: 'boolean', default: false },
+    ranking: { type: 'string' },
   },
 });
 const serverMethods = args.methods.split(',').filter(Boolean) as ServerMethod[];
@@ -221,7 +223,11 @@ const server = await startTestServer({
       tasks: { enabled: false },
       notes: { enabled: false },
     },
-    search: { ftsConfigs: args.fts.split(','), embedding },
+    search: {
+      ftsConfigs: args.fts.split(','),
+      embedding,
+      ...(args.ranking ? { ranking: JSON.parse(args.ranking) } : {}),
+    },
   },
 });
 let peer: Awaited<ReturnType<typeof startPeer>> | undefined;
