@@ -175,8 +175,9 @@ export const searchSettingsSchema = {
           type: 'number',
           minimum: 0,
           maximum: 1,
-          default: 0.75,
-          description: "BM25 b: how much a long note's term counts are discounted (0 none, 1 full)",
+          default: 0.4,
+          description:
+            "BM25 b: how much a long note's term counts are discounted (0 none, 1 full); 0.4 measured best on the judged set, against 0.75 (docs/performance.md)",
         },
         titleWeight: {
           type: 'number',

@@ -40,7 +40,11 @@ export interface RawHeading {
 export interface BodyStructure {
   /** Fenced/indented code and inline code (UTF-16 ranges in the whole file). */
   code: Range[];
-  /** Block code only (fenced and indented), which chunks leave out. */
+  /**
+   * Fenced code blocks, which chunks (and so keyword search and embeddings) leave out. Indented code stays in the
+   * chunks: in notes it is mostly prose indented under a line that is not a list item (`1.**Step**` without a
+   * space, then tab-indented bullets), which Obsidian's own search finds as text.
+   */
   blockCode: Range[];
   /** Raw HTML (blocks and inline). */
   html: Range[];
@@ -236,7 +240,7 @@ function collect(events: Event[], src: SourceText, base: number, out: BodyStruct
     const range = { start: base + token.start.offset, end: base + token.end.offset };
     if (CODE.has(type)) {
       out.code.push(range);
-      if (type !== 'codeText') out.blockCode.push(range);
+      if (type === 'codeFenced') out.blockCode.push(range);
     } else if (HTML.has(type)) out.html.push(range);
     else if (type === 'atxHeading' && containers === 0) {
       // Only top-level ATX headings make the outline; headings in quotes or lists and setext headings do not.

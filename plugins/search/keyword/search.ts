@@ -26,7 +26,7 @@ export interface RankingOptions {
 
 export const DEFAULT_RANKING: RankingOptions = {
   k1: 1.2,
-  b: 0.75,
+  b: 0.4,
   titleWeight: 3,
   allTermsFirst: false,
   questionWords: true,

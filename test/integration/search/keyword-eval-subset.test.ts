@@ -70,11 +70,12 @@ t.test('titles and exact phrases all land in the top 10', async (t) => {
 t.test('English questions find their answers in the top 10 (BM25 ranking; 7 of 20 before it)', async (t) => {
   const q = top10.get('question');
   t.equal(q?.n, 20);
-  t.ok((q?.hit ?? 0) >= 14, `questions in the top 10: ${q?.hit} of 20`);
+  // 16 on this subset with b 0.4 (14 with b 0.75): ranking is deterministic, so one question lost fails here.
+  t.ok((q?.hit ?? 0) >= 16, `questions in the top 10: ${q?.hit} of 20`);
 });
 
 t.test('Chinese questions find their answers in the top 10 (CJK bigrams)', async (t) => {
   const q = top10.get('question-zh');
   t.ok((q?.n ?? 0) >= 5, `${q?.n} Chinese questions answered inside the subset`);
-  t.ok((q?.hit ?? 0) >= (q?.n ?? 0) - 1, `Chinese questions in the top 10: ${q?.hit} of ${q?.n}`);
+  t.ok((q?.hit ?? 0) >= (q?.n ?? 0), `Chinese questions in the top 10: ${q?.hit} of ${q?.n}`);
 });
