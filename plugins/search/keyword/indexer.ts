@@ -82,7 +82,8 @@ export const keywordIndexer: IndexContributor<NoteModel> = {
   name: 'search',
   // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
   // 3: compound tokens (`task.due`, `file.md`, URLs) indexed as their words.
-  version: 3,
+  // 4: indented code is body text (the parser's chunks keep it).
+  version: 4,
   // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
   // index's second transaction, after the tool has answered (readers await IndexService.settled).
   deferred: true,
