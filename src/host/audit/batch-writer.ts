@@ -1,7 +1,9 @@
 // Audit: one usage_logs row per tool call, buffered and written in batches. Recording never blocks
-// or fails a call: a full queue drops the oldest rows and counts them; a failed flush is logged.
+// or fails a call: a full queue drops the oldest rows and counts them; a failed flush is logged. Each
+// batch also folds into the hourly rollups (usage_hourly) in the same statement.
 import type { Kysely } from 'kysely';
 import type { Logger } from '../../sdk/types.js';
+import { writeBatchSql } from './rollup.js';
 
 export interface UsageRow {
   readonly at: Date;
@@ -86,25 +88,8 @@ export class AuditWriter {
 
   private async write(batch: UsageRow[]): Promise<void> {
     try {
-      await this.db
-        .insertInto('usage_logs')
-        .values(
-          batch.map((r) => ({
-            at: r.at,
-            vault_id: r.vaultId,
-            credential_id: r.credentialId,
-            credential_name: r.credentialName,
-            tool: r.tool,
-            family: r.family,
-            params: r.params,
-            duration_ms: r.durationMs,
-            response_bytes: r.responseBytes,
-            outcome: r.outcome,
-            refusal_code: r.refusalCode,
-            result_count: r.resultCount ?? null,
-          })),
-        )
-        .execute();
+      // The rows and their hourly rollups (usage_hourly) in one statement.
+      await writeBatchSql(batch).execute(this.db);
       this.written += batch.length;
     } catch (e) {
       this.failures++;

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { usersDisableOp } from '../../../src/host/admin/account-operations.js';
 import { usersPasswdOp } from '../../../src/host/admin/oauth-operations.js';
+import rollupMigration from '../../../migrations/0008-usage-rollups.js';
+import { sql } from 'kysely';
 
 /** A cookie jar over fetch, the way a browser without JavaScript keeps a session. */
 class PanelClient {
@@ -262,4 +264,35 @@ t.test('panel over plain HTTP', async (t) => {
   const view = await viewer.request('GET', new URL(hit!.url).pathname);
   t.equal(view.status, 200);
   t.match(await view.text(), /The zebra panel ships soon\./, 'the note view renders the note');
+
+  // Usage rollups: written with the audit rows, exact, and what the migration's backfill computes too.
+  await server.host.audit.flush();
+  const db = server.host.database.db;
+  const totals = async () =>
+    (
+      await sql<{ logs: string; hourly: string; daily: string; hist: string }>`SELECT
+        (SELECT count(*) FROM usage_logs) AS logs, (SELECT sum(calls) FROM usage_hourly) AS hourly,
+        (SELECT sum(calls) FROM usage_daily) AS daily,
+        (SELECT sum(v) FROM usage_hourly, unnest(hist) AS v) AS hist`.execute(db)
+    ).rows[0];
+  const live = await totals();
+  t.ok(Number(live.logs) >= 3, 'the tool calls were logged');
+  t.same(
+    [live.hourly, live.daily, live.hist],
+    [live.logs, live.logs, live.logs],
+    'every call is in the hourly and daily rollups and a latency bucket',
+  );
+  const snapshot = async () =>
+    (
+      await sql`SELECT period, vault_id, credential_id, tool, outcome, refusal_code, calls, errors, round(duration_ms_sum::numeric, 3)::text AS d, hist FROM usage_hourly ORDER BY period, credential_id, tool, outcome`.execute(
+        db,
+      )
+    ).rows;
+  const before = await snapshot();
+  await sql`DROP TABLE usage_hourly; DROP TABLE usage_daily`.execute(db);
+  await rollupMigration.up(db);
+  t.same(await snapshot(), before, 'the migration backfills the same rollups from usage_logs');
+  const usage = await viewer.request('GET', '/admin/usage?window=7d');
+  t.equal(usage.status, 200);
+  t.match(await usage.text(), /search/, 'the Usage page reads them');
 });
