@@ -100,14 +100,18 @@ export default defineFamily<SearchTools>({
     'rebuild-keyword': {
       description:
         'recompute every keyword vector for the configured search.ftsConfigs (required after changing that list)',
+      vaultScoped: true,
       async run(ctx) {
         const s = (ctx.settings as { search: SearchSettings }).search;
         const n = await rebuildKeyword(ctx.db, {
           configs: s.ftsConfigs,
           headChars: s.headChars,
           bodyChars: s.bodyChars,
+          vaultId: ctx.onlyVault?.id,
         });
-        ctx.print(`rebuilt keyword vectors of ${n} notes for ${s.ftsConfigs.join(', ')}`);
+        ctx.print(
+          `rebuilt keyword vectors of ${n} notes${ctx.onlyVault ? ` of vault ${ctx.onlyVault.name}` : ''} for ${s.ftsConfigs.join(', ')}`,
+        );
       },
     },
     'reset-embeddings': {
@@ -119,8 +123,10 @@ export default defineFamily<SearchTools>({
     },
     reembed: {
       description: 'queue every note for embedding, keeping current vectors until new ones land',
+      vaultScoped: true,
       async run(ctx) {
-        ctx.print(`queued ${await reembedAll(ctx.db)} notes for embedding`);
+        const n = await reembedAll(ctx.db, ctx.onlyVault?.id);
+        ctx.print(`queued ${n} notes${ctx.onlyVault ? ` of vault ${ctx.onlyVault.name}` : ''} for embedding`);
       },
     },
   },

@@ -204,6 +204,64 @@ t.test('panel over plain HTTP', async (t) => {
     'the key is still active',
   );
 
+  // Index jobs: everyone on their own vault; admins on any vault (a selector); anyone else refused.
+  const opVault = server.host.settings.host.vault.name;
+  const bobIndex = await (await bob.request('GET', '/admin/index')).text();
+  t.notMatch(bobIndex, /<select[^>]*name="vault"/, 'a non-admin is offered no vault selector');
+  const bobCsrf = await bob.csrf('/admin/index');
+  for (const [action, extra] of [
+    ['/admin/index/reindex', {}],
+    ['/admin/index/search-command', { command: 'rebuild-keyword' }],
+    ['/admin/index/search-command', { command: 'reembed' }],
+  ] as const) {
+    t.equal(
+      (await bob.request('POST', action, { _csrf: bobCsrf, vault: opVault, ...extra })).status,
+      403,
+      `bob may not start ${action} ${'command' in extra ? extra.command : ''} on the operator's vault`,
+    );
+  }
+  t.equal(
+    (await bob.request('POST', '/admin/index/search-command', { _csrf: bobCsrf, command: 'reembed', vault: '*' }))
+      .status,
+    403,
+    'nor on every vault',
+  );
+  const waitJob = async (c: PanelClient, location: string) => {
+    for (let i = 0; i < 200; i++) {
+      const text = await (await c.request('GET', location)).text();
+      if (!/job-state">running/.test(text)) return text;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${location} still running`);
+  };
+  const own = await bob.request('POST', '/admin/index/reindex', { _csrf: bobCsrf });
+  t.equal(own.status, 303, 'bob re-indexes his own vault');
+  t.match(await waitJob(bob, own.headers.get('location')!), /Re-index of bobs[\s\S]*job-state">done/);
+  const adminIndex = await (await admin.request('GET', '/admin/index')).text();
+  t.match(
+    adminIndex,
+    /<select id="reindex-vault" name="vault">[\s\S]*<option value="bobs">/,
+    'an admin picks the vault',
+  );
+  const adminCsrf = await admin.csrf('/admin/index');
+  const other = await admin.request('POST', '/admin/index/reindex', { _csrf: adminCsrf, vault: 'bobs' });
+  t.equal(other.status, 303);
+  t.match(
+    await waitJob(admin, other.headers.get('location')!),
+    /Re-index of bobs[\s\S]*job-state">done/,
+    "an admin re-indexes bob's vault",
+  );
+  const kw = await admin.request('POST', '/admin/index/search-command', {
+    _csrf: adminCsrf,
+    command: 'rebuild-keyword',
+    vault: 'bobs',
+  });
+  t.match(
+    await waitJob(admin, kw.headers.get('location')!),
+    /Rebuild the keyword index of vault bobs[\s\S]*rebuilt keyword vectors of \d+ notes of vault bobs/,
+    "and rebuilds the keyword index of bob's vault only",
+  );
+
   // An expired session is refused (the row's expiry is the truth, whatever the cookie says).
   const expiring = new PanelClient(server.url);
   await expiring.signIn('operator', 'operator-password-1');
