@@ -81,7 +81,14 @@ export default defineFamily<SearchTools>({
     search: connectorSearch,
     fetch: connectorFetch,
   },
-  // Embedding progress for /health: counts and the vector strategy only (the last provider error stays in the log).
+  // Embedding progress of one vault for /health and /metrics: counts and the vector strategy only (the last
+  // provider error stays in the log). Without semantic search there is no backlog field, so no backlog sample.
+  healthBacklog: {
+    name: 'embedding',
+    fields: ['queued', 'stale'],
+    when: 'semantic',
+    help: 'Notes waiting to be embedded (queued or stale), per vault; no sample while semantic search is off.',
+  },
   async health(ctx): Promise<Record<string, number | boolean | string>> {
     if (!ctx.hasService(EMBEDDINGS)) return { semantic: false };
     const svc = ctx.service(EMBEDDINGS) as EmbeddingWorker;
