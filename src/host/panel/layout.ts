@@ -75,7 +75,7 @@ td form{display:inline}form button+a{margin-left:.8rem}td button{margin:0;paddin
 pre.diff{background:#fafaf7;border:1px solid #e2e2dc;padding:.5rem;overflow-x:auto;font-size:.85rem;max-height:24rem}
 .diff .add{color:#1e6b24}.diff .del{color:#a4161a}
 progress{width:100%;max-width:24rem;height:1.2rem}
-.muted{color:#5c5c57}.note-body{max-width:46rem}.note-body img{max-width:100%}
+.muted{color:#5c5c57}.note-body{max-width:46rem}.note-body img{max-width:100%}.note-body li.task{list-style:none;margin-left:-1.2rem}.note-body .dangling{color:#8a1c1c;text-decoration:underline dotted}
 fieldset{border:1px solid #d6d6d0;border-radius:4px}legend{font-weight:600}
 fieldset label{font-weight:400;display:flex;gap:.4rem;align-items:center;margin:.2rem 0}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

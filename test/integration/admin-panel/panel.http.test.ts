@@ -56,7 +56,26 @@ class PanelClient {
 t.test('panel over plain HTTP', async (t) => {
   const bobVault = mkdtempSync(path.join(os.tmpdir(), 'exo-bob-'));
   const server = await startTestServer({
-    files: { 'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n' },
+    files: {
+      'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n\n## Next steps\n\nmore\n',
+      'Hostile.md': [
+        '# Hostile',
+        '',
+        'See [[Panel plan]], [[Panel plan|the plan]], [[Panel plan#Next steps]] and [[Nowhere]].',
+        '',
+        '![[Panel plan]] ![[diagram.png]]',
+        '',
+        '- [ ] write the docs',
+        '- [x] sign-in',
+        '',
+        '<script>alert(1)</script> <img src=x onerror=alert(2)>',
+        '',
+        'A [click](javascript:alert%283%29) and [[Panel plan]] <b>inline</b>.',
+        '',
+        '[[Panel plan|<b onclick=alert(4)>x</b>]] `[[Not a link]]`',
+        '',
+      ].join('\n'),
+    },
     config: {
       // notes and search only (search/fetch link to the panel); the rest stay off to start fast.
       families: Object.fromEntries(
@@ -322,6 +341,25 @@ t.test('panel over plain HTTP', async (t) => {
   const view = await viewer.request('GET', new URL(hit!.url).pathname);
   t.equal(view.status, 200);
   t.match(await view.text(), /The zebra panel ships soon\./, 'the note view renders the note');
+  // What Obsidian shows: wikilinks and embeds resolve to note views, tasks are checkboxes; nothing runs.
+  const hostile = await (await viewer.request('GET', '/admin/notes/Hostile.md')).text();
+  const body = /<article class="note-body card">([\s\S]*)<\/article>/.exec(hostile)?.[1] ?? '';
+  const plan = '/admin/notes/Projects/Panel%20plan.md';
+  t.match(body, `<a class="wikilink" href="${plan}">Panel plan</a>`, '[[Note]] links to the note it resolves to');
+  t.match(body, `<a class="wikilink" href="${plan}">the plan</a>`, '[[Note|alias]] shows the alias');
+  t.match(body, `<a class="wikilink" href="${plan}#next-steps">Panel plan &gt; Next steps</a>`, '[[Note#Heading]]');
+  t.match(body, /<span class="wikilink dangling"[^>]*>Nowhere<\/span>/, 'a dangling link is no link');
+  t.match(body, `<a class="wikilink embed" href="${plan}">Embedded: Panel plan</a>`, 'an embed is a link');
+  t.match(body, /<input type="checkbox" disabled aria-label="to do"> write the docs/, '- [ ] is an unticked box');
+  t.match(body, /<input type="checkbox" disabled checked aria-label="done"> sign-in/, '- [x] a ticked one');
+  t.match(body, /<code>\[\[Not a link\]\]<\/code>/, 'code stays code');
+  t.notMatch(body, /<script|<img|<b[ >]/i, 'no markup from the note survives');
+  t.match(body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/, 'raw HTML shows as text');
+  t.notMatch(body, /href="javascript:/i, 'no javascript: link');
+  t.match(body, /<a href="">click<\/a>/, 'a javascript: link loses its address');
+  t.notMatch(body, /href="(?!\/admin\/notes\/|")/, 'every other link points at a note view');
+  const planView = await (await viewer.request('GET', plan)).text();
+  t.match(planView, /<h2 id="next-steps">Next steps<\/h2>/, 'headings carry the ids heading links use');
 
   // Usage rollups: written with the audit rows, exact, and what the migration's backfill computes too.
   await server.host.audit.flush();
