@@ -85,7 +85,7 @@ ${
 <form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="reembed"><p>Queue every note for embedding again, keeping current vectors until new ones land.</p>${vaultPicker(ctx, user, 'embed-vault', true)}<button type="submit" class="secondary">Re-embed every note</button></form></section>`
     : ''
 }</div>
-${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent jobs</h2>${visible.map((j) => jobFragment(j, true))}</section>` : ''}
+<section aria-labelledby="jobs"><h2 id="jobs">Recent jobs</h2><p class="muted" id="jobs-restart">Jobs run inside the server process started ${new Date(ctx.startedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC: a restart ends a running job and forgets this list. A re-index resumes by itself at start; start a keyword rebuild or re-embed again.</p>${visible.map((j) => jobFragment(j, true))}</section>
 <section aria-labelledby="zr"><h2 id="zr">Searches that found nothing (30 days)</h2>${
       zero.rows.length
         ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col" class="num">Times</th><th scope="col">Last</th></tr></thead><tbody>${zero.rows.map(

@@ -55,6 +55,7 @@ class PanelClient {
 
 t.test('panel over plain HTTP', async (t) => {
   const bobVault = mkdtempSync(path.join(os.tmpdir(), 'exo-bob-'));
+  const carolVault = mkdtempSync(path.join(os.tmpdir(), 'exo-carol-'));
   const server = await startTestServer({
     files: {
       'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n\n## Next steps\n\nmore\n',
@@ -91,6 +92,7 @@ t.test('panel over plain HTTP', async (t) => {
   t.teardown(async () => {
     await server.close();
     rmSync(bobVault, { recursive: true, force: true });
+    rmSync(carolVault, { recursive: true, force: true });
   });
   const ops = server.host.operations;
   await usersPasswdOp(ops, { name: 'operator', password: 'operator-password-1' });
@@ -177,6 +179,8 @@ t.test('panel over plain HTTP', async (t) => {
     '/admin/usage?user=operator',
     '/admin/danger',
     '/admin/danger/disable?user=operator',
+    '/admin/users',
+    '/admin/users/edit?user=operator',
   ]) {
     t.equal((await bob.request('GET', p)).status, 403, `bob is refused ${p}`);
   }
@@ -189,6 +193,17 @@ t.test('panel over plain HTTP', async (t) => {
     ).status,
     403,
     'a non-admin cannot disable anyone',
+  );
+  t.equal(
+    (
+      await bob.request('POST', '/admin/users/passwd', {
+        _csrf: await bob.csrf('/admin/credentials'),
+        user: 'operator',
+        password: 'bob-owns-you-now',
+      })
+    ).status,
+    403,
+    "a non-admin cannot set anyone's password",
   );
   t.equal(
     (
@@ -227,6 +242,11 @@ t.test('panel over plain HTTP', async (t) => {
   const opVault = server.host.settings.host.vault.name;
   const bobIndex = await (await bob.request('GET', '/admin/index')).text();
   t.notMatch(bobIndex, /<select[^>]*name="vault"/, 'a non-admin is offered no vault selector');
+  t.match(
+    bobIndex,
+    /id="jobs-restart">Jobs run inside the server process started [^<]*a restart ends a running job/,
+    'the page says a restart ends jobs',
+  );
   const bobCsrf = await bob.csrf('/admin/index');
   for (const [action, extra] of [
     ['/admin/index/reindex', {}],
@@ -360,6 +380,58 @@ t.test('panel over plain HTTP', async (t) => {
   t.notMatch(body, /href="(?!\/admin\/notes\/|")/, 'every other link points at a note view');
   const planView = await (await viewer.request('GET', plan)).text();
   t.match(planView, /<h2 id="next-steps">Next steps<\/h2>/, 'headings carry the ids heading links use');
+
+  // Users and vaults without the CLI: add a vault and a user, set a password, limits, a sign-in code, admin.
+  const post = async (p: string, form: Record<string, string>) => {
+    const res = await viewer.request('POST', p, { _csrf: await viewer.csrf('/admin/users'), ...form });
+    t.equal(res.status, 303, `${p} done`);
+    return decodeURIComponent(decodeURIComponent(viewer.jar.get('exo_panel_flash') ?? ''));
+  };
+  t.match(
+    await post('/admin/users/add-vault', { vault: 'carols', root: carolVault }),
+    /Added the vault carols \(serving\)/,
+  );
+  t.match(await post('/admin/users/add', { user: 'carol', vault: 'carols' }), /Added carol, bound to carols/);
+  t.match(
+    await post('/admin/users/passwd', { user: 'carol', password: 'carol-password-1' }),
+    /Set the password of carol/,
+  );
+  t.equal((await new PanelClient(server.url).signIn('carol', 'carol-password-1')).status, 303, 'carol signs in');
+  t.match(
+    await post('/admin/users/limits', { user: 'carol', callsPerMinute: '7', 'concurrency.write': '1' }),
+    /Limits of carol: (?=.*callsPerMinute 7)(?=.*concurrency\.write 1)/,
+  );
+  const coded = await viewer.request('POST', '/admin/users/login-link', {
+    _csrf: await viewer.csrf('/admin/users'),
+    user: 'carol',
+  });
+  const code = /<code id="sign-in-code">([^<]+)<\/code>/.exec(await coded.text())?.[1] ?? '';
+  t.ok(code.length > 10, 'a one-time code is shown');
+  const byCode = new PanelClient(server.url);
+  t.equal(
+    (await byCode.request('POST', '/admin/sign-in', { _csrf: await byCode.csrf(), user: '', code, next: '/admin/' }))
+      .status,
+    303,
+    'and signs carol in once',
+  );
+  t.match(await post('/admin/users/admin', { user: 'carol', admin: 'true' }), /carol is an administrator/);
+  const usersPage = await (await viewer.request('GET', '/admin/users')).text();
+  t.match(
+    usersPage,
+    /<th scope="row">carol<\/th><td>carols<\/td><td>admin<\/td>/,
+    'the users page lists her as an admin of carols',
+  );
+  t.equal(
+    (
+      await viewer.request('POST', '/admin/users/add', {
+        _csrf: await viewer.csrf('/admin/users'),
+        user: 'dave',
+        vault: 'carols',
+      })
+    ).status,
+    400,
+    "a second user of an unshared vault is refused with the CLI's sentence",
+  );
 
   // Usage rollups: written with the audit rows, exact, and what the migration's backfill computes too.
   await server.host.audit.flush();
