@@ -15,7 +15,10 @@ import { html } from './html.js';
 /** Resolves link targets written in `fromPath` to vault paths (null: dangling or ambiguous). */
 export type TargetResolver = (targets: readonly string[], fromPath: string) => Promise<Map<string, string | null>>;
 
-/** Resolution over the notes table of one vault: only the notes whose file name a target could mean. */
+/**
+ * Resolution over the notes table of one vault: only the notes whose file name a target could mean, by
+ * the notes_vault_name_lower index (migration 0009; the expression must stay the same).
+ */
 export function notesResolver(db: Kysely<any>, vaultId: number): TargetResolver {
   return async (targets, fromPath) => {
     const names = new Set<string>();
