@@ -184,6 +184,7 @@ const pages = [
   '/admin/edits',
   `/admin/edits/note?path=${encodeURIComponent(some[0].path)}`,
   '/admin/index',
+  '/admin/users',
   '/admin/danger',
   `/admin/notes/${some[1].path.split('/').map(encodeURIComponent).join('/')}`,
 ];
