@@ -2,14 +2,15 @@
 // and re-embed (the search family's own commands, as `exocortex search …` runs them), with live progress
 // (htmx polls a fragment; without JS the page offers a refresh link); and the queries agents ran that
 // found nothing, from the audit log. Everyone acts on their own vault; admins pick any served vault (and
-// the search commands for every vault at once, as the CLI runs them).
+// the search commands for every vault at once, as the CLI runs them), and run any serving family's command
+// (`exocortex <family> <command> [args]`) as a job.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { familyCommandOp, indexOp, renderIndexSummary } from '../admin/operations.js';
 import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { PanelJobs, type Job } from './jobs.js';
-import { first, me, PanelError, type Form, type PanelContext } from './context.js';
+import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
 import type { PanelUser } from './sessions.js';
 import type { ServedVault } from '../vaults/registry.js';
 
@@ -30,6 +31,29 @@ function chosenVault(ctx: PanelContext, user: PanelUser, form: Form, every = fal
     .find((x) => x.row.name === name);
   if (!v?.handle || !v.index) throw new PanelError(409, `The vault ${name} is not being served now; see the overview.`);
   return v;
+}
+
+/** Every serving family's operator commands (what `exocortex <family> --help` lists). */
+function familyCommands(ctx: PanelContext): Array<{ family: string; command: string; description: string }> {
+  return [...ctx.registry.generations.values()]
+    .flatMap((g) =>
+      Object.entries(g.family.commands ?? {}).map(([command, c]) => ({
+        family: g.name,
+        command,
+        description: c.description,
+      })),
+    )
+    .sort((a, b) => `${a.family} ${a.command}`.localeCompare(`${b.family} ${b.command}`));
+}
+
+function commandsForm(ctx: PanelContext, frame: { csrf: string }): Html {
+  const commands = familyCommands(ctx);
+  if (!commands.length) return html``;
+  return html`<section aria-labelledby="fc"><h2 id="fc">Family commands</h2><form method="post" action="/admin/index/family-command">${csrfField(frame)}
+<p>What <code>exocortex &lt;family&gt; &lt;command&gt;</code> runs, as a job here: every vault, as on the CLI.</p>
+<label for="fc-command">Command</label><select id="fc-command" name="command">${commands.map((c) => html`<option value="${c.family} ${c.command}">${c.family} ${c.command}: ${c.description}</option>`)}</select>
+<label for="fc-args">Arguments (separated by spaces; most commands take none)</label><input type="text" id="fc-args" name="args">
+<button type="submit" class="secondary">Run</button></form></section>`;
 }
 
 function vaultPicker(ctx: PanelContext, user: PanelUser, id: string, every: boolean): Html {
@@ -85,6 +109,7 @@ ${
 <form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="reembed"><p>Queue every note for embedding again, keeping current vectors until new ones land.</p>${vaultPicker(ctx, user, 'embed-vault', true)}<button type="submit" class="secondary">Re-embed every note</button></form></section>`
     : ''
 }</div>
+${user.admin ? commandsForm(ctx, frame) : ''}
 <section aria-labelledby="jobs"><h2 id="jobs">Recent jobs</h2><p class="muted" id="jobs-restart">Jobs run inside the server process started ${new Date(ctx.startedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC: a restart ends a running job and forgets this list. A re-index resumes by itself at start; start a keyword rebuild or re-embed again.</p>${visible.map((j) => jobFragment(j, true))}</section>
 <section aria-labelledby="zr"><h2 id="zr">Searches that found nothing (30 days)</h2>${
       zero.rows.length
@@ -129,6 +154,27 @@ ${
       );
       return renderIndexSummary(summary);
     });
+    return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
+  });
+
+  // Any serving family's operator command, as `exocortex <family> <command> [args]` runs it (admins).
+  panel.post('/index/family-command', async (request, reply) => {
+    const user = requireAdmin(request);
+    const form = (request.body ?? {}) as Form;
+    const [family, command] = first(form.command).split(' ');
+    if (!familyCommands(ctx).some((c) => c.family === family && c.command === command))
+      throw new PanelError(400, 'Unknown family command.');
+    const args = first(form.args).trim().split(/\s+/).filter(Boolean).slice(0, 20);
+    const job = jobs.start(
+      `exocortex ${family} ${command}${args.length ? ` ${args.join(' ')}` : ''}`,
+      user.name,
+      async () => {
+        const lines: string[] = [];
+        const code = await familyCommandOp(ctx.operations(), family, command, args, (line) => lines.push(line));
+        if (code !== 0) throw new Error(lines.join('\n') || `exit code ${code}`);
+        return lines.join('\n') || 'done';
+      },
+    );
     return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
   });
 

@@ -300,6 +300,27 @@ t.test('panel over plain HTTP', async (t) => {
     /Rebuild the keyword index of vault bobs[\s\S]*rebuilt keyword vectors of \d+ notes of vault bobs/,
     "and rebuilds the keyword index of bob's vault only",
   );
+  t.match(adminIndex, /<option value="search reset-embeddings">/, "an admin is offered every family's commands");
+  t.notMatch(bobIndex, /family-command/, 'a non-admin is not');
+  t.equal(
+    (await bob.request('POST', '/admin/index/family-command', { _csrf: bobCsrf, command: 'search reembed' })).status,
+    403,
+    'and is refused them',
+  );
+  const fc = await admin.request('POST', '/admin/index/family-command', {
+    _csrf: adminCsrf,
+    command: 'search reembed',
+  });
+  t.match(
+    await waitJob(admin, fc.headers.get('location')!),
+    /exocortex search reembed[\s\S]*job-state">done[\s\S]*queued \d+ notes for embedding/,
+    'a family command runs as a job',
+  );
+  t.equal(
+    (await admin.request('POST', '/admin/index/family-command', { _csrf: adminCsrf, command: 'search nope' })).status,
+    400,
+    'an unknown command is refused',
+  );
 
   // An expired session is refused (the row's expiry is the truth, whatever the cookie says).
   const expiring = new PanelClient(server.url);
