@@ -114,7 +114,7 @@ export function registerUsage(panel: FastifyInstance, ctx: PanelContext): void {
 <section aria-labelledby="calls"><h2 id="calls">Calls per tool, ${win.label} (${String(total)} in all${scope.vaultId === undefined ? ', every vault' : `, vault ${subject.vaultName}`})</h2>
 ${total ? stackedBars(buckets, series, { title: `Tool calls per ${win.bucket}, ${win.label}` }) : html`<p class="muted">No tool calls in this window.</p>`}</section>
 <div class="grid">
-<section aria-labelledby="lat"><h2 id="lat">Latency per tool</h2><p class="muted">p50 and p95 are estimates from latency buckets (each about 1.6× wide), summed per hour.</p><div class="table-wrap"><table><thead><tr><th scope="col">Tool</th><th scope="col" class="num">Calls</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th></tr></thead>
+<section aria-labelledby="lat"><h2 id="lat">Latency per tool</h2><p class="muted">p50 and p95 are estimates from latency buckets (each about 1.6× wide), summed per ${win.bucket}.</p><div class="table-wrap"><table><thead><tr><th scope="col">Tool</th><th scope="col" class="num">Calls</th><th scope="col" class="num">p50</th><th scope="col" class="num">p95</th></tr></thead>
 <tbody>${r.latency.map((l) => html`<tr><th scope="row">${l.tool}</th><td class="num">${String(l.n)}</td><td class="num">${ms(l.p50)}</td><td class="num">${ms(l.p95)}</td></tr>`)}</tbody></table></div></section>
 <section aria-labelledby="err"><h2 id="err">Errors and refusals</h2>${
       r.outcomes.length
