@@ -5,6 +5,9 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../../sdk/types.js';
 import { writeBatchSql } from './rollup.js';
 
+/** Most usage rows one statement writes (each takes 12 parameters, and its two rollup rows up to 24 more). */
+const WRITE_CHUNK = 1000;
+
 export interface UsageRow {
   readonly at: Date;
   readonly vaultId: number | null;
@@ -87,14 +90,19 @@ export class AuditWriter {
   }
 
   private async write(batch: UsageRow[]): Promise<void> {
+    let done = 0;
     try {
-      // The rows and their hourly rollups (usage_hourly) in one statement.
-      await writeBatchSql(batch).execute(this.db);
-      this.written += batch.length;
+      // The rows and their hourly and daily rollups in one statement per chunk (a chunk's 36 parameters a
+      // row stay far under PostgreSQL's 65,535 whatever audit.batchSize says).
+      for (; done < batch.length; done += WRITE_CHUNK) {
+        const chunk = batch.slice(done, done + WRITE_CHUNK);
+        await writeBatchSql(chunk).execute(this.db);
+        this.written += chunk.length;
+      }
     } catch (e) {
       this.failures++;
-      this.dropped += batch.length;
-      this.log.warn({ err: String(e), rows: batch.length }, 'audit flush failed; rows dropped');
+      this.dropped += batch.length - done;
+      this.log.warn({ err: String(e), rows: batch.length - done }, 'audit flush failed; rows dropped');
     }
   }
 

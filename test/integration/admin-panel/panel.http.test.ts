@@ -10,6 +10,7 @@ import { usersDisableOp } from '../../../src/host/admin/account-operations.js';
 import { usersPasswdOp } from '../../../src/host/admin/oauth-operations.js';
 import rollupMigration from '../../../migrations/0008-usage-rollups.js';
 import { sql } from 'kysely';
+import { AuditWriter } from '../../../src/host/audit/batch-writer.js';
 
 /** A cookie jar over fetch, the way a browser without JavaScript keeps a session. */
 class PanelClient {
@@ -471,6 +472,30 @@ t.test('panel over plain HTTP', async (t) => {
     [live.logs, live.logs, live.logs],
     'every call is in the hourly and daily rollups and a latency bucket',
   );
+  // A batch larger than one statement's parameters allow is written in chunks, rollups and all.
+  const big = new AuditWriter(
+    db,
+    { enabled: true, paramsMaxChars: 200, batchSize: 2500, flushIntervalMs: 60_000, maxQueue: 10_000 },
+    server.host.log,
+  );
+  for (let i = 0; i < 2500; i++)
+    big.record({
+      at: new Date(Date.now() - i * 60_000),
+      vaultId: server.host.vaultHandle.id,
+      credentialId: `bulk-${i % 3}`,
+      credentialName: 'bulk',
+      tool: 'list_notes',
+      family: 'notes',
+      params: '{}',
+      durationMs: i % 97,
+      responseBytes: 10,
+      outcome: 'ok',
+      refusalCode: null,
+    });
+  await big.close();
+  t.same([big.written, big.failures], [2500, 0], 'a 2,500-row batch is written');
+  const after = await totals();
+  t.same([after.hourly, after.daily], [after.logs, after.logs], 'and rolled up');
   const snapshot = async () =>
     (
       await sql`SELECT period, vault_id, credential_id, tool, outcome, refusal_code, calls, errors, round(duration_ms_sum::numeric, 3)::text AS d, hist FROM usage_hourly ORDER BY period, credential_id, tool, outcome`.execute(
