@@ -1,5 +1,6 @@
 // The operator panel's pages on a ~10k-note vault (the largest public corpus ×4 by default) with a month of
-// audit rows (BENCH_USAGE_ROWS, default 100k) and agent edits: each page fetched over loopback as a
+// audit rows (BENCH_USAGE_ROWS, default 100k, written with their hourly rollups and timed against plain
+// inserts) and agent edits: each page fetched over loopback as a
 // signed-in admin, BENCH_ROUNDS times (default 15) after one warm-up, with the same-run baseline of /health
 // (the server's cheapest JSON answer). Prints `name: value unit` (p50, p95 and the spread, min–max).
 // Usage: tsx bench/panel.ts [copies=4]
@@ -9,6 +10,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { usersPasswdOp } from '../src/host/admin/oauth-operations.js';
 import { startTestServer } from '../src/host/testing/harness.js';
+import type { UsageRow } from '../src/host/audit/batch-writer.js';
+import { writeBatchSql } from '../src/host/audit/rollup.js';
 import { benchCorpus } from '../test/fixtures/corpus.js';
 import { median, percentile } from './lib/setup.js';
 
@@ -55,12 +58,97 @@ const tools = [
   'read_multiple_notes',
   'get_tags',
 ];
-await sql`INSERT INTO usage_logs (at, vault_id, credential_id, credential_name, tool, family, params, duration_ms, response_bytes, outcome, refusal_code, result_count)
-  SELECT now() - (random() * interval '30 days'), ${server.host.vaultHandle.id}, 'k' || (g % 5), 'key-' || (g % 5), (${sql.val(tools)}::text[])[1 + g % 12], 'notes',
-    '{"query":"q' || (g % 500) || '"}', random() * 200, 1000, CASE WHEN g % 100 = 0 THEN 'refused' ELSE 'ok' END, CASE WHEN g % 100 = 0 THEN 'rate_limited' END,
-    CASE WHEN g % 50 = 0 THEN 0 ELSE 5 END
-  FROM generate_series(1, ${usageRows}) AS g`.execute(server.host.database.db);
-await sql`ANALYZE usage_logs`.execute(server.host.database.db);
+// Written the way the server writes them (batches of 200 through writeBatchSql: usage_logs rows and their
+// hourly rollups in one statement), timed against the same batches inserted plainly into a copy of
+// usage_logs (the write path before rollups) in the same run.
+const db = server.host.database.db;
+const vaultId = server.host.vaultHandle.id;
+const row = (g: number, at: Date): UsageRow => ({
+  at,
+  vaultId,
+  credentialId: `k${g % 5}`,
+  credentialName: `key-${g % 5}`,
+  tool: tools[g % 12],
+  family: 'notes',
+  params: `{"query":"q${g % 500}"}`,
+  durationMs: Math.random() * 200,
+  responseBytes: 1000,
+  outcome: g % 100 === 0 ? 'refused' : 'ok',
+  refusalCode: g % 100 === 0 ? 'rate_limited' : null,
+  resultCount: g % 50 === 0 ? 0 : 5,
+});
+await sql`CREATE TABLE usage_logs_plain (LIKE usage_logs INCLUDING ALL)`.execute(db);
+const plainInsert = (batch: UsageRow[]) =>
+  db
+    .insertInto('usage_logs_plain')
+    .values(
+      batch.map((r) => ({
+        at: r.at,
+        vault_id: r.vaultId,
+        credential_id: r.credentialId,
+        credential_name: r.credentialName,
+        tool: r.tool,
+        family: r.family,
+        params: r.params,
+        duration_ms: r.durationMs,
+        response_bytes: r.responseBytes,
+        outcome: r.outcome,
+        refusal_code: r.refusalCode,
+        result_count: r.resultCount ?? null,
+      })),
+    )
+    .execute();
+const writeTimes = {
+  rollup: [] as number[],
+  plain: [] as number[],
+  liveRollup: [] as number[],
+  livePlain: [] as number[],
+};
+const timed = async (into: number[], run: () => Promise<unknown>) => {
+  const s = performance.now();
+  await run();
+  into.push(performance.now() - s);
+};
+const month = 30 * 86_400_000;
+for (let g = 0; g < usageRows; g += 200) {
+  const batch = Array.from({ length: Math.min(200, usageRows - g) }, (_, i) =>
+    row(g + i, new Date(Date.now() - Math.random() * month)),
+  );
+  // Alternate which goes first so neither always meets a warmer cache.
+  if ((g / 200) % 2) {
+    await timed(writeTimes.rollup, () => writeBatchSql(batch).execute(db));
+    await timed(writeTimes.plain, () => plainInsert(batch));
+  } else {
+    await timed(writeTimes.plain, () => plainInsert(batch));
+    await timed(writeTimes.rollup, () => writeBatchSql(batch).execute(db));
+  }
+}
+// Live batches (what a busy server writes: 200 calls of the last second), 50 of each.
+for (let i = 0; i < 50; i++) {
+  const batch = Array.from({ length: 200 }, (_, j) => row(i * 200 + j, new Date(Date.now() - Math.random() * 1000)));
+  await timed(writeTimes.livePlain, () => plainInsert(batch));
+  await timed(writeTimes.liveRollup, () => writeBatchSql(batch).execute(db));
+}
+await sql`DROP TABLE usage_logs_plain`.execute(db);
+const perBatch = (xs: number[]) =>
+  `${median(xs).toFixed(2)} ms (min ${Math.min(...xs).toFixed(2)}, max ${Math.max(...xs).toFixed(2)}, ${xs.length} batches)`;
+console.log(`panel.audit_batch_plain.p50: ${perBatch(writeTimes.plain)}`);
+console.log(
+  `panel.audit_batch_rollup.p50: ${perBatch(writeTimes.rollup)} (30-day spread: each row its own rollup key)`,
+);
+console.log(
+  `panel.audit_batch_rollup_ratio: ${(median(writeTimes.rollup) / median(writeTimes.plain)).toFixed(2)} x plain`,
+);
+console.log(`panel.audit_batch_live_plain.p50: ${perBatch(writeTimes.livePlain)}`);
+console.log(`panel.audit_batch_live_rollup.p50: ${perBatch(writeTimes.liveRollup)}`);
+console.log(
+  `panel.audit_batch_live_ratio: ${(median(writeTimes.liveRollup) / median(writeTimes.livePlain)).toFixed(2)} x plain`,
+);
+console.log(
+  `panel.usage_hourly_rows: ${(await sql<{ n: string }>`SELECT count(*) AS n FROM usage_hourly`.execute(db)).rows[0].n} rollup rows for ${usageRows + 10_000} audit rows`,
+);
+await sql`ANALYZE usage_logs`.execute(db);
+await sql`ANALYZE usage_hourly`.execute(db);
 const agent = await server.connect();
 const some = (
   await sql<{ path: string }>`SELECT path FROM notes ORDER BY path LIMIT 30`.execute(server.host.database.db)
@@ -96,6 +184,7 @@ const pages = [
   '/admin/edits',
   `/admin/edits/note?path=${encodeURIComponent(some[0].path)}`,
   '/admin/index',
+  '/admin/users',
   '/admin/danger',
   `/admin/notes/${some[1].path.split('/').map(encodeURIComponent).join('/')}`,
 ];

@@ -7,6 +7,8 @@ import m0004 from './0004-users.js';
 import m0005 from './0005-scopes-and-limits.js';
 import m0006 from './0006-oauth.js';
 import m0007 from './0007-panel-sessions.js';
+import m0008 from './0008-usage-rollups.js';
+import m0009 from './0009-notes-name-index.js';
 
 export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
   '0001-host-core': m0001,
@@ -16,4 +18,6 @@ export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
   '0005-scopes-and-limits': m0005,
   '0006-oauth': m0006,
   '0007-panel-sessions': m0007,
+  '0008-usage-rollups': m0008,
+  '0009-notes-name-index': m0009,
 };

@@ -81,7 +81,14 @@ export default defineFamily<SearchTools>({
     search: connectorSearch,
     fetch: connectorFetch,
   },
-  // Embedding progress for /health: counts and the vector strategy only (the last provider error stays in the log).
+  // Embedding progress of one vault for /health and /metrics: counts and the vector strategy only (the last
+  // provider error stays in the log). Without semantic search there is no backlog field, so no backlog sample.
+  healthBacklog: {
+    name: 'embedding',
+    fields: ['queued', 'stale'],
+    when: 'semantic',
+    help: 'Notes waiting to be embedded (queued or stale), per vault; no sample while semantic search is off.',
+  },
   async health(ctx): Promise<Record<string, number | boolean | string>> {
     if (!ctx.hasService(EMBEDDINGS)) return { semantic: false };
     const svc = ctx.service(EMBEDDINGS) as EmbeddingWorker;
@@ -100,14 +107,18 @@ export default defineFamily<SearchTools>({
     'rebuild-keyword': {
       description:
         'recompute every keyword vector for the configured search.ftsConfigs (required after changing that list)',
+      vaultScoped: true,
       async run(ctx) {
         const s = (ctx.settings as { search: SearchSettings }).search;
         const n = await rebuildKeyword(ctx.db, {
           configs: s.ftsConfigs,
           headChars: s.headChars,
           bodyChars: s.bodyChars,
+          vaultId: ctx.onlyVault?.id,
         });
-        ctx.print(`rebuilt keyword vectors of ${n} notes for ${s.ftsConfigs.join(', ')}`);
+        ctx.print(
+          `rebuilt keyword vectors of ${n} notes${ctx.onlyVault ? ` of vault ${ctx.onlyVault.name}` : ''} for ${s.ftsConfigs.join(', ')}`,
+        );
       },
     },
     'reset-embeddings': {
@@ -119,8 +130,10 @@ export default defineFamily<SearchTools>({
     },
     reembed: {
       description: 'queue every note for embedding, keeping current vectors until new ones land',
+      vaultScoped: true,
       async run(ctx) {
-        ctx.print(`queued ${await reembedAll(ctx.db)} notes for embedding`);
+        const n = await reembedAll(ctx.db, ctx.onlyVault?.id);
+        ctx.print(`queued ${n} notes${ctx.onlyVault ? ` of vault ${ctx.onlyVault.name}` : ''} for embedding`);
       },
     },
   },

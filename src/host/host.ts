@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { ListEvents, Logger, Principal, VaultHandle } from '../sdk/types.js';
+import type { HealthBacklog } from '../sdk/define-family.js';
 import type { VaultFs } from '../sdk/vault.js';
 import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { OperationTarget } from './admin/operations.js';
@@ -149,13 +150,8 @@ export class Host {
         workers: () => this.workers.stats(),
         audit: () => ({ pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped }),
         pool: () => this.database.pool.counts(),
-        familyHealth: () => this.familyHealth(),
-        embeddingBacklog: async () => {
-          const search = (await this.familyHealth()).search as Record<string, unknown> | undefined;
-          return search && search.semantic !== false && typeof search.queued === 'number'
-            ? { vault: this.vaultHandle.name, notes: Number(search.queued) + Number(search.stale ?? 0) }
-            : undefined;
-        },
+        familyHealth: () => this.familyHealthByVault(),
+        backlogs: () => this.healthBacklogs(),
       });
       this.database.pool.onWait = (seconds) => metrics.poolWait(seconds);
       this.metrics = metrics;
@@ -490,7 +486,8 @@ export class Host {
     const last = this.manager.lastResult;
     if (last && !last.ok) degraded = true;
     const caps = this.vaultHandle.fs.capabilities;
-    const familyHealth = await this.familyHealth();
+    const byVault = await this.familyHealthByVault();
+    const familyHealth = byVault[this.vaultHandle.name] ?? {};
     const vaults = this.vaults.health();
     for (const v of Object.values(vaults)) if (v.state !== 'serving') degraded = true;
     return {
@@ -514,6 +511,7 @@ export class Host {
           name,
           {
             ...v,
+            ...(byVault[name] && Object.keys(byVault[name]).length ? { familyHealth: byVault[name] } : {}),
             ...(v.reason ? { reason: redact(v.reason) } : {}),
             ...(v.lastError ? { lastError: redact(v.lastError) } : {}),
           },
@@ -522,26 +520,40 @@ export class Host {
     };
   }
 
-  /** Each serving family's own counts (its `health` hook), bounded by a short deadline. */
-  private async familyHealth(): Promise<Record<string, unknown>> {
-    const out: Record<string, unknown> = {};
-    const registry = this.manager.registry;
+  /**
+   * Each serving family's own counts (its `health` hook) for every served vault, by vault name then
+   * family; each call bounded by a short deadline (all run at once). One read serves a whole /health
+   * answer or /metrics scrape.
+   */
+  async familyHealthByVault(): Promise<Record<string, Record<string, unknown>>> {
+    const gens = [...this.manager.registry.generations.values()].filter((g) => g.family.health);
+    const vaults = new Map<number, string>([[this.vaultHandle.id, this.vaultHandle.name]]);
+    for (const v of this.vaults.all()) if (v.handle) vaults.set(v.row.id, v.row.name);
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const name of vaults.values()) out[name] = {};
     await Promise.all(
-      [...registry.generations.values()]
-        .filter((g) => g.family.health)
-        .map(async (g) => {
-          const ctx = { vaultId: this.vaultHandle.id, db: this.database.db, ...g.services() };
+      [...vaults].flatMap(([vaultId, vaultName]) =>
+        gens.map(async (g) => {
+          const ctx = { vaultId, db: this.database.db, ...g.services() };
           const timeout = new Promise<never>((_, reject) =>
             setTimeout(() => reject(new Error('timeout')), FAMILY_HEALTH_TIMEOUT_MS).unref(),
           );
           try {
-            out[g.name] = await Promise.race([g.family.health!(ctx), timeout]);
+            out[vaultName][g.name] = await Promise.race([g.family.health!(ctx), timeout]);
           } catch {
-            out[g.name] = { error: 'unavailable' };
+            out[vaultName][g.name] = { error: 'unavailable' };
           }
         }),
+      ),
     );
     return out;
+  }
+
+  /** The backlogs serving families declare (`healthBacklog`): which health fields to sum, per family. */
+  healthBacklogs(): Array<HealthBacklog & { family: string }> {
+    return [...this.manager.registry.generations.values()].flatMap((g) =>
+      g.family.healthBacklog ? [{ family: g.name, ...g.family.healthBacklog }] : [],
+    );
   }
 
   async close(): Promise<void> {

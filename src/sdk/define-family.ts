@@ -78,10 +78,19 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
    */
   readonly requestBodyBytes?: (settings: Readonly<Record<string, unknown>>) => number;
   /**
-   * Counts and states for /health (never paths, text from users, or secrets), e.g. an embedding
-   * backlog. Called on each /health request with a short deadline; keep it to cheap queries.
+   * Counts and states for /health, /metrics and the panel's overview (never paths, text from users, or
+   * secrets), e.g. an embedding backlog — of one vault, `ctx.vaultId`: the host calls it once per served
+   * vault per /health request or scrape, with a short deadline; keep it to cheap queries.
    */
   readonly health?: (ctx: HealthContext) => Promise<Readonly<Record<string, number | boolean | string>>>;
+  /**
+   * The fields of `health` whose sum is this family's backlog of work in a vault (the search family:
+   * `queued` + `stale`, notes waiting for embeddings). /metrics exports it as
+   * `exocortex_<name>_backlog{vault}` with `help`, and the overview shows it per vault. A vault whose
+   * health lacks one of the fields, or whose boolean field `when` is not true (search: `semantic`, since
+   * nothing embeds while it is off), has no sample.
+   */
+  readonly healthBacklog?: HealthBacklog;
   /** Operator commands, run as `exocortex <family> <command> [args]` (e.g. `exocortex search rebuild-keyword`). */
   readonly commands?: Readonly<Record<string, FamilyCommand>>;
   /**
@@ -95,6 +104,28 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
    * at start (a vault may have been removed while no server ran), with the ids of the vaults that remain.
    */
   readonly pruneVaults?: (db: Database, remaining: readonly number[]) => Promise<void>;
+}
+
+/** What a family's backlog is made of (see FamilyDefinition.healthBacklog). */
+export interface HealthBacklog {
+  readonly name: string;
+  readonly fields: readonly string[];
+  readonly help: string;
+  readonly when?: string;
+}
+
+/** The backlog a family's health fields add up to, or undefined where it is off or a field is missing. */
+export function backlogOf(fields: unknown, b: Pick<HealthBacklog, 'fields' | 'when'>): number | undefined {
+  if (typeof fields !== 'object' || fields === null) return undefined;
+  const f = fields as Record<string, unknown>;
+  if (b.when !== undefined && f[b.when] !== true) return undefined;
+  let n = 0;
+  for (const name of b.fields) {
+    const v = f[name];
+    if (typeof v !== 'number' || !Number.isFinite(v)) return undefined;
+    n += v;
+  }
+  return n;
 }
 
 export const FAMILY_BRAND = Symbol.for('exocortex.family');
@@ -115,6 +146,13 @@ export function defineFamily<Tools extends ToolSignatures<Tools> = UntypedTools>
   }
   if (definition.tools && Object.keys(definition.tools).length > 0 && !definition.schemas) {
     throw new TypeError(`family ${definition.name}: tools need a schemas folder`);
+  }
+  if (definition.healthBacklog) {
+    const b = definition.healthBacklog;
+    if (!/^[a-z][a-z0-9_]{0,39}$/.test(b.name) || b.fields.length === 0 || !definition.health)
+      throw new TypeError(
+        `family ${definition.name}: healthBacklog needs a health hook, a name matching [a-z][a-z0-9_]* and fields`,
+      );
   }
   return Object.freeze({ ...definition, [FAMILY_BRAND]: true as const });
 }

@@ -436,6 +436,11 @@ export interface FamilyCommandContext {
   /** The family's validated settings sections (defaults applied). */
   readonly settings: Record<string, unknown>;
   readonly vault: VaultHandle;
+  /**
+   * Set when the operator asked for one vault only (the panel's vault selector): a command that declares
+   * `vaultScoped` then touches that vault's rows only. Unset (the CLI): every vault the database holds.
+   */
+  readonly onlyVault?: VaultHandle;
   /** Positional arguments after `exocortex <family> <command>`. */
   readonly args: readonly string[];
   /** Progress and results for the operator (stderr); stdout is reserved for what scripts capture. */
@@ -444,6 +449,8 @@ export interface FamilyCommandContext {
 
 export interface FamilyCommand {
   readonly description: string;
+  /** It honours `onlyVault` (so the panel offers it per vault); without it a command acts on every vault. */
+  readonly vaultScoped?: boolean;
   /** Runs with the family's migrations applied but without booting it (so it can repair what boot refuses). */
   run(ctx: FamilyCommandContext): Promise<void>;
 }

@@ -64,9 +64,10 @@ export async function resetEmbeddings(db: Database): Promise<number> {
 }
 
 /** Queue every note for embedding again, keeping the current vectors until replacements land. */
-export async function reembedAll(db: Database): Promise<number> {
+export async function reembedAll(db: Database, vaultId?: number): Promise<number> {
+  const only = vaultId === undefined ? sql`` : sql`WHERE n.vault_id = ${vaultId}`;
   const r = await sql`INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
-      SELECT n.id, n.vault_id, n.content_hash FROM notes n JOIN search_keyword k ON k.note_id = n.id
+      SELECT n.id, n.vault_id, n.content_hash FROM notes n JOIN search_keyword k ON k.note_id = n.id ${only}
       ON CONFLICT (note_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, attempts = 0, next_attempt_at = now(), last_error = NULL`.execute(
     db,
   );

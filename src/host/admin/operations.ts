@@ -213,6 +213,8 @@ export async function familyCommandOp(
   commandName: string | undefined,
   args: readonly string[],
   print: (line: string) => void,
+  /** One vault only (the panel's selector); the command must declare `vaultScoped`. */
+  onlyVault?: VaultHandle,
 ): Promise<number> {
   const resolved = await t.manager.resolveFamily(t.settings, familyName);
   if (!resolved)
@@ -232,7 +234,13 @@ export async function familyCommandOp(
     );
     return commandName ? 2 : 0;
   }
+  if (onlyVault && !command.vaultScoped)
+    throw new OperationError(
+      'invalid_arguments',
+      `${familyName} ${commandName} acts on every vault at once; it takes no vault`,
+      2,
+    );
   if (resolved.family.migrations) await migrate(t.db, `family_${familyName}`, resolved.family.migrations);
-  await command.run({ db: t.db, log: t.log, settings: resolved.settings, vault: t.vault, args, print });
+  await command.run({ db: t.db, log: t.log, settings: resolved.settings, vault: t.vault, onlyVault, args, print });
   return 0;
 }

@@ -1,7 +1,12 @@
 // Audit: one usage_logs row per tool call, buffered and written in batches. Recording never blocks
-// or fails a call: a full queue drops the oldest rows and counts them; a failed flush is logged.
+// or fails a call: a full queue drops the oldest rows and counts them; a failed flush is logged. Each
+// batch also folds into the hourly rollups (usage_hourly) in the same statement.
 import type { Kysely } from 'kysely';
 import type { Logger } from '../../sdk/types.js';
+import { writeBatchSql } from './rollup.js';
+
+/** Most usage rows one statement writes (each takes 12 parameters, and its two rollup rows up to 24 more). */
+const WRITE_CHUNK = 1000;
 
 export interface UsageRow {
   readonly at: Date;
@@ -85,31 +90,19 @@ export class AuditWriter {
   }
 
   private async write(batch: UsageRow[]): Promise<void> {
+    let done = 0;
     try {
-      await this.db
-        .insertInto('usage_logs')
-        .values(
-          batch.map((r) => ({
-            at: r.at,
-            vault_id: r.vaultId,
-            credential_id: r.credentialId,
-            credential_name: r.credentialName,
-            tool: r.tool,
-            family: r.family,
-            params: r.params,
-            duration_ms: r.durationMs,
-            response_bytes: r.responseBytes,
-            outcome: r.outcome,
-            refusal_code: r.refusalCode,
-            result_count: r.resultCount ?? null,
-          })),
-        )
-        .execute();
-      this.written += batch.length;
+      // The rows and their hourly and daily rollups in one statement per chunk (a chunk's 36 parameters a
+      // row stay far under PostgreSQL's 65,535 whatever audit.batchSize says).
+      for (; done < batch.length; done += WRITE_CHUNK) {
+        const chunk = batch.slice(done, done + WRITE_CHUNK);
+        await writeBatchSql(chunk).execute(this.db);
+        this.written += chunk.length;
+      }
     } catch (e) {
       this.failures++;
-      this.dropped += batch.length;
-      this.log.warn({ err: String(e), rows: batch.length }, 'audit flush failed; rows dropped');
+      this.dropped += batch.length - done;
+      this.log.warn({ err: String(e), rows: batch.length - done }, 'audit flush failed; rows dropped');
     }
   }
 

@@ -3,10 +3,11 @@
 // gen_ai.tool.name, error.type), tool results by outcome and refusal code, admission refusals by reason,
 // and gauges read when scraped (sessions, subscriptions, listen streams, index pending per vault, worker
 // queue, audit queue and drops, database pool connections, waiters and wait times, families' health
-// counts such as the embedding backlog), plus prom-client's default process metrics. Holds no vault content:
+// counts per vault, read once per scrape, and each backlog a family declares, e.g. exocortex_embedding_backlog), plus prom-client's default process metrics. Holds no vault content:
 // labels are tool names, method names, refusal codes and vault names only.
 import { timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { backlogOf, type HealthBacklog } from '../../sdk/define-family.js';
 
 /** What the gauges read at scrape time; each is cheap and in memory. */
 export interface MetricsSources {
@@ -18,11 +19,13 @@ export interface MetricsSources {
   audit(): { pending: number; written: number; dropped: number };
   /** The database pool's connections and the queries waiting for one. */
   pool(): { total: number; idle: number; waiting: number };
-  /** Each serving family's `health` counts (the search family's embedding backlog, history's store…). */
-  familyHealth(): Promise<Record<string, unknown>>;
-  /** Notes of a vault waiting to be embedded (queued + stale), or undefined when semantic search is off (a short query). */
-  embeddingBacklog?(): Promise<{ vault: string; notes: number } | undefined>;
+  /** Each serving family's `health` counts per served vault (vault name → family → fields): read once per scrape. */
+  familyHealth(): Promise<Record<string, Record<string, unknown>>>;
+  /** The backlogs serving families declare (`healthBacklog`: which health fields to sum). */
+  backlogs(): ReadonlyArray<HealthBacklog & { family: string }>;
 }
+
+type Health = Record<string, Record<string, unknown>>;
 
 const ADMISSION_CODES = new Set(['rate_limited', 'busy', 'quota_exceeded']);
 /** Seconds; MCP calls run from sub-millisecond reads to the 30 s deadline. */
@@ -34,8 +37,11 @@ export class HostMetrics {
   private readonly results: Counter<'gen_ai_tool_name' | 'outcome' | 'code'>;
   private readonly admission: Counter<'reason'>;
   private readonly poolWaits: Histogram;
+  /** The families' health of the scrape under way (render reads it once; the gauges' collect use it). */
+  private health: Health = {};
+  private readonly backlogGauges = new Map<string, Gauge<'vault'>>();
 
-  constructor(sources: MetricsSources) {
+  constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.operation = new Histogram({
@@ -109,20 +115,22 @@ export class HostMetrics {
       buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers,
     });
+    const metrics = this;
     new Gauge({
       name: 'exocortex_family_health',
-      help: 'Each numeric or boolean field of a serving family\'s health (e.g. family="search": queued and stale are the embedding backlog; family="history": store_bytes).',
-      labelNames: ['family', 'field'],
+      help: 'Each numeric or boolean field of a serving family\'s health, per vault (e.g. family="search": queued and stale are the embedding backlog; family="history": store_bytes).',
+      labelNames: ['family', 'field', 'vault'],
       registers,
-      async collect() {
+      collect() {
         this.reset();
-        for (const [family, fields] of Object.entries(await sources.familyHealth())) {
-          if (typeof fields !== 'object' || fields === null) continue;
-          for (const [field, value] of Object.entries(fields)) {
-            if (typeof value === 'number' && Number.isFinite(value)) this.set({ family, field }, value);
-            else if (typeof value === 'boolean') this.set({ family, field }, value ? 1 : 0);
+        for (const [vault, families] of Object.entries(metrics.health))
+          for (const [family, fields] of Object.entries(families)) {
+            if (typeof fields !== 'object' || fields === null) continue;
+            for (const [field, value] of Object.entries(fields)) {
+              if (typeof value === 'number' && Number.isFinite(value)) this.set({ family, field, vault }, value);
+              else if (typeof value === 'boolean') this.set({ family, field, vault }, value ? 1 : 0);
+            }
           }
-        }
       },
     });
     const perVault = (
@@ -140,20 +148,6 @@ export class HostMetrics {
           for (const [vault, v] of Object.entries(sources.vaults())) this.set({ vault }, pick(v));
         },
       });
-    const backlog = sources.embeddingBacklog;
-    if (backlog) {
-      new Gauge({
-        name: 'exocortex_embedding_backlog',
-        help: "Notes waiting to be embedded (queued or stale), for vault.path's vault; no sample while semantic search is off.",
-        labelNames: ['vault'],
-        registers,
-        async collect() {
-          this.reset();
-          const b = await backlog().catch(() => undefined);
-          if (b) this.set({ vault: b.vault }, b.notes);
-        },
-      });
-    }
     perVault('exocortex_index_notes', 'Notes indexed, per vault.', (v) => v.notes ?? 0);
     perVault(
       'exocortex_index_pending',
@@ -187,7 +181,39 @@ export class HostMetrics {
     );
   }
 
+  /** A gauge per declared backlog (`exocortex_<name>_backlog{vault}`), made when a family first declares it. */
+  private ensureBacklogs(): void {
+    for (const b of this.sources.backlogs()) {
+      if (this.backlogGauges.has(b.name)) continue;
+      const metrics = this;
+      const metricName = `exocortex_${b.name}_backlog`;
+      if (this.registry.getSingleMetric(metricName)) continue;
+      this.backlogGauges.set(
+        b.name,
+        new Gauge({
+          name: metricName,
+          help: b.help,
+          labelNames: ['vault'],
+          registers: [this.registry],
+          collect() {
+            this.reset();
+            // The declaring family of now (a reload may have changed it); no sample where a field is missing.
+            const now = metrics.sources.backlogs().find((x) => x.name === b.name);
+            if (!now) return;
+            for (const [vault, families] of Object.entries(metrics.health)) {
+              const n = backlogOf(families[now.family], now);
+              if (n !== undefined) this.set({ vault }, n);
+            }
+          },
+        }),
+      );
+    }
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
+    // One read of every family's health per scrape, whatever number of gauges show it.
+    this.health = await this.sources.familyHealth().catch(() => ({}));
+    this.ensureBacklogs();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

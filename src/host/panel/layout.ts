@@ -19,12 +19,14 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['credentials', 'Credentials'],
   ['edits', 'Agent edits'],
   ['index', 'Index and search'],
+  ['users', 'Users and vaults'],
   ['danger', 'Danger zone'],
 ];
+const ADMIN_ONLY = new Set(['users', 'danger']);
 
 export function page(frame: Frame, title: string, body: Html): string {
   const nav = frame.user
-    ? html`<nav aria-label="Panel"><ul>${NAV.filter(([slug]) => slug !== 'danger' || frame.user?.admin).map(([slug, label]) => html`<li><a href="/admin/${slug === 'overview' ? '' : slug}"${frame.current === slug ? raw(' aria-current="page"') : ''}>${label}</a></li>`)}</ul>
+    ? html`<nav aria-label="Panel"><ul>${NAV.filter(([slug]) => !ADMIN_ONLY.has(slug) || frame.user?.admin).map(([slug, label]) => html`<li><a href="/admin/${slug === 'overview' ? '' : slug}"${frame.current === slug ? raw(' aria-current="page"') : ''}>${label}</a></li>`)}</ul>
 <form method="post" action="/admin/sign-out" class="signout"><input type="hidden" name="_csrf" value="${frame.csrf}"><span>${frame.user.name}${frame.user.admin ? ' (admin)' : ''}</span> <button type="submit">Sign out</button></form></nav>`
     : '';
   return `<!doctype html>
@@ -75,7 +77,7 @@ td form{display:inline}form button+a{margin-left:.8rem}td button{margin:0;paddin
 pre.diff{background:#fafaf7;border:1px solid #e2e2dc;padding:.5rem;overflow-x:auto;font-size:.85rem;max-height:24rem}
 .diff .add{color:#1e6b24}.diff .del{color:#a4161a}
 progress{width:100%;max-width:24rem;height:1.2rem}
-.muted{color:#5c5c57}.note-body{max-width:46rem}.note-body img{max-width:100%}
+form.inline{display:inline;margin-left:.5rem}.muted{color:#5c5c57}.note-body{max-width:46rem}.note-body img{max-width:100%}.note-body li.task{list-style:none;margin-left:-1.2rem}.note-body .dangling{color:#8a1c1c;text-decoration:underline dotted}
 fieldset{border:1px solid #d6d6d0;border-radius:4px}legend{font-weight:600}
 fieldset label{font-weight:400;display:flex;gap:.4rem;align-items:center;margin:.2rem 0}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

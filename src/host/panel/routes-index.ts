@@ -1,7 +1,9 @@
 // Index and search: re-index a vault (the CLI's `exocortex index` operation), rebuild the keyword index
 // and re-embed (the search family's own commands, as `exocortex search …` runs them), with live progress
 // (htmx polls a fragment; without JS the page offers a refresh link); and the queries agents ran that
-// found nothing, from the audit log. Re-indexing one's own vault is for everyone; the rest for admins.
+// found nothing, from the audit log. Everyone acts on their own vault; admins pick any served vault (and
+// the search commands for every vault at once, as the CLI runs them), and run any serving family's command
+// (`exocortex <family> <command> [args]`) as a job.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { familyCommandOp, indexOp, renderIndexSummary } from '../admin/operations.js';
@@ -9,6 +11,58 @@ import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { PanelJobs, type Job } from './jobs.js';
 import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
+import type { PanelUser } from './sessions.js';
+import type { ServedVault } from '../vaults/registry.js';
+
+const EVERY_VAULT = '*';
+
+/**
+ * The vault a form names (`vault`): a non-admin's own only; an admin's any served vault, or (where
+ * `every` allows) every vault at once (undefined). Without the field: the user's own vault.
+ */
+function chosenVault(ctx: PanelContext, user: PanelUser, form: Form, every = false): ServedVault | undefined {
+  const name = first(form.vault) || user.vaultName;
+  if (name === EVERY_VAULT && every && user.admin) return undefined;
+  if (name !== user.vaultName && !user.admin)
+    throw new PanelError(403, `Only administrators act on other vaults than yours (${user.vaultName}).`);
+  const v = ctx
+    .operations()
+    .vaults?.all()
+    .find((x) => x.row.name === name);
+  if (!v?.handle || !v.index) throw new PanelError(409, `The vault ${name} is not being served now; see the overview.`);
+  return v;
+}
+
+/** Every serving family's operator commands (what `exocortex <family> --help` lists). */
+function familyCommands(ctx: PanelContext): Array<{ family: string; command: string; description: string }> {
+  return [...ctx.registry.generations.values()]
+    .flatMap((g) =>
+      Object.entries(g.family.commands ?? {}).map(([command, c]) => ({
+        family: g.name,
+        command,
+        description: c.description,
+      })),
+    )
+    .sort((a, b) => `${a.family} ${a.command}`.localeCompare(`${b.family} ${b.command}`));
+}
+
+function commandsForm(ctx: PanelContext, frame: { csrf: string }): Html {
+  const commands = familyCommands(ctx);
+  if (!commands.length) return html``;
+  return html`<section aria-labelledby="fc"><h2 id="fc">Family commands</h2><form method="post" action="/admin/index/family-command">${csrfField(frame)}
+<p>What <code>exocortex &lt;family&gt; &lt;command&gt;</code> runs, as a job here: every vault, as on the CLI.</p>
+<label for="fc-command">Command</label><select id="fc-command" name="command">${commands.map((c) => html`<option value="${c.family} ${c.command}">${c.family} ${c.command}: ${c.description}</option>`)}</select>
+<label for="fc-args">Arguments (separated by spaces; most commands take none)</label><input type="text" id="fc-args" name="args">
+<button type="submit" class="secondary">Run</button></form></section>`;
+}
+
+function vaultPicker(ctx: PanelContext, user: PanelUser, id: string, every: boolean): Html {
+  if (!user.admin) return html`<input type="hidden" name="vault" value="${user.vaultName}">`;
+  const names = (ctx.operations().vaults?.all() ?? []).map((v) => v.row.name).sort();
+  return html`<label for="${id}">Vault</label><select id="${id}" name="vault">${every ? html`<option value="${EVERY_VAULT}">every vault</option>` : ''}${names.map(
+    (n) => html`<option value="${n}"${n === user.vaultName && !every ? html` selected` : ''}>${n}</option>`,
+  )}</select>`;
+}
 
 function jobFragment(job: Job, canSee: boolean): Html {
   if (!canSee) return html``;
@@ -45,17 +99,18 @@ export function registerIndexPages(panel: FastifyInstance, ctx: PanelContext): v
     const visible = jobs.list().filter((j) => mayView(request, j));
     const body = html`<div class="grid">
 <section aria-labelledby="ri"><h2 id="ri">Re-index</h2><form method="post" action="/admin/index/reindex">${csrfField(frame)}
-<p>Index vault <strong>${user.vaultName}</strong> again: a catch-up pass, or every note from scratch.</p>
+<p>Index ${user.admin ? 'a vault' : html`vault <strong>${user.vaultName}</strong>`} again: a catch-up pass, or every note from scratch.</p>${user.admin ? vaultPicker(ctx, user, 'reindex-vault', false) : ''}
 <label><input type="checkbox" name="rebuild" value="true"> Every note (rebuild), not only what changed</label>
 <button type="submit" id="start-reindex">Start re-index</button></form></section>
 ${
-  user.admin && hasSearch()
+  hasSearch()
     ? html`<section aria-labelledby="kw"><h2 id="kw">Search indexes</h2>
-<form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="rebuild-keyword"><p>Recompute every keyword vector (after changing search.ftsConfigs).</p><button type="submit">Rebuild keyword index</button></form>
-<form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="reembed"><p>Queue every note for embedding again, keeping current vectors until new ones land.</p><button type="submit" class="secondary">Re-embed every note</button></form></section>`
+<form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="rebuild-keyword"><p>Recompute every keyword vector (after changing search.ftsConfigs).</p>${vaultPicker(ctx, user, 'kw-vault', true)}<button type="submit">Rebuild keyword index</button></form>
+<form method="post" action="/admin/index/search-command">${csrfField(frame)}<input type="hidden" name="command" value="reembed"><p>Queue every note for embedding again, keeping current vectors until new ones land.</p>${vaultPicker(ctx, user, 'embed-vault', true)}<button type="submit" class="secondary">Re-embed every note</button></form></section>`
     : ''
 }</div>
-${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent jobs</h2>${visible.map((j) => jobFragment(j, true))}</section>` : ''}
+${user.admin ? commandsForm(ctx, frame) : ''}
+<section aria-labelledby="jobs"><h2 id="jobs">Recent jobs</h2><p class="muted" id="jobs-restart">Jobs run inside the server process started ${new Date(ctx.startedAt).toISOString().slice(0, 16).replace('T', ' ')} UTC: a restart ends a running job and forgets this list. A re-index resumes by itself at start; start a keyword rebuild or re-embed again.</p>${visible.map((j) => jobFragment(j, true))}</section>
 <section aria-labelledby="zr"><h2 id="zr">Searches that found nothing (30 days)</h2>${
       zero.rows.length
         ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Tool</th><th scope="col">Arguments</th><th scope="col" class="num">Times</th><th scope="col">Last</th></tr></thead><tbody>${zero.rows.map(
@@ -89,27 +144,53 @@ ${visible.length ? html`<section aria-labelledby="jobs"><h2 id="jobs">Recent job
 
   panel.post('/index/reindex', async (request, reply) => {
     const user = me(request);
-    const rebuild = first(((request.body ?? {}) as Form).rebuild) === 'true';
+    const form = (request.body ?? {}) as Form;
+    const rebuild = first(form.rebuild) === 'true';
     const t = ctx.operations();
-    const index = t.vaults?.get(user.vaultId)?.index;
-    if (!index) throw new PanelError(409, `The vault ${user.vaultName} is not being served now; see the overview.`);
-    const job = jobs.start(`${rebuild ? 'Rebuild' : 'Re-index'} of ${user.vaultName}`, user.name, async (progress) => {
-      const summary = await indexOp({ ...t, index }, { rebuild }, (p) => progress(p.done, p.total));
+    const vault = chosenVault(ctx, user, form)!;
+    const job = jobs.start(`${rebuild ? 'Rebuild' : 'Re-index'} of ${vault.row.name}`, user.name, async (progress) => {
+      const summary = await indexOp({ ...t, vault: vault.handle!, index: vault.index }, { rebuild }, (p) =>
+        progress(p.done, p.total),
+      );
       return renderIndexSummary(summary);
     });
     return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
   });
 
-  panel.post('/index/search-command', async (request, reply) => {
+  // Any serving family's operator command, as `exocortex <family> <command> [args]` runs it (admins).
+  panel.post('/index/family-command', async (request, reply) => {
     const user = requireAdmin(request);
-    const command = first(((request.body ?? {}) as Form).command);
-    if (command !== 'rebuild-keyword' && command !== 'reembed') throw new PanelError(400, 'Unknown search command.');
+    const form = (request.body ?? {}) as Form;
+    const [family, command] = first(form.command).split(' ');
+    if (!familyCommands(ctx).some((c) => c.family === family && c.command === command))
+      throw new PanelError(400, 'Unknown family command.');
+    const args = first(form.args).trim().split(/\s+/).filter(Boolean).slice(0, 20);
     const job = jobs.start(
-      command === 'reembed' ? 'Re-embed every note' : 'Rebuild the keyword index',
+      `exocortex ${family} ${command}${args.length ? ` ${args.join(' ')}` : ''}`,
       user.name,
       async () => {
         const lines: string[] = [];
-        await familyCommandOp(ctx.operations(), 'search', command, [], (line) => lines.push(line));
+        const code = await familyCommandOp(ctx.operations(), family, command, args, (line) => lines.push(line));
+        if (code !== 0) throw new Error(lines.join('\n') || `exit code ${code}`);
+        return lines.join('\n') || 'done';
+      },
+    );
+    return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
+  });
+
+  panel.post('/index/search-command', async (request, reply) => {
+    const user = me(request);
+    const form = (request.body ?? {}) as Form;
+    const command = first(form.command);
+    if (command !== 'rebuild-keyword' && command !== 'reembed') throw new PanelError(400, 'Unknown search command.');
+    const vault = chosenVault(ctx, user, form, true);
+    const of = vault ? `vault ${vault.row.name}` : 'every vault';
+    const job = jobs.start(
+      command === 'reembed' ? `Re-embed every note of ${of}` : `Rebuild the keyword index of ${of}`,
+      user.name,
+      async () => {
+        const lines: string[] = [];
+        await familyCommandOp(ctx.operations(), 'search', command, [], (line) => lines.push(line), vault?.handle);
         return lines.join('\n');
       },
     );

@@ -22,6 +22,7 @@ import { registerUsage } from './routes-usage.js';
 import { registerIndexPages } from './routes-index.js';
 import { registerDanger } from './routes-danger.js';
 import { registerNotes } from './routes-notes.js';
+import { registerUsers } from './routes-users.js';
 
 const FLASH_COOKIE = 'exo_panel_flash';
 const CSRF_COOKIE = 'exo_panel_csrf';
@@ -213,6 +214,7 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
       registerEdits(panel, ctx);
       registerUsage(panel, ctx);
       registerIndexPages(panel, ctx);
+      registerUsers(panel, ctx);
       registerDanger(panel, ctx);
       registerNotes(panel, ctx);
     },

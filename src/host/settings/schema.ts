@@ -366,15 +366,6 @@ export const hostSettingsSchema = z
           .describe(
             'How long a panel sign-in lasts (absolute, from sign-in). Sessions live in the database (panel_sessions): disabling the user or signing out ends them at once.',
           ),
-        usageMaxRows: z
-          .number()
-          .int()
-          .min(1000)
-          .max(1_000_000)
-          .default(10_000)
-          .describe(
-            'Most usage_logs rows the Usage page aggregates (the newest of its window); a busier window says which part it covers. Keeps the page fast whatever the audit log holds.',
-          ),
         pageSize: z
           .number()
           .int()

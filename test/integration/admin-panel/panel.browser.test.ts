@@ -1,6 +1,6 @@
 // The /admin panel in headless Chromium (the shared guarded launcher: nothing leaves loopback): sign in,
 // visit every page, mint a key and use it over MCP, revoke it inline (htmx) and see it refused, restore a
-// revision an agent overwrote from the agent-edits page, start a re-index and watch its progress, and
+// revision an agent overwrote from the agent-edits page, undo an agent's change (preview, confirm), start a re-index and watch its progress, and
 // take a screenshot of each page into .tap/screenshots/admin-panel/ for review.
 import t from 'tap';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -132,6 +132,43 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
     'the note has its content from before the agent edit',
   );
 
+  // Undo: the agent scribbles over Inbox.md; the panel previews undoing its changes since then, then undoes.
+  const beforeScribble = new Date().toISOString();
+  const scribbled = (await agent.callTool({
+    name: 'replace_in_note',
+    arguments: { path: 'Ideas/Inbox.md', pattern: 'nothing yet', replacement: 'agent scribble' },
+  })) as { isError?: boolean };
+  t.notOk(scribbled.isError, 'the agent edited Ideas/Inbox.md');
+  await page.goto(`${origin}/admin/edits`);
+  await page.fill('#undo-since', beforeScribble);
+  await page.fill('#undo-credential', 'test-rw');
+  await page.click('form[action="/admin/edits/undo"] button[type=submit]');
+  await page.waitForSelector('h1:has-text("Undo agent changes?")');
+  t.match(
+    await page.textContent('main'),
+    /Ideas\/Inbox\.md[\s\S]*agent scribble/,
+    'the undo preview names the note and shows its diff',
+  );
+  t.equal(
+    readFileSync(path.join(server.vaultDir, 'Ideas/Inbox.md'), 'utf8'),
+    '# Inbox\n\nagent scribble\n',
+    'a preview changes nothing',
+  );
+  t.notMatch(
+    await page.textContent('main'),
+    /Plan\.md/,
+    "only that credential's change since then, not the panel's restore",
+  );
+  await shot('edits-undo-preview');
+  await page.click('button:has-text("Undo these")');
+  await page.waitForSelector('.flash');
+  t.equal(
+    readFileSync(path.join(server.vaultDir, 'Ideas/Inbox.md'), 'utf8'),
+    '# Inbox\n\nnothing yet\n',
+    'after confirming, the note is back on disk as it was before the agent',
+  );
+  t.equal(readFileSync(path.join(server.vaultDir, 'Plan.md'), 'utf8'), PLAN, 'and the restore before it stays');
+
   // Index and search: a re-index whose progress updates in place.
   await page.click('nav >> text=Index and search');
   t.match(await page.textContent('main'), /zeppelin/, 'the search that found nothing is listed');
@@ -157,6 +194,15 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   t.equal(page.url(), jobUrl, 'the job finished on the same page (polled, not reloaded)');
   t.match(await page.textContent('.job-message'), /scanned \d+ notes/, 'the summary shows');
   await shot('index-job');
+
+  // Users and vaults: what the CLI's users and vaults commands do.
+  await page.click('nav >> text=Users and vaults');
+  t.match(
+    await page.textContent('main'),
+    /Add a user[\s\S]*Add a vault/,
+    'the users page offers adding users and vaults',
+  );
+  await shot('users');
 
   // Danger zone and a confirmation page (not confirmed).
   await page.click('nav >> text=Danger zone');

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { usersDisableOp } from '../../../src/host/admin/account-operations.js';
 import { usersPasswdOp } from '../../../src/host/admin/oauth-operations.js';
+import rollupMigration from '../../../migrations/0008-usage-rollups.js';
+import { sql } from 'kysely';
+import { AuditWriter } from '../../../src/host/audit/batch-writer.js';
 
 /** A cookie jar over fetch, the way a browser without JavaScript keeps a session. */
 class PanelClient {
@@ -53,8 +56,28 @@ class PanelClient {
 
 t.test('panel over plain HTTP', async (t) => {
   const bobVault = mkdtempSync(path.join(os.tmpdir(), 'exo-bob-'));
+  const carolVault = mkdtempSync(path.join(os.tmpdir(), 'exo-carol-'));
   const server = await startTestServer({
-    files: { 'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n' },
+    files: {
+      'Projects/Panel plan.md': '# Panel plan\n\nThe zebra panel ships soon.\n\n## Next steps\n\nmore\n',
+      'Hostile.md': [
+        '# Hostile',
+        '',
+        'See [[Panel plan]], [[Panel plan|the plan]], [[Panel plan#Next steps]] and [[Nowhere]].',
+        '',
+        '![[Panel plan]] ![[diagram.png]]',
+        '',
+        '- [ ] write the docs',
+        '- [x] sign-in',
+        '',
+        '<script>alert(1)</script> <img src=x onerror=alert(2)>',
+        '',
+        'A [click](javascript:alert%283%29) and [[Panel plan]] <b>inline</b>.',
+        '',
+        '[[Panel plan|<b onclick=alert(4)>x</b>]] `[[Not a link]]`',
+        '',
+      ].join('\n'),
+    },
     config: {
       // notes and search only (search/fetch link to the panel); the rest stay off to start fast.
       families: Object.fromEntries(
@@ -70,6 +93,7 @@ t.test('panel over plain HTTP', async (t) => {
   t.teardown(async () => {
     await server.close();
     rmSync(bobVault, { recursive: true, force: true });
+    rmSync(carolVault, { recursive: true, force: true });
   });
   const ops = server.host.operations;
   await usersPasswdOp(ops, { name: 'operator', password: 'operator-password-1' });
@@ -156,6 +180,8 @@ t.test('panel over plain HTTP', async (t) => {
     '/admin/usage?user=operator',
     '/admin/danger',
     '/admin/danger/disable?user=operator',
+    '/admin/users',
+    '/admin/users/edit?user=operator',
   ]) {
     t.equal((await bob.request('GET', p)).status, 403, `bob is refused ${p}`);
   }
@@ -168,6 +194,17 @@ t.test('panel over plain HTTP', async (t) => {
     ).status,
     403,
     'a non-admin cannot disable anyone',
+  );
+  t.equal(
+    (
+      await bob.request('POST', '/admin/users/passwd', {
+        _csrf: await bob.csrf('/admin/credentials'),
+        user: 'operator',
+        password: 'bob-owns-you-now',
+      })
+    ).status,
+    403,
+    "a non-admin cannot set anyone's password",
   );
   t.equal(
     (
@@ -200,6 +237,90 @@ t.test('panel over plain HTTP', async (t) => {
       .where('revoked_at', 'is', null)
       .executeTakeFirst(),
     'the key is still active',
+  );
+
+  // Index jobs: everyone on their own vault; admins on any vault (a selector); anyone else refused.
+  const opVault = server.host.settings.host.vault.name;
+  const bobIndex = await (await bob.request('GET', '/admin/index')).text();
+  t.notMatch(bobIndex, /<select[^>]*name="vault"/, 'a non-admin is offered no vault selector');
+  t.match(
+    bobIndex,
+    /id="jobs-restart">Jobs run inside the server process started [^<]*a restart ends a running job/,
+    'the page says a restart ends jobs',
+  );
+  const bobCsrf = await bob.csrf('/admin/index');
+  for (const [action, extra] of [
+    ['/admin/index/reindex', {}],
+    ['/admin/index/search-command', { command: 'rebuild-keyword' }],
+    ['/admin/index/search-command', { command: 'reembed' }],
+  ] as const) {
+    t.equal(
+      (await bob.request('POST', action, { _csrf: bobCsrf, vault: opVault, ...extra })).status,
+      403,
+      `bob may not start ${action} ${'command' in extra ? extra.command : ''} on the operator's vault`,
+    );
+  }
+  t.equal(
+    (await bob.request('POST', '/admin/index/search-command', { _csrf: bobCsrf, command: 'reembed', vault: '*' }))
+      .status,
+    403,
+    'nor on every vault',
+  );
+  const waitJob = async (c: PanelClient, location: string) => {
+    for (let i = 0; i < 200; i++) {
+      const text = await (await c.request('GET', location)).text();
+      if (!/job-state">running/.test(text)) return text;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${location} still running`);
+  };
+  const own = await bob.request('POST', '/admin/index/reindex', { _csrf: bobCsrf });
+  t.equal(own.status, 303, 'bob re-indexes his own vault');
+  t.match(await waitJob(bob, own.headers.get('location')!), /Re-index of bobs[\s\S]*job-state">done/);
+  const adminIndex = await (await admin.request('GET', '/admin/index')).text();
+  t.match(
+    adminIndex,
+    /<select id="reindex-vault" name="vault">[\s\S]*<option value="bobs">/,
+    'an admin picks the vault',
+  );
+  const adminCsrf = await admin.csrf('/admin/index');
+  const other = await admin.request('POST', '/admin/index/reindex', { _csrf: adminCsrf, vault: 'bobs' });
+  t.equal(other.status, 303);
+  t.match(
+    await waitJob(admin, other.headers.get('location')!),
+    /Re-index of bobs[\s\S]*job-state">done/,
+    "an admin re-indexes bob's vault",
+  );
+  const kw = await admin.request('POST', '/admin/index/search-command', {
+    _csrf: adminCsrf,
+    command: 'rebuild-keyword',
+    vault: 'bobs',
+  });
+  t.match(
+    await waitJob(admin, kw.headers.get('location')!),
+    /Rebuild the keyword index of vault bobs[\s\S]*rebuilt keyword vectors of \d+ notes of vault bobs/,
+    "and rebuilds the keyword index of bob's vault only",
+  );
+  t.match(adminIndex, /<option value="search reset-embeddings">/, "an admin is offered every family's commands");
+  t.notMatch(bobIndex, /family-command/, 'a non-admin is not');
+  t.equal(
+    (await bob.request('POST', '/admin/index/family-command', { _csrf: bobCsrf, command: 'search reembed' })).status,
+    403,
+    'and is refused them',
+  );
+  const fc = await admin.request('POST', '/admin/index/family-command', {
+    _csrf: adminCsrf,
+    command: 'search reembed',
+  });
+  t.match(
+    await waitJob(admin, fc.headers.get('location')!),
+    /exocortex search reembed[\s\S]*job-state">done[\s\S]*queued \d+ notes for embedding/,
+    'a family command runs as a job',
+  );
+  t.equal(
+    (await admin.request('POST', '/admin/index/family-command', { _csrf: adminCsrf, command: 'search nope' })).status,
+    400,
+    'an unknown command is refused',
   );
 
   // An expired session is refused (the row's expiry is the truth, whatever the cookie says).
@@ -262,4 +383,130 @@ t.test('panel over plain HTTP', async (t) => {
   const view = await viewer.request('GET', new URL(hit!.url).pathname);
   t.equal(view.status, 200);
   t.match(await view.text(), /The zebra panel ships soon\./, 'the note view renders the note');
+  // What Obsidian shows: wikilinks and embeds resolve to note views, tasks are checkboxes; nothing runs.
+  const hostile = await (await viewer.request('GET', '/admin/notes/Hostile.md')).text();
+  const body = /<article class="note-body card">([\s\S]*)<\/article>/.exec(hostile)?.[1] ?? '';
+  const plan = '/admin/notes/Projects/Panel%20plan.md';
+  t.match(body, `<a class="wikilink" href="${plan}">Panel plan</a>`, '[[Note]] links to the note it resolves to');
+  t.match(body, `<a class="wikilink" href="${plan}">the plan</a>`, '[[Note|alias]] shows the alias');
+  t.match(body, `<a class="wikilink" href="${plan}#next-steps">Panel plan &gt; Next steps</a>`, '[[Note#Heading]]');
+  t.match(body, /<span class="wikilink dangling"[^>]*>Nowhere<\/span>/, 'a dangling link is no link');
+  t.match(body, `<a class="wikilink embed" href="${plan}">Embedded: Panel plan</a>`, 'an embed is a link');
+  t.match(body, /<input type="checkbox" disabled aria-label="to do"> write the docs/, '- [ ] is an unticked box');
+  t.match(body, /<input type="checkbox" disabled checked aria-label="done"> sign-in/, '- [x] a ticked one');
+  t.match(body, /<code>\[\[Not a link\]\]<\/code>/, 'code stays code');
+  t.notMatch(body, /<script|<img|<b[ >]/i, 'no markup from the note survives');
+  t.match(body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/, 'raw HTML shows as text');
+  t.notMatch(body, /href="javascript:/i, 'no javascript: link');
+  t.match(body, /<a href="">click<\/a>/, 'a javascript: link loses its address');
+  t.notMatch(body, /href="(?!\/admin\/notes\/|")/, 'every other link points at a note view');
+  const planView = await (await viewer.request('GET', plan)).text();
+  t.match(planView, /<h2 id="next-steps">Next steps<\/h2>/, 'headings carry the ids heading links use');
+
+  // Users and vaults without the CLI: add a vault and a user, set a password, limits, a sign-in code, admin.
+  const post = async (p: string, form: Record<string, string>) => {
+    const res = await viewer.request('POST', p, { _csrf: await viewer.csrf('/admin/users'), ...form });
+    t.equal(res.status, 303, `${p} done`);
+    return decodeURIComponent(decodeURIComponent(viewer.jar.get('exo_panel_flash') ?? ''));
+  };
+  t.match(
+    await post('/admin/users/add-vault', { vault: 'carols', root: carolVault }),
+    /Added the vault carols \(serving\)/,
+  );
+  t.match(await post('/admin/users/add', { user: 'carol', vault: 'carols' }), /Added carol, bound to carols/);
+  t.match(
+    await post('/admin/users/passwd', { user: 'carol', password: 'carol-password-1' }),
+    /Set the password of carol/,
+  );
+  t.equal((await new PanelClient(server.url).signIn('carol', 'carol-password-1')).status, 303, 'carol signs in');
+  t.match(
+    await post('/admin/users/limits', { user: 'carol', callsPerMinute: '7', 'concurrency.write': '1' }),
+    /Limits of carol: (?=.*callsPerMinute 7)(?=.*concurrency\.write 1)/,
+  );
+  const coded = await viewer.request('POST', '/admin/users/login-link', {
+    _csrf: await viewer.csrf('/admin/users'),
+    user: 'carol',
+  });
+  const code = /<code id="sign-in-code">([^<]+)<\/code>/.exec(await coded.text())?.[1] ?? '';
+  t.ok(code.length > 10, 'a one-time code is shown');
+  const byCode = new PanelClient(server.url);
+  t.equal(
+    (await byCode.request('POST', '/admin/sign-in', { _csrf: await byCode.csrf(), user: '', code, next: '/admin/' }))
+      .status,
+    303,
+    'and signs carol in once',
+  );
+  t.match(await post('/admin/users/admin', { user: 'carol', admin: 'true' }), /carol is an administrator/);
+  const usersPage = await (await viewer.request('GET', '/admin/users')).text();
+  t.match(
+    usersPage,
+    /<th scope="row">carol<\/th><td>carols<\/td><td>admin<\/td>/,
+    'the users page lists her as an admin of carols',
+  );
+  t.equal(
+    (
+      await viewer.request('POST', '/admin/users/add', {
+        _csrf: await viewer.csrf('/admin/users'),
+        user: 'dave',
+        vault: 'carols',
+      })
+    ).status,
+    400,
+    "a second user of an unshared vault is refused with the CLI's sentence",
+  );
+
+  // Usage rollups: written with the audit rows, exact, and what the migration's backfill computes too.
+  await server.host.audit.flush();
+  const db = server.host.database.db;
+  const totals = async () =>
+    (
+      await sql<{ logs: string; hourly: string; daily: string; hist: string }>`SELECT
+        (SELECT count(*) FROM usage_logs) AS logs, (SELECT sum(calls) FROM usage_hourly) AS hourly,
+        (SELECT sum(calls) FROM usage_daily) AS daily,
+        (SELECT sum(v) FROM usage_hourly, unnest(hist) AS v) AS hist`.execute(db)
+    ).rows[0];
+  const live = await totals();
+  t.ok(Number(live.logs) >= 3, 'the tool calls were logged');
+  t.same(
+    [live.hourly, live.daily, live.hist],
+    [live.logs, live.logs, live.logs],
+    'every call is in the hourly and daily rollups and a latency bucket',
+  );
+  // A batch larger than one statement's parameters allow is written in chunks, rollups and all.
+  const big = new AuditWriter(
+    db,
+    { enabled: true, paramsMaxChars: 200, batchSize: 2500, flushIntervalMs: 60_000, maxQueue: 10_000 },
+    server.host.log,
+  );
+  for (let i = 0; i < 2500; i++)
+    big.record({
+      at: new Date(Date.now() - i * 60_000),
+      vaultId: server.host.vaultHandle.id,
+      credentialId: `bulk-${i % 3}`,
+      credentialName: 'bulk',
+      tool: 'list_notes',
+      family: 'notes',
+      params: '{}',
+      durationMs: i % 97,
+      responseBytes: 10,
+      outcome: 'ok',
+      refusalCode: null,
+    });
+  await big.close();
+  t.same([big.written, big.failures], [2500, 0], 'a 2,500-row batch is written');
+  const after = await totals();
+  t.same([after.hourly, after.daily], [after.logs, after.logs], 'and rolled up');
+  const snapshot = async () =>
+    (
+      await sql`SELECT period, vault_id, credential_id, tool, outcome, refusal_code, calls, errors, round(duration_ms_sum::numeric, 3)::text AS d, hist FROM usage_hourly ORDER BY period, credential_id, tool, outcome`.execute(
+        db,
+      )
+    ).rows;
+  const before = await snapshot();
+  await sql`DROP TABLE usage_hourly; DROP TABLE usage_daily`.execute(db);
+  await rollupMigration.up(db);
+  t.same(await snapshot(), before, 'the migration backfills the same rollups from usage_logs');
+  const usage = await viewer.request('GET', '/admin/usage?window=7d');
+  t.equal(usage.status, 200);
+  t.match(await usage.text(), /search/, 'the Usage page reads them');
 });

@@ -43,7 +43,16 @@ t.test('tool calls, refusals and the gauges parse back from the text format', as
   const deadline = Date.now() + 20_000;
   while ((server.host.index!.status().pending > 0 || server.host.index!.status().indexed < 2) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 100));
+  // The families' health is read once per scrape, for every vault, whatever number of gauges show it.
+  const host = server.host as unknown as { familyHealthByVault(): Promise<unknown> };
+  const read = host.familyHealthByVault.bind(host);
+  let healthReads = 0;
+  host.familyHealthByVault = () => {
+    healthReads++;
+    return read();
+  };
   const res = await scrape({ authorization: `Bearer ${TOKEN}` });
+  t.equal(healthReads, 1, "one read of the families' health per scrape");
   t.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
   const text = await res.text();
   const families = new Map(parse(text).map((f) => [f.name, f]));
@@ -94,8 +103,8 @@ t.test('tool calls, refusals and the gauges parse back from the text format', as
   t.match(text, /^exocortex_db_pool_wait_seconds_count [1-9]\d*$/m, 'queries waited for a connection, and were timed');
   t.match(
     text,
-    /^exocortex_family_health\{family="search",field="semantic"\} 0$/m,
-    "families' health counts (no embedding provider here)",
+    /^exocortex_family_health\{family="search",field="semantic",vault="vault"\} 0$/m,
+    "families' health counts per vault (no embedding provider here)",
   );
   t.same(
     families.get('exocortex_embedding_backlog')?.metrics ?? [],
