@@ -2,6 +2,7 @@
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
 import { unifiedPatch } from '../../src/markdown/index.js';
 import { isRefusal, type ToolContext } from '../../src/sdk/index.js';
+import { isAgentActor } from '../../src/sdk/query/index.js';
 import { cursorCodec, type CursorCodec } from '../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { HISTORY, historySettings } from './recorder.js';
@@ -35,7 +36,7 @@ export function historyPath(ctx: ToolContext<any>, input: string): string {
 }
 
 export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
-  const agent = r.actor_kind !== 'human';
+  const agent = isAgentActor(r.actor_kind);
   return {
     revision: revisionId(r.id),
     kind: r.kind,
@@ -46,7 +47,7 @@ export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
     previous_hash: r.previous_hash,
     size: r.size,
     skipped: r.skipped,
-    by: agent ? r.actor_kind : 'human/sync',
+    by: agent || r.actor_kind === 'panel' ? r.actor_kind : 'human/sync',
     by_name: r.actor_name,
     credential: r.actor_id,
     user: r.user_name,

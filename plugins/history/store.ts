@@ -3,7 +3,7 @@
 // of another vault is simply not found.
 import { sql } from 'kysely';
 import type { Database } from '../../src/sdk/index.js';
-import { textArray } from '../../src/sdk/query/index.js';
+import { agentActorSql, textArray } from '../../src/sdk/query/index.js';
 
 export type RevisionKind = 'outside' | 'create' | 'write' | 'move' | 'delete';
 
@@ -193,7 +193,7 @@ export async function agentRevisions(
   f: UndoFilter,
   cap: number,
 ): Promise<RevisionRow[]> {
-  const where = [sql`vault_id = ${vaultId}`, sql`actor_kind <> 'human'`, sql`kind <> 'outside'`];
+  const where = [sql`vault_id = ${vaultId}`, agentActorSql(), sql`kind <> 'outside'`];
   if (f.since) where.push(sql`at >= ${f.since}`);
   if (f.until) where.push(sql`at <= ${f.until}`);
   if (f.credential) where.push(sql`(actor_id = ${f.credential} OR actor_name = ${f.credential})`);

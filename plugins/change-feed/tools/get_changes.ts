@@ -2,7 +2,7 @@
 // Read-only; gap/reset meta events always pass the filters, and next_since never loses or repeats an event.
 import { sql, type RawBuilder } from 'kysely';
 import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
-import { clampLimit, folderScope, textArray, underFolder } from '../../../src/sdk/query/index.js';
+import { agentActorSql, clampLimit, folderScope, textArray, underFolder } from '../../../src/sdk/query/index.js';
 import type { ChangeFeedTools } from '../../../src/generated/change-feed/index.js';
 import type { FeedSettings } from '../contributor.js';
 
@@ -59,7 +59,7 @@ export async function readChanges(ctx: ToolContext<any>, input: Input, cap: numb
   if (input.kinds?.length) filters.push(sql`kind = ANY(${textArray(input.kinds)})`);
   const by = input.by ?? 'any';
   if (by === 'human') filters.push(sql`actor_kind = 'human'`);
-  if (by === 'agents') filters.push(sql`actor_kind <> 'human'`);
+  if (by === 'agents') filters.push(agentActorSql());
   if (by === 'me') filters.push(sql`actor_kind <> 'human' AND actor_id = ${ctx.principal.id}`);
   const pass = filters.length ? sql`(kind IN ('gap', 'reset') OR (${sql.join(filters, sql` AND `)}))` : sql`true`;
   // kind holds only what the contributor writes: the schema's event kinds.

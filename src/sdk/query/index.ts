@@ -5,3 +5,4 @@ export * from './limit.js';
 export * from './cursor.js';
 export * from './sql-params.js';
 export * from './tag-key.js';
+export * from './actors.js';

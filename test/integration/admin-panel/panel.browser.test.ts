@@ -123,6 +123,8 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await page.waitForSelector('#confirm-restore');
   t.match(await page.textContent('pre.diff'), /on Friday/, 'the preview shows the diff');
   await shot('edits-restore-preview');
+  // The undo below starts before this restore: a person's restore from the panel is not an agent's change.
+  const beforeRestore = new Date().toISOString();
   await page.click('#confirm-restore');
   await page.waitForSelector('.flash');
   t.match(await page.textContent('.flash'), /Restored Plan\.md/);
@@ -132,16 +134,15 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
     'the note has its content from before the agent edit',
   );
 
-  // Undo: the agent scribbles over Inbox.md; the panel previews undoing its changes since then, then undoes.
-  const beforeScribble = new Date().toISOString();
+  // Undo: the agent scribbles over Inbox.md; the panel previews undoing every agent's changes since the restore,
+  // then undoes.
   const scribbled = (await agent.callTool({
     name: 'replace_in_note',
     arguments: { path: 'Ideas/Inbox.md', pattern: 'nothing yet', replacement: 'agent scribble' },
   })) as { isError?: boolean };
   t.notOk(scribbled.isError, 'the agent edited Ideas/Inbox.md');
   await page.goto(`${origin}/admin/edits`);
-  await page.fill('#undo-since', beforeScribble);
-  await page.fill('#undo-credential', 'test-rw');
+  await page.fill('#undo-since', beforeRestore);
   await page.click('form[action="/admin/edits/undo"] button[type=submit]');
   await page.waitForSelector('h1:has-text("Undo agent changes?")');
   t.match(
@@ -157,7 +158,7 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   t.notMatch(
     await page.textContent('main'),
     /Plan\.md/,
-    "only that credential's change since then, not the panel's restore",
+    "only the agent's change since then, not the panel's restore (a person's, actor kind panel)",
   );
   await shot('edits-undo-preview');
   await page.click('button:has-text("Undo these")');
