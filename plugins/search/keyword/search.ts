@@ -402,7 +402,8 @@ async function render(
     FROM search_keyword k JOIN notes n ON n.id = k.note_id
     WHERE k.note_id = ANY(${ids}::bigint[])`.execute(db);
   const further = details.rows.filter(
-    (d) => d.scan !== null && d.scan.length === firstRead && d.bytes > firstRead && !windowInside(d.scan, probe),
+    // (`left` counts characters, JS UTF-16 units: a prefix holding astral characters is longer than firstRead.)
+    (d) => d.scan !== null && d.scan.length >= firstRead && d.bytes > firstRead && !windowInside(d.scan, probe),
   );
   if (further.length) {
     const more = await sql<{
