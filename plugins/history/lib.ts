@@ -2,8 +2,7 @@
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
 import { unifiedPatch } from '../../src/markdown/index.js';
 import { isRefusal, type ToolContext } from '../../src/sdk/index.js';
-import { isAgentActor } from '../../src/sdk/query/index.js';
-import { cursorCodec, type CursorCodec } from '../../src/sdk/query/index.js';
+import { cursorCodec, isAgentActor, type CursorCodec } from '../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { HISTORY, historySettings } from './recorder.js';
 import type { HistorySettings } from './settings.js';
