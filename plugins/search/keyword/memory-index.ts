@@ -292,7 +292,7 @@ export class VaultMemoryIndex {
    * Load every stored row of the vault, then build the base. The vault's note ids are read first and the rows
    * fetched by primary key in batches: a keyset page (`vault_id = $1 AND note_id > $2 ORDER BY note_id LIMIT n`)
    * was planned, on PGlite's never-analysed tables, as a sort of the whole vault with every vector converted to
-   * text before the limit — loading took 7 s at 10k notes and 354 s at 100k.
+   * text before the limit — loading took 7 s at 10k notes and 354 s at 100k (49 s now; bench/search.ts 40).
    */
   async load(db: Database): Promise<void> {
     const stamp = await sql<{

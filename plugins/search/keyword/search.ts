@@ -9,7 +9,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
-import { cjkSnippet, termSnippet } from '../ranking/snippet.js';
+import { cjkSnippet, escapeRegExp, termSnippet } from '../ranking/snippet.js';
 import { idf, saturate, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import { cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
 import { phraseText } from './index-text.js';
@@ -486,10 +486,6 @@ function snippetWindow(text: string, probe: RegExp | undefined): string {
 function windowInside(text: string, probe: RegExp | undefined): boolean {
   const at = probe ? text.search(probe) : -1;
   return at >= 0 && Math.max(0, at - SNIPPET_LEAD) + SNIPPET_WINDOW <= text.length;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The matched units, heaviest first: `shown where weight`, where is t (title), b (body) or t+b. At most six. */

@@ -1,6 +1,11 @@
 // Pure snippet making and shaping: a one-line snippet with matches in «», whitespace
 // flattened, cut to a budget around the first match, markers kept balanced. No SQL here.
 
+/** Text as a literal inside a RegExp. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 export function shapeSnippet(headline: string | null | undefined, maxChars: number): string | null {
   if (!headline || !headline.includes('«')) return null;
   let text = headline.replace(/\s+/g, ' ').trim();
@@ -42,7 +47,7 @@ export function cjkSnippet(body: string, words: readonly string[], maxChars: num
   if (at < 0) return null;
   const start = Math.max(0, at - Math.floor(maxChars / 4));
   const end = Math.min(text.length, start + Math.floor(maxChars * 0.8));
-  const escaped = cjkWords.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const escaped = cjkWords.map(escapeRegExp);
   const marked = text.slice(start, end).replace(new RegExp(escaped.join('|'), 'g'), (m) => `«${m}»`);
   return shapeSnippet(`${start > 0 ? '…' : ''}${marked}${end < text.length ? '…' : ''}`, maxChars);
 }
@@ -62,7 +67,7 @@ export function termSnippet(text: string, terms: readonly string[], maxChars: nu
   if (!list.length || !text) return null;
   const flat = text.replace(/\s+/g, ' ').trim();
   const re = new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:${list.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[\\p{L}\\p{N}]*`,
+    `(?<![\\p{L}\\p{N}])(?:${list.map(escapeRegExp).join('|')})[\\p{L}\\p{N}]*`,
     'giu',
   );
   const hits: Array<{ at: number; end: number; key: string }> = [];
