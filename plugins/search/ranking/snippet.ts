@@ -66,10 +66,7 @@ export function termSnippet(text: string, terms: readonly string[], maxChars: nu
   );
   if (!list.length || !text) return null;
   const flat = text.replace(/\s+/g, ' ').trim();
-  const re = new RegExp(
-    `(?<![\\p{L}\\p{N}])(?:${list.map(escapeRegExp).join('|')})[\\p{L}\\p{N}]*`,
-    'giu',
-  );
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${list.map(escapeRegExp).join('|')})[\\p{L}\\p{N}]*`, 'giu');
   const hits: Array<{ at: number; end: number; key: string }> = [];
   for (const m of flat.matchAll(re)) {
     const low = m[0].toLowerCase();
