@@ -8,7 +8,8 @@
 // The server inherits this environment, so its escape hatches (EXOCORTEX_NATIVE_POOL=1,
 // EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines docs/performance.md and docs/operations.md quote; BENCH_DEFERRED=0 sets
 // index.deferredWrites: false (one transaction per write-through batch); BENCH_HISTORY=0 switches the history
-// family off (bench/history compares on and off in one run).
+// family off (bench/history compares on and off in one run); BENCH_MAINTENANCE=0 sets database.pgliteMaintenanceSeconds: 0
+// (the embedded engine never analyses its tables nor merges GIN pending lists, as before that setting).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -142,7 +143,11 @@ async function runEngine(engine: string): Promise<void> {
       configFile,
       YAML.stringify({
         vault: { path: vault },
-        database: { url, pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0' },
+        database: {
+          url,
+          pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0',
+          ...(process.env.BENCH_MAINTENANCE === '0' ? { pgliteMaintenanceSeconds: 0 } : {}),
+        },
         server: { port: 0 },
         log: { level: 'info' },
         auth: { mintAdminKeyOnFirstStart: false },

@@ -13,6 +13,7 @@ import migration0004 from './migrations/0004-chunk-bits.js';
 import migration0005 from './migrations/0005-term-stats.js';
 import migration0006 from './migrations/0006-df-sample.js';
 import migration0007 from './migrations/0007-keyword-rev.js';
+import migration0008 from './migrations/0008-body-gin-pending.js';
 import { searchSettingsSchema, type SearchSettings } from './settings.js';
 import connectorFetch from './tools/fetch.js';
 import connectorSearch from './tools/search.js';
@@ -61,6 +62,7 @@ export default defineFamily<SearchTools>({
     '0005-term-stats': migration0005,
     '0006-df-sample': migration0006,
     '0007-keyword-rev': migration0007,
+    '0008-body-gin-pending': migration0008,
   },
   // The keyword contributor, and once a pass has caught up with the vault, the vault's memory index loaded behind it.
   indexers: (ctx) => [

@@ -173,6 +173,8 @@ export class Host {
       baseDir: settings.baseDir,
       poolSize: h.database.poolSize,
       pgliteThread: h.database.pgliteThread,
+      pgliteMaintenanceSeconds: h.database.pgliteMaintenanceSeconds,
+      log,
     });
     let host: Host | undefined;
     try {

@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationP
 import type { FamilyMigration } from '../../sdk/types.js';
 import { hostMigrations } from '../../../migrations/index.js';
 import { openPglite } from './engines/pglite.js';
+import { DEFAULT_MAINTENANCE_POLICY, EmbeddedMaintenance } from './engines/pglite-maintenance.js';
 import { acquireOwnerLock, type OwnerLock } from './owner-lock.js';
 import { openPostgres } from './engines/postgres.js';
 import type { DatabaseEngine } from './engines/types.js';
@@ -22,6 +23,8 @@ export interface DatabaseService {
   readonly db: Kysely<any>;
   readonly engine: DatabaseEngine;
   readonly pool: PoolWatch;
+  /** The embedded engine's autovacuum stand-in, when it runs in this process (engines/pglite-maintenance.ts). */
+  readonly maintenance?: EmbeddedMaintenance;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -32,6 +35,12 @@ export interface OpenDatabaseOptions {
   readonly poolSize?: number;
   /** Run embedded PGlite on its own worker thread (default) rather than on the event loop's thread. */
   readonly pgliteThread?: boolean;
+  /**
+   * Seconds between the embedded engine's maintenance passes (ANALYZE, GIN pending lists: PGlite runs no
+   * autovacuum); 0 or absent: none (short-lived CLI opens). Ignored for a server, whose autovacuum does it.
+   */
+  readonly pgliteMaintenanceSeconds?: number;
+  readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 /**
@@ -51,6 +60,12 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     throw e;
   }
   const pool = engine.pool;
+  const seconds = options.pgliteMaintenanceSeconds ?? 0;
+  const maintenance =
+    engine.kind === 'pglite' && seconds > 0
+      ? new EmbeddedMaintenance(pool, { ...DEFAULT_MAINTENANCE_POLICY, intervalSeconds: seconds }, options.log)
+      : undefined;
+  maintenance?.start();
   const watch: PoolWatch = {
     counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
@@ -69,6 +84,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     db,
     engine,
     pool: watch,
+    maintenance,
     async ping() {
       try {
         await sql`select 1`.execute(db);
@@ -78,6 +94,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
       }
     },
     async close() {
+      await maintenance?.stop();
       await db.destroy().catch(() => undefined);
       await engine.close().catch(() => undefined);
       lock?.release();

@@ -284,6 +284,15 @@ export const hostSettingsSchema = z
           .describe(
             'Run embedded PGlite on its own worker thread so SQL never blocks the event loop; false runs it on the main thread (about 100 MiB less memory, slower answers while the index works).',
           ),
+        pgliteMaintenanceSeconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(3600)
+          .default(15)
+          .describe(
+            "Seconds between the embedded database's maintenance passes, which do what a server's autovacuum would (PGlite runs none): ANALYZE each table once 50 rows plus 10 % of it changed (at most every 5 minutes unless it more than doubled), so the planner stops using plans made on empty tables; and merge the pending lists of the keyword index's GIN indexes. 0 turns it off; a PostgreSQL server ignores it.",
+          ),
       })
       .strict()
       .prefault({})

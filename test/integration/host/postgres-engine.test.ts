@@ -71,7 +71,8 @@ t.test(
     // Another process (a CLI, a replica) revokes the key on the shared server database.
     const { openDatabase } = await import('../../../src/host/db/index.js');
     const { revokeApiKey } = await import('../../../src/host/auth/api-keys.js');
-    const other = await openDatabase(pg.url, { baseDir: '/', poolSize: 1 });
+    const other = await openDatabase(pg.url, { baseDir: '/', poolSize: 1, pgliteMaintenanceSeconds: 15 });
+    t.equal(other.maintenance, undefined, "a server's autovacuum does the embedded maintenance's work: none runs");
     t.equal((await revokeApiKey(other.db, 'test-ro')).length, 1);
     await other.close();
     const deadline = Date.now() + 2000;

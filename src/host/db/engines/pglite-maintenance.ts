@@ -1,0 +1,144 @@
+// What autovacuum would do for the embedded engine, which runs none: ANALYZE the tables whose rows changed enough,
+// and merge the pending lists of GIN indexes that buffer their inserts (fastupdate). Without the first, every table
+// keeps the size it had when first planned (empty, on a fresh database), and a named statement's cached generic
+// plan (statement-cache.ts) stays whatever was cheapest on empty tables; without the second, a query through such
+// an index scans its whole pending list. Never runs on a PostgreSQL server (its autovacuum does this), never inside
+// a caller's transaction, and holds the one connection for one table or one index at a time.
+import pg from 'pg';
+
+export interface MaintenancePolicy {
+  /** Seconds between checks (0: never). */
+  readonly intervalSeconds: number;
+  /** Rows changed since a table's last ANALYZE before it is due (autovacuum_analyze_threshold's role). */
+  readonly baseRows: number;
+  /** Plus this fraction of the table's rows (autovacuum_analyze_scale_factor's role). */
+  readonly scale: number;
+  /** A table analysed less than this many seconds ago waits, unless it has more than doubled since. */
+  readonly minGapSeconds: number;
+}
+
+export const DEFAULT_MAINTENANCE_POLICY: MaintenancePolicy = {
+  intervalSeconds: 15,
+  baseRows: 50,
+  scale: 0.1,
+  minGapSeconds: 300,
+};
+
+export interface MaintenanceRun {
+  /** Tables analysed. */
+  readonly analysed: string[];
+  /** GIN indexes whose pending list held pages, and how many were merged. */
+  readonly merged: Array<{ index: string; pages: number }>;
+}
+
+type Log = { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+
+export class EmbeddedMaintenance {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<MaintenanceRun> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly policy: MaintenancePolicy = DEFAULT_MAINTENANCE_POLICY,
+    private readonly log?: Log,
+  ) {}
+
+  start(): void {
+    if (this.policy.intervalSeconds <= 0 || this.timer || this.stopped) return;
+    this.timer = setInterval(() => void this.tick(), this.policy.intervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  /** One pass now, or the one already running. */
+  runOnce(): Promise<MaintenanceRun> {
+    if (this.running) return this.running;
+    const run = this.pass().finally(() => {
+      this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  /** Stop, and wait for a pass in progress (the pool must still be open). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.runOnce();
+    } catch (err) {
+      if (!this.stopped) this.log?.warn({ err }, 'embedded database: maintenance pass failed');
+    }
+  }
+
+  private async pass(): Promise<MaintenanceRun> {
+    const analysed = await this.analyseDue();
+    const merged = await this.mergePendingLists();
+    if (analysed.length || merged.length) this.log?.debug({ analysed, merged }, 'embedded database: maintenance');
+    return { analysed, merged };
+  }
+
+  private async analyseDue(): Promise<string[]> {
+    const { baseRows, scale, minGapSeconds } = this.policy;
+    // PostgreSQL's own change counters, flushed from the backend's pending ones first (it flushes them at most once
+    // a second, and an idle PGlite never does); reltuples is -1 until a table is first analysed.
+    await this.pool.query('SELECT pg_stat_force_next_flush()');
+    const due = await this.pool.query<{ schemaname: string; relname: string }>(
+      `SELECT s.schemaname, s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+       WHERE s.n_mod_since_analyze >= $1::float8 + $2::float8 * greatest(c.reltuples, 0)
+         AND (s.last_analyze IS NULL OR s.last_analyze < now() - make_interval(secs => $3::float8)
+              OR s.n_live_tup > 2 * greatest(c.reltuples, 0))
+       ORDER BY s.n_mod_since_analyze DESC`,
+      [baseRows, scale, minGapSeconds],
+    );
+    const done: string[] = [];
+    for (const t of due.rows) {
+      if (this.stopped) break;
+      const ok = await this.quietly(
+        `ANALYZE ${pg.escapeIdentifier(t.schemaname)}.${pg.escapeIdentifier(t.relname)}`,
+        [],
+        t.relname,
+      );
+      if (ok) done.push(t.relname);
+    }
+    return done;
+  }
+
+  private async mergePendingLists(): Promise<Array<{ index: string; pages: number }>> {
+    // GIN indexes buffer inserts unless created WITH (fastupdate = off); an empty list costs one metapage read.
+    const gins = await this.pool.query<{ schemaname: string; relname: string }>(
+      `SELECT n.nspname AS schemaname, c.relname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind = 'i' AND a.amname = 'gin' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+         AND NOT coalesce('fastupdate=off' = ANY(c.reloptions), false)`,
+    );
+    const merged: Array<{ index: string; pages: number }> = [];
+    for (const g of gins.rows) {
+      if (this.stopped) break;
+      const name = `${pg.escapeIdentifier(g.schemaname)}.${pg.escapeIdentifier(g.relname)}`;
+      const pages = await this.quietly('SELECT gin_clean_pending_list($1::regclass)', [name], g.relname);
+      if (typeof pages === 'number' && pages > 0) merged.push({ index: g.relname, pages });
+    }
+    return merged;
+  }
+
+  /**
+   * Run one maintenance statement; a table or index dropped since the check (a migration down, a test's teardown)
+   * is skipped. Returns the first column of the first row as a number, true when there is none, false on failure.
+   */
+  private async quietly(statement: string, values: unknown[], target: string): Promise<number | boolean> {
+    try {
+      const r = await this.pool.query(statement, values);
+      const first = r.rows?.[0] ? Object.values(r.rows[0])[0] : undefined;
+      return first === undefined ? true : Number(first);
+    } catch (err) {
+      this.log?.debug({ err, target }, 'embedded database: maintenance statement skipped');
+      return false;
+    }
+  }
+}

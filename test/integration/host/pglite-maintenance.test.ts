@@ -1,0 +1,81 @@
+// The embedded engine's maintenance pass (what a server's autovacuum does, PGlite running none): a named statement
+// planned while its table was empty keeps that plan as the table grows, until the pass analyses the table; GIN
+// indexes that buffer inserts have their pending lists merged; the pass runs only where it is asked for.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { sql } from 'kysely';
+import { openDatabase } from '../../../src/host/db/index.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-pglite-maintenance-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+t.test('a plan made on an empty table is replaced once the pass analyses it', async (t) => {
+  // An hour between passes: the test runs them itself.
+  const d = await openDatabase(`pglite:${path.join(dir, 'plans')}`, { baseDir: '/', pgliteMaintenanceSeconds: 3600 });
+  t.teardown(() => d.close());
+  t.ok(d.maintenance, 'the embedded engine gets a maintenance pass when asked');
+  await sql`CREATE TABLE big (id int PRIMARY KEY, v text NOT NULL)`.execute(d.db);
+  // The shape of the keyword contributor's "old rows" read: a batch of ids joined to the table.
+  const lookup = (ids: number[]) =>
+    sql<{
+      v: string;
+    }>`SELECT b.v FROM big b JOIN jsonb_to_recordset(${JSON.stringify(ids.map((id) => ({ id })))}::jsonb) AS r(id int) ON r.id = b.id`.execute(
+      d.db,
+    );
+  for (let i = 0; i < 8; i++) await lookup([i]); // past the plan cache's five custom plans
+  await sql`INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g`.execute(d.db);
+  const plan = async () => {
+    const name = (
+      await sql<{
+        name: string;
+      }>`SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT b.v FROM big b%'`.execute(d.db)
+    ).rows[0]?.name;
+    t.ok(name, 'the lookup runs as a named statement');
+    const rows = await sql<{ 'QUERY PLAN': string }>`EXPLAIN EXECUTE ${sql.raw(name!)}('[{"id": 5}]')`.execute(d.db);
+    return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+  };
+  const stale = await plan();
+  t.match(stale, /Seq Scan on big/, 'before a pass the cached plan still reads the whole table');
+
+  const run = await d.maintenance!.runOnce();
+  t.ok(run.analysed.includes('big'), 'the grown table is analysed');
+  t.match(await plan(), /Index Scan using big_pkey/, 'after it the statement is planned on the real table');
+  t.same((await lookup([5])).rows, [{ v: 'x'.repeat(200) }]);
+
+  const again = await d.maintenance!.runOnce();
+  t.notOk(again.analysed.includes('big'), 'a table that has not changed since is left alone');
+});
+
+t.test('GIN pending lists are merged; indexes without one are not touched', async (t) => {
+  const d = await openDatabase(`pglite:${path.join(dir, 'gin')}`, { baseDir: '/', pgliteMaintenanceSeconds: 3600 });
+  t.teardown(() => d.close());
+  await sql`CREATE TABLE docs (id int PRIMARY KEY, tsv tsvector NOT NULL)`.execute(d.db);
+  await sql`CREATE INDEX docs_buffered ON docs USING gin (tsv) WITH (fastupdate = on)`.execute(d.db);
+  await sql`CREATE INDEX docs_direct ON docs USING gin (tsv) WITH (fastupdate = off)`.execute(d.db);
+  await sql`INSERT INTO docs SELECT g, to_tsvector('simple', 'word' || g || ' common') FROM generate_series(1, 3000) g`.execute(
+    d.db,
+  );
+  const run = await d.maintenance!.runOnce();
+  const merged = run.merged.find((m) => m.index === 'docs_buffered');
+  t.ok(merged && merged.pages > 0, `the buffered index's pending pages are merged (${merged?.pages})`);
+  t.notOk(
+    run.merged.some((m) => m.index === 'docs_direct'),
+    'an index with fastupdate off has no list',
+  );
+  t.same((await d.maintenance!.runOnce()).merged, [], 'nothing is left pending');
+  const hits = await sql<{ n: number }>`SELECT count(*)::int AS n FROM docs WHERE tsv @@ 'word42'::tsquery`.execute(
+    d.db,
+  );
+  t.equal(hits.rows[0].n, 1, 'the merged index still answers');
+});
+
+t.test('no pass where none is asked for', async (t) => {
+  const d = await openDatabase(`pglite:${path.join(dir, 'off')}`, { baseDir: '/' });
+  t.teardown(() => d.close());
+  t.equal(d.maintenance, undefined, 'a CLI open (no interval) runs none');
+  const zero = await openDatabase(`pglite:${path.join(dir, 'zero')}`, { baseDir: '/', pgliteMaintenanceSeconds: 0 });
+  t.teardown(() => zero.close());
+  t.equal(zero.maintenance, undefined, 'pgliteMaintenanceSeconds: 0 turns it off');
+});
