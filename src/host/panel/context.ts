@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { InputNeeded } from '../../sdk/client-channel.js';
-import type { OperationTarget } from '../admin/operations.js';
+import { OperationError, type OperationTarget } from '../admin/operations.js';
+import { Refusal } from '../../sdk/refusals.js';
 import type { CallResult } from '../families/dispatch.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { Settings } from '../settings/load.js';
@@ -36,6 +37,11 @@ export interface PanelContext extends PanelDeps {
   send(reply: FastifyReply, status: number, body: string): FastifyReply;
   /** Redirect after a POST (303), carrying a one-shot message for the next page. */
   done(reply: FastifyReply, to: string, flash: string): FastifyReply;
+  /**
+   * Run an operator command for a form and redirect to `to` with the message it returns; an operation's or a
+   * refusal's error becomes a 400 page that says why (the same operations the CLI runs, so the same refusals).
+   */
+  operate(reply: FastifyReply, to: string, op: () => Promise<string>): Promise<FastifyReply>;
   /** The principal a signed-in user's tool calls run as (their own vault, their full scopes). */
   principalOf(user: PanelUser): Principal;
   /** The user whose data a page shows: the signed-in one, or (admins only) the one named by ?user=. */
@@ -54,6 +60,19 @@ export class PanelError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * Run an operator command (the CLI's own operation); its refusal or operation error becomes a 400 panel page
+ * that says why. Anything else is a fault and propagates.
+ */
+export async function runOperation<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    if (e instanceof OperationError || e instanceof Refusal) throw new PanelError(400, e.message);
+    throw e;
   }
 }
 

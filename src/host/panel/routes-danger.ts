@@ -1,10 +1,9 @@
 // Danger zone (admins only): disable a user, remove a vault, revoke everything of one user. Each action is
 // a GET confirmation page that names exactly what will happen, then a POST that runs the CLI's operation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OperationError, keysListOp, keysRevokeOp } from '../admin/operations.js';
+import { keysListOp, keysRevokeOp } from '../admin/operations.js';
 import { usersDisableOp, usersListOp, vaultsListOp, vaultsRemoveOp } from '../admin/account-operations.js';
 import { oauthGrantsListOp, oauthGrantsRevokeOp } from '../admin/oauth-operations.js';
-import { Refusal } from '../../sdk/refusals.js';
 import { userByName } from '../auth/users.js';
 import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
@@ -102,28 +101,19 @@ export function registerDanger(panel: FastifyInstance, ctx: PanelContext): void 
   panel.get('/danger/revoke-all', confirm('revoke-all', 'user'));
   panel.get('/danger/remove-vault', confirm('remove-vault', 'vault'));
 
-  const operation = async (run: () => Promise<string>, reply: FastifyReply) => {
-    try {
-      return ctx.done(reply, '/admin/danger', await run());
-    } catch (e) {
-      if (e instanceof OperationError || e instanceof Refusal) throw new PanelError(400, e.message);
-      throw e;
-    }
-  };
-
   panel.post('/danger/disable', async (request, reply) => {
     requireAdmin(request);
     const name = first(((request.body ?? {}) as Form).user);
-    return operation(async () => {
+    return ctx.operate(reply, '/admin/danger', async () => {
       const r = await usersDisableOp(ctx.operations(), name);
       return `Disabled ${r.disabled}: ${r.keys} key(s) refused, ${r.sessionsClosed} session(s) closed.`;
-    }, reply);
+    });
   });
 
   panel.post('/danger/revoke-all', async (request, reply) => {
     requireAdmin(request);
     const name = first(((request.body ?? {}) as Form).user);
-    return operation(async () => {
+    return ctx.operate(reply, '/admin/danger', async () => {
       const t = ctx.operations();
       const user = await userByName(ctx.db, name);
       if (!user) throw new PanelError(404, `There is no user "${name}".`);
@@ -133,15 +123,15 @@ export function registerDanger(panel: FastifyInstance, ctx: PanelContext): void 
       for (const g of grants) await oauthGrantsRevokeOp(t, g.id);
       const ended = await endSessionsOf(ctx.db, user.id);
       return `Revoked ${keys.length} key(s) and ${grants.length} grant(s) of ${name}; ended ${ended} panel sign-in(s).`;
-    }, reply);
+    });
   });
 
   panel.post('/danger/remove-vault', async (request, reply) => {
     requireAdmin(request);
     const name = first(((request.body ?? {}) as Form).vault);
-    return operation(async () => {
+    return ctx.operate(reply, '/admin/danger', async () => {
       const r = await vaultsRemoveOp(ctx.operations(), name, true);
       return `Removed the vault ${r.removed}${r.usersDisabled.length ? `; disabled ${r.usersDisabled.join(', ')}` : ''}.`;
-    }, reply);
+    });
   });
 }

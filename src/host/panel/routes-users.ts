@@ -3,8 +3,7 @@
 // sign-in code (shown once, on the answer page, never in a cookie); make or unmake an admin; set or clear
 // a user's limits; add a vault. Each POST runs the CLI's own operation (src/host/admin/); users and vaults
 // declared in the config file are refused there, as on the CLI. Disabling and removing stay in the danger zone.
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { OperationError } from '../admin/operations.js';
+import type { FastifyInstance } from 'fastify';
 import {
   usersAddOp,
   usersAdminOp,
@@ -14,10 +13,9 @@ import {
   vaultsListOp,
 } from '../admin/account-operations.js';
 import { usersLoginLinkOp, usersPasswdOp } from '../admin/oauth-operations.js';
-import { Refusal } from '../../sdk/refusals.js';
 import { html } from './html.js';
 import { csrfField, page, type Frame } from './layout.js';
-import { first, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
+import { first, PanelError, requireAdmin, runOperation, type Form, type PanelContext } from './context.js';
 
 const LIMITS = [
   ['callsPerMinute', 'Calls per minute'],
@@ -39,15 +37,6 @@ function limitsText(limits: Record<string, unknown>): string {
 }
 
 export function registerUsers(panel: FastifyInstance, ctx: PanelContext): void {
-  const run = async (reply: FastifyReply, op: () => Promise<string>) => {
-    try {
-      return ctx.done(reply, '/admin/users', await op());
-    } catch (e) {
-      if (e instanceof OperationError || e instanceof Refusal) throw new PanelError(400, e.message);
-      throw e;
-    }
-  };
-
   panel.get('/users', async (request, reply) => {
     const signedIn = requireAdmin(request);
     const t = ctx.operations();
@@ -111,7 +100,7 @@ ${LIMITS.map(([key, label]) => html`<label for="lim-${key}">${label}</label><inp
   panel.post('/users/add', async (request, reply) => {
     requireAdmin(request);
     const f = (request.body ?? {}) as Form;
-    return run(reply, async () => {
+    return ctx.operate(reply, '/admin/users', async () => {
       const u = await usersAddOp(ctx.operations(), {
         name: first(f.user).trim(),
         vault: first(f.vault),
@@ -125,7 +114,7 @@ ${LIMITS.map(([key, label]) => html`<label for="lim-${key}">${label}</label><inp
   panel.post('/users/add-vault', async (request, reply) => {
     requireAdmin(request);
     const f = (request.body ?? {}) as Form;
-    return run(reply, async () => {
+    return ctx.operate(reply, '/admin/users', async () => {
       const v = await vaultsAddOp(ctx.operations(), {
         name: first(f.vault).trim(),
         root: first(f.root).trim(),
@@ -143,7 +132,7 @@ ${LIMITS.map(([key, label]) => html`<label for="lim-${key}">${label}</label><inp
         400,
         'You cannot take your own administrator role away here (another admin or the CLI can).',
       );
-    return run(reply, async () => {
+    return ctx.operate(reply, '/admin/users', async () => {
       const u = await usersAdminOp(ctx.operations(), { name: first(f.user), admin: first(f.admin) === 'true' });
       return u.admin ? `${u.name} is an administrator.` : `${u.name} is no longer an administrator.`;
     });
@@ -152,7 +141,7 @@ ${LIMITS.map(([key, label]) => html`<label for="lim-${key}">${label}</label><inp
   panel.post('/users/passwd', async (request, reply) => {
     requireAdmin(request);
     const f = (request.body ?? {}) as Form;
-    return run(reply, async () => {
+    return ctx.operate(reply, '/admin/users', async () => {
       const r = await usersPasswdOp(ctx.operations(), { name: first(f.user), password: first(f.password) });
       return `Set the password of ${r.user}.`;
     });
@@ -170,7 +159,7 @@ ${LIMITS.map(([key, label]) => html`<label for="lim-${key}">${label}</label><inp
       if (b) limits[a] = { ...(limits[a] ?? {}), [b]: Number(v) };
       else limits[a] = Number(v);
     }
-    return run(reply, async () => {
+    return ctx.operate(reply, '/admin/users', async () => {
       const u = await usersLimitsOp(ctx.operations(), {
         name: first(f.user),
         limits,
@@ -184,13 +173,7 @@ ${LIMITS.map(([key, label]) => html`<label for="lim-${key}">${label}</label><inp
   panel.post('/users/login-link', async (request, reply) => {
     requireAdmin(request);
     const name = first(((request.body ?? {}) as Form).user);
-    let r: { user: string; code: string; expiresAt: string };
-    try {
-      r = await usersLoginLinkOp(ctx.operations(), name);
-    } catch (e) {
-      if (e instanceof OperationError || e instanceof Refusal) throw new PanelError(400, e.message);
-      throw e;
-    }
+    const r = await runOperation(() => usersLoginLinkOp(ctx.operations(), name));
     const frame: Frame = ctx.frame(request, reply, 'users');
     const body = html`<section class="card"><p>Give this code to ${r.user}; it signs in once, until ${r.expiresAt.slice(0, 16).replace('T', ' ')} UTC, and is not shown again.</p>
 <p><code id="sign-in-code">${r.code}</code></p><p><a href="/admin/users">Back to users and vaults</a></p></section>`;

@@ -14,7 +14,7 @@ import { userByName } from '../auth/users.js';
 import { html } from './html.js';
 import { PANEL_CSS, page, type Frame } from './layout.js';
 import { createSession, endSession, SESSION_COOKIE, sessionUser } from './sessions.js';
-import { first, PanelError, type Form, type PanelContext, type PanelDeps } from './context.js';
+import { first, PanelError, runOperation, type Form, type PanelContext, type PanelDeps } from './context.js';
 import { registerOverview } from './routes-overview.js';
 import { registerCredentials } from './routes-credentials.js';
 import { registerEdits } from './routes-edits.js';
@@ -64,6 +64,9 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
         done(reply, to, flash) {
           reply.setCookie(FLASH_COOKIE, encodeURIComponent(flash.slice(0, 300)), { ...cookieOpts, maxAge: 60 });
           return reply.redirect(to, 303);
+        },
+        async operate(reply, to, op) {
+          return ctx.done(reply, to, await runOperation(op));
         },
         principalOf(user) {
           return {
