@@ -8,8 +8,9 @@
 // The server inherits this environment, so its escape hatches (EXOCORTEX_NATIVE_POOL=1,
 // EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines docs/performance.md and docs/operations.md quote; BENCH_DEFERRED=0 sets
 // index.deferredWrites: false (one transaction per write-through batch); BENCH_HISTORY=0 switches the history
-// family off (bench/history compares on and off in one run); BENCH_MAINTENANCE=0 sets database.pgliteMaintenanceSeconds: 0
-// (the embedded engine never analyses its tables nor merges GIN pending lists, as before that setting).
+// family off (bench/history compares on and off in one run); BENCH_MAINTENANCE=N sets database.pgliteMaintenanceSeconds: N (0:
+// the embedded engine never analyses its tables nor merges GIN pending lists, as before that setting);
+// BENCH_COLD_ONLY=1 stops after the cold index figures (for comparing index cost across commits).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +26,7 @@ import { machine, median, percentile, ROOT } from './lib/setup.js';
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WRITERS = 8;
+const COLD_ONLY = process.env.BENCH_COLD_ONLY === '1';
 const CLI = path.join(ROOT, 'src/host/cli/main.ts');
 const engines = (process.argv[2] ?? 'pglite,postgres').split(',');
 
@@ -146,7 +148,7 @@ async function runEngine(engine: string): Promise<void> {
         database: {
           url,
           pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0',
-          ...(process.env.BENCH_MAINTENANCE === '0' ? { pgliteMaintenanceSeconds: 0 } : {}),
+          ...(process.env.BENCH_MAINTENANCE ? { pgliteMaintenanceSeconds: Number(process.env.BENCH_MAINTENANCE) } : {}),
         },
         server: { port: 0 },
         log: { level: 'info' },
@@ -179,6 +181,7 @@ async function runEngine(engine: string): Promise<void> {
       await new Promise((r) => setTimeout(r, 250));
     }
     const indexSeconds = (performance.now() - t0) / 1000;
+    const indexCpuMs = cpuMs(pid);
     const notes = Number(index.indexed ?? 0);
     console.log(
       `# engine: ${engine}; oldwinter-knowledge-garden x${COPIES}; all built-in families but files and transfer`,
@@ -190,6 +193,16 @@ async function runEngine(engine: string): Promise<void> {
       'notes/s',
       'server start to index ready, all contributors',
     );
+    line(
+      `${engine}_index_cold_server_cpu_per_note`,
+      indexCpuMs / Math.max(1, notes),
+      'ms',
+      'server process CPU (every thread, start-up included) up to index ready: steadier than notes/s on a busy machine',
+    );
+    if (COLD_ONLY) {
+      await Promise.all(clients.map((c) => c.close()));
+      return;
+    }
 
     const listed = (await call(clients[0], 'list_notes', { limit: 200 })).structuredContent as {
       notes?: Array<{ path: string }>;
