@@ -9,12 +9,18 @@
 // Layout: a compressed base (all postings ordered by lexeme: slot and packed frequency in two typed arrays, one
 // offset per lexeme) plus a small overlay of per-lexeme arrays for notes written since; a rewritten or removed note
 // only marks its old slot dead. The overlay and dead slots are folded into a new base when they grow.
+import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { isSingleCjk } from './cjk.js';
 
 /** Rows read per statement when loading or catching up. */
 const LOAD_BATCH = 1000;
+/**
+ * Rows taken in between turns of the event loop while a vault loads: a row costs ~0.2 ms (its vector parsed, its
+ * terms counted), so a whole batch would hold the loop ~200 ms at a time and every tool call behind it.
+ */
+const APPLY_SLICE = 100;
 /** A catch-up of more changed rows than this is not done inside a query: the query uses SQL, a reload runs behind. */
 const INLINE_CATCH_UP = 2000;
 /** Query units whose lexemes are remembered. */
@@ -307,7 +313,10 @@ export class VaultMemoryIndex {
       const batch = await sql<StoredRow>`
         SELECT note_id, rev, body_len, title_keys, tsv::text AS tsv FROM search_keyword
         WHERE note_id = ANY(${page}::bigint[]) AND vault_id = ${this.vaultId}`.execute(db);
-      for (const row of batch.rows) this.apply(row);
+      for (let k = 0; k < batch.rows.length; k++) {
+        this.apply(batch.rows[k]);
+        if ((k + 1) % APPLY_SLICE === 0) await yieldLoop();
+      }
       if (this.overlayPostings > 2_000_000) this.fold();
     }
     this.fold();
