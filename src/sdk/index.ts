@@ -10,6 +10,7 @@ export * from './printable.js';
 export type * from './index-service.js';
 export { indexLag } from './index-service.js';
 export { mapLimit } from './map-limit.js';
+export { ModelMemo } from './model-memo.js';
 export * from './client-channel.js';
 export * from './link-moves.js';
 export type { ResultPaging, BudgetCut } from './result-budget.js';

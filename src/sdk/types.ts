@@ -313,6 +313,14 @@ export interface IndexContributor<Model = unknown> {
    */
   writeMany?(trx: DatabaseTransaction, items: ReadonlyArray<ContributorItem<Model>>): Promise<void>;
   /**
+   * Optional: work that needs only the parsed model (text to index, say), run by index passes as soon as a
+   * batch is parsed, while the batch before it is still being written, so the transaction that holds the
+   * database waits less. It keeps what it derives in a `ModelMemo` for `write`/`writeMany` to find for the same
+   * model object; they must still derive it themselves when it never ran (write-through, re-derive) or threw.
+   * Synchronous and bounded by the note's size: it runs on the event loop.
+   */
+  prepare?(model: Model): void;
+  /**
    * Optional: a string holding everything `write` derives from (e.g. the note's path and links). When it
    * equals the fingerprint of this contributor's last committed write for the note, the index skips the
    * write. Leave it out when every change must reach `write` (an event log, a full-text body).

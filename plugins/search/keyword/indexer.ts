@@ -3,10 +3,30 @@
 // note count and total length in step by deltas, and queues the note for embedding. Never writes per-term
 // rows: document frequencies are counted at query time from the GIN index, so a note costs one row here. Never embeds here: the index transaction must stay fast and independent of any provider.
 import { sql } from 'kysely';
-import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../../src/sdk/index.js';
+import {
+  ModelMemo,
+  type ContributorItem,
+  type DatabaseTransaction,
+  type IndexContributor,
+  type IndexedNote,
+} from '../../../src/sdk/index.js';
 import type { NoteModel } from '../../../src/markdown/index.js';
 import { DEFAULT_KEYWORD_OPTIONS, readKeywordOptions } from './meta.js';
-import { keywordText } from './note-text.js';
+import { keywordText, type KeywordText } from './note-text.js';
+
+type TextLimits = { readonly headChars: number; readonly bodyChars: number };
+
+/**
+ * A note's keyword text, derived once per parsed model: an index pass derives it while the batch before is
+ * written (`prepare`), so the index transaction does not (splitting a CJK note into bigrams is the costly part).
+ */
+const texts = new ModelMemo<NoteModel, TextLimits, KeywordText>(keywordText, (l) => `${l.headChars}:${l.bodyChars}`);
+
+/** The contributor's `prepare` under the configured limits (the ones the boot check stores). */
+export function prepareKeywordText(limits: TextLimits): (model: NoteModel) => void {
+  const own = { headChars: limits.headChars, bodyChars: limits.bodyChars };
+  return (model) => texts.warm(model, own);
+}
 
 export async function writeKeywordRow(trx: DatabaseTransaction, note: IndexedNote, model: NoteModel): Promise<void> {
   await writeKeywordRows(trx, [{ note, model }]);
@@ -23,7 +43,7 @@ export async function writeKeywordRows(
   if (items.length === 0) return;
   const options = (await readKeywordOptions(trx)) ?? DEFAULT_KEYWORD_OPTIONS;
   const rows = items.map(({ note, model }) => {
-    const text = keywordText(model, options);
+    const text = texts.get(model, options);
     return {
       note_id: note.id,
       vault_id: note.vaultId,

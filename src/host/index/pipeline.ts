@@ -300,7 +300,27 @@ export class IndexPipeline implements IndexService {
       return prepareOne(fs, p, s.maxNoteBytes, base, force).catch((e) => unreadable(p, base, e));
     });
     await this.parse(items, s.parseTaskSize);
+    this.prepareContributors(items);
     return items;
+  }
+
+  /**
+   * Contributors' model-only work for a parsed batch, done here while the batch before it is written (see
+   * IndexContributor.prepare). A prepare that throws costs nothing but its time: write derives again.
+   */
+  private prepareContributors(items: readonly Prepared[]): void {
+    const preparing = this.deps.contributors().filter((c) => c.contributor.prepare);
+    if (preparing.length === 0) return;
+    for (const it of items) {
+      if (it.kind !== 'content' || !it.model) continue;
+      for (const c of preparing) {
+        try {
+          c.contributor.prepare!(it.model);
+        } catch (e) {
+          this.deps.log.debug({ err: brief(e), path: it.path }, `contributor ${c.contributor.name} failed to prepare`);
+        }
+      }
+    }
   }
 
   private async parse(items: Prepared[], taskSize: number): Promise<void> {

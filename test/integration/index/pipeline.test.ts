@@ -3,7 +3,7 @@
 // and a contributor's write/remove/rename calls and version bump.
 import t from 'tap';
 import { corpus as corpusPath, notesOnDisk } from '../../fixtures/corpus.js';
-import { cpSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -625,6 +625,52 @@ t.test('a contributor fingerprint skips writes that would derive the same rows',
   await r.pipeline.noteWritten(r.pipeline.vaultId, p);
   t.equal(seen.filter((x) => x === p).length, 3, 'after a remove the same content is written again');
 });
+
+t.test(
+  'a contributor prepares each parsed note of a pass before its write; a prepare that throws costs only itself',
+  async (t) => {
+    const failing = 'Broken/Prepare.md';
+    const r = await rig({ watch: false }, {});
+    t.teardown(() => r.close());
+    mkdirSync(path.join(r.vault, 'Broken'), { recursive: true });
+    writeFileSync(path.join(r.vault, failing), '# Prepare\n\nThis note makes prepare throw.\n');
+    const prepared = new WeakSet<object>();
+    const writes: Array<{ path: string; prepared: boolean }> = [];
+    r.contributors.push({
+      family: 'fixture',
+      contributor: {
+        name: 'preparing',
+        version: 1,
+        prepare(model) {
+          if (model.path === failing) throw new Error('prepare failed on purpose');
+          prepared.add(model);
+        },
+        async write(_trx, note, model) {
+          writes.push({ path: note.path, prepared: prepared.has(model) });
+        },
+        async remove() {},
+      },
+    });
+    r.pipeline.start();
+    await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+    const onDisk = notesOnDisk(r.vault);
+    t.equal(writes.length, onDisk.length, 'every note of the cold pass is written');
+    t.same(
+      writes.filter((w) => !w.prepared).map((w) => w.path),
+      [failing],
+      'every note but the one whose prepare threw was prepared before its write',
+    );
+    t.ok(await r.row(failing), 'the note whose prepare threw is indexed all the same');
+    const p = 'Through/Prepared.md';
+    await r.fs.create(p, Buffer.from('# Through\n\nWritten through.\n'));
+    await r.pipeline.noteWritten(r.pipeline.vaultId, p);
+    t.same(
+      writes.filter((w) => w.path === p),
+      [{ path: p, prepared: false }],
+      'a write-through reaches write without a prepare (write derives on its own)',
+    );
+  },
+);
 
 t.test('reconcile catches changes made while no watcher runs', async (t) => {
   const r = await rig({ watch: false });
