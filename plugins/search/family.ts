@@ -3,7 +3,7 @@
 import { defineFamily, EMBEDDINGS, INDEX, optional, type ServiceFactoryContext } from '../../src/sdk/index.js';
 import type { SearchTools } from '../../src/generated/search/index.js';
 import { createEmbeddingsService, type EmbeddingWorker } from './embeddings/service.js';
-import { keywordIndexer, prepareKeywordText } from './keyword/indexer.js';
+import { keywordIndexer } from './keyword/indexer.js';
 import { KeywordMemory } from './keyword/memory-index.js';
 import { checkKeywordConfigs } from './keyword/meta.js';
 import migration0001 from './migrations/0001-search.js';
@@ -67,8 +67,7 @@ export default defineFamily<SearchTools>({
   // The keyword contributor, and once a pass has caught up with the vault, the vault's memory index loaded behind it.
   indexers: (ctx) => [
     {
-      ...keywordIndexer,
-      prepare: prepareKeywordText((ctx.settings as { search: SearchSettings }).search),
+      ...keywordIndexer((ctx.settings as { search: SearchSettings }).search),
       async passEnd(_db, pass) {
         if (pass.caughtUp && ctx.hasService('search-keyword'))
           void ctx.service<KeywordIndexService>('search-keyword').memory?.ensure(pass.vaultId);

@@ -8,37 +8,22 @@ import {
   type ContributorItem,
   type DatabaseTransaction,
   type IndexContributor,
-  type IndexedNote,
 } from '../../../src/sdk/index.js';
 import type { NoteModel } from '../../../src/markdown/index.js';
 import { DEFAULT_KEYWORD_OPTIONS, readKeywordOptions } from './meta.js';
 import { keywordText, type KeywordText } from './note-text.js';
 
 type TextLimits = { readonly headChars: number; readonly bodyChars: number };
-
-/**
- * A note's keyword text, derived once per parsed model: an index pass derives it while the batch before is
- * written (`prepare`), so the index transaction does not (splitting a CJK note into bigrams is the costly part).
- */
-const texts = new ModelMemo<NoteModel, TextLimits, KeywordText>(keywordText, (l) => `${l.headChars}:${l.bodyChars}`);
-
-/** The contributor's `prepare` under the configured limits (the ones the boot check stores). */
-export function prepareKeywordText(limits: TextLimits): (model: NoteModel) => void {
-  const own = { headChars: limits.headChars, bodyChars: limits.bodyChars };
-  return (model) => texts.warm(model, own);
-}
-
-export async function writeKeywordRow(trx: DatabaseTransaction, note: IndexedNote, model: NoteModel): Promise<void> {
-  await writeKeywordRows(trx, [{ note, model }]);
-}
+type KeywordTexts = ModelMemo<NoteModel, TextLimits, KeywordText>;
 
 /**
  * One statement for the rows and the embedding queue, however many notes the batch holds, after one read
  * of the stored options (another process may have rebuilt the index under a new configuration list).
  */
-export async function writeKeywordRows(
+async function writeKeywordRows(
   trx: DatabaseTransaction,
   items: ReadonlyArray<ContributorItem<NoteModel>>,
+  texts: KeywordTexts,
 ): Promise<void> {
   if (items.length === 0) return;
   const options = (await readKeywordOptions(trx)) ?? DEFAULT_KEYWORD_OPTIONS;
@@ -98,24 +83,34 @@ export async function writeKeywordRows(
   `.execute(trx);
 }
 
-export const keywordIndexer: IndexContributor<NoteModel> = {
-  name: 'search',
-  // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
-  // 3: compound tokens (`task.due`, `file.md`, URLs) indexed as their words.
-  // 4: indented code is body text (the parser's chunks keep it).
-  version: 4,
-  // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
-  // index's second transaction, after the tool has answered (readers await IndexService.settled).
-  deferred: true,
-  write: writeKeywordRow,
-  writeMany: writeKeywordRows,
-  // Vectors and the queue row hang off notes(id) ON DELETE CASCADE: a move that keeps the note id
-  // keeps its vectors, and write() re-queues only when the content hash differs from the embedded one.
-  async remove(trx, note) {
-    await sql`
+/**
+ * The keyword contributor under the configured text limits (the ones the boot check stores). A note's keyword text
+ * is derived once per parsed model: an index pass derives it in `prepare`, while the batch before is written, so
+ * the index transaction does not (splitting a CJK note into bigrams is the costly part).
+ */
+export function keywordIndexer(limits: TextLimits): IndexContributor<NoteModel> {
+  const texts: KeywordTexts = new ModelMemo(keywordText, (l) => `${l.headChars}:${l.bodyChars}`);
+  const own: TextLimits = { headChars: limits.headChars, bodyChars: limits.bodyChars };
+  return {
+    name: 'search',
+    // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
+    // 3: compound tokens (`task.due`, `file.md`, URLs) indexed as their words.
+    // 4: indented code is body text (the parser's chunks keep it).
+    version: 4,
+    // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
+    // index's second transaction, after the tool has answered (readers await IndexService.settled).
+    deferred: true,
+    prepare: (model) => texts.warm(model, own),
+    write: (trx, note, model) => writeKeywordRows(trx, [{ note, model }], texts),
+    writeMany: (trx, items) => writeKeywordRows(trx, items, texts),
+    // Vectors and the queue row hang off notes(id) ON DELETE CASCADE: a move that keeps the note id
+    // keeps its vectors, and write() re-queues only when the content hash differs from the embedded one.
+    async remove(trx, note) {
+      await sql`
       WITH gone AS (DELETE FROM search_keyword WHERE note_id = ${note.id} RETURNING vault_id, body_len)
       UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len, rev = s.rev + 1 FROM gone WHERE s.vault_id = gone.vault_id`.execute(
-      trx,
-    );
-  },
-};
+        trx,
+      );
+    },
+  };
+}
