@@ -7,6 +7,8 @@ import path from 'node:path';
 import t from 'tap';
 import { sql } from 'kysely';
 import { openDatabase } from '../../../src/host/db/index.js';
+import { openPglite } from '../../../src/host/db/engines/pglite.js';
+import { DEFAULT_MAINTENANCE_POLICY, EmbeddedMaintenance } from '../../../src/host/db/engines/pglite-maintenance.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-pglite-maintenance-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,6 +48,34 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
 
   const again = await d.maintenance!.runOnce();
   t.notOk(again.analysed.includes('big'), 'a table that has not changed since is left alone');
+});
+
+t.test('while rows are written, a growing table is analysed between full passes', async (t) => {
+  const engine = await openPglite(path.join(dir, 'busy'), { thread: false });
+  // A full pass an hour away: only the checks made while rows are written can analyse the table.
+  const m = new EmbeddedMaintenance(engine.pool, {
+    ...DEFAULT_MAINTENANCE_POLICY,
+    intervalSeconds: 3600,
+    busySeconds: 0.2,
+  });
+  t.teardown(async () => {
+    await m.stop();
+    await engine.close();
+  });
+  m.start();
+  await engine.pool.query('CREATE TABLE growing (id int PRIMARY KEY)');
+  const analysed = async () =>
+    (
+      await engine.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_user_tables WHERE relname = 'growing' AND last_analyze IS NOT NULL",
+      )
+    ).rows[0].n === 1;
+  const deadline = Date.now() + 10_000;
+  for (let i = 0; !(await analysed()) && Date.now() < deadline; i++) {
+    await engine.pool.query('INSERT INTO growing SELECT g FROM generate_series($1::int, $1::int + 99) g', [i * 100]);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.ok(await analysed(), 'the table was analysed without a full pass');
 });
 
 t.test('GIN pending lists are merged; indexes without one are not touched', async (t) => {

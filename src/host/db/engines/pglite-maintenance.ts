@@ -15,6 +15,12 @@ export interface MaintenancePolicy {
   readonly scale: number;
   /** A table analysed less than this many seconds ago waits, unless it has more than doubled since. */
   readonly minGapSeconds: number;
+  /**
+   * Seconds to the next check for due tables while rows are being written (0: checks only with the full passes). A
+   * table that grows fast (a first index, an import) is analysed as it doubles, not up to a whole interval later;
+   * pending lists are still merged once an interval.
+   */
+  readonly busySeconds: number;
 }
 
 export const DEFAULT_MAINTENANCE_POLICY: MaintenancePolicy = {
@@ -22,6 +28,7 @@ export const DEFAULT_MAINTENANCE_POLICY: MaintenancePolicy = {
   baseRows: 50,
   scale: 0.1,
   minGapSeconds: 300,
+  busySeconds: 2,
 };
 
 export interface MaintenanceRun {
@@ -29,7 +36,14 @@ export interface MaintenanceRun {
   readonly analysed: string[];
   /** GIN indexes whose pending list held pages, and how many were merged. */
   readonly merged: Array<{ index: string; pages: number }>;
+  /** Rows were written to user tables since the check before this one. */
+  readonly busy: boolean;
 }
+
+/** Checks in a row without writes before the cadence goes back to the full interval (startup counts as writing). */
+const QUIET_CHECKS = 5;
+/** A timer may fire this early; the full pass it was set for still runs. */
+const TIMER_SLACK_MS = 50;
 
 type Log = { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 
@@ -37,6 +51,12 @@ export class EmbeddedMaintenance {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<MaintenanceRun> | undefined;
   private stopped = false;
+  /** When the last full pass (analyse and merge) ended, in ms since the epoch. */
+  private lastFull = 0;
+  /** Rows written to user tables (PostgreSQL's cumulative counters) as of the last check. */
+  private lastWrites = 0;
+  /** Checks in a row that found no rows written (the cadence slows to the interval after QUIET_CHECKS). */
+  private quietChecks = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -46,7 +66,14 @@ export class EmbeddedMaintenance {
 
   start(): void {
     if (this.policy.intervalSeconds <= 0 || this.timer || this.stopped) return;
-    this.timer = setInterval(() => void this.tick(), this.policy.intervalSeconds * 1000);
+    this.lastFull = Date.now();
+    const { intervalSeconds, busySeconds } = this.policy;
+    // The first checks come soon: a first index starts writing right after the server does.
+    this.schedule(busySeconds > 0 ? Math.min(busySeconds, intervalSeconds) : intervalSeconds);
+  }
+
+  private schedule(seconds: number): void {
+    this.timer = setTimeout(() => void this.tick(), Math.max(0, seconds) * 1000);
     this.timer.unref();
   }
 
@@ -63,41 +90,60 @@ export class EmbeddedMaintenance {
   /** Stop, and wait for a pass in progress (the pool must still be open). */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
   }
 
+  /**
+   * A full pass once an interval; in between, while rows are being written (and for QUIET_CHECKS checks after),
+   * a check for due tables every `busySeconds` (two statistics queries when nothing is due).
+   */
   private async tick(): Promise<void> {
+    const { intervalSeconds, busySeconds } = this.policy;
+    const full = Date.now() - this.lastFull >= intervalSeconds * 1000 - TIMER_SLACK_MS;
+    let busy = false;
     try {
-      await this.runOnce();
+      if (full) busy = (await this.runOnce()).busy;
+      else if (!this.running) busy = (await this.analyseDue()).busy;
     } catch (err) {
       if (!this.stopped) this.log?.warn({ err }, 'embedded database: maintenance pass failed');
     }
+    if (full) this.lastFull = Date.now();
+    this.quietChecks = busy ? 0 : this.quietChecks + 1;
+    if (this.stopped) return;
+    const untilFull = intervalSeconds - (Date.now() - this.lastFull) / 1000;
+    const writing = this.quietChecks < QUIET_CHECKS;
+    this.schedule(writing && busySeconds > 0 ? Math.min(busySeconds, untilFull) : untilFull);
   }
 
   private async pass(): Promise<MaintenanceRun> {
-    const analysed = await this.analyseDue();
+    const { analysed, busy } = await this.analyseDue();
     const merged = await this.mergePendingLists();
     if (analysed.length || merged.length) this.log?.debug({ analysed, merged }, 'embedded database: maintenance');
-    return { analysed, merged };
+    return { analysed, merged, busy };
   }
 
-  private async analyseDue(): Promise<string[]> {
+  /** Analyse the tables that are due; `busy` when rows were written since the last check. */
+  private async analyseDue(): Promise<{ analysed: string[]; busy: boolean }> {
     const { baseRows, scale, minGapSeconds } = this.policy;
     // PostgreSQL's own change counters, flushed from the backend's pending ones first (it flushes them at most once
     // a second, and an idle PGlite never does); reltuples is -1 until a table is first analysed.
     await this.pool.query('SELECT pg_stat_force_next_flush()');
-    const due = await this.pool.query<{ schemaname: string; relname: string }>(
-      `SELECT s.schemaname, s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-       WHERE s.n_mod_since_analyze >= $1::float8 + $2::float8 * greatest(c.reltuples, 0)
-         AND (s.last_analyze IS NULL OR s.last_analyze < now() - make_interval(secs => $3::float8)
-              OR s.n_live_tup > 2 * greatest(c.reltuples, 0))
+    const tables = await this.pool.query<{ schemaname: string; relname: string; due: boolean; writes: string }>(
+      `SELECT s.schemaname, s.relname, s.n_tup_ins + s.n_tup_upd + s.n_tup_del AS writes,
+         (s.n_mod_since_analyze >= $1::float8 + $2::float8 * greatest(c.reltuples, 0)
+          AND (s.last_analyze IS NULL OR s.last_analyze < now() - make_interval(secs => $3::float8)
+               OR s.n_live_tup > 2 * greatest(c.reltuples, 0))) AS due
+       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
        ORDER BY s.n_mod_since_analyze DESC`,
       [baseRows, scale, minGapSeconds],
     );
+    const writes = tables.rows.reduce((n, t) => n + Number(t.writes), 0);
+    const busy = writes !== this.lastWrites;
+    this.lastWrites = writes;
     const done: string[] = [];
-    for (const t of due.rows) {
+    for (const t of tables.rows.filter((r) => r.due)) {
       if (this.stopped) break;
       const ok = await this.quietly(
         `ANALYZE ${pg.escapeIdentifier(t.schemaname)}.${pg.escapeIdentifier(t.relname)}`,
@@ -106,7 +152,7 @@ export class EmbeddedMaintenance {
       );
       if (ok) done.push(t.relname);
     }
-    return done;
+    return { analysed: done, busy };
   }
 
   private async mergePendingLists(): Promise<Array<{ index: string; pages: number }>> {
