@@ -10,7 +10,9 @@
 // index.deferredWrites: false (one transaction per write-through batch); BENCH_HISTORY=0 switches the history
 // family off (bench/history compares on and off in one run); BENCH_MAINTENANCE=N sets database.pgliteMaintenanceSeconds: N (0:
 // the embedded engine never analyses its tables nor merges GIN pending lists, as before that setting);
-// BENCH_COLD_ONLY=1 stops after the cold index figures (for comparing index cost across commits).
+// BENCH_COLD_ONLY=1 stops after the cold index figures (for comparing index cost across commits); BENCH_SEARCH=0
+// switches the search family off and BENCH_KEYWORD_MEMORY=0 its in-memory index (what the search family's index
+// costs, measured in the same run).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -157,7 +159,9 @@ async function runEngine(engine: string): Promise<void> {
           transfer: { enabled: false },
           files: { enabled: false },
           ...(process.env.BENCH_HISTORY === '0' ? { history: { enabled: false } } : {}),
+          ...(process.env.BENCH_SEARCH === '0' ? { search: { enabled: false } } : {}),
         },
+        ...(process.env.BENCH_KEYWORD_MEMORY === '0' ? { search: { keywordMemory: false } } : {}),
         admission: {
           callsPerMinute: 10_000_000,
           writesPerMinute: 10_000_000,

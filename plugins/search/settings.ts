@@ -129,7 +129,7 @@ export const searchSettingsSchema = {
       type: 'boolean',
       default: true,
       description:
-        'keyword_search ranks over an in-memory index of the keyword vectors (per vault, loaded from the database after the first index pass, kept current from the rows each write stamps): exact BM25 statistics for every matching note, no vector read per candidate; 2–5x faster than the SQL path on most query kinds (docs/performance.md). Costs memory (~14 MiB of postings per 10k notes, a few hundred MiB transient while loading); false ranks in SQL only.',
+        'keyword_search ranks over an in-memory index of the keyword vectors (per vault, loaded from the database after the first index pass, kept current from the rows each write stamps): exact BM25 statistics for every matching note, no vector read per candidate; 2–5x faster than the SQL path on most query kinds (docs/performance.md). Filtered queries rank here too; a query with -term, or one that arrives while the index loads, ranks in SQL. Costs memory (~14 MiB of postings per 10k notes, a few hundred MiB transient while loading); false ranks in SQL only, where a CJK term is found by reading the stored vectors, not the GIN index (~220–290 ms a query at 10k notes on PGlite against ~30 ms for other words).',
     },
     snippetRows: { ...int(10, 0), description: 'Results that get a highlighted snippet.' },
     snippetChars: { ...int(240, 40, 2000), description: 'Length of one snippet.' },

@@ -9,26 +9,56 @@ export function hasCjk(text: string): boolean {
   return HAS_CJK.test(text);
 }
 
+/** tsvector limits: a lexeme keeps at most this many positions, and no position is above MAX_POSITION. */
+const MAX_POSITIONS = 256;
+const MAX_POSITION = 16383;
+
+export interface CjkSplit {
+  /** The text with every CJK run replaced by a space: what PostgreSQL's parser tokenises. */
+  readonly rest: string;
+  /** The runs as a tsvector literal (`'保持':1 '持健':2 …`), '' when the text holds none. */
+  readonly vector: string;
+  /** Lexeme occurrences the runs contribute (each run's length in characters): their share of the note's length. */
+  readonly tokens: number;
+}
+
 /**
- * The indexed form of a text: every CJK run becomes its overlapping character bigrams (in order, so adjacent
- * bigrams sit at adjacent positions and a longer word matches as a phrase of them), then its last character.
- * A one-character word (such as 盐) is matched as a prefix (`盐:*`, see cjkPrefixQuery): every occurrence of a
- * character starts a bigram or ends its run, so the prefix finds each one. Indexing every character as well
- * doubled a Chinese note's positions and added a GIN entry per distinct character, for no match bigrams miss.
- * Other text is left as it is.
- * Notes are not run through Intl.Segmenter: ICU's iterator measured ~1.3 µs a character per run and superlinear
- * on long strings, and bigrams already match every word a segmenter would find, however it splits the note.
+ * The indexed form of a text's CJK runs, built here instead of by `to_tsvector`: every run becomes its
+ * overlapping character bigrams (in order, so adjacent bigrams sit at adjacent positions and a longer word
+ * matches as a phrase of them), then its last character. A one-character word (such as 盐) is matched as a prefix
+ * (`盐:*`, see cjkPrefixQuery): every occurrence of a character starts a bigram or ends its run, so the prefix
+ * finds each one. The runs' positions follow one another with a gap between runs; the vector goes after the
+ * parsed rest of the text (`||` moves it past the rest's positions), so a phrase matches within a run, not across
+ * a run's edge into the words around it.
+ * Why not `to_tsvector` over bigram text: it parsed and stemmed every bigram as a word, twice the cost of
+ * building the literal here and parsing it (a text search config maps a CJK token to itself anyway: no built-in
+ * dictionary changes one). Why not Intl.Segmenter on notes: ICU's iterator measured ~1.3 µs a character per run
+ * and superlinear on long strings, and bigrams already match every word a segmenter would find, however it splits
+ * the note. Other text is left as it is.
  */
-export function cjkIndexText(text: string): string {
-  if (!hasCjk(text)) return text;
-  return text.replace(CJK_RUN, (run) => {
+export function splitCjk(text: string): CjkSplit {
+  if (!hasCjk(text)) return { rest: text, vector: '', tokens: 0 };
+  const positions = new Map<string, number[]>();
+  let position = 0;
+  let tokens = 0;
+  const add = (lexeme: string): void => {
+    position++;
+    const at = Math.min(position, MAX_POSITION);
+    let list = positions.get(lexeme);
+    if (!list) positions.set(lexeme, (list = []));
+    if (list.length < MAX_POSITIONS && list[list.length - 1] !== at) list.push(at);
+  };
+  const rest = text.replace(CJK_RUN, (run) => {
     const chars = [...run];
-    if (chars.length === 1) return ` ${run} `;
-    const parts: string[] = [];
-    for (let i = 0; i + 1 < chars.length; i++) parts.push(chars[i] + chars[i + 1]);
-    parts.push(chars[chars.length - 1]);
-    return ` ${parts.join(' ')} `;
+    for (let i = 0; i + 1 < chars.length; i++) add(chars[i] + chars[i + 1]);
+    add(chars[chars.length - 1]);
+    tokens += chars.length;
+    position++; // the next run does not continue this one
+    return ' ';
   });
+  const parts: string[] = [];
+  for (const [lexeme, at] of positions) parts.push(`'${lexeme}':${at.join(',')}`);
+  return { rest, vector: parts.join(' '), tokens };
 }
 
 const SINGLE_CJK_LEXEME = /'([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc])'(?!:)/gu;

@@ -6,7 +6,7 @@
 // names them: a note documenting `task.due.moment` never held `due` or `moment`. Such separators between letters
 // or digits become spaces before the text is tokenised (the words stay adjacent, so the run still matches as a
 // phrase of them), and a query word holding them becomes that phrase.
-import { cjkIndexText, cjkPhraseText } from './cjk.js';
+import { cjkPhraseText, splitCjk } from './cjk.js';
 
 /** A separator inside a compound token: between two letters or digits. */
 const COMPOUND = /(?<=[\p{L}\p{N}])[./\\@:=#~](?=[\p{L}\p{N}])/gu;
@@ -17,9 +17,28 @@ export function splitCompounds(text: string): string {
   return HAS_COMPOUND.test(text) ? text.replace(COMPOUND, ' ') : text;
 }
 
-/** Note text as indexed: CJK runs as bigrams (see cjk.ts), compound tokens as their words. */
-export function indexText(text: string): string {
-  return splitCompounds(cjkIndexText(text));
+export interface IndexParts {
+  /** What PostgreSQL's parser tokenises: the text without its CJK runs, compound tokens split into their words. */
+  readonly text: string;
+  /** The CJK runs' bigrams as a tsvector literal ('' when none; see splitCjk). */
+  readonly cjk: string;
+  /** Indexed words (the parser's words of `text` plus the CJK lexeme occurrences): the length BM25 normalises by. */
+  readonly words: number;
+}
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+function wordCount(text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(WORD)) n++;
+  return n;
+}
+
+/** Note text as indexed: CJK runs as a vector of bigrams (see cjk.ts), the rest with compound tokens as their words. */
+export function indexParts(text: string): IndexParts {
+  const split = splitCjk(text);
+  const rest = splitCompounds(split.rest);
+  return { text: rest, cjk: split.vector, words: wordCount(rest) + split.tokens };
 }
 
 /** A phrase's text as matched against the index: its CJK runs as bigram runs, its compound tokens as words. */

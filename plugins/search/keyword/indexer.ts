@@ -1,5 +1,5 @@
 // The keyword index contributor: writes one search_keyword row per note (vectors under the
-// configured text search configs over the CJK-segmented text, stored body and head), keeps the vault's
+// configured text search configs over the text, joined by its CJK bigrams as a ready vector; stored body and head), keeps the vault's
 // note count and total length in step by deltas, and queues the note for embedding. Never writes per-term
 // rows: document frequencies are counted at query time from the GIN index, so a note costs one row here. Never embeds here: the index transaction must stay fast and independent of any provider.
 import { sql } from 'kysely';
@@ -33,12 +33,14 @@ async function writeKeywordRows(
       note_id: note.id,
       vault_id: note.vaultId,
       title_text: text.titleText,
-      // The indexed forms differ from the stored text only where it holds CJK runs or compound tokens: else not sent twice.
+      // The parsed forms differ from the stored text only where it holds CJK runs or compound tokens: else not sent twice.
       title_index: text.titleIndex === text.titleText ? null : text.titleIndex,
+      title_cjk: text.titleCjk || null,
       title_keys: text.titleKeys,
       head: text.head,
       body: text.body,
       body_index: text.bodyIndex === text.body ? null : text.bodyIndex,
+      body_cjk: text.bodyCjk || null,
       body_len: text.length,
       hash: note.contentHash,
     };
@@ -52,7 +54,8 @@ async function writeKeywordRows(
   await sql`
     WITH r AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        AS r(note_id bigint, vault_id int, title_text text, title_index text, title_keys jsonb, head text, body text, body_index text, body_len int, hash text)
+        AS r(note_id bigint, vault_id int, title_text text, title_index text, title_cjk tsvector, title_keys jsonb, head text, body text,
+              body_index text, body_cjk tsvector, body_len int, hash text)
     ), old AS (
       SELECT k.note_id, k.vault_id, k.body_len FROM search_keyword k JOIN r ON r.note_id = k.note_id
     ), stats AS (
@@ -66,8 +69,9 @@ async function writeKeywordRows(
     ), kw AS (
       INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body, body_len, rev)
       SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
-             search_title_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text)),
-             search_note_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text), coalesce(r.body_index, r.body)), r.head, r.body, r.body_len,
+             search_title_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text), coalesce(r.title_cjk, ''::tsvector)),
+             search_note_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text), coalesce(r.body_index, r.body),
+                             coalesce(r.title_cjk, ''::tsvector), coalesce(r.body_cjk, ''::tsvector)), r.head, r.body, r.body_len,
              (SELECT st.rev FROM stats st WHERE st.vault_id = r.vault_id)
       FROM r
       ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
@@ -96,7 +100,8 @@ export function keywordIndexer(limits: TextLimits): IndexContributor<NoteModel> 
     // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
     // 3: compound tokens (`task.due`, `file.md`, URLs) indexed as their words.
     // 4: indented code is body text (the parser's chunks keep it).
-    version: 4,
+    // 5: CJK bigrams as a ready vector under weights B (title) and C (body), out of the body GIN index (migration 0009).
+    version: 5,
     // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
     // index's second transaction, after the tool has answered (readers await IndexService.settled).
     deferred: true,

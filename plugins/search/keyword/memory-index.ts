@@ -26,7 +26,7 @@ const INLINE_CATCH_UP = 2000;
 /** Query units whose lexemes are remembered. */
 const LEXEME_CACHE = 20_000;
 
-/** Title (weight A) occurrences in the low 16 bits, other occurrences in the high 16 (tsvector keeps ≤ 256 positions). */
+/** Title (weights A and B) occurrences in the low 16 bits, other occurrences in the high 16 (tsvector keeps ≤ 256 positions). */
 function pack(body: number, title: number): number {
   return ((Math.min(body, 0xffff) << 16) | Math.min(title, 0xffff)) >>> 0;
 }
@@ -37,7 +37,7 @@ export interface ParsedVector {
 }
 
 /**
- * A tsvector's text form (`'lex':1A,5 'other':2`) as lexemes with their occurrence counts, weight A (title)
+ * A tsvector's text form (`'lex':1A,5 'other':2`) as lexemes with their occurrence counts, weights A and B (title)
  * apart from the rest. A lexeme without positions counts once in the body.
  */
 export function parseTsvector(text: string): ParsedVector {
@@ -80,11 +80,12 @@ export function parseTsvector(text: string): ParsedVector {
       i++;
       for (;;) {
         while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-        if (text[i] === 'A') {
+        // A: the title's parsed words, B: its CJK bigrams; C and D (unmarked in the text form) are the body's.
+        if (text[i] === 'A' || text[i] === 'B') {
           title++;
           i++;
         } else {
-          if (text[i] === 'B' || text[i] === 'C' || text[i] === 'D') i++;
+          if (text[i] === 'C' || text[i] === 'D') i++;
           body++;
         }
         if (text[i] === ',') {

@@ -2,8 +2,7 @@
 // rewritten only by a rebuild or an empty index; the rebuild itself. Never rebuilds silently on its own.
 import { sql } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
-import { indexText } from './index-text.js';
-import { wordCount } from './note-text.js';
+import { indexParts } from './index-text.js';
 
 export interface KeywordOptions {
   readonly configs: string[];
@@ -88,20 +87,23 @@ export async function rebuildKeyword(
       );
       if (!batch.rows.length) break;
       const rows = batch.rows.map((r) => {
-        const titleIndex = indexText(r.title_text);
-        const bodyIndex = indexText(r.body);
+        const title = indexParts(r.title_text);
+        const body = indexParts(r.body);
         return {
           note_id: r.note_id,
-          title_index: titleIndex,
-          body_index: bodyIndex,
-          body_len: wordCount(titleIndex) + wordCount(bodyIndex),
+          title_index: title.text,
+          title_cjk: title.cjk,
+          body_index: body.text,
+          body_cjk: body.cjk,
+          body_len: title.words + body.words,
         };
       });
       await sql`
-        UPDATE search_keyword k SET title_tsv = search_title_tsv(${cfgs}::regconfig[], r.title_index),
-          tsv = search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index), body_len = r.body_len,
+        UPDATE search_keyword k SET title_tsv = search_title_tsv(${cfgs}::regconfig[], r.title_index, r.title_cjk),
+          tsv = search_note_tsv(${cfgs}::regconfig[], r.title_index, r.body_index, r.title_cjk, r.body_cjk), body_len = r.body_len,
           rev = coalesce((SELECT s.rev + 1 FROM search_keyword_stats s WHERE s.vault_id = k.vault_id), 1)
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(note_id bigint, title_index text, body_index text, body_len int)
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r(note_id bigint, title_index text, title_cjk tsvector, body_index text, body_cjk tsvector, body_len int)
         WHERE k.note_id = r.note_id`.execute(trx);
       after = Number(batch.rows[batch.rows.length - 1].note_id);
       n += batch.rows.length;

@@ -1,28 +1,23 @@
 // Pure extraction of what the keyword vector indexes from a NoteModel: title and alias text (weight A),
 // the body text (weight D), the opening words (head) and the exact-title keys. No SQL here.
 import type { NoteModel } from '../../../src/markdown/index.js';
-import { indexText } from './index-text.js';
+import { indexParts } from './index-text.js';
 import { normaliseTitle } from './query-parse.js';
 
 export interface KeywordText {
   readonly titleText: string;
-  /** The title and aliases as indexed (CJK runs as bigrams, each run's last character kept; compound tokens split, see index-text.ts). */
+  /** The title and aliases as the parser reads them (CJK runs out, compound tokens split, see index-text.ts). */
   readonly titleIndex: string;
+  /** The title's CJK runs as a tsvector literal of bigrams ('' when none). */
+  readonly titleCjk: string;
   readonly titleKeys: string[];
   readonly body: string;
-  /** The body as indexed (as the title); the stored body stays as written, for snippets. */
+  /** The body as the parser reads it (as the title); the stored body stays as written, for snippets. */
   readonly bodyIndex: string;
+  readonly bodyCjk: string;
   /** Indexed words of title and body: the note's length for BM25's length normalisation. */
   readonly length: number;
   readonly head: string;
-}
-
-const WORD = /[\p{L}\p{N}_]+/gu;
-
-export function wordCount(text: string): number {
-  let n = 0;
-  for (const _ of text.matchAll(WORD)) n++;
-  return n;
 }
 
 /**
@@ -46,15 +41,17 @@ export function keywordText(model: NoteModel, limits: { headChars: number; bodyC
   for (const h of model.outline) if (!model.chunks.some((c) => c.sectionOrdinal === h.ordinal)) parts.push(h.text);
   const body = parts.join('\n\n').slice(0, limits.bodyChars);
   const titleText = titles.join('\n');
-  const titleIndex = indexText(titleText);
-  const bodyIndex = indexText(body);
+  const title = indexParts(titleText);
+  const text = indexParts(body);
   return {
     titleText,
-    titleIndex,
+    titleIndex: title.text,
+    titleCjk: title.cjk,
     titleKeys: [...new Set(titles.map(normaliseTitle))],
     body,
-    bodyIndex,
-    length: wordCount(titleIndex) + wordCount(bodyIndex),
+    bodyIndex: text.text,
+    bodyCjk: text.cjk,
+    length: title.words + text.words,
     head: headOf(body, limits.headChars),
   };
 }

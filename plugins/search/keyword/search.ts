@@ -109,6 +109,15 @@ function tsq(configs: readonly string[], text: string): RawBuilder<unknown> {
   );
 }
 
+/**
+ * A note's vector matches `q`, in the form the body GIN index answers: that index holds the parsed words only
+ * (`ts_filter(tsv, '{a,d}')`, search migration 0009), so a query holding a CJK lexeme (weights B and C) reads the
+ * vectors instead. For a query without one the two forms select the same notes.
+ */
+function bodyMatch(q: RawBuilder<unknown>, cjk: boolean): RawBuilder<unknown> {
+  return cjk ? sql`k.tsv @@ ${q}` : sql`ts_filter(k.tsv, '{a,d}') @@ ${q}`;
+}
+
 /** A tsquery matching one lexeme (a lone CJK character as the prefix of its bigrams). */
 function lexemeQuery(lexeme: string): string {
   return `'${lexeme.replace(/'/g, "''")}'${isSingleCjk(lexeme) ? ':*' : ''}`;
@@ -179,8 +188,8 @@ export async function keywordSearch(
   const termsTotal = plan.units.length;
   const empty = { hits: [], termsTotal, capped: false, allCount: 0, dropped: plan.dropped };
   if (!plan.units.length) return empty;
-  if (o.memory && !hasFilters(filters) && !plan.negated.length) {
-    const viaMemory = await memorySearch(db, vaultId, query, parsed, plan, o, ranking, o.memory);
+  if (o.memory && !plan.negated.length) {
+    const viaMemory = await memorySearch(db, vaultId, query, parsed, plan, filters, o, ranking, o.memory);
     if (viaMemory) return viaMemory;
   }
   const c = await compile(db, vaultId, o.configs, plan);
@@ -227,7 +236,8 @@ export async function keywordSearch(
   const multi = plan.units.length > 1 && !plan.hasOr;
   const bodyCheck = c.q_any.includes('!') ? sql` AND k.tsv @@ ${c.q_any}::tsquery` : sql``;
   const tw = Math.max(1, ranking.titleWeight);
-  const weights = `{${1 / tw},${1 / tw},${1 / tw},1}`;
+  // ts_rank_cd's weights in D, C, B, A order: the title's words (A) and CJK bigrams (B) count titleWeight times.
+  const weights = `{${1 / tw},${1 / tw},1,1}`;
   const genBit = new Map(generating.map((slot, bit) => [slot, bit]));
   // A generating lexeme's frequency is read only where its posting list says the note holds it, so a long
   // question costs what its candidates hold, not lexemes × notes.
@@ -258,11 +268,16 @@ export async function keywordSearch(
     df: Array<[number, number]> | null;
     gen_n: number;
   }>`
-    WITH g AS (SELECT * FROM unnest(${generating.map((i) => lexemeQuery(lexemes[i]))}::text[]) WITH ORDINALITY AS g(q, bit)),
+    WITH g AS (SELECT * FROM unnest(${generating.map((i) => lexemeQuery(lexemes[i]))}::text[],
+                                    ${generating.map((i) => hasCjk(lexemes[i]))}::bool[]) WITH ORDINALITY AS g(q, cjk, bit)),
     post AS (
       SELECT g.bit - 1 AS bit, p.note_id FROM g CROSS JOIN LATERAL (
         SELECT k.note_id FROM search_keyword k ${join}
-        WHERE k.tsv @@ g.q::tsquery AND k.vault_id + 0 = ${vaultId} ${f} LIMIT ${cap}) p
+        WHERE NOT g.cjk AND ${bodyMatch(sql`g.q::tsquery`, false)} AND k.vault_id + 0 = ${vaultId} ${f} LIMIT ${cap}) p
+      UNION ALL
+      SELECT g.bit - 1 AS bit, p.note_id FROM g CROSS JOIN LATERAL (
+        SELECT k.note_id FROM search_keyword k ${join}
+        WHERE g.cjk AND ${bodyMatch(sql`g.q::tsquery`, true)} AND k.vault_id + 0 = ${vaultId} ${f} LIMIT ${cap}) p
     ), df AS (
       SELECT bit, count(*)::int AS n FROM post GROUP BY bit
     ), gen AS (
@@ -270,7 +285,7 @@ export async function keywordSearch(
       FROM post p JOIN df USING (bit) GROUP BY p.note_id ORDER BY s DESC, p.note_id LIMIT ${rescore}
     ), side AS (
       (SELECT k.note_id FROM search_keyword k ${join}
-       WHERE ${multi && c.q_all ? sql`k.tsv @@ ${c.q_all}::tsquery AND k.vault_id + 0 = ${vaultId} ${f}` : sql`false`} LIMIT ${sideCap})
+       WHERE ${multi && c.q_all ? sql`${bodyMatch(sql`${c.q_all}::tsquery`, hasCjk(c.q_all))} AND k.vault_id + 0 = ${vaultId} ${f}` : sql`false`} LIMIT ${sideCap})
       UNION
       (SELECT k.note_id FROM search_keyword k ${join}
        WHERE k.title_tsv @@ ${c.q_pos}::tsquery AND k.vault_id + 0 = ${vaultId} ${bodyCheck} ${f} LIMIT ${sideCap})
@@ -279,7 +294,7 @@ export async function keywordSearch(
        WHERE k.title_keys @> ARRAY[${plan.exact}]::text[] AND k.vault_id + 0 = ${vaultId} ${f} LIMIT 20)
     ), phrase AS (
       SELECT k.note_id FROM search_keyword k ${join}
-      WHERE ${phraseable ? sql`k.tsv @@ (${phraseQ}) AND k.vault_id + 0 = ${vaultId} ${f}` : sql`false`} LIMIT 20
+      WHERE ${phraseable ? sql`${bodyMatch(sql`(${phraseQ})`, hasCjk(query))} AND k.vault_id + 0 = ${vaultId} ${f}` : sql`false`} LIMIT 20
     ), c AS (
       SELECT note_id, max(mask) AS mask, bool_or(phrase) AS phrase FROM (
         SELECT note_id, mask, false AS phrase FROM gen
@@ -511,6 +526,7 @@ async function memorySearch(
   query: string,
   parsed: ParsedQuery,
   plan: QueryPlan,
+  filters: SearchFilters,
   o: KeywordOptions,
   ranking: RankingOptions,
   memory: KeywordMemory,
@@ -541,10 +557,22 @@ async function memorySearch(
     stamp = { rev: Number(c?.rev ?? 0), docs: Number(c?.docs ?? 0) };
   }
   let mem = stamp ? await memory.current(vaultId, stamp.rev, stamp.docs) : memory.loaded(vaultId);
+  if (!mem) return undefined;
+  // Filters (folder, tags, frontmatter) are the notes table's: the notes they let through, read once, bound the
+  // candidates; document frequencies and lengths stay the vault's, as on the SQL path's sample.
+  const allowed = hasFilters(filters)
+    ? new Set(
+        (
+          await sql<{
+            id: string;
+          }>`SELECT n.id FROM notes n WHERE n.vault_id = ${vaultId} ${filterSql(filters)}`.execute(db)
+        ).rows.map((r) => Number(r.id)),
+      )
+    : undefined;
   // Ranked on the index as it stands; the page's query reads the stamp, and if a write landed meanwhile the
   // index catches up and ranks again (twice at most, then SQL).
   for (let attempt = 0; mem && attempt < 2; attempt++) {
-    const out = await memoryRank(db, vaultId, query, parsed, plan, o, ranking, mem, memory);
+    const out = await memoryRank(db, vaultId, query, parsed, plan, o, ranking, mem, memory, allowed);
     const seen = out.stamp ?? stamp ?? (await readStamp(db, vaultId));
     if (memory.isFresh(mem, seen.rev, seen.docs)) {
       const { stamp: _s, ...result } = out;
@@ -574,6 +602,7 @@ async function memoryRank(
   ranking: RankingOptions,
   mem: VaultMemoryIndex,
   memory: KeywordMemory,
+  allowed?: ReadonlySet<number>,
 ): Promise<KeywordResult & { stamp?: Stamp }> {
   const termsTotal = plan.units.length;
   const empty: KeywordResult = { hits: [], termsTotal, capped: false, allCount: 0, dropped: plan.dropped };
@@ -589,7 +618,7 @@ async function memoryRank(
   });
   const lexemes = [...slots.keys()];
   if (!lexemes.length) return empty;
-  const exactIds = new Set(mem.exactTitle(plan.exact));
+  const exactIds = new Set(mem.exactTitle(plan.exact).filter((id) => !allowed || allowed.has(id)));
   const scan = mem.scan(lexemes, [...exactIds]);
   const stats: VaultStats = { docs: scan.docs, avgLength: scan.avgLength };
   const idfs = scan.df.map((d) => idf(d, stats.docs));
@@ -609,6 +638,7 @@ async function memoryRank(
   // no note, and counting it once skipped the phrase tier for every phrase holding one.
   const holdsAll = new Uint8Array(C);
   for (let ci = 0; ci < C; ci++) {
+    if (allowed && !allowed.has(scan.notes[ci])) continue;
     let any = false;
     const row = ci * L;
     for (let i = 0; i < L; i++) {

@@ -3,6 +3,7 @@
 // pipeline through the rows' change stamp, and ranks exactly like the SQL path on what it holds.
 import { unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import t from 'tap';
 import { KeywordMemory } from '../../../plugins/search/keyword/memory-index.js';
 import { keywordSearch } from '../../../plugins/search/keyword/search.js';
@@ -14,6 +15,7 @@ const server = await startTestServer({
     'Redis.md': '# Redis\n\nRedis caching keeps hot keys in memory; eviction policies decide what goes.\n',
     'Memcached.md': '# Memcached\n\nThe memcached slabs evict hot keys when memory runs out.\n',
     '健康/如何保持健康.md': '# 如何保持健康\n\n每天早睡早起，坚持锻炼身体。\n',
+    '健康/Redis 缓存.md': '# Redis 缓存\n\nRedis 的缓存策略：热点数据放在内存里。\n',
   },
   config: {
     families: {
@@ -47,6 +49,69 @@ t.test('the memory index answers like the SQL path', async (t) => {
   t.ok(replica.indexes.get(vaultId)?.loaded, 'loaded from the stored vectors');
   for (const q of ['hot keys', 'What do my notes say about Redis caching?', '保持健康', 'memcached OR redis'])
     t.same(await paths(q, replica), await paths(q), q);
+});
+
+t.test('CJK bigrams: weights B and C, out of the body GIN index, still found on both paths', async (t) => {
+  const row = (
+    await sql<{ tsv: string; indexed: string; title: string }>`
+      SELECT k.tsv::text AS tsv, ts_filter(k.tsv, '{a,d}')::text AS indexed, k.title_tsv::text AS title
+      FROM search_keyword k JOIN notes n ON n.id = k.note_id WHERE n.path = ${'健康/Redis 缓存.md'}`.execute(db)
+  ).rows[0];
+  t.match(row.tsv, /'缓存':\d+B,\d+C/, 'a bigram in title and body: B in the title, C in the body');
+  t.match(row.tsv, /'redi':\d+A,\d+/, 'parsed words keep A and D');
+  t.notMatch(row.indexed, /[\u4e00-\u9fff]/u, 'the body index expression holds no CJK lexeme');
+  t.match(row.indexed, /'redi'/);
+  t.match(row.title, /'缓存':\d+B/, 'the title vector keeps its bigrams');
+  // The SQL path (a filter takes it) finds a body substring, a title bigram and a mixed query.
+  for (const q of ['早睡早起', '热点数据', '缓存', 'Redis 缓存策略'])
+    t.ok((await paths(q)).length > 0, `SQL path: ${q}`);
+  const inFolder = await keywordSearch(db, vaultId, '热点数据', { folder: '健康' }, o);
+  t.same(
+    inFolder.hits.map((h) => h.path),
+    ['健康/Redis 缓存.md'],
+    'a filtered CJK query (SQL path)',
+  );
+  for (const q of ['早睡早起', '缓存', 'Redis 缓存策略'])
+    t.same(await paths(q, replica), await paths(q), `both paths: ${q}`);
+});
+
+t.test('filtered queries rank on the memory index and agree with the SQL path', async (t) => {
+  const ix = replica.indexes.get(vaultId)!;
+  const scan = ix.scan.bind(ix);
+  let scans = 0;
+  ix.scan = ((...args: Parameters<typeof scan>) => {
+    scans++;
+    return scan(...args);
+  }) as typeof ix.scan;
+  t.teardown(() => {
+    ix.scan = scan;
+  });
+  const cases: Array<[string, { folder?: string; tags?: string[] }]> = [
+    ['热点数据', { folder: '健康' }],
+    ['缓存', { folder: '健康' }],
+    ['hot keys', { folder: '健康' }],
+    ['redis', {}],
+    ['redis', { tags: ['nothing-tagged-so'] }],
+  ];
+  for (const [q, filters] of cases) {
+    const before = scans;
+    const viaMemory = (await keywordSearch(db, vaultId, q, filters, { ...o, memory: replica })).hits.map((h) => h.path);
+    t.equal(scans, before + 1, `ranked on the memory index: ${q} ${JSON.stringify(filters)}`);
+    t.same(
+      viaMemory,
+      (await keywordSearch(db, vaultId, q, filters, o)).hits.map((h) => h.path),
+      'as the SQL path',
+    );
+    if (filters.folder)
+      t.ok(
+        viaMemory.every((p) => p.startsWith(`${filters.folder}/`)),
+        'inside the folder',
+      );
+  }
+  t.same(
+    (await keywordSearch(db, vaultId, 'redis', { folder: '健康' }, { ...o, memory: replica })).hits.map((h) => h.path),
+    ['健康/Redis 缓存.md'],
+  );
 });
 
 t.test('a note written and one removed by the pipeline reach the other index through the change stamp', async (t) => {

@@ -2,7 +2,7 @@
 import t from 'tap';
 import {
   compoundWordQuery,
-  indexText,
+  indexParts,
   phraseText,
   splitCompounds,
 } from '../../../plugins/search/keyword/index-text.js';
@@ -19,8 +19,18 @@ t.test('compound tokens become their words, other text is left alone', async (t)
   t.equal(splitCompounds('plain words, pop-up, due_date'), 'plain words, pop-up, due_date');
 });
 
-t.test('note text: CJK bigrams and compound splitting together', async (t) => {
-  t.equal(indexText('保持健康 task.due'), ' 保持 持健 健康 康  task due');
+t.test('note text: CJK runs become a vector of bigrams, the rest has its compound tokens split', async (t) => {
+  const parts = indexParts('保持健康 task.due 盐');
+  t.equal(parts.text, '  task due  ');
+  // Each run's bigrams and its last character in order, a gap between runs; every CJK character counts once.
+  t.equal(parts.cjk, "'保持':1 '持健':2 '健康':3 '康':4 '盐':6");
+  t.equal(parts.words, 2 + 5);
+  t.same(indexParts('plain words'), { text: 'plain words', cjk: '', words: 2 });
+  // A lexeme keeps at most 256 positions (as in a tsvector), and no position passes 16383.
+  const many = indexParts('好的，'.repeat(300));
+  t.equal(many.cjk.split(' ')[0].split(',').length, 256);
+  const long = indexParts(`${'字'.repeat(17000)}末尾`);
+  t.match(long.cjk, /'末尾':16383/);
   t.equal(phraseText('read task.due here'), 'read task due here');
 });
 

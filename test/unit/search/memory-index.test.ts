@@ -15,6 +15,12 @@ t.test('a tsvector text becomes lexemes with title and body occurrence counts', 
     [1, 0],
   ]);
   t.same(parseTsvector('').lexemes, []);
+  // CJK bigrams carry B in the title and C in the body (search migration 0009).
+  const cjk = parseTsvector(`'保持':1B,4C,6C '健康':2A,5`);
+  t.same(cjk.packed.map(unpack), [
+    [2, 1],
+    [1, 1],
+  ]);
 });
 
 t.test('postings follow rewrites and removals, before and after a fold', async (t) => {
