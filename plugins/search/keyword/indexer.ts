@@ -100,8 +100,10 @@ export function keywordIndexer(limits: TextLimits): IndexContributor<NoteModel> 
     // 2: CJK runs indexed as bigrams, body length and the vault's length totals for BM25 ranking.
     // 3: compound tokens (`task.due`, `file.md`, URLs) indexed as their words.
     // 4: indented code is body text (the parser's chunks keep it).
-    // 5: CJK bigrams as a ready vector under weights B (title) and C (body), out of the body GIN index (migration 0009).
-    version: 5,
+    // Not bumped for migration 0009 (CJK bigrams as a ready vector under weights B and C): a row written before it keeps
+    // its bigrams at A and D, which every reader still reads right (A is title, D body; a CJK term is looked up in the
+    // vector, not the body index), so upgrading re-derives nothing; `search rebuild-keyword` rewrites every row now.
+    version: 4,
     // Tokenising the whole note and its GIN entries is most of a write-through's commit: written in the
     // index's second transaction, after the tool has answered (readers await IndexService.settled).
     deferred: true,

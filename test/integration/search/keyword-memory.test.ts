@@ -132,3 +132,21 @@ t.test('a note written and one removed by the pipeline reach the other index thr
   t.notOk((await paths('memcached', replica)).includes('Memcached.md'), 'the removed note is gone');
   t.ok(replica.indexes.get(vaultId)!.rev > before, 'it caught up by the stamp');
 });
+
+t.test('a row in the layout before migration 0009 (bigrams at A and D) is still found on both paths', async (t) => {
+  await index.settled(vaultId);
+  await sql`UPDATE search_keyword k SET
+      tsv = setweight(to_tsvector('english', '如何 何保 保持 持健 健康 康'), 'A') || setweight(to_tsvector('english', '每天 天早 早睡 睡早 早起 起 坚持 持锻 锻炼 炼身 身体 体'), 'D')
+    FROM notes n WHERE n.id = k.note_id AND n.path = ${'健康/如何保持健康.md'}`.execute(db);
+  const fresh = new KeywordMemory(db);
+  await fresh.ensure(vaultId);
+  for (const q of ['保持健康', '锻炼身体', '早睡']) {
+    const sqlPath = await paths(q);
+    t.ok(sqlPath.includes('健康/如何保持健康.md'), `SQL path: ${q}`);
+    t.same(await paths(q, fresh), sqlPath, `memory path: ${q}`);
+  }
+  const hit = (await keywordSearch(db, vaultId, '保持健康', {}, { ...o, memory: fresh })).hits[0];
+  t.equal(hit?.path, '健康/如何保持健康.md');
+  t.match(hit?.explain, /t\+b|t /, 'its title bigrams still count as title');
+  fresh.close();
+});
