@@ -30,9 +30,10 @@ export interface CjkSplit {
  * finds each one. The runs' positions follow one another with a gap between runs; the vector goes after the
  * parsed rest of the text (`||` moves it past the rest's positions), so a phrase matches within a run, not across
  * a run's edge into the words around it.
- * Why not `to_tsvector` over bigram text: it parsed and stemmed every bigram as a word, twice the cost of
- * building the literal here and parsing it (a text search config maps a CJK token to itself anyway: no built-in
- * dictionary changes one). Why not Intl.Segmenter on notes: ICU's iterator measured ~1.3 µs a character per run
+ * Why a vector of its own: the bigrams carry their own weights (B in the title, C in the body), which keep them out
+ * of the body GIN index (search migration 0009), and `to_tsvector` over bigram text parsed and stemmed every bigram
+ * as a word, about twice the cost of building the literal here and parsing it (the built-in configs map a CJK token
+ * to itself: their dictionaries lower-case or stem an alphabet CJK is not written in). Why not Intl.Segmenter on notes: ICU's iterator measured ~1.3 µs a character per run
  * and superlinear on long strings, and bigrams already match every word a segmenter would find, however it splits
  * the note. Other text is left as it is.
  */

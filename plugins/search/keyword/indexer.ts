@@ -1,5 +1,5 @@
-// The keyword index contributor: writes one search_keyword row per note (vectors under the
-// configured text search configs over the text, joined by its CJK bigrams as a ready vector; stored body and head), keeps the vault's
+// The keyword index contributor: writes one search_keyword row per note (vectors under the configured text search
+// configs over the text, joined by its CJK bigrams as a ready vector; stored body and head), keeps the vault's
 // note count and total length in step by deltas, and queues the note for embedding. Never writes per-term
 // rows: document frequencies are counted at query time from the GIN index, so a note costs one row here. Never embeds here: the index transaction must stay fast and independent of any provider.
 import { sql } from 'kysely';

@@ -26,7 +26,10 @@ const INLINE_CATCH_UP = 2000;
 /** Query units whose lexemes are remembered. */
 const LEXEME_CACHE = 20_000;
 
-/** Title (weights A and B) occurrences in the low 16 bits, other occurrences in the high 16 (tsvector keeps ≤ 256 positions). */
+/**
+ * Title (weights A and B) occurrences in the low 16 bits, other occurrences in the high 16 (tsvector keeps ≤ 256
+ * positions).
+ */
 function pack(body: number, title: number): number {
   return ((Math.min(body, 0xffff) << 16) | Math.min(title, 0xffff)) >>> 0;
 }

@@ -1,5 +1,5 @@
-// Pure extraction of what the keyword vector indexes from a NoteModel: title and alias text (weight A),
-// the body text (weight D), the opening words (head) and the exact-title keys. No SQL here.
+// Pure extraction of what the keyword vector indexes from a NoteModel: title and alias text (weight A, its CJK
+// bigrams B), the body text (weight D, bigrams C), the opening words (head) and the exact-title keys. No SQL here.
 import type { NoteModel } from '../../../src/markdown/index.js';
 import { indexParts } from './index-text.js';
 import { normaliseTitle } from './query-parse.js';

@@ -1,11 +1,11 @@
 // CJK bigrams arrive as a ready tsvector (keyword/cjk.ts splitCjk) with their own weights, B in the title and C in
 // the body (the parsed words keep A and D), and the keyword body index leaves them out: it indexes
 // ts_filter(tsv, '{a,d}'). A Chinese note holds a lexeme per distinct bigram, and inserting those into the body
-// GIN index was most of a first index's keyword cost (the keyword rows of oldwinter x2 in a lab copy: 6.5 s before
-// this layout, 2.8 s with it, 2.3 s for the same text with no bigrams at all). Queries rank from the in-memory index, which reads the vectors,
-// not the GIN index; the SQL path finds CJK lexemes by reading the vectors (keyword/search.ts bodyMatch). The
-// 1-in-32 sample index keeps every lexeme (it estimates CJK document frequencies too, at 1/32 of the writes), and
-// so does the title index (titles are short).
+// GIN index was most of a first index's keyword cost (the keyword rows of oldwinter x2 in a lab copy: 5.9–6.5 s
+// before this layout, 2.6–3.1 s with it, 2.1–3.2 s for the same text with no bigrams at all). Queries rank from the
+// in-memory index, which reads the vectors, not the GIN index; the SQL path finds CJK lexemes by reading the vectors
+// (keyword/search.ts bodyMatch). The 1-in-32 sample index keeps every lexeme (it estimates CJK document frequencies
+// too, at 1/32 of the writes), and so does the title index (titles are short).
 import { sql, type Kysely } from 'kysely';
 
 /** Pending-list size in kB, as migration 0008 set it for the body index. */

@@ -62,7 +62,7 @@ t.test('CJK bigrams: weights B and C, out of the body GIN index, still found on 
   t.notMatch(row.indexed, /[\u4e00-\u9fff]/u, 'the body index expression holds no CJK lexeme');
   t.match(row.indexed, /'redi'/);
   t.match(row.title, /'缓存':\d+B/, 'the title vector keeps its bigrams');
-  // The SQL path (a filter takes it) finds a body substring, a title bigram and a mixed query.
+  // Without the memory index the SQL path finds a body substring, a title bigram and a mixed query, filtered or not.
   for (const q of ['早睡早起', '热点数据', '缓存', 'Redis 缓存策略'])
     t.ok((await paths(q)).length > 0, `SQL path: ${q}`);
   const inFolder = await keywordSearch(db, vaultId, '热点数据', { folder: '健康' }, o);
