@@ -2,6 +2,7 @@
 // family loader and the transports, and owns hot reload (config file watch, SIGHUP) and shutdown.
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { ListEvents, Logger, Principal, VaultHandle } from '../sdk/types.js';
@@ -15,6 +16,9 @@ import { HostMetrics } from './metrics/index.js';
 import { ApiKeyVerifier, KEY_PREFIX, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
 import { ensureOperator, listUsers } from './auth/users.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
+import { Forwarder } from './cluster/forward.js';
+import { checkFence, VaultLeases } from './cluster/leases.js';
+import { storedSecret } from './db/stored-secret.js';
 import { AuditWriter } from './audit/batch-writer.js';
 import { migrateHost, openDatabase, type DatabaseService } from './db/index.js';
 import { ToolDispatcher } from './families/dispatch.js';
@@ -62,8 +66,14 @@ edit these notes with you.
 export class Host {
   readonly hub: SessionHub;
   readonly subscriptions: ResourceSubscriptions;
-  /** Seals input-needed requestState for every MCP instance this process serves. */
-  readonly requestStates = new RequestStateSeal();
+  /**
+   * Seals input-needed requestState for every MCP instance this process serves (with a PostgreSQL
+   * server, under a key every process shares, so any process opens a round another one sealed).
+   */
+  requestStates = new RequestStateSeal();
+  /** Vault leases and forwarding, when several processes may share a PostgreSQL server. */
+  leases: VaultLeases | undefined;
+  forwarder: Forwarder | undefined;
   readonly manager: FamilyManager;
   readonly dispatcher: ToolDispatcher;
   readonly verifier: ApiKeyVerifier;
@@ -100,6 +110,7 @@ export class Host {
     readonly defaultVaultId: number,
     readonly services: HostServices,
     builtinDir: string | undefined,
+    leases?: VaultLeases,
   ) {
     const h = settings.host;
     this.workers = services.workers as PiscinaPool;
@@ -139,7 +150,14 @@ export class Host {
       obsidianName: (row) => (row.id === defaultVaultId ? h.vault.obsidianName : null),
       contributors: () => this.manager.registry.contributors(),
       writeCalls: this.writeCalls,
+      ownership: leases
+        ? {
+            owns: (id) => leases.owns(id),
+            fence: (id) => (trx) => checkFence(trx, id, leases.processId, leases.epoch(id) ?? -1),
+          }
+        : undefined,
     });
+    this.leases = leases;
     this.manager.registry.on('changed', () => this.vaults.contributorsChanged());
     if (h.metrics.enabled) {
       const metrics = new HostMetrics({
@@ -152,6 +170,7 @@ export class Host {
         pool: () => this.database.pool.counts(),
         familyHealth: () => this.familyHealthByVault(),
         backlogs: () => this.healthBacklogs(),
+        leases: leases ? () => ({ owned: leases.ownedVaults().length, ...leases.counters }) : undefined,
       });
       this.database.pool.onWait = (seconds) => metrics.poolWait(seconds);
       this.metrics = metrics;
@@ -179,7 +198,10 @@ export class Host {
     let host: Host | undefined;
     try {
       await migrateHost(database.db);
-      const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot, { adoptRoot: { log } });
+      const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot, {
+        adoptRoot: { log },
+        refuseRootChange: database.engine.kind === 'postgres',
+      });
       await ensureOperator(database.db, vaultId);
       await applyDeclaredOrRefuse(database, settings, { name: h.vault.name, id: vaultId });
       const workers = new PiscinaPool(h.workers);
@@ -195,7 +217,29 @@ export class Host {
           ['vaults', { get: (id?: number) => host!.vaults.find(id ?? vaultId) }],
         ]),
       };
-      host = new Host(settings, log, database, vaultId, services, options.builtinDir);
+      // A PostgreSQL server may be shared by several processes: each vault is then served by the one
+      // holding its lease (cluster/leases.ts); an embedded database has one process by construction.
+      const leases =
+        database.engine.kind === 'postgres'
+          ? new VaultLeases({
+              url: h.database.url,
+              db: database.db,
+              log,
+              internalUrl: () => host?.internalUrl() ?? null,
+              bid: h.cluster.ownVaults && options.http === true,
+              intervalMs: h.cluster.leaseIntervalMs,
+              canServe: (id) => host!.canServeVault(id),
+              acquired: (id) => host!.vaultOwnershipChanged(id, true),
+              lost: (id) => host!.vaultOwnershipChanged(id, false),
+            })
+          : undefined;
+      host = new Host(settings, log, database, vaultId, services, options.builtinDir, leases);
+      if (leases) {
+        const { key } = await storedSecret(database.db, 'request-state-key', () => ({
+          key: randomBytes(32).toString('base64'),
+        }));
+        host.requestStates = new RequestStateSeal(Buffer.from(key, 'base64'));
+      }
       services.named.set('index', host.vaults.indexService);
       // Pipelines start only once the families are serving, so the first pass runs with every contributor.
       host.vaults.hold();
@@ -224,7 +268,23 @@ export class Host {
           fetchSeams: options.oauthFetchSeams,
         });
       }
+      if (leases && options.http) {
+        const { key: hopKey } = await storedSecret(database.db, 'cluster-hop-key', () => ({
+          key: randomBytes(32).toString('base64'),
+        }));
+        const h3 = host;
+        host.forwarder = new Forwarder({
+          leases,
+          key: Buffer.from(hopKey, 'base64'),
+          ceiling: () => h3.scopeCeiling(),
+          families: () => [...h3.manager.registry.generations.keys()],
+          log,
+          metrics: h3.metrics,
+        });
+      }
       if (options.http) await host.listen();
+      // Bid only once this process can be reached: a vault it wins is forwarded to at once.
+      await leases?.start();
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
       if (socketPath) await host.openAdmin(socketPath, options.command ?? 'exocortex');
       host.watchConfig();
@@ -296,6 +356,7 @@ export class Host {
       maxSessions: s.maxSessions,
       maxSessionsPerCredential: s.maxSessionsPerCredential,
       maxListenStreams: s.maxListenStreams,
+      forwarder: this.forwarder,
       connection: s,
       verifier: this.credentials,
       oauth: this.oauth,
@@ -475,6 +536,49 @@ export class Host {
     this.hub.sessionsPerUser = (user) => (own.get(user) ?? defaults).sessions;
   }
 
+  /** Where other processes forward this one's vaults' calls (cluster.internalUrl, else the listen address). */
+  internalUrl(): string | null {
+    const configured = this.settings.host.cluster.internalUrl;
+    if (configured) return configured.replace(/\/$/, '');
+    const addr = this.app?.server.address() as AddressInfo | null;
+    if (!addr) return null;
+    const unspecified = addr.address === '0.0.0.0' || addr.address === '::';
+    const host = unspecified ? '127.0.0.1' : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    return `http://${host}:${addr.port}`;
+  }
+
+  /** The most a call forwarded from here may do: each serving family, read-only where this process is. */
+  scopeCeiling(): string[] {
+    const registry = this.manager.registry;
+    return [...registry.generations.values()].map(
+      (g) => `${g.name}:${registry.vaultReadOnly || g.readOnly ? 'read' : 'write'}`,
+    );
+  }
+
+  /** Whether this process can serve a vault (its root opens here); a vault added elsewhere is opened now. */
+  async canServeVault(id: number): Promise<boolean> {
+    if (!this.vaults.get(id)) {
+      const row = (await listVaults(this.database.db)).find((r) => r.id === id);
+      if (!row) return false;
+      await this.vaults.serve(row);
+    }
+    return this.vaults.canServe(id);
+  }
+
+  /** The lease of a vault was won or lost: start its pipeline here, or stop it and hold the vault on standby. */
+  async vaultOwnershipChanged(id: number, owned: boolean): Promise<void> {
+    if (this.closed) return this.vaults.stop(id);
+    const row = (await listVaults(this.database.db)).find((r) => r.id === id) ?? this.vaults.get(id)?.row;
+    if (!row) return;
+    const entry = await this.vaults.serve(row, {
+      prepare:
+        owned && id === this.defaultVaultId && !this.settings.host.vault.readOnly
+          ? (fs) => seedWelcomeNote(fs, this.log)
+          : undefined,
+    });
+    if (owned && entry.state !== 'serving') throw new Error(entry.reason ?? 'the vault cannot be served here');
+  }
+
   async health(): Promise<Record<string, unknown>> {
     const dbOk = await this.database.ping();
     const families: Record<string, string> = {};
@@ -491,7 +595,8 @@ export class Host {
     const byVault = await this.familyHealthByVault();
     const familyHealth = byVault[this.vaultHandle.name] ?? {};
     const vaults = this.vaults.health();
-    for (const v of Object.values(vaults)) if (v.state !== 'serving') degraded = true;
+    for (const v of Object.values(vaults)) if (v.state === 'unavailable') degraded = true;
+    const owners = this.leases ? await this.leases.ownersByVault().catch(() => undefined) : undefined;
     return {
       status: !dbOk ? 'down' : degraded ? 'degraded' : 'ok',
       version: '0.1.0',
@@ -508,6 +613,16 @@ export class Host {
       audit: { pending: this.audit.pending, written: this.audit.written, dropped: this.audit.dropped },
       workers: this.workers.stats(),
       index: this.index?.healthSummary() ?? null,
+      ...(this.leases
+        ? {
+            cluster: {
+              process: this.leases.processId,
+              owned: this.leases.ownedVaults().length,
+              leases: this.leases.counters,
+              forwards: this.forwarder?.counts ?? null,
+            },
+          }
+        : {}),
       vaults: Object.fromEntries(
         Object.entries(vaults).map(([name, v]) => [
           name,
@@ -516,6 +631,9 @@ export class Host {
             ...(byVault[name] && Object.keys(byVault[name]).length ? { familyHealth: byVault[name] } : {}),
             ...(v.reason ? { reason: redact(v.reason) } : {}),
             ...(v.lastError ? { lastError: redact(v.lastError) } : {}),
+            ...(owners
+              ? { owner: owners.get(this.vaults.all().find((e) => e.row.name === name)?.row.id ?? -1)?.owner ?? null }
+              : {}),
           },
         ]),
       ),
@@ -569,7 +687,10 @@ export class Host {
     this.oauth?.close();
     await this.stopKeyListener?.();
     await this.hub.closeAll();
+    // Give the leases back before the pipelines stop: a successor can take over at once.
+    await this.leases?.close();
     if (this.app) await this.app.close().catch(() => undefined);
+    this.forwarder?.close();
     await this.vaults.close();
     await this.manager.close();
     await this.audit.close();

@@ -90,6 +90,21 @@ export async function countActiveKeys(db: Kysely<any>): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/**
+ * The first start's admin key, minted only when no active key exists. Processes starting at once on one
+ * PostgreSQL server take turns on a transaction lock, so only the first of them mints one.
+ */
+export async function mintFirstAdminKey(db: Kysely<any>, vaultId: number): Promise<string | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${FIRST_KEY_LOCK})`.execute(trx);
+    if ((await countActiveKeys(trx)) > 0) return undefined;
+    return (await createApiKey(trx, { name: 'admin', scope: 'readwrite', vaultId, isAdmin: true })).raw;
+  });
+}
+
+/** The transaction lock of mintFirstAdminKey (a one-key advisory lock, apart from the vault leases' space). */
+const FIRST_KEY_LOCK = 0x4578_6f00;
+
 /** The NOTIFY channel on which a revocation tells every process sharing the database to drop its cache. */
 export const KEYS_CHANGED_CHANNEL = 'exo_api_keys_changed';
 

@@ -137,15 +137,15 @@ export async function ensureOperator(db: Kysely<any>, vaultId: number): Promise<
     if (Number(existing.vault_id) !== vaultId)
       await db.updateTable('users').set({ vault_id: vaultId }).where('id', '=', id).execute();
   } else {
-    id = Number(
-      (
-        await db
-          .insertInto('users')
-          .values({ name: OPERATOR_USER, vault_id: vaultId, is_admin: true, source: 'implicit' })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id,
-    );
+    // Two processes starting at once on one server: the second insert yields to the first.
+    const row = await db
+      .insertInto('users')
+      .values({ name: OPERATOR_USER, vault_id: vaultId, is_admin: true, source: 'implicit' })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) return ensureOperator(db, vaultId);
+    id = Number(row.id);
   }
   await db.updateTable('api_keys').set({ user_id: id }).where('user_id', 'is', null).execute();
   return id;

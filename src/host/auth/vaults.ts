@@ -20,6 +20,11 @@ export interface EnsureVaultOptions {
    * leave the row alone, so only a server start changes what a vault is.
    */
   readonly adoptRoot?: { readonly log: Logger };
+  /**
+   * Refuse a changed root instead of adopting it: on a PostgreSQL server another process may serve the
+   * vault from the root the row names, and a process that resolved another path must not wipe its index.
+   */
+  readonly refuseRootChange?: boolean;
 }
 
 /** The implicit vault of `vault.path` (single-user mode's one vault), created on first use. */
@@ -31,6 +36,10 @@ export async function ensureVault(
 ): Promise<number> {
   const existing = await db.selectFrom('vaults').select(['id', 'root']).where('name', '=', name).executeTakeFirst();
   if (existing) {
+    if (existing.root !== root && options.refuseRootChange)
+      throw new Error(
+        `vault "${name}" is recorded with the root ${existing.root}, but this process resolved vault.path to ${root}; on a shared PostgreSQL server every process must name the same root (fix vault.path, or move the vault with \`exocortex vaults\` while no process serves it)`,
+      );
     if (existing.root !== root && options.adoptRoot) {
       options.adoptRoot.log.warn(
         { vault: name, from: existing.root, to: root },
@@ -40,12 +49,14 @@ export async function ensureVault(
     }
     return existing.id;
   }
+  // Two processes starting at once on one server: the second insert yields to the first.
   const row = await db
     .insertInto('vaults')
     .values({ name, root, source: 'implicit' })
+    .onConflict((oc) => oc.column('name').doNothing())
     .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .executeTakeFirst();
+  return row ? row.id : ensureVault(db, name, root, options);
 }
 
 /** A vault's root changed: its index describes other files, so it goes with the change. */

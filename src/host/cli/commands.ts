@@ -120,17 +120,14 @@ export function claudeAddCommand(url: string, key: string): string {
 
 export async function runServe(settings: Settings): Promise<void> {
   const Host = await loadHost();
-  const { countActiveKeys, createApiKey } = await loadKeys();
+  const { mintFirstAdminKey } = await loadKeys();
   const host = await Host.start({ settings, http: true, command: 'exocortex serve' });
   const s = settings.host.server;
   const base = s.publicUrl?.replace(/\/$/, '') ?? host.url;
-  if (settings.host.auth.mintAdminKeyOnFirstStart && (await countActiveKeys(host.database.db)) === 0) {
-    const { raw } = await createApiKey(host.database.db, {
-      name: 'admin',
-      scope: 'readwrite',
-      vaultId: host.vaultHandle.id,
-      isAdmin: true,
-    });
+  const raw = settings.host.auth.mintAdminKeyOnFirstStart
+    ? await mintFirstAdminKey(host.database.db, host.vaultHandle.id)
+    : undefined;
+  if (raw) {
     process.stdout.write(
       [
         '',

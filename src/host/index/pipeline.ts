@@ -67,6 +67,7 @@ export class IndexPipeline implements IndexService {
       now: this.now,
       fail: (what, err) => this.fail(what, err),
       requeue: (path) => this.mark(path, false),
+      fence: deps.fence,
     });
   }
 
@@ -511,6 +512,7 @@ export class IndexPipeline implements IndexService {
     const ids = [...new Set(work.flatMap((w) => w.items.map((it) => it.note.id)))];
     try {
       await this.deps.db.transaction().execute(async (trx) => {
+        await this.deps.fence?.(trx);
         for (const { entry, items } of work) {
           const k = entry.contributor;
           if (k.writeMany) await k.writeMany(trx, items);

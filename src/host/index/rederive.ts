@@ -1,6 +1,7 @@
 // Background re-derivation after a contributor's version bump (or for a newly enabled one): walks the
 // notes it has not derived yet in id order, re-parses them and calls only that contributor. Runs when
 // the change queue is empty; a note that changed meanwhile goes back to the queue instead.
+import { FencedError } from '../cluster/leases.js';
 import type { NoteModel } from '../../markdown/index.js';
 import { mapLimit } from '../../sdk/map-limit.js';
 import { parseItems, prepareOne, type Prepared } from './prepare.js';
@@ -64,6 +65,7 @@ export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
     });
     try {
       await db.transaction().execute(async (trx) => {
+        await p.deps.fence?.(trx);
         const k = entry.contributor;
         if (k.writeMany)
           await k.writeMany(
@@ -73,10 +75,14 @@ export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
         else for (const w of work) await k.write(trx, note(w), w.model);
         await p.versions.advance(trx, job.key, lastId);
       });
-    } catch {
+    } catch (e) {
+      if (e instanceof FencedError) throw e;
       for (const w of work) {
         try {
-          await db.transaction().execute((trx) => entry.contributor.write(trx, note(w), w.model));
+          await db.transaction().execute(async (trx) => {
+            await p.deps.fence?.(trx);
+            await entry.contributor.write(trx, note(w), w.model);
+          });
         } catch (e) {
           p.fail(`re-derive by ${job.key} failed for a note`, e);
         }

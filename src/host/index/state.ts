@@ -3,6 +3,7 @@
 // The caller holds the writer lock; this module never reads files.
 import type { Kysely } from 'kysely';
 import type { ChangeOrigin } from '../../sdk/types.js';
+import { FencedError } from '../cluster/leases.js';
 import { DerivedMemo } from './memo.js';
 import { decide } from './decide.js';
 import type { Prepared } from './prepare.js';
@@ -28,6 +29,8 @@ export interface IndexStateDeps {
   readonly fail: (what: string, err: unknown) => void;
   /** Queue a path to be read again. */
   readonly requeue: (path: string) => void;
+  /** Runs first in each transaction (the vault lease's fence); its throw is never isolated per note. */
+  readonly fence?: (trx: Kysely<any>) => Promise<void>;
 }
 
 export class IndexState {
@@ -99,7 +102,9 @@ export class IndexState {
       const r = await this.write(ops, contributors, now, origin, defer);
       this.applied(ops, r.ids);
       return r.deferred;
-    } catch {
+    } catch (e) {
+      // Fenced: another process owns the vault now; nothing of this batch may land, nor be quarantined.
+      if (e instanceof FencedError) throw e;
       // Isolate the failing note(s): each operation alone; one that still fails is quarantined. Still
       // deferred: rows of these notes may be waiting, and must not land after these.
       const deferred: DeferredWrite[] = [];
@@ -109,6 +114,7 @@ export class IndexState {
           this.applied([op], r.ids);
           deferred.push(...r.deferred);
         } catch (e) {
+          if (e instanceof FencedError) throw e;
           this.deps.fail('index write failed', e);
           await this.quarantineAfterFailure(op, e, now);
         }
@@ -125,14 +131,15 @@ export class IndexState {
     defer?: (path: string) => boolean,
   ): Promise<ApplyResult> {
     try {
-      const r = await this.deps.db.transaction().execute((trx) =>
-        applyOps(trx, this.deps.vaultId, ops, contributors, now, {
+      const r = await this.deps.db.transaction().execute(async (trx) => {
+        await this.deps.fence?.(trx);
+        return applyOps(trx, this.deps.vaultId, ops, contributors, now, {
           origin,
           quarantined: (p) => this.quarantine.has(p),
           memo: this.memo,
           defer,
-        }),
-      );
+        });
+      });
       this.memo.commit();
       return r;
     } catch (e) {

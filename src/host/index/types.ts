@@ -60,6 +60,11 @@ export interface PipelineDeps {
   /** The contributors of the families serving now (called per batch, so hot reloads are seen). */
   readonly contributors: () => readonly ContributorEntry[];
   readonly now?: () => Date;
+  /**
+   * Runs first in every index transaction of this vault; a throw aborts it. Several processes on one
+   * PostgreSQL server pass the lease check (cluster/leases.ts checkFence), so a deposed owner's commit fails.
+   */
+  readonly fence?: (trx: Kysely<any>) => Promise<void>;
 }
 
 /** What the index holds for one note (mirrors its `notes` row). */

@@ -20,6 +20,7 @@ import {
 import { isRefusal, Refusal } from '../../sdk/refusals.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { ApiKeyVerifier } from '../auth/api-keys.js';
+import { HopRefused, type Forwarder } from '../cluster/forward.js';
 import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 import { createMcpServer, type ServerDeps } from './server-factory.js';
 import type { LiveSession, SessionHub } from './sessions.js';
@@ -44,6 +45,8 @@ export interface HttpTransportOptions {
    * needed) when the OAuth authorization server is offered; absent: API keys only.
    */
   readonly challenge?: (path: string, extra?: { error?: string; scope?: string; description?: string }) => string;
+  /** Several processes on one PostgreSQL server: calls for a vault owned elsewhere go to its owner. */
+  readonly forwarder?: Forwarder;
   /** Told of each MCP request answered other than tools/call (the dispatcher reports those) and listen streams. */
   readonly metrics?: { request(method: string, seconds: number, status: number): void };
 }
@@ -135,8 +138,9 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       );
     if (!o.isAllowedOrigin(request.headers.origin))
       return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
+    let principal: Principal;
     try {
-      principals.set(request, await o.verifier.verify(bearer(request)));
+      principal = await o.verifier.verify(bearer(request));
     } catch (e) {
       if (!isRefusal(e)) throw e;
       reply
@@ -149,6 +153,17 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
         .header('connection', 'close');
       return jsonRpcError(reply, 401, -32001, (e as Refusal).message, { refusal: { code: (e as Refusal).code } });
     }
+    if (o.forwarder) {
+      try {
+        principal = o.forwarder.narrow(request, principal);
+      } catch (e) {
+        if (!(e instanceof HopRefused)) throw e;
+        return jsonRpcError(reply.header('connection', 'close'), 403, -32000, `Forbidden: ${e.message}`);
+      }
+      principals.set(request, principal);
+      if (await o.forwarder.maybeForward(request, reply, principal)) return reply;
+    }
+    principals.set(request, principal);
     if (request.method === 'POST' && !isJson(request.headers['content-type'])) {
       return jsonRpcError(
         reply.header('connection', 'close'),

@@ -23,6 +23,8 @@ export interface MetricsSources {
   familyHealth(): Promise<Record<string, Record<string, unknown>>>;
   /** The backlogs serving families declare (`healthBacklog`: which health fields to sum). */
   backlogs(): ReadonlyArray<HealthBacklog & { family: string }>;
+  /** Vault leases (several processes on one PostgreSQL server): owned now, and the lease events so far. */
+  leases?(): { owned: number; acquired: number; lost: number; connectionLosses: number };
 }
 
 type Health = Record<string, Record<string, unknown>>;
@@ -37,6 +39,7 @@ export class HostMetrics {
   private readonly results: Counter<'gen_ai_tool_name' | 'outcome' | 'code'>;
   private readonly admission: Counter<'reason'>;
   private readonly poolWaits: Histogram;
+  private readonly forwards: Histogram<'outcome'>;
   /** The families' health of the scrape under way (render reads it once; the gauges' collect use it). */
   private health: Health = {};
   private readonly backlogGauges = new Map<string, Gauge<'vault'>>();
@@ -115,6 +118,33 @@ export class HostMetrics {
       buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
       registers,
     });
+    this.forwards = new Histogram({
+      name: 'exocortex_forward_seconds',
+      help: "MCP requests forwarded to their vault's owner process, by outcome (ok, failed, no_owner), to the end of the answer.",
+      labelNames: ['outcome'],
+      buckets: BUCKETS,
+      registers,
+    });
+    if (sources.leases) {
+      const leases = sources.leases;
+      gauge(
+        'exocortex_vault_leases_owned',
+        'Vaults this process owns (serves, indexes, writes) now.',
+        () => leases().owned,
+      );
+      new Gauge({
+        name: 'exocortex_vault_lease_events',
+        help: 'Vault lease events since start: acquired, lost (handed back or taken), connection_losses (fail-stops).',
+        labelNames: ['event'],
+        registers,
+        collect() {
+          const c = leases();
+          this.set({ event: 'acquired' }, c.acquired);
+          this.set({ event: 'lost' }, c.lost);
+          this.set({ event: 'connection_losses' }, c.connectionLosses);
+        },
+      });
+    }
     const metrics = this;
     new Gauge({
       name: 'exocortex_family_health',
@@ -166,6 +196,11 @@ export class HostMetrics {
     this.operation.observe({ mcp_method_name: 'tools/call', gen_ai_tool_name: tool, error_type: errorType }, seconds);
     this.results.inc({ gen_ai_tool_name: tool, outcome, code: refusalCode ?? '' });
     if (refusalCode && ADMISSION_CODES.has(refusalCode)) this.admission.inc({ reason: refusalCode });
+  }
+
+  /** A forwarded request ended (its answer fully relayed, or the hop failed). */
+  forwarded(seconds: number, outcome: 'ok' | 'failed' | 'no_owner'): void {
+    this.forwards.observe({ outcome }, seconds);
   }
 
   /** A query waited this long for a database connection. */

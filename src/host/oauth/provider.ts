@@ -2,6 +2,7 @@
 // Metadata Documents fetched through the SDK's SSRF rules, PKCE S256 required, resource indicators
 // bound to this server's MCP URL, opaque access tokens, rotating refresh tokens, RFC 9207 iss) over the
 // host database. Its keys are made once and stored; it never mints tokens for another resource.
+import { storedSecret } from '../db/stored-secret.js';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
@@ -65,17 +66,6 @@ export const PROVIDER_PATHS: readonly string[] = [
 
 export function isProviderPath(pathname: string): boolean {
   return PROVIDER_PATHS.some((p) => pathname === p || pathname.startsWith(`${p}/`));
-}
-
-/** A stored secret, made by `make` the first time any process asks (race-safe across replicas). */
-async function storedSecret<T>(db: Kysely<any>, name: string, make: () => T): Promise<T> {
-  await db
-    .insertInto('oauth_secrets')
-    .values({ name, value: JSON.stringify(make()) })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db.selectFrom('oauth_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
-  return (typeof row.value === 'string' ? JSON.parse(row.value) : row.value) as T;
 }
 
 /** Resource indicators a client may send for this server (the MCP URL, or the origin it also serves on). */

@@ -297,6 +297,37 @@ export const hostSettingsSchema = z
       .strict()
       .prefault({})
       .describe('Where the index, credentials, OAuth state and usage logs are stored.'),
+    cluster: z
+      .object({
+        ownVaults: z
+          .boolean()
+          .default(true)
+          .describe(
+            'Bid for vault leases. false: this process owns no vault and forwards every call to the owner, within its own families and read-only switches (a read-only search deployment).',
+          ),
+        internalUrl: z
+          .string()
+          .regex(/^https?:\/\/[^/?#@]+\/?$/, 'an http(s)://host:port base URL')
+          .nullable()
+          .default(null)
+          .describe(
+            "Where the other processes reach this one to forward a vault's calls (http://10.0.0.5:3000). null: the listen address, 127.0.0.1 when it listens on every interface.",
+          ),
+        leaseIntervalMs: z
+          .number()
+          .int()
+          .min(100)
+          .max(10_000)
+          .default(500)
+          .describe(
+            'How often a process renews its presence and bids for vaults without an owner; a failed owner is replaced within about this long.',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        'Several processes on one PostgreSQL server (ignored with embedded PGlite): each vault has one owner under a lease held in PostgreSQL; any process accepts any request and forwards it to the owner.',
+      ),
     admin: z
       .object({
         socketPath: z

@@ -22,9 +22,21 @@ export interface VaultRegistryDeps {
   readonly obsidianName: (row: VaultRow) => string | null;
   readonly contributors: () => readonly ContributorEntry[];
   readonly writeCalls?: WriteCallCounter;
+  /**
+   * Several processes on one PostgreSQL server: only the vault's lease owner runs its pipeline and
+   * writes; the others hold it on standby (read-only, no watcher, no index). Absent: this process owns all.
+   */
+  readonly ownership?: VaultOwnership;
 }
 
-export type VaultState = 'serving' | 'unavailable';
+export interface VaultOwnership {
+  owns(vaultId: number): boolean;
+  /** The fence of the vault's index transactions under the current lease. */
+  fence(vaultId: number): (trx: Kysely<any>) => Promise<void>;
+}
+
+/** serving: owned here (pipeline running); standby: another process owns it (opened read-only, no index). */
+export type VaultState = 'serving' | 'standby' | 'unavailable';
 
 /** One vault as this process holds it. */
 export interface ServedVault {
@@ -79,7 +91,9 @@ export class VaultRegistry {
     options: { strict?: boolean; prepare?: (fs: VaultHandle['fs']) => Promise<void> } = {},
   ): Promise<ServedVault> {
     const existing = this.served.get(row.id);
-    if (existing?.state === 'serving') return existing;
+    const owned = this.deps.ownership?.owns(row.id) ?? true;
+    if (existing?.state === (owned ? 'serving' : 'standby')) return existing;
+    if (existing?.handle) await this.stop(row.id, 'changing owner');
     const entry: ServedVault = existing ?? { row, state: 'unavailable' };
     this.served.set(row.id, entry);
     try {
@@ -87,10 +101,17 @@ export class VaultRegistry {
       const identity = options.strict ? undefined : await examineRoot(row.root);
       if (identity) refuseOverlap(identity, this.identitiesExcept(row.id));
       const opened = await openVault(row.root, { ...this.deps.open, log: this.deps.log });
-      const fs = this.deps.readOnly ? readOnlyVault(opened) : opened;
+      const fs = this.deps.readOnly || !owned ? readOnlyVault(opened) : opened;
       entry.identity = identity ?? (await examineRoot(row.root));
-      if (options.prepare) await options.prepare(fs);
       const handle: VaultHandle = { id: row.id, name: row.name, obsidianName: this.deps.obsidianName(row), fs };
+      if (!owned) {
+        entry.handle = handle;
+        entry.state = 'standby';
+        delete entry.reason;
+        this.deps.log.info({ vault: row.name }, 'vault on standby: another process owns it');
+        return entry;
+      }
+      if (options.prepare) await options.prepare(fs);
       const index = new IndexPipeline({
         db: this.deps.db,
         vault: handle,
@@ -99,6 +120,7 @@ export class VaultRegistry {
         settings: this.deps.index,
         contributors: this.deps.contributors,
         writeCalls: this.deps.writeCalls,
+        fence: this.deps.ownership?.fence(row.id),
       });
       entry.handle = handle;
       entry.index = index;
@@ -154,10 +176,20 @@ export class VaultRegistry {
   /** The vault a principal is bound to; refuses vault_unavailable (without paths) when it is not serving. */
   handle(id: number): VaultHandle {
     const entry = this.served.get(id);
-    if (entry?.handle) return entry.handle;
-    throw new Refusal('vault_unavailable', {
-      reason: entry ? 'its root folder cannot be opened' : 'it is not served by this server',
-    });
+    if (entry?.state === 'serving' && entry.handle) return entry.handle;
+    throw new Refusal('vault_unavailable', { reason: unavailableReason(entry) });
+  }
+
+  /** Whether this process can open a vault's root (a lease is bid for only then). */
+  canServe(id: number): boolean {
+    const state = this.served.get(id)?.state;
+    return state === 'serving' || state === 'standby';
+  }
+
+  /** Ownership of a vault changed: serve it (owned) or put it on standby, stopping its pipeline first. */
+  async ownershipChanged(row: VaultRow): Promise<void> {
+    if (this.closed) return;
+    await this.serve(row);
   }
 
   find(id: number): VaultHandle | undefined {
@@ -165,11 +197,9 @@ export class VaultRegistry {
   }
 
   pipeline(id: number): IndexPipeline {
-    const index = this.served.get(id)?.index;
-    if (index) return index;
-    throw new Refusal('vault_unavailable', {
-      reason: this.served.has(id) ? 'its root folder cannot be opened' : 'it is not served by this server',
-    });
+    const entry = this.served.get(id);
+    if (entry?.index) return entry.index;
+    throw new Refusal('vault_unavailable', { reason: unavailableReason(entry) });
   }
 
   get(id: number): ServedVault | undefined {
@@ -236,6 +266,8 @@ export class VaultRegistry {
             );
             await this.stop(v.row.id, gone);
           }
+        } else if (v.state === 'standby' && (this.deps.ownership?.owns(v.row.id) ?? true)) {
+          await this.serve(v.row);
         } else if (v.state === 'unavailable' && !this.closed) {
           await this.serve(v.row);
         }
@@ -250,4 +282,10 @@ export class VaultRegistry {
     clearInterval(this.checkTimer);
     await Promise.all([...this.served.keys()].map((id) => this.stop(id)));
   }
+}
+
+function unavailableReason(entry: ServedVault | undefined): string {
+  if (!entry) return 'it is not served by this server';
+  if (entry.state === 'standby') return 'another server process owns it now; retry in a moment';
+  return 'its root folder cannot be opened';
 }
