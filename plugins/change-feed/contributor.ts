@@ -103,7 +103,7 @@ export async function prune(trx: DatabaseTransaction, vaultId: number, s: FeedSe
 }
 
 /** What the contributor knows of the index outside a tool call (absent when no index service runs). */
-export type IndexReadiness = (vaultId: number) => { ready: boolean } | undefined;
+export type IndexReadiness = (vaultId: number) => { ready: boolean; resumed?: boolean } | undefined;
 
 /**
  * A note the feed has never seen: `created`, unless the index is being built from empty (its initial scan
@@ -115,7 +115,8 @@ async function firstSighting(
   note: IndexedNote,
   readiness: IndexReadiness,
 ): Promise<'created' | 'silent'> {
-  const ready = readiness(note.vaultId)?.ready ?? true;
+  const status = readiness(note.vaultId);
+  const ready = status?.ready ?? true;
   const meta = (
     await sql<{ building: boolean }>`SELECT building FROM change_feed_meta WHERE vault_id = ${note.vaultId}`.execute(
       trx,
@@ -127,6 +128,9 @@ async function firstSighting(
     return 'created';
   }
   if (meta?.building) return 'silent';
+  // A process that took the vault over from another catches up after a first build another owner
+  // finished (or never needed): what it first sees now is new.
+  if (status?.resumed) return 'created';
   const { rows } = await sql<{
     seen: boolean;
   }>`SELECT EXISTS (SELECT 1 FROM change_feed_state WHERE vault_id = ${note.vaultId}) AS seen`.execute(trx);

@@ -153,6 +153,7 @@ export class Host {
       ownership: leases
         ? {
             owns: (id) => leases.owns(id),
+            epoch: (id) => leases.epoch(id),
             fence: (id) => (trx) => checkFence(trx, id, leases.processId, leases.epoch(id) ?? -1),
           }
         : undefined,
@@ -280,6 +281,7 @@ export class Host {
           families: () => [...h3.manager.registry.generations.keys()],
           log,
           metrics: h3.metrics,
+          bodyLimitBytes: h3.requestBodyLimit(),
         });
       }
       if (options.http) await host.listen();

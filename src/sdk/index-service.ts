@@ -13,6 +13,11 @@ export interface IndexStatus {
   readonly backlog: Readonly<Record<string, number>>;
   /** True once the initial scan has completed. */
   readonly ready: boolean;
+  /**
+   * This process took the vault over from another one that served it before (several processes on one
+   * PostgreSQL server): its initial scan is a catch-up, never a first build, so a note first seen now is new.
+   */
+  readonly resumed?: boolean;
   /** ISO times: last completed pass (heartbeat), last change detected. */
   readonly lastPassAt: string | null;
   readonly lastChangeAt: string | null;

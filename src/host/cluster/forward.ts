@@ -27,6 +27,11 @@ const HOP_BY_HOP = new Set([
   'proxy-authorization',
   'proxy-authenticate',
 ]);
+/** Answer header of a process asked to serve a hopped request for a vault it no longer owns. */
+const NOT_OWNER_HEADER = 'x-exocortex-not-owner';
+/** How long a request waits for a vault without a live owner (a failover) before it is refused. */
+const OWNER_WAIT_MS = 8000;
+const OWNER_POLL_MS = 100;
 /** How long a signed hop stays valid (clock of the two processes: the same machine or NTP). */
 const HOP_TTL_MS = 60_000;
 
@@ -43,6 +48,8 @@ export interface ForwarderOptions {
   readonly families: () => string[];
   readonly log: Logger;
   readonly metrics?: ForwardMetrics;
+  /** The largest request body relayed (server.bodyLimitBytes, as the owner enforces). */
+  readonly bodyLimitBytes: number;
 }
 
 export class Forwarder {
@@ -77,38 +84,63 @@ export class Forwarder {
 
   /**
    * Forward the request when another process owns the principal's vault: true when this call answered
-   * it (forwarded, or refused with a retry hint), false when this process serves it itself.
+   * it (forwarded, or refused once no owner appeared in time), false when this process serves it itself.
+   * While a vault changes owner (a failover) the request waits for the new one instead of failing.
    */
   async maybeForward(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<boolean> {
     const vaultId = principal.vaultId;
     if (this.o.leases.owns(vaultId)) return false;
     const started = performance.now();
-    // A request that already crossed one hop is never sent on: ownership moved while it travelled.
-    const owner = request.headers[HOP_HEADER] ? undefined : await this.o.leases.ownerOf(vaultId);
-    if (!owner?.url || owner.owner === this.o.leases.processId) {
-      this.counts.noOwner++;
-      this.o.metrics?.forwarded((performance.now() - started) / 1000, 'no_owner');
-      noOwner(reply);
+    // A request that already crossed one hop is never sent on: ownership moved while it travelled, and
+    // the process that forwarded it looks the owner up again.
+    if (request.headers[HOP_HEADER] !== undefined) {
+      noOwner(reply, false, true);
       return true;
     }
     reply.hijack();
-    await this.pipe(request, reply, owner.url, principal, started);
+    let body: Buffer | undefined;
+    try {
+      body = await readBody(request, this.o.bodyLimitBytes);
+    } catch {
+      rawError(reply, 413, 'Request body too large');
+      return true;
+    }
+    const deadline = Date.now() + OWNER_WAIT_MS;
+    for (let fresh = false; ; fresh = true) {
+      const owner = await this.o.leases.ownerOf(vaultId, fresh);
+      if (owner?.url) {
+        const sent = await this.send(request, reply, owner.url, body, principal, started);
+        if (sent === 'done') return true;
+      }
+      if (Date.now() > deadline || request.raw.destroyed) break;
+      await new Promise((r) => setTimeout(r, OWNER_POLL_MS));
+    }
+    this.counts.noOwner++;
+    this.o.metrics?.forwarded((performance.now() - started) / 1000, 'no_owner');
+    noOwner(reply, true);
     return true;
   }
 
-  private pipe(
+  /**
+   * One try at the owner. 'retry' when the request never reached a process that owns the vault
+   * (connection refused, or the process answered that it no longer owns it): safe to send again.
+   */
+  private send(
     request: FastifyRequest,
     reply: FastifyReply,
     base: string,
+    body: Buffer | undefined,
     principal: Principal,
     started: number,
-  ): Promise<void> {
+  ): Promise<'done' | 'retry'> {
     const target = new URL(request.url, base);
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-exocortex-')) continue;
+      if (name === 'content-length' || name === 'transfer-encoding') continue;
       headers[name] = value;
     }
+    if (body) headers['content-length'] = String(body.length);
     // The owner learns the client's address from this process, never from what the client claimed.
     headers['x-forwarded-for'] = request.ip;
     const ceiling = `${Date.now()} ${this.o.ceiling().join(' ')}`;
@@ -119,10 +151,13 @@ export class Forwarder {
       ceiling,
       header(request, 'authorization') ?? '',
     ).toString('base64url');
-    return new Promise<void>((resolve) => {
-      let answered = false;
+    return new Promise((resolve) => {
       const upstream = http.request(target, { method: request.method, headers, agent: this.agent }, (res) => {
-        answered = true;
+        if (res.statusCode === 503 && res.headers[NOT_OWNER_HEADER]) {
+          res.resume();
+          void this.o.leases.ownerOf(principal.vaultId, true).catch(() => undefined);
+          return resolve('retry');
+        }
         const out: http.OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(res.headers))
           if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
@@ -133,28 +168,39 @@ export class Forwarder {
         res.on('end', () => {
           this.counts.forwarded++;
           this.o.metrics?.forwarded((performance.now() - started) / 1000, 'ok');
-          resolve();
+          resolve('done');
         });
-        res.on('error', () => {
+        // The owner died mid-answer (a stream cut short): cut the client's answer too, never leave it hanging.
+        res.on('close', () => {
+          if (res.complete) return;
+          this.counts.failed++;
           reply.raw.destroy();
-          resolve();
+          resolve('done');
         });
+        res.on('error', () => undefined);
       });
-      upstream.on('error', (e) => {
+      upstream.on('error', (e: NodeJS.ErrnoException) => {
+        void this.o.leases.ownerOf(principal.vaultId, true).catch(() => undefined);
+        // Refused: nothing reached the owner (it died or has not started listening); try the next one.
+        if (e.code === 'ECONNREFUSED') return resolve('retry');
         this.counts.failed++;
         this.o.metrics?.forwarded((performance.now() - started) / 1000, 'failed');
         this.o.log.warn({ vault: principal.vaultId, owner: base, err: e.message }, 'forward to the vault owner failed');
-        // The owner may have died: the next lookup reads the lease table again.
-        void this.o.leases.ownerOf(principal.vaultId, true).catch(() => undefined);
-        if (!answered && !reply.raw.headersSent) noOwner(reply, true);
+        // Reset after the request went out: its outcome is unknown, so it is never sent again.
+        if (!reply.raw.headersSent)
+          rawError(
+            reply,
+            502,
+            'The vault owner process failed while answering; retry (a write may have landed: read before writing again)',
+          );
         else reply.raw.destroy();
-        resolve();
+        resolve('done');
       });
-      // The client went away (or the stream was closed): end the hop too, so the owner's work is cancelled.
+      // The client went away (or closed its stream): end the hop too, so the owner's work is cancelled.
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) upstream.destroy();
       });
-      request.raw.pipe(upstream);
+      upstream.end(body);
     });
   }
 
@@ -190,20 +236,49 @@ export function intersectScopes(a: readonly Scope[], b: readonly Scope[], famili
   return out;
 }
 
-function noOwner(reply: FastifyReply, raw = false): void {
+function noOwner(reply: FastifyReply, raw = false, notOwner = false): void {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     error: {
       code: -32000,
       message: "This vault's owner process is changing (failover); retry in a moment",
-      data: { refusal: { code: 'vault_unavailable' } },
+      data: { refusal: { code: 'vault_unavailable', retryable: true } },
     },
     id: null,
   });
+  const headers = {
+    'content-type': 'application/json',
+    'retry-after': '1',
+    ...(notOwner ? { [NOT_OWNER_HEADER]: '1' } : {}),
+  };
   if (raw) {
-    reply.raw.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    reply.raw.writeHead(503, headers);
     reply.raw.end(body);
     return;
   }
-  void reply.code(503).header('retry-after', '1').header('content-type', 'application/json').send(body);
+  void reply.code(503).headers(headers).send(body);
+}
+
+function rawError(reply: FastifyReply, status: number, message: string): void {
+  reply.raw.writeHead(status, { 'content-type': 'application/json' });
+  reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/** The request's body, whole (an MCP message is one JSON document), refused past `limit` bytes. */
+function readBody(request: FastifyRequest, limit: number): Promise<Buffer | undefined> {
+  if (request.method === 'GET' || request.method === 'DELETE' || request.method === 'HEAD')
+    return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.raw.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.raw.destroy();
+        reject(new Error('too large'));
+      } else chunks.push(chunk);
+    });
+    request.raw.on('end', () => resolve(Buffer.concat(chunks)));
+    request.raw.on('error', reject);
+  });
 }

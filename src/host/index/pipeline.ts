@@ -543,6 +543,7 @@ export class IndexPipeline implements IndexService {
       pending: this.dirty.size + this.inFlight.size,
       backlog: Object.fromEntries(this.versions.backlog),
       ready: this.ready,
+      resumed: this.deps.resumed?.() ?? false,
       lastPassAt: this.lastPassAt,
       lastChangeAt: this.state.lastChangeAt,
       failures: this.failures,

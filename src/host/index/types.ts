@@ -65,6 +65,8 @@ export interface PipelineDeps {
    * PostgreSQL server pass the lease check (cluster/leases.ts checkFence), so a deposed owner's commit fails.
    */
   readonly fence?: (trx: Kysely<any>) => Promise<void>;
+  /** Whether another process served this vault before this one (its scan is a catch-up; see IndexStatus). */
+  readonly resumed?: () => boolean;
 }
 
 /** What the index holds for one note (mirrors its `notes` row). */

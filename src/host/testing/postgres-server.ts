@@ -12,7 +12,17 @@ export function postgresAvailable(): boolean {
   return existsSync(path.join(PGBIN, 'initdb')) && existsSync(path.join(PGBIN, 'pg_ctl'));
 }
 
-export async function startPostgres(): Promise<{ url: string; stop(): void }> {
+export interface TestPostgres {
+  readonly url: string;
+  /** The server's data and log folder. */
+  readonly dir: string;
+  /** Stop it now, as a crash would (`-m immediate`), and start it again on the same data and port. */
+  restart(): void;
+  stop(): void;
+}
+
+/** `durable`: fsync and synchronous commit on, as a production server runs (tests of lost writes). */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const run = mkdtempSync(path.join(os.tmpdir(), 'exo-pg-'));
   const data = path.join(run, 'data');
   const port = await freePort();
@@ -27,20 +37,28 @@ export async function startPostgres(): Promise<{ url: string; stop(): void }> {
     chownSync(run, uid, gid);
   }
   exec('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-  exec('pg_ctl', [
-    '-D',
-    data,
-    '-l',
-    path.join(run, 'pg.log'),
-    '-w',
-    '-t',
-    '30',
-    '-o',
-    `-p ${port} -k ${run} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`,
-    'start',
-  ]);
+  const sync = options.durable ? 'on' : 'off';
+  const start = () =>
+    exec('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      path.join(run, 'pg.log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      `-p ${port} -k ${run} -c listen_addresses=127.0.0.1 -c fsync=${sync} -c synchronous_commit=${sync} -c max_connections=200`,
+      'start',
+    ]);
+  start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dir: run,
+    restart() {
+      exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      start();
+    },
     stop() {
       try {
         exec('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

@@ -31,6 +31,8 @@ export interface VaultRegistryDeps {
 
 export interface VaultOwnership {
   owns(vaultId: number): boolean;
+  /** The lease epoch under which this process owns the vault (1: the first owner ever). */
+  epoch(vaultId: number): number | undefined;
   /** The fence of the vault's index transactions under the current lease. */
   fence(vaultId: number): (trx: Kysely<any>) => Promise<void>;
 }
@@ -121,6 +123,7 @@ export class VaultRegistry {
         contributors: this.deps.contributors,
         writeCalls: this.deps.writeCalls,
         fence: this.deps.ownership?.fence(row.id),
+        resumed: this.deps.ownership ? () => (this.deps.ownership?.epoch(row.id) ?? 1) > 1 : undefined,
       });
       entry.handle = handle;
       entry.index = index;

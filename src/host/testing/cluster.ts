@@ -1,0 +1,253 @@
+// A real multi-process topology for tests and bench/replicas: N `exocortex serve` processes (spawned as
+// an operator starts them) on one PostgreSQL server, each vault with a user and a key, and optionally
+// HAProxy from Debian's packages balancing round-robin in front. Everything listens on loopback.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createApiKey } from '../auth/api-keys.js';
+import { openDatabase, type DatabaseService } from '../db/index.js';
+import { freePort } from './free-port.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const HAPROXY = '/usr/sbin/haproxy';
+
+export function haproxyAvailable(): boolean {
+  return existsSync(HAPROXY);
+}
+
+export interface ClusterProcess {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  child: ChildProcess;
+  /** Start it again after a kill (same config, same port). */
+  start(): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+  readonly exited: boolean;
+}
+
+export interface ClusterVault {
+  readonly name: string;
+  readonly id: number;
+  readonly root: string;
+  readonly key: string;
+}
+
+export interface TestCluster {
+  readonly processes: ClusterProcess[];
+  readonly vaults: ClusterVault[];
+  /** The balancer's URL (HAProxy), when one was started. */
+  readonly balancer?: string;
+  readonly db: DatabaseService;
+  /** An MCP client for a vault's key, through `base` (a process or the balancer). */
+  connect(base: string, key: string, name?: string): Promise<Client>;
+  /** Which process owns a vault now (by its lease), or undefined. */
+  ownerOf(vaultId: number): Promise<ClusterProcess | undefined>;
+  /** Add a process with its own settings merged over the shared ones (a read-only deployment). */
+  addProcess(name: string, overrides: Record<string, unknown>): Promise<ClusterProcess>;
+  close(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  readonly dir: string;
+  readonly databaseUrl: string;
+  readonly processes: number;
+  readonly vaults: number;
+  /** Settings merged into every process's config. */
+  readonly config?: Record<string, unknown>;
+  readonly balancer?: boolean;
+}
+
+export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
+  const vaultDefs = Array.from({ length: o.vaults }, (_, i) => {
+    const name = `v${String(i + 1).padStart(2, '0')}`;
+    const root = path.join(o.dir, 'vaults', name);
+    mkdirSync(root, { recursive: true });
+    return { name, root };
+  });
+  const operatorRoot = path.join(o.dir, 'vaults', 'operator');
+  mkdirSync(operatorRoot, { recursive: true });
+  const shared = {
+    vault: { path: operatorRoot },
+    database: { url: o.databaseUrl, poolSize: 4 },
+    server: { host: '127.0.0.1' },
+    workers: { threads: 1 },
+    log: { level: 'warn' },
+    reload: { watchConfig: false },
+    auth: { mintAdminKeyOnFirstStart: false, keyCacheSeconds: 2 },
+    vaults: vaultDefs.map((v) => ({ name: v.name, path: v.root })),
+    users: vaultDefs.map((v) => ({ name: `u-${v.name}`, vault: v.name })),
+    ...o.config,
+  };
+  const processes: ClusterProcess[] = [];
+  const makeProcess = async (name: string, overrides: Record<string, unknown> = {}) => {
+    const port = await freePort();
+    const config = path.join(o.dir, `${name}.yaml`);
+    const server = { ...shared.server, ...(overrides.server as object), port };
+    writeFileSync(config, YAML.stringify({ ...shared, ...overrides, server }));
+    const log = createWriteStream(path.join(o.dir, `${name}.log`), { flags: 'a' });
+    const p: ClusterProcess & { exited: boolean } = {
+      name,
+      port,
+      url: `http://127.0.0.1:${port}`,
+      child: undefined as unknown as ChildProcess,
+      exited: true,
+      async start() {
+        p.exited = false;
+        p.child = spawn(
+          process.execPath,
+          ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'serve', '--config', config],
+          { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        p.child.stdout?.pipe(log, { end: false });
+        p.child.stderr?.pipe(log, { end: false });
+        p.child.once('exit', () => {
+          p.exited = true;
+        });
+        await waitHealthy(p.url, () => p.exited);
+      },
+      kill(signal) {
+        p.child.kill(signal);
+      },
+    };
+    return p;
+  };
+  // The first process migrates and applies the declared vaults and users; the rest start together.
+  const first = await makeProcess('r1');
+  await first.start();
+  processes.push(first);
+  const rest = await Promise.all(Array.from({ length: o.processes - 1 }, (_, i) => makeProcess(`r${i + 2}`)));
+  await Promise.all(rest.map((p) => p.start()));
+  processes.push(...rest);
+
+  const db = await openDatabase(o.databaseUrl, { baseDir: o.dir, poolSize: 4, pgliteMaintenanceSeconds: 0 });
+  const vaults: ClusterVault[] = [];
+  for (const v of vaultDefs) {
+    const row = await db.db.selectFrom('vaults').select('id').where('name', '=', v.name).executeTakeFirstOrThrow();
+    const user = await db.db
+      .selectFrom('users')
+      .select('id')
+      .where('name', '=', `u-${v.name}`)
+      .executeTakeFirstOrThrow();
+    const { raw } = await createApiKey(db.db, {
+      name: `key-${v.name}`,
+      scope: 'readwrite',
+      vaultId: row.id,
+      userId: Number(user.id),
+    });
+    vaults.push({ name: v.name, id: row.id, root: v.root, key: raw });
+  }
+
+  let haproxy: ChildProcess | undefined;
+  let balancer: string | undefined;
+  if (o.balancer && haproxyAvailable()) {
+    const port = await freePort();
+    const cfg = path.join(o.dir, 'haproxy.cfg');
+    writeFileSync(cfg, haproxyConfig(port, processes));
+    const check = spawnSync(HAPROXY, ['-c', '-f', cfg]);
+    if (check.status !== 0) throw new Error(`haproxy config refused: ${check.stderr}`);
+    haproxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: 'ignore' });
+    balancer = `http://127.0.0.1:${port}`;
+    await waitHealthy(balancer, () => haproxy!.exitCode !== null);
+  }
+
+  const clients: Client[] = [];
+  return {
+    processes,
+    vaults,
+    balancer,
+    db,
+    async connect(base, key, name = 'cluster-test') {
+      const client = new Client({ name, version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async ownerOf(vaultId) {
+      const row = await db.db
+        .selectFrom('vault_leases')
+        .innerJoin('cluster_processes', 'cluster_processes.id', 'vault_leases.owner')
+        .select(['cluster_processes.internal_url as url'])
+        .where('vault_leases.vault_id', '=', vaultId)
+        .executeTakeFirst();
+      return processes.find((p) => p.url === row?.url && !p.exited);
+    },
+    async addProcess(name, overrides) {
+      const p = await makeProcess(name, overrides);
+      await p.start();
+      processes.push(p);
+      return p;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      haproxy?.kill('SIGKILL');
+      for (const p of processes) if (!p.exited) p.kill('SIGTERM');
+      await Promise.all(
+        processes.map(
+          (p) =>
+            new Promise<void>((resolve) => {
+              if (p.exited) return resolve();
+              const timer = setTimeout(() => {
+                p.kill('SIGKILL');
+                resolve();
+              }, 5000);
+              p.child.once('exit', () => {
+                clearTimeout(timer);
+                resolve();
+              });
+            }),
+        ),
+      );
+      await db.close();
+    },
+  };
+}
+
+function haproxyConfig(port: number, processes: readonly ClusterProcess[]): string {
+  return [
+    'global',
+    '  maxconn 2000',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 120s',
+    '  timeout server 120s',
+    '  timeout check 5s',
+    '  retries 2',
+    '  option redispatch',
+    'frontend mcp',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend exocortex',
+    'backend exocortex',
+    '  balance roundrobin',
+    '  option httpchk',
+    '  http-check send meth GET uri /health ver HTTP/1.1 hdr Host 127.0.0.1',
+    '  http-check expect status 200',
+    ...processes.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check inter 1s fall 3 rise 1`),
+    '',
+  ].join('\n');
+}
+
+/** Wait until GET /health answers (any status: the process is listening), or the process exits. */
+async function waitHealthy(base: string, exited: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited()) throw new Error(`${base}: the process exited before it served`);
+    try {
+      const res = await fetch(`${base}/health`);
+      await res.body?.cancel();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${base}: not healthy within ${timeoutMs} ms`);
+}
