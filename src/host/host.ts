@@ -12,8 +12,15 @@ import { openAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { OperationTarget } from './admin/operations.js';
 import { adminSocketPath } from './admin/protocol.js';
 import { Admission, effectiveLimits, type WriteCallGauge } from './admission/index.js';
+import { DatabaseQuota } from './admission/quota.js';
 import { HostMetrics } from './metrics/index.js';
-import { ApiKeyVerifier, KEY_PREFIX, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
+import {
+  ApiKeyVerifier,
+  closedCredentials,
+  KEY_PREFIX,
+  KEYS_CHANGED_CHANNEL,
+  notifyCredentialsChanged,
+} from './auth/api-keys.js';
 import { ensureOperator, listUsers } from './auth/users.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { Forwarder } from './cluster/forward.js';
@@ -128,7 +135,7 @@ export class Host {
     this.manager.registry.vaultReadOnly = h.vault.readOnly;
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
-    const admission = new Admission(h.admission);
+    const admission = new Admission(h.admission, new DatabaseQuota(database.db));
     this.admission = admission;
     this.writeCalls = admission.writeCalls;
     const lookup = (name: string) =>
@@ -258,7 +265,11 @@ export class Host {
       host.vaults.startChecks(h.index.rootCheckSeconds);
       const h2 = host;
       await host.reloadUserLimits();
-      host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, () => h2.credentialsChanged());
+      host.stopKeyListener = await database.engine.listen(KEYS_CHANGED_CHANNEL, (payload) => {
+        h2.credentialsChanged();
+        const close = closedCredentials(payload);
+        if (close.length) void h2.hub.closeFor(new Set(close));
+      });
       if (options.http && h.oauth.enabled && h.server.publicUrl) {
         const { OAuthServer } = await import('./oauth/server.js');
         host.oauth = await OAuthServer.start({
@@ -310,7 +321,11 @@ export class Host {
       manager: this.manager,
       index,
       forgetKeys: () => this.credentialsChanged(),
-      closeSessionsOf: (credentialIds) => this.hub.closeFor(credentialIds),
+      closeSessionsOf: async (credentialIds) => {
+        // Other processes sharing a server database hold sessions and streams of these credentials too.
+        if (this.leases) await notifyCredentialsChanged(this.database.db, [...credentialIds]);
+        return this.hub.closeFor(credentialIds);
+      },
       vaultsRemoved: () => this.pruneRemovedVaults(),
     };
   }

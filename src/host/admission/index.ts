@@ -122,6 +122,12 @@ export class WriteCallGauge {
   }
 }
 
+/** Daily quotas kept where every process and every restart sees them (the database): quota.ts. */
+export interface QuotaStore {
+  /** Count one call against `key`'s quota for today; throws quota_exceeded past `limit`. */
+  consume(key: string, limit: number): Promise<void>;
+}
+
 export class Admission {
   /** Write-class calls in flight per vault (admitted, not yet released). */
   readonly writeCalls = new WriteCallGauge();
@@ -141,7 +147,10 @@ export class Admission {
     if (refusal) throw refusal;
   }
 
-  constructor(private readonly settings: AdmissionSettings) {
+  constructor(
+    private readonly settings: AdmissionSettings,
+    private readonly quotaStore?: QuotaStore,
+  ) {
     const defaults = settings.perUser ?? NO_USER_LIMITS;
     this.limitsOf = () => defaults;
     this.calls = new RateLimiterMemory({ points: settings.callsPerMinute, duration: 60 });
@@ -183,9 +192,14 @@ export class Admission {
       own?.release();
     };
     try {
-      if (this.quota) await consumeQuota(this.quota, key, this.settings.dailyQuota);
-      if (limits.dailyQuota > 0)
-        await consumeQuota(this.userBucket('quota', limits.dailyQuota, 86_400), `u:${user}`, limits.dailyQuota);
+      if (this.quotaStore) {
+        if (this.settings.dailyQuota > 0) await this.quotaStore.consume(`k:${key}`, this.settings.dailyQuota);
+        if (limits.dailyQuota > 0) await this.quotaStore.consume(`u:${user}`, limits.dailyQuota);
+      } else {
+        if (this.quota) await consumeQuota(this.quota, key, this.settings.dailyQuota);
+        if (limits.dailyQuota > 0)
+          await consumeQuota(this.userBucket('quota', limits.dailyQuota, 86_400), `u:${user}`, limits.dailyQuota);
+      }
     } catch (e) {
       releaseSlots();
       throw e;

@@ -52,6 +52,8 @@ export async function createApiKey(
     })
     .execute();
   const row = await withUser(db).where('k.id', '=', id).executeTakeFirstOrThrow();
+  // Every process re-reads keys and limits: none refuses the new key from a cached miss.
+  await notifyCredentialsChanged(db);
   return { raw, record: toRecord(row) };
 }
 
@@ -105,6 +107,36 @@ export async function mintFirstAdminKey(db: Kysely<any>, vaultId: number): Promi
 /** The transaction lock of mintFirstAdminKey (a one-key advisory lock, apart from the vault leases' space). */
 const FIRST_KEY_LOCK = 0x4578_6f00;
 
+/**
+ * Tell every process sharing the database that credentials changed (delivered at commit when `db` is a
+ * transaction): each drops its key cache, re-reads limits, and closes the sessions and listen streams of
+ * the credentials named in `close` (chunked under NOTIFY's 8000-byte payload).
+ */
+export async function notifyCredentialsChanged(db: Kysely<any>, close: readonly string[] = []): Promise<void> {
+  if (close.length === 0) {
+    await sql`SELECT pg_notify(${KEYS_CHANGED_CHANNEL}, '')`.execute(db);
+    return;
+  }
+  for (let i = 0; i < close.length; i += NOTIFY_IDS_PER_PAYLOAD) {
+    const payload = JSON.stringify({ close: close.slice(i, i + NOTIFY_IDS_PER_PAYLOAD) });
+    await sql`SELECT pg_notify(${KEYS_CHANGED_CHANNEL}, ${payload})`.execute(db);
+  }
+}
+
+/** Credential ids (uuids, or oauth:<grant>) per NOTIFY payload: well under 8000 bytes. */
+const NOTIFY_IDS_PER_PAYLOAD = 100;
+
+/** The credential ids a KEYS_CHANGED payload asks every process to close sessions of (none: flush only). */
+export function closedCredentials(payload: string | undefined): string[] {
+  if (!payload) return [];
+  try {
+    const ids = (JSON.parse(payload) as { close?: unknown }).close;
+    return Array.isArray(ids) ? ids.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The NOTIFY channel on which a revocation tells every process sharing the database to drop its cache. */
 export const KEYS_CHANGED_CHANNEL = 'exo_api_keys_changed';
 
@@ -134,8 +166,13 @@ export async function revokeApiKey(
       query = query.where('user_id', 'in', trx.selectFrom('users').select('id').where('name', '=', userName));
     }
     const rows = await query.returning('id').execute();
-    // Delivered at commit to every listening replica (src/host/host.ts), so none serves the key from its cache.
-    if (rows.length > 0) await sql`SELECT pg_notify(${KEYS_CHANGED_CHANNEL}, '')`.execute(trx);
+    // Delivered at commit to every listening process (src/host/host.ts): none serves the key from its
+    // cache, and each closes the sessions and listen streams the key holds there.
+    if (rows.length > 0)
+      await notifyCredentialsChanged(
+        trx,
+        rows.map((r) => String(r.id)),
+      );
     return rows.map((r) => String(r.id));
   });
 }

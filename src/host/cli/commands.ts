@@ -24,6 +24,23 @@ const OWNER_WAIT_MS = 30_000;
  * Run `remote` against the owner of the database, or `local` here when nobody owns it. An owner that is
  * still starting (lock held, socket not yet bound) is waited for; after OWNER_WAIT_MS its lock error stands.
  */
+/**
+ * On a PostgreSQL server, vaults are indexed and served only by `exocortex serve` processes holding
+ * their leases: a command that would index or serve here refuses, naming the fix, instead of becoming
+ * one more indexer (the embedded database has one owner by its lock, so there it runs here).
+ */
+function refuseOnServerDatabase(settings: Settings, command: string): void {
+  if (!/^postgres(?:ql)?:\/\//.test(settings.host.database.url)) return;
+  throw new CliRefusal(
+    `${command} found no running server to reach: with a PostgreSQL server, only \`exocortex serve\` processes index and serve vaults (each vault by the one holding its lease). Start one, and set admin.socketPath in both configurations so that ${command} reaches it${command === 'exocortex stdio' ? ', or connect the client over HTTP (/mcp)' : ''}.`,
+  );
+}
+
+/** A command that cannot run as configured: its message is printed and the process exits 1. */
+export class CliRefusal extends Error {
+  readonly code = 'needs_running_server';
+}
+
 export async function reachOwner<T>(
   settings: Settings,
   remote: (owner: AdminClient) => Promise<T>,
@@ -168,6 +185,7 @@ export async function runStdio(settings: Settings): Promise<void> {
     if (Date.now() > deadline) break; // serving directly now fails with the owner named
     await new Promise((r) => setTimeout(r, 250));
   }
+  refuseOnServerDatabase(settings, 'exocortex stdio');
   const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([
     import('../mcp/server-factory.js'),
     import('@modelcontextprotocol/server/stdio'),
@@ -244,6 +262,7 @@ export async function runIndex(settings: Settings, opts: { rebuild?: boolean }):
       )
       .then((r) => r.summary);
   const local = async () => {
+    refuseOnServerDatabase(settings, 'exocortex index');
     const [Host, createLogger, { indexOp }] = await Promise.all([loadHost(), loadLogger(), loadOps()]);
     const once: Settings = {
       ...settings,

@@ -251,7 +251,12 @@ try {
   }
   // Expected refusals (a locked database, an unsafe socket, a refused admin command): one line, no stack.
   const code = (e as { code?: unknown }).code;
-  if (code === 'database_locked' || code === 'unsafe_admin_socket' || e instanceof OperationError) {
+  if (
+    code === 'database_locked' ||
+    code === 'unsafe_admin_socket' ||
+    code === 'needs_running_server' ||
+    e instanceof OperationError
+  ) {
     process.stderr.write(`exocortex: ${(e as Error).message}\n`);
     process.exit(e instanceof OperationError ? e.exitCode : 2);
   }

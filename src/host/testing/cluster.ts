@@ -2,7 +2,7 @@
 // an operator starts them) on one PostgreSQL server, each vault with a user and a key, and optionally
 // HAProxy from Debian's packages balancing round-robin in front. Everything listens on loopback.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -210,33 +210,31 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
   };
 }
 
+/**
+ * deploy/haproxy.cfg made to run here: bound to a loopback port, TLS off, its servers replaced by these
+ * processes (both backends), health checks sent with a Host the processes allow. The example is the
+ * configuration the tests run, so it cannot drift from one that works.
+ */
 function haproxyConfig(port: number, processes: readonly ClusterProcess[]): string {
-  return [
-    'global',
-    '  maxconn 2000',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 120s',
-    '  timeout server 120s',
-    '  timeout check 5s',
-    '  retries 2',
-    '  option redispatch',
-    'frontend mcp',
-    `  bind 127.0.0.1:${port}`,
-    '  default_backend exocortex',
-    'backend exocortex',
-    '  balance roundrobin',
-    '  option httpchk',
-    '  http-check send meth GET uri /health ver HTTP/1.1 hdr Host 127.0.0.1',
-    '  http-check expect status 200',
-    ...processes.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check inter 1s fall 3 rise 1`),
-    '',
-  ].join('\n');
+  const example = readFileSync(path.join(ROOT, 'deploy/haproxy.cfg'), 'utf8');
+  const servers = processes.map((p) => `  server ${p.name} 127.0.0.1:${p.port} check inter 1s fall 3 rise 1`);
+  const out: string[] = [];
+  let replaced = false;
+  for (const line of example.split('\n')) {
+    if (/^\s*bind /.test(line)) out.push(`  bind 127.0.0.1:${port}`);
+    else if (/^\s*server /.test(line)) {
+      if (!replaced) out.push(...servers);
+      replaced = true;
+    } else {
+      if (/^backend /.test(line)) replaced = false;
+      out.push(line.replace(/hdr Host \S+/, 'hdr Host 127.0.0.1'));
+    }
+  }
+  return out.join('\n');
 }
 
 /** Wait until GET /health answers (any status: the process is listening), or the process exits. */
-async function waitHealthy(base: string, exited: () => boolean, timeoutMs = 60_000): Promise<void> {
+async function waitHealthy(base: string, exited: () => boolean, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (exited()) throw new Error(`${base}: the process exited before it served`);

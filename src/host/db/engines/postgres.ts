@@ -33,16 +33,60 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     hasVector,
     description: `postgres ${u.hostname}:${u.port || 5432}${u.pathname}`,
     async listen(channel, onNotify) {
-      // A connection of its own: LISTEN holds its session, which a pooled client would hand back.
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', () => undefined);
-      client.on('notification', (n) => n.channel === channel && onNotify());
-      await client.connect();
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-      return () => client.end().catch(() => undefined);
+      // A connection of its own: LISTEN holds its session, which a pooled client would hand back. It is
+      // reconnected whenever it drops (a server restart), with a flush, since NOTIFYs sent meanwhile are lost.
+      let stopped = false;
+      let client: pg.Client | undefined;
+      let retry: NodeJS.Timeout | undefined;
+      let delay = LISTEN_RETRY_MIN_MS;
+      const connect = async (): Promise<void> => {
+        const c = new pg.Client({ connectionString: url, keepAlive: true });
+        const lost = () => {
+          if (client !== c) return;
+          client = undefined;
+          void c.end().catch(() => undefined);
+          if (stopped) return;
+          retry = setTimeout(() => void reconnect(), delay);
+          retry.unref();
+          delay = Math.min(delay * 2, LISTEN_RETRY_MAX_MS);
+        };
+        c.on('error', lost);
+        c.on('end', lost);
+        c.on('notification', (n) => n.channel === channel && onNotify(n.payload || undefined));
+        client = c;
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        } catch (e) {
+          lost();
+          throw e;
+        }
+        delay = LISTEN_RETRY_MIN_MS;
+      };
+      const reconnect = async () => {
+        if (stopped) return;
+        try {
+          await connect();
+          onNotify(undefined);
+        } catch {
+          // lost() scheduled the next try.
+        }
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        clearTimeout(retry);
+        const c = client;
+        client = undefined;
+        await c?.end().catch(() => undefined);
+      };
     },
     async close() {
       if (!(pool as unknown as { ended: boolean }).ended) await pool.end().catch(() => undefined);
     },
   };
 }
+
+/** Backoff of a lost LISTEN connection's reconnects. */
+const LISTEN_RETRY_MIN_MS = 250;
+const LISTEN_RETRY_MAX_MS = 5000;

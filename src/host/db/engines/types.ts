@@ -10,9 +10,11 @@ export interface DatabaseEngine {
   /** A one-line, secret-free description for logs and /health. */
   readonly description: string;
   /**
-   * Call onNotify for each NOTIFY on channel sent by any process sharing this database, until the
-   * returned stop is called. Embedded PGlite has no other process, so there it never fires.
+   * Call onNotify for each NOTIFY on channel sent by any process sharing this database (with its
+   * payload), until the returned stop is called. A lost listening connection is reconnected, and then
+   * onNotify(undefined) runs once: notifications may have been missed, so caches must be flushed.
+   * Embedded PGlite has no other process, so there it never fires.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string | undefined) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
