@@ -105,6 +105,11 @@ export class Forwarder {
       rawError(reply, 413, 'Request body too large');
       return true;
     }
+    // The client may give up while the request waits for an owner (the request stream itself has ended).
+    let gone = false;
+    reply.raw.once('close', () => {
+      gone = true;
+    });
     const deadline = Date.now() + OWNER_WAIT_MS;
     for (let fresh = false; ; fresh = true) {
       const owner = await this.o.leases.ownerOf(vaultId, fresh);
@@ -112,7 +117,7 @@ export class Forwarder {
         const sent = await this.send(request, reply, owner.url, body, principal, started);
         if (sent === 'done') return true;
       }
-      if (Date.now() > deadline || request.raw.destroyed) break;
+      if (Date.now() > deadline || gone) break;
       await new Promise((r) => setTimeout(r, OWNER_POLL_MS));
     }
     this.counts.noOwner++;

@@ -95,7 +95,7 @@ export class VaultRegistry {
     const existing = this.served.get(row.id);
     const owned = this.deps.ownership?.owns(row.id) ?? true;
     if (existing?.state === (owned ? 'serving' : 'standby')) return existing;
-    if (existing?.handle) await this.stop(row.id, 'changing owner');
+    if (existing?.handle) await this.stop(row.id, CHANGING_OWNER);
     const entry: ServedVault = existing ?? { row, state: 'unavailable' };
     this.served.set(row.id, entry);
     try {
@@ -287,8 +287,12 @@ export class VaultRegistry {
   }
 }
 
+/** The reason a vault holds while it moves between standby and serving here (a lease won or lost). */
+const CHANGING_OWNER = 'changing owner';
+
 function unavailableReason(entry: ServedVault | undefined): string {
   if (!entry) return 'it is not served by this server';
+  if (entry.reason === CHANGING_OWNER) return 'its owner process is changing; retry in a moment';
   if (entry.state === 'standby') return 'another server process owns it now; retry in a moment';
   return 'its root folder cannot be opened';
 }

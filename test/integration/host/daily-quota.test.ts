@@ -8,8 +8,12 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const echo = path.resolve(here, '../../fixtures/families/echo');
 
-const refusalCode = (r: { isError?: boolean; content?: unknown }) =>
-  r.isError ? /MCP-REFUSAL \{"code":"([a-z_]+)"/.exec(JSON.stringify(r.content).replace(/\\"/g, '"'))?.[1] : undefined;
+const refusalCode = (result: unknown) => {
+  const r = result as { isError?: boolean; content?: unknown };
+  return r.isError
+    ? /MCP-REFUSAL \{"code":"([a-z_]+)"/.exec(JSON.stringify(r.content).replace(/\\"/g, '"'))?.[1]
+    : undefined;
+};
 
 t.test('a key over its daily quota stays refused across a restart; parallel calls never pass it', async (t) => {
   const server = await startTestServer({
