@@ -4,7 +4,7 @@
 // error, the note reads as text, and the server answers. The same brackets in the body, and a 60,000-letter
 // word, once took 8.5 s and 15 s (timeout) to read, starving other callers' reads on the interactive lane.
 // Time bounds are generous for a loaded two-core machine (about 10× what an idle one needs).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
@@ -37,7 +37,7 @@ const data = <T = Record<string, any>>(r: CallResult): T => {
   if (r.isError) throw new Error(textOf(r));
   return r.structuredContent as T;
 };
-const alive = async (t: Tap.Test) =>
+const alive = async (t: Test) =>
   t.equal(data(await call('read_note', { path: 'Small' }, reader)).title, 'Small', 'the server still answers');
 
 t.test('a deeply nested frontmatter is a typed too_deep error, and every reading tool answers', async (t) => {
