@@ -1,11 +1,18 @@
 // Frontmatter: finds the `---` block on line 1, parses it with `yaml` (aliases bounded) into a JSON view.
 // Never throws and never drops the body: every defect becomes a typed FrontmatterError.
-import { isScalar, parseDocument, visit, type Document } from 'yaml';
+import { isScalar, visit, type Document } from 'yaml';
 import type { FrontmatterError, JsonValue } from './types.js';
 import type { SourceText } from './source-text.js';
+import { parseDocumentBounded } from './yaml-bounded.js';
 
 /** Most alias dereferences one frontmatter block may make before it is refused (billion-laughs guard). */
 export const FRONTMATTER_MAX_ALIAS_COUNT = 100;
+/**
+ * Deepest nesting of collections one frontmatter block may have (the JSON view is cut at the same depth).
+ * A deeper block is never composed (see yaml-bounded.ts: yaml's recursion near the stack limit can end the
+ * process), and is kept as raw text with a `too_deep` error.
+ */
+export const FRONTMATTER_MAX_DEPTH = 64;
 /**
  * Largest frontmatter block parsed by default (UTF-8 bytes of its YAML). Parsing is linear, about 1 ms per
  * KiB on a busy two-core machine, so this bounds one block at tens of milliseconds; a larger block is kept
@@ -137,7 +144,18 @@ function parseYamlUncached(yaml: string, firstLine: number): YamlResult {
   try {
     // uniqueKeys off: yaml compares each new key with every earlier one (quadratic: 20,000 keys took 9 s);
     // duplicates are found below with one Set per mapping instead.
-    doc = parseDocument(yaml, { prettyErrors: false, uniqueKeys: false });
+    const parsed = parseDocumentBounded(yaml, FRONTMATTER_MAX_DEPTH, { prettyErrors: false, uniqueKeys: false });
+    if (!parsed.ok)
+      return {
+        data: null,
+        error: {
+          code: 'too_deep',
+          message: `frontmatter nests deeper than ${FRONTMATTER_MAX_DEPTH} levels; it is kept as raw text and not parsed`,
+          line: lineAt(yaml, parsed.offset) + firstLine - 1,
+          limit: FRONTMATTER_MAX_DEPTH,
+        },
+      };
+    doc = parsed.doc;
   } catch (e) {
     return { data: null, error: { code: 'malformed_yaml', message: errorMessage(e) } };
   }
@@ -218,7 +236,7 @@ function lineAt(text: string, offset: number): number {
 
 /** The JSON view: Dates become ISO strings, non-finite numbers strings, Maps objects; depth-bounded. */
 function toJson(value: unknown, depth: number): JsonValue {
-  if (depth > 64) return null;
+  if (depth > FRONTMATTER_MAX_DEPTH) return null;
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);

@@ -39,6 +39,12 @@ export {
 export { tagIdentity } from './tags.js';
 export { estimateTokens, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP } from './chunks.js';
 export { countTokens, countTokensBound, EXACT_TOKEN_CHARS } from './tokens.js';
-export { FRONTMATTER_MAX_ALIAS_COUNT, DEFAULT_MAX_FRONTMATTER_BYTES, frontmatterBlockBytes } from './frontmatter.js';
+export {
+  FRONTMATTER_MAX_ALIAS_COUNT,
+  FRONTMATTER_MAX_DEPTH,
+  DEFAULT_MAX_FRONTMATTER_BYTES,
+  frontmatterBlockBytes,
+} from './frontmatter.js';
+export { parseDocumentBounded, type BoundedYaml } from './yaml-bounded.js';
 export { MAX_MICROMARK_NESTING, MAX_MICROMARK_CHARS } from './structure.js';
 export { unifiedPatch } from './unified-diff.js';

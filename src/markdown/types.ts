@@ -16,14 +16,20 @@ export interface ParseNoteOptions {
   maxFrontmatterBytes?: number;
 }
 
-export type FrontmatterErrorCode = 'malformed_yaml' | 'not_a_mapping' | 'unclosed_fence' | 'alias_limit' | 'too_large';
+export type FrontmatterErrorCode =
+  | 'malformed_yaml'
+  | 'not_a_mapping'
+  | 'unclosed_fence'
+  | 'alias_limit'
+  | 'too_large'
+  | 'too_deep';
 
 export interface FrontmatterError {
   code: FrontmatterErrorCode;
   message: string;
   /** 1-based line in the file. */
   line?: number;
-  /** too_large: the block's size in UTF-8 bytes, and the limit it is over. */
+  /** too_large: the block's size in UTF-8 bytes, and the limit it is over; too_deep: the depth limit. */
   bytes?: number;
   limit?: number;
 }

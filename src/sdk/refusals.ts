@@ -83,6 +83,12 @@ export const REFUSALS = {
     retryable: true,
     details: ['timeoutMs'],
   },
+  worker_failed: {
+    sentence:
+      'The {task} work for this call ended its worker thread ({reason}); the thread was replaced and the call abandoned. The input is likely too large or too complex to process.',
+    retryable: false,
+    details: ['task', 'reason'],
+  },
   family_unavailable: {
     sentence: 'The "{family}" family is not serving: {reason}.',
     retryable: true,

@@ -661,6 +661,21 @@ export const hostSettingsSchema = z
           .describe(
             'Longest one worker task may run; past it the task is aborted, its thread replaced, and the caller refused as timeout (a note whose parse runs past it is quarantined). 0 = no budget.',
           ),
+        maxHeapMb: z
+          .number()
+          .int()
+          .min(0)
+          .default(1024)
+          .describe(
+            "Old-generation heap of one worker thread, in MiB. A task that grows past it ends its thread, not the process: the thread is replaced and the caller refused as worker_failed. 0 = V8's default.",
+          ),
+        stackSizeMb: z
+          .number()
+          .int()
+          .min(0)
+          .max(64)
+          .default(4)
+          .describe('Stack of one worker thread, in MiB (0 = Node’s default).'),
       })
       .strict()
       .prefault({})

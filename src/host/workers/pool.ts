@@ -1,6 +1,8 @@
 // The worker pool service (Piscina), in two lanes so bulk work never starves a tool call: `bulk` (the
 // index pipeline's parses, embedding chunks) and `interactive` (everything a call waits on). Every task
-// runs under a time budget and is aborted past it. Started lazily, so startup never waits for it.
+// runs under a time budget and is aborted past it; every thread runs under heap and stack limits, and a
+// thread that dies is replaced while its caller gets a typed refusal. No task may end the process.
+// Started lazily, so startup never waits for it.
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { Refusal } from '../../sdk/refusals.js';
@@ -14,6 +16,10 @@ export interface WorkerPoolSettings {
   readonly idleTimeoutMs: number;
   /** Longest one task may run before it is aborted (its thread is replaced); 0 or absent = no budget. */
   readonly taskTimeoutMs?: number;
+  /** Old-generation heap of one worker thread, in MiB; a thread past it is ended and replaced (0 = V8's default). */
+  readonly maxHeapMb?: number;
+  /** Stack of one worker thread, in MiB (0 = Node's default, 4). */
+  readonly stackSizeMb?: number;
 }
 
 export class PiscinaPool implements WorkerPool {
@@ -27,6 +33,13 @@ export class PiscinaPool implements WorkerPool {
     return this.settings.threads > 0 ? this.settings.threads : Math.max(1, Math.min(4, os.availableParallelism() - 1));
   }
 
+  private resourceLimits(): { maxOldGenerationSizeMb?: number; stackSizeMb?: number } {
+    const limits: { maxOldGenerationSizeMb?: number; stackSizeMb?: number } = {};
+    if (this.settings.maxHeapMb) limits.maxOldGenerationSizeMb = this.settings.maxHeapMb;
+    if (this.settings.stackSizeMb) limits.stackSizeMb = this.settings.stackSizeMb;
+    return limits;
+  }
+
   private piscina(lane: WorkerLane): Piscina {
     let pool = this.lanes.get(lane);
     if (!pool) {
@@ -36,6 +49,7 @@ export class PiscinaPool implements WorkerPool {
         minThreads: 0,
         maxThreads: this.threads(lane),
         idleTimeout: this.settings.idleTimeoutMs,
+        resourceLimits: this.resourceLimits(),
       });
       this.lanes.set(lane, pool);
     }
@@ -52,18 +66,29 @@ export class PiscinaPool implements WorkerPool {
     // The budget starts when the task is queued: a queue that long means the lane is already saturated.
     const timer = budget > 0 ? AbortSignal.timeout(budget) : undefined;
     const signal = timer && options.signal ? AbortSignal.any([timer, options.signal]) : (timer ?? options.signal);
+    const name = typeof task === 'string' ? task : (task.fn ?? 'default');
     try {
       return (await this.piscina(options.lane ?? 'interactive').run(message, { signal })) as T;
     } catch (e) {
       if (timer?.aborted && !options.signal?.aborted) {
-        throw new Refusal('timeout', {
-          timeoutMs: budget,
-          setting: 'workers.taskTimeoutMs',
-          task: typeof task === 'string' ? task : task.fn,
-        });
+        throw new Refusal('timeout', { timeoutMs: budget, setting: 'workers.taskTimeoutMs', task: name });
       }
+      // Piscina replaces a thread that exits; the caller learns why in the catalog's terms, not as a bug.
+      const reason = this.deathOf(e);
+      if (reason) throw new Refusal('worker_failed', { task: name, reason });
       throw e;
     }
+  }
+
+  /** Why the task's thread died, when the error says it did (else the task's own error, passed on as it is). */
+  private deathOf(e: unknown): string | undefined {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (code === 'ERR_WORKER_OUT_OF_MEMORY')
+      return `it ran out of its ${this.settings.maxHeapMb || 'default'} MiB heap (workers.maxHeapMb)`;
+    if (code === 'ERR_WORKER_INIT_FAILED') return 'its thread failed to start';
+    // Piscina's words for a thread that exited under a running task.
+    const exited = e instanceof Error ? /^worker exited with code: (-?\d+)/.exec(e.message) : null;
+    return exited ? `its thread exited with code ${exited[1]}` : undefined;
   }
 
   warm(): void {
