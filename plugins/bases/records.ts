@@ -1,0 +1,141 @@
+// The files a base starts from: every indexed note (properties, tags, size, mtime from the index) and every other
+// file of the vault (from one walk), with the lookup the evaluator uses — link resolution by the project's resolver,
+// stored links from the graph family's `links` service, property types from `.obsidian/types.json`.
+// Read-only: reads rows, lists paths, stats files only when file.ctime is asked for; never reads a note's bytes.
+import { sql } from 'kysely';
+import { buildLinkIndex, resolveLink } from '../../src/markdown/index.js';
+import { LINKS, mapLimit } from '../../src/sdk/index.js';
+import type { VaultLookup } from './expr/evaluate.js';
+import { BLink, type FileRecord } from './expr/values.js';
+import type { BasesCtx } from './settings.js';
+
+export interface LoadedVault {
+  readonly records: FileRecord[];
+  readonly lookup: VaultLookup;
+  readonly byPath: ReadonlyMap<string, FileRecord>;
+  readonly linksIncomplete: boolean;
+}
+
+export interface LoadNeeds {
+  readonly links: boolean;
+  readonly ctime: boolean;
+}
+
+/** Property types Obsidian keeps in `.obsidian/types.json` ({"types": {"due": "date", …}}). */
+async function propertyTypes(ctx: BasesCtx): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  try {
+    const data = JSON.parse((await ctx.vault.fs.readAppConfig('types.json')) ?? '{}') as { types?: unknown };
+    if (data.types && typeof data.types === 'object')
+      for (const [k, v] of Object.entries(data.types as Record<string, unknown>))
+        if (typeof v === 'string') out.set(k, v);
+  } catch {
+    // no types.json (or unreadable): types follow the values' shapes
+  }
+  return out;
+}
+
+export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<LoadedVault> {
+  const { rows } = await sql<{
+    path: string;
+    size: number;
+    mtime: Date | string;
+    tags: string[];
+    frontmatter: Record<string, unknown> | null;
+  }>`SELECT path, size, mtime, tags, frontmatter FROM notes WHERE vault_id = ${ctx.vault.id}`.execute(ctx.db);
+  const records: FileRecord[] = rows.map((r) => ({
+    path: r.path,
+    size: Number(r.size),
+    mtimeMs: new Date(r.mtime).getTime(),
+    ctimeMs: null,
+    tags: r.tags ?? [],
+    properties: r.frontmatter,
+    isNote: true,
+  }));
+  const byPath = new Map(records.map((r) => [r.path, r]));
+  // Attachments (and .base, .canvas…) are not in the index: one walk of the vault's paths finds them.
+  for await (const e of ctx.vault.fs.walk()) {
+    ctx.signal.throwIfAborted();
+    if (e.kind !== 'file' || byPath.has(e.path) || /\.md$/i.test(e.path)) continue;
+    const rec: FileRecord = {
+      path: e.path,
+      size: e.size,
+      mtimeMs: e.mtimeMs,
+      ctimeMs: null,
+      tags: [],
+      properties: null,
+      isNote: false,
+    };
+    records.push(rec);
+    byPath.set(e.path, rec);
+  }
+  const index = buildLinkIndex(byPath.keys());
+  const resolveCache = new Map<string, string | null>();
+  const resolve = (target: string, from: string): string | null => {
+    const key = `${from}\0${target}`;
+    let r = resolveCache.get(key);
+    if (r === undefined) {
+      const res = resolveLink(target.split('#')[0], from, index);
+      // Obsidian opens the first candidate of an ambiguous link (same folder first, then the shortest path).
+      r = res.resolved ?? (res.ambiguous ? (res.candidates[0] ?? null) : null);
+      if (resolveCache.size < 100_000) resolveCache.set(key, r);
+    }
+    return r;
+  };
+  const outgoing = new Map<string, BLink[]>();
+  const embeds = new Map<string, BLink[]>();
+  const incoming = new Map<string, BLink[]>();
+  let linksIncomplete = false;
+  if (needs.links) {
+    if (!ctx.hasService(LINKS))
+      ctx.refuse('service_unavailable', {
+        service: 'links',
+        reason:
+          "file.links, file.backlinks, file.embeds and hasLink read the graph family's link index, and the graph family is not enabled",
+      });
+    const { links, complete } = await ctx.service(LINKS).all(ctx.vault.id, ctx.settings.bases.maxLinks);
+    linksIncomplete = !complete;
+    for (const l of links) {
+      const resolved = l.resolved ?? resolve(l.target, l.source);
+      const link = new BLink(l.target, l.alias, resolved);
+      const into = l.embed ? embeds : outgoing;
+      if (!into.has(l.source)) into.set(l.source, []);
+      into.get(l.source)!.push(link);
+      if (resolved && resolved !== l.source) {
+        const back = incoming.get(resolved) ?? [];
+        if (!back.some((b) => b.resolved === l.source)) back.push(new BLink(l.source, null, l.source));
+        incoming.set(resolved, back);
+      }
+    }
+  }
+  if (needs.ctime) {
+    await mapLimit(
+      records,
+      8,
+      async (rec) => {
+        try {
+          rec.ctimeMs = (await ctx.vault.fs.stat(rec.path)).ctimeMs;
+        } catch {
+          rec.ctimeMs = null;
+        }
+      },
+      { signal: ctx.signal },
+    );
+  }
+  const types = await propertyTypes(ctx);
+  const none: readonly BLink[] = [];
+  return {
+    records,
+    byPath,
+    linksIncomplete,
+    lookup: {
+      file: (p) => byPath.get(p),
+      resolve,
+      links: (rec) => outgoing.get(rec.path) ?? none,
+      embeds: (rec) => embeds.get(rec.path) ?? none,
+      backlinks: (rec) => incoming.get(rec.path) ?? none,
+      propertyType: (name) => types.get(name),
+      ctime: (rec) => rec.ctimeMs,
+    },
+  };
+}
