@@ -36,13 +36,34 @@ async function propertyTypes(ctx: BasesCtx): Promise<Map<string, string>> {
 }
 
 export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<LoadedVault> {
-  const { rows } = await sql<{
+  if (needs.links && !ctx.hasService(LINKS))
+    ctx.refuse('service_unavailable', {
+      service: 'links',
+      reason:
+        "file.links, file.backlinks, file.embeds and hasLink read the graph family's link index, and the graph family is not enabled",
+    });
+  // The walk (file system), the link rows and the notes rows are independent: started together, they overlap.
+  const walked = (async () => {
+    const out: { path: string; size: number; mtimeMs: number }[] = [];
+    for await (const e of ctx.vault.fs.walk()) {
+      ctx.signal.throwIfAborted();
+      if (e.kind === 'file' && !/\.md$/i.test(e.path)) out.push({ path: e.path, size: e.size, mtimeMs: e.mtimeMs });
+    }
+    return out;
+  })();
+  const stored = needs.links ? ctx.service(LINKS).all(ctx.vault.id, ctx.settings.bases.maxLinks) : undefined;
+  const typesLoaded = propertyTypes(ctx);
+  const notesRead = sql<{
+    id: string | number;
     path: string;
     size: number;
     mtime: Date | string;
     tags: string[];
     frontmatter: Record<string, unknown> | null;
-  }>`SELECT path, size, mtime, tags, frontmatter FROM notes WHERE vault_id = ${ctx.vault.id}`.execute(ctx.db);
+  }>`SELECT id, path, size, mtime, tags, frontmatter FROM notes WHERE vault_id = ${ctx.vault.id}`.execute(ctx.db);
+  // Settle every started promise even when one fails, so none is left rejecting unobserved.
+  await Promise.allSettled([notesRead, walked, stored, typesLoaded]);
+  const { rows } = await notesRead;
   const records: FileRecord[] = rows.map((r) => ({
     path: r.path,
     size: Number(r.size),
@@ -53,19 +74,11 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
     isNote: true,
   }));
   const byPath = new Map(records.map((r) => [r.path, r]));
+  const pathOfId = new Map(rows.map((r) => [Number(r.id), r.path]));
   // Attachments (and .base, .canvas…) are not in the index: one walk of the vault's paths finds them.
-  for await (const e of ctx.vault.fs.walk()) {
-    ctx.signal.throwIfAborted();
-    if (e.kind !== 'file' || byPath.has(e.path) || /\.md$/i.test(e.path)) continue;
-    const rec: FileRecord = {
-      path: e.path,
-      size: e.size,
-      mtimeMs: e.mtimeMs,
-      ctimeMs: null,
-      tags: [],
-      properties: null,
-      isNote: false,
-    };
+  for (const e of await walked) {
+    if (byPath.has(e.path)) continue;
+    const rec: FileRecord = { ...e, ctimeMs: null, tags: [], properties: null, isNote: false };
     records.push(rec);
     byPath.set(e.path, rec);
   }
@@ -87,24 +100,24 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
   const incoming = new Map<string, BLink[]>();
   let linksIncomplete = false;
   if (needs.links) {
-    if (!ctx.hasService(LINKS))
-      ctx.refuse('service_unavailable', {
-        service: 'links',
-        reason:
-          "file.links, file.backlinks, file.embeds and hasLink read the graph family's link index, and the graph family is not enabled",
-      });
-    const { links, complete } = await ctx.service(LINKS).all(ctx.vault.id, ctx.settings.bases.maxLinks);
+    const { links, complete } = (await stored)!;
     linksIncomplete = !complete;
+    const seenBack = new Set<string>();
     for (const l of links) {
-      const resolved = l.resolved ?? resolve(l.target, l.source);
+      const source = pathOfId.get(l.sourceId);
+      if (source === undefined) continue; // a note removed since the notes were read
+      const resolved = (l.targetId !== null ? pathOfId.get(l.targetId) : undefined) ?? resolve(l.target, source);
       const link = new BLink(l.target, l.alias, resolved);
       const into = l.embed ? embeds : outgoing;
-      if (!into.has(l.source)) into.set(l.source, []);
-      into.get(l.source)!.push(link);
-      if (resolved && resolved !== l.source) {
-        const back = incoming.get(resolved) ?? [];
-        if (!back.some((b) => b.resolved === l.source)) back.push(new BLink(l.source, null, l.source));
-        incoming.set(resolved, back);
+      const list = into.get(source);
+      if (list) list.push(link);
+      else into.set(source, [link]);
+      if (resolved && resolved !== source && !seenBack.has(`${resolved}\0${source}`)) {
+        seenBack.add(`${resolved}\0${source}`);
+        const back = incoming.get(resolved);
+        const b = new BLink(source, null, source);
+        if (back) back.push(b);
+        else incoming.set(resolved, [b]);
       }
     }
   }
@@ -122,7 +135,7 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
       { signal: ctx.signal },
     );
   }
-  const types = await propertyTypes(ctx);
+  const types = await typesLoaded;
   const none: readonly BLink[] = [];
   return {
     records,

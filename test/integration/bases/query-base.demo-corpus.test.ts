@@ -17,6 +17,8 @@ import { parseNote } from '../../../src/markdown/index.js';
 const textOf = (r: unknown): string => textOfResult(r as { content?: unknown });
 const refusalOf = (r: unknown) => refusalOfResult(r as { isError?: boolean; content?: unknown });
 
+// A first index of the corpus copy on a busy machine can take a while.
+t.setTimeout(300_000);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
 const corpus = corpusPath('obsidian-tasks-demo');
@@ -32,7 +34,7 @@ const db = server.host.database.db;
 const vaultId = server.host.vaultHandle.id;
 const index = server.host.services.named.get('index') as IndexService | undefined;
 const notes = notesOnDisk(server.vaultDir);
-if (index) await index.whenReady(vaultId, 30_000);
+if (index) await index.whenReady(vaultId, 120_000);
 else {
   const contributors = server.host.manager.registry.contributors() as never;
   const ops = (list: string[]): Op[] =>
