@@ -68,13 +68,22 @@ function sortKey(v: unknown, where: string): SortKey {
   return { property, direction: dir };
 }
 
+/** A map with no prototype: a key like `constructor` or `__proto__` in a base is only ever its own entry. */
+function ownMap(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
+function setKey(o: Record<string, string>, k: string, v: string): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
 function stringMap(v: unknown, where: string): Record<string, string> {
   if (v === undefined || v === null) return {};
   if (!isRecord(v)) return invalid(`${where} must be a mapping`);
-  const out: Record<string, string> = {};
+  const out = ownMap();
   for (const [k, x] of Object.entries(v)) {
-    if (typeof x === 'number' || typeof x === 'boolean') out[k] = String(x);
-    else if (typeof x === 'string') out[k] = x;
+    if (typeof x === 'number' || typeof x === 'boolean') setKey(out, k, String(x));
+    else if (typeof x === 'string') setKey(out, k, x);
     else invalid(`${where}.${k} must be a string`);
   }
   return out;
@@ -95,11 +104,11 @@ export function parseBase(text: string, maxBytes: number): BaseDef {
   }
   if (doc === null || doc === undefined) doc = {};
   if (!isRecord(doc)) return invalid('it must be a YAML mapping');
-  const displayNames: Record<string, string> = {};
+  const displayNames = ownMap();
   if (doc.properties !== undefined && doc.properties !== null) {
     if (!isRecord(doc.properties)) invalid('properties must be a mapping');
     for (const [k, x] of Object.entries(doc.properties as Record<string, unknown>))
-      if (isRecord(x) && typeof x.displayName === 'string') displayNames[k] = x.displayName;
+      if (isRecord(x) && typeof x.displayName === 'string') setKey(displayNames, k, x.displayName);
   }
   const rawViews = doc.views ?? [];
   if (!Array.isArray(rawViews)) return invalid('views must be a list');

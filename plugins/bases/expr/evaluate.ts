@@ -19,6 +19,7 @@ import {
   isObject,
   parseDate,
   parseDurationParts,
+  setOwn,
   sortCompare,
   truthy,
   typeOf,
@@ -142,7 +143,8 @@ export function propertyValue(raw: unknown, type: string | undefined, rec: FileR
   if (typeof raw === 'number' || typeof raw === 'boolean') return raw;
   if (typeof raw === 'object') {
     const out: Record<string, Value> = {};
-    for (const [k, x] of Object.entries(raw as Record<string, unknown>)) out[k] = propertyValue(x, undefined, rec, ctx);
+    for (const [k, x] of Object.entries(raw as Record<string, unknown>))
+      setOwn(out, k, propertyValue(x, undefined, rec, ctx));
     return out;
   }
   return null;
@@ -164,7 +166,7 @@ function evalScoped(node: Node, row: Row, ctx: EvalContext, locals?: Locals): Sc
       return node.items.map((x) => evaluate(x, row, ctx, locals));
     case 'obj': {
       const out: Record<string, Value> = {};
-      for (const [k, x] of node.entries) out[k] = evaluate(x, row, ctx, locals);
+      for (const [k, x] of node.entries) setOwn(out, k, evaluate(x, row, ctx, locals));
       return out;
     }
     case 'id':
@@ -319,7 +321,7 @@ function fileField(rec: FileRecord, name: string, ctx: EvalContext): Value {
       return [...ctx.vault.backlinks(rec)];
     case 'properties': {
       const out: Record<string, Value> = {};
-      for (const k of Object.keys(rec.properties ?? {})) out[k] = property(rec, k, ctx);
+      for (const k of Object.keys(rec.properties ?? {})) setOwn(out, k, property(rec, k, ctx));
       return out;
     }
     case 'file':

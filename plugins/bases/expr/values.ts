@@ -333,6 +333,11 @@ export interface Cell {
   readonly value: unknown;
 }
 
+/** Set an own property, even one named `__proto__` (a key from a note or an expression must never reach a prototype). */
+export function setOwn<T>(o: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 export function cellValue(v: Value): unknown {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
@@ -343,7 +348,7 @@ export function cellValue(v: Value): unknown {
   if (v instanceof BRegex) return String(v.re);
   if (Array.isArray(v)) return v.map(cellValue);
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = cellValue(x);
+  for (const [k, x] of Object.entries(v)) setOwn(out, k, cellValue(x));
   return out;
 }
 

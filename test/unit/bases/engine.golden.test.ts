@@ -330,3 +330,15 @@ t.test('what is not supported is refused by name', async (t) => {
   await t.rejects(v.query('views: [{type: table, name: A}]', { view: 'B' }), { code: 'bases_no_view' });
   await refused('views: [ {type: table', 'bases_invalid', /YAML/);
 });
+
+t.test('names that are prototype keys are only ever their own entries', async (t) => {
+  const r = await v.query(
+    'filters: file.name == "Dune.md"\nformulas:\n  __proto__: "1"\n  constructor: "2"\nviews:\n  - {type: table, name: T, order: [constructor, formula.constructor, formula.__proto__, toString]}\n',
+  );
+  t.same(r.rows[0].cells.constructor, { type: 'null', value: null }, 'a missing property named constructor is null');
+  t.same(r.rows[0].cells['formula.constructor'], { type: 'number', value: 2 });
+  t.same(r.rows[0].cells['formula.__proto__'], { type: 'number', value: 1 });
+  const o = await formula(v, 'Books/Dune.md', '{"__proto__": {"x": 1}}.keys()');
+  t.same(o, { type: 'list', value: ['__proto__'] }, 'an object literal key __proto__ is a key');
+  t.equal(({} as { x?: unknown }).x, undefined, 'no prototype was touched');
+});
