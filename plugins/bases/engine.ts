@@ -15,7 +15,7 @@ import {
   type VaultLookup,
   type WorkBudget,
 } from './expr/evaluate.js';
-import type { ParseLimits } from './expr/parser.js';
+import type { Node, ParseLimits } from './expr/parser.js';
 import {
   BDate,
   BDuration,
@@ -51,6 +51,12 @@ export interface CompiledView {
   readonly columns: readonly Column[];
   readonly needsLinks: boolean;
   readonly needsCtime: boolean;
+  /**
+   * Whether the view can be answered from the notes alone: its filters can only hold for a note (they require
+   * a property, a tag or the md extension) and nothing in it resolves links to arbitrary files. Then the walk
+   * for attachments is skipped, unless a property of a note links to a non-note file (the loader checks).
+   */
+  readonly notesOnly: boolean;
   readonly filter: CompiledFilter | null;
   readonly formulas: ReadonlyMap<string, Compiled>;
   readonly customSummaries: ReadonlyMap<string, Compiled>;
@@ -157,11 +163,56 @@ export function compileView(base: BaseDef, viewName: string | undefined, limits:
     columns: view.order.map((id) => ({ id, name: base.displayNames[id] ?? base.displayNames[propertyId(id)] ?? id })),
     needsLinks: all.some((c) => c.needsLinks) || fileIds.some((p) => /^file\.(links|backlinks|embeds)$/.test(p)),
     needsCtime: all.some((c) => c.needsCtime) || fileIds.includes('file.ctime'),
+    notesOnly:
+      parts.some(excludesAttachments) &&
+      !all.some((c) => c.resolvesFiles || c.needsLinks) &&
+      !fileIds.some((p) => /^file\.(links|backlinks|embeds)$/.test(p)),
     filter: parts.length === 0 ? null : parts.length === 1 ? parts[0] : { t: 'and', items: parts },
     formulas,
     customSummaries,
     regexes: state.regexes,
   };
+}
+
+/**
+ * Whether a filter can hold only for a note: a file with no properties, no tags and another extension (an
+ * attachment) fails it. Conservative: anything not recognised here is assumed to let attachments through.
+ */
+function excludesAttachments(f: CompiledFilter): boolean {
+  if (f.t === 'and') return f.items.some(excludesAttachments);
+  if (f.t === 'or') return f.items.length > 0 && f.items.every(excludesAttachments);
+  if (f.t !== 'expr') return false;
+  return nodeExcludesAttachments(f.c.tree);
+}
+
+const isFileMember = (n: Node, name: string) =>
+  n.t === 'member' && n.name === name && n.obj.t === 'id' && n.obj.name === 'file';
+/** A bare or note. property (null on an attachment). */
+const isProperty = (n: Node) =>
+  (n.t === 'id' && !['file', 'note', 'formula', 'this'].includes(n.name)) ||
+  (n.t === 'member' && n.obj.t === 'id' && n.obj.name === 'note');
+
+function nodeExcludesAttachments(n: Node): boolean {
+  if (n.t === 'bin') {
+    if (n.op === '&&') return nodeExcludesAttachments(n.l) || nodeExcludesAttachments(n.r);
+    if (n.op === '||') return nodeExcludesAttachments(n.l) && nodeExcludesAttachments(n.r);
+    const lit = (x: Node) => x.t === 'lit' && x.v !== null;
+    if (n.op === '==') {
+      if (
+        (isFileMember(n.l, 'ext') && n.r.t === 'lit' && n.r.v === 'md') ||
+        (isFileMember(n.r, 'ext') && n.l.t === 'lit' && n.l.v === 'md')
+      )
+        return true;
+      return (isProperty(n.l) && lit(n.r)) || (isProperty(n.r) && lit(n.l));
+    }
+    // Ordering against null is false, so a property compared with a literal fails on an attachment.
+    if (n.op === '<' || n.op === '<=' || n.op === '>' || n.op === '>=')
+      return (isProperty(n.l) && lit(n.r)) || (isProperty(n.r) && lit(n.l));
+    return false;
+  }
+  if (n.t === 'call' && n.callee.t === 'member' && n.callee.obj.t === 'id' && n.callee.obj.name === 'file')
+    return n.callee.name === 'hasTag' || n.callee.name === 'hasProperty';
+  return isProperty(n);
 }
 
 function collect(fs: readonly CompiledFilter[]): Compiled[] {

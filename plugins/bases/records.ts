@@ -19,6 +19,17 @@ export interface LoadedVault {
 export interface LoadNeeds {
   readonly links: boolean;
   readonly ctime: boolean;
+  /** The view can hold only notes (see CompiledView.notesOnly): the walk is skipped when no property links elsewhere. */
+  readonly notesOnly: boolean;
+}
+
+/** A wikilink in a property value naming a file by an extension other than .md (an attachment). */
+const ATTACHMENT_LINK = /\[\[[^\]|#]*\.(?!md[\]|#])[A-Za-z0-9]{1,16}[\]|#]/i;
+
+function linksToAttachment(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.includes('[[') && ATTACHMENT_LINK.test(v);
+  if (depth > 8 || v === null || typeof v !== 'object') return false;
+  return Object.values(v as Record<string, unknown>).some((x) => linksToAttachment(x, depth + 1));
 }
 
 /** Property types Obsidian keeps in `.obsidian/types.json` ({"types": {"due": "date", …}}). */
@@ -43,14 +54,15 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
         "file.links, file.backlinks, file.embeds and hasLink read the graph family's link index, and the graph family is not enabled",
     });
   // The walk (file system), the link rows and the notes rows are independent: started together, they overlap.
-  const walked = (async () => {
+  const walk = async () => {
     const out: { path: string; size: number; mtimeMs: number }[] = [];
     for await (const e of ctx.vault.fs.walk()) {
       ctx.signal.throwIfAborted();
       if (e.kind === 'file' && !/\.md$/i.test(e.path)) out.push({ path: e.path, size: e.size, mtimeMs: e.mtimeMs });
     }
     return out;
-  })();
+  };
+  const walked = needs.notesOnly ? undefined : walk();
   const stored = needs.links ? ctx.service(LINKS).all(ctx.vault.id, ctx.settings.bases.maxLinks) : undefined;
   const typesLoaded = propertyTypes(ctx);
   const notesRead = sql<{
@@ -76,7 +88,9 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
   const byPath = new Map(records.map((r) => [r.path, r]));
   const pathOfId = new Map(rows.map((r) => [Number(r.id), r.path]));
   // Attachments (and .base, .canvas…) are not in the index: one walk of the vault's paths finds them.
-  for (const e of await walked) {
+  // A view of notes only still walks when a note's property links to an attachment (so the link resolves).
+  const files = walked ?? (rows.some((r) => linksToAttachment(r.frontmatter)) ? walk() : undefined);
+  for (const e of (await files) ?? []) {
     if (byPath.has(e.path)) continue;
     const rec: FileRecord = { ...e, ctimeMs: null, tags: [], properties: null, isNote: false };
     records.push(rec);

@@ -13,6 +13,8 @@ export interface Compiled {
   /** Whether it reads links (file.links, file.backlinks, file.embeds, hasLink, linksTo). */
   readonly needsLinks: boolean;
   readonly needsCtime: boolean;
+  /** Whether it may resolve a link to any file (link(), file(), asFile, asLink, hasLink, linksTo). */
+  readonly resolvesFiles: boolean;
 }
 
 export interface CompileState {
@@ -22,12 +24,14 @@ export interface CompileState {
 
 const LINK_FIELDS = new Set(['links', 'backlinks', 'embeds']);
 const LINK_METHODS = new Set(['hasLink', 'linksTo']);
+const RESOLVING = new Set(['link', 'file', 'asFile', 'asLink', 'hasLink', 'linksTo']);
 
 export function compileExpression(source: string, state: CompileState, where: string): Compiled {
   const tree = parseExpression(source, state.limits);
   const formulas = new Set<string>();
   let needsLinks = false;
   let needsCtime = false;
+  let resolvesFiles = false;
   const unsupported = (feature: string): never =>
     basesRefusals.refuse('bases_unsupported', { feature, where: `${where}: ${clipExpr(source)}` });
   const walk = (n: Node): void => {
@@ -51,6 +55,7 @@ export function compileExpression(source: string, state: CompileState, where: st
         walk(n.idx);
         return;
       case 'call':
+        if ((n.callee.t === 'id' || n.callee.t === 'member') && RESOLVING.has(n.callee.name)) resolvesFiles = true;
         if (n.callee.t === 'id') {
           if (!GLOBAL_FUNCTIONS.has(n.callee.name)) unsupported(`the function ${n.callee.name}()`);
         } else if (n.callee.t === 'member') {
@@ -76,7 +81,7 @@ export function compileExpression(source: string, state: CompileState, where: st
     }
   };
   walk(tree);
-  return { source, tree, formulas, needsLinks, needsCtime };
+  return { source, tree, formulas, needsLinks, needsCtime, resolvesFiles };
 }
 
 /**

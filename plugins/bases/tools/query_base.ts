@@ -77,7 +77,7 @@ export default defineTool<BasesTools['query_base']>({
         argument: 'cursor',
       });
     const offset = key?.[1] ?? 0;
-    const loaded = await loadVault(ctx, { links: cv.needsLinks, ctime: cv.needsCtime });
+    const loaded = await loadVault(ctx, { links: cv.needsLinks, ctime: cv.needsCtime, notesOnly: cv.notesOnly });
     let thisRec =
       thisPath === null ? null : (loaded.byPath.get(thisPath) ?? loaded.byPath.get(`${thisPath}.md`) ?? null);
     if (input.this !== undefined && thisRec === null) ctx.refuse('not_found', { path: input.this });

@@ -48,7 +48,8 @@ const server = await startTestServer({
       '',
       'Links to [[Dates]].',
     ].join('\n'),
-    'Bases demo/There.md': '---\nrating: 4\n---\nbeside\n',
+    'Bases demo/There.md': '---\nrating: 4\ncover: "[[img.png]]"\n---\nbeside\n',
+    'Bases demo/img.png': 'not really a png',
   },
   config: {
     plugins: [path.join(root, 'plugins/graph'), path.join(root, 'plugins/bases')],
@@ -220,7 +221,7 @@ t.test('a ```base block: `this` is the note holding it, or the note named', asyn
   t.equal(beside.base, `${DEMO_NOTE}#1`);
   t.same(
     beside.rows.map((r) => r.path),
-    ['Bases demo/Here.md', 'Bases demo/There.md'],
+    ['Bases demo/Here.md', 'Bases demo/There.md', 'Bases demo/img.png'],
     "this.file.folder is the note's folder",
   );
   const elsewhere = await query({ path: DEMO_NOTE, this: 'Queries/Filters.md' });
@@ -266,6 +267,23 @@ t.test('link predicates agree with get_backlinks', async (t) => {
     (back.rows[0].values['file.backlinks'].value as { path: string }[]).map((l) => l.path).sort(),
     sources,
     'file.backlinks lists them',
+  );
+});
+
+t.test('a view of notes only still resolves a property linking to an attachment', async (t) => {
+  const r = await query({ yaml: 'filters: rating >= 4\nviews: [{type: table, name: T, order: [cover]}]' });
+  t.same(
+    r.rows.map((x) => x.path),
+    ['Bases demo/There.md'],
+  );
+  t.same(r.rows[0].values.cover, {
+    type: 'link',
+    value: { target: 'img.png', path: 'Bases demo/img.png', display: null },
+  });
+  const files = await query({ yaml: 'filters: file.inFolder("Bases demo")\nviews: [{type: table, name: T}]' });
+  t.ok(
+    files.rows.some((x) => x.path === 'Bases demo/img.png'),
+    'and a view that can hold attachments lists them',
   );
 });
 

@@ -342,3 +342,25 @@ t.test('names that are prototype keys are only ever their own entries', async (t
   t.same(o, { type: 'list', value: ['__proto__'] }, 'an object literal key __proto__ is a key');
   t.equal(({} as { x?: unknown }).x, undefined, 'no prototype was touched');
 });
+
+t.test(
+  'which views can be answered from the notes alone (the loader then skips the walk for attachments)',
+  async (t) => {
+    const { compileView } = await import('../../../plugins/bases/engine.js');
+    const { parseBase } = await import('../../../plugins/bases/base-file.js');
+    const { LIMITS } = await import('./fixture.js');
+    const notesOnly = (yaml: string) => compileView(parseBase(yaml, 1e6), undefined, LIMITS).notesOnly;
+    const view = (f: string) => `filters: ${JSON.stringify(f)}\nviews: [{type: table, name: T}]`;
+    t.ok(notesOnly(view('file.ext == "md"')));
+    t.ok(notesOnly(view('rating >= 4 && status == "done"')));
+    t.ok(notesOnly(view('file.hasTag("x") || note.owner')));
+    t.ok(notesOnly('filters:\n  and: ["!file.inFolder(\\"t\\")", file.ext == "md"]\nviews: [{type: table, name: T}]'));
+    t.notOk(notesOnly(view('!rating')), 'a negation can hold for an attachment');
+    t.notOk(notesOnly(view('file.inFolder("x")')));
+    t.notOk(notesOnly(view('rating != 3')), '!= holds for null');
+    t.notOk(notesOnly(view('rating > 3 || file.size > 1')), 'an or with one branch open to attachments');
+    t.notOk(notesOnly(view('rating > 3 && file.hasLink(link("x"))')), 'link resolution needs every file');
+    t.notOk(notesOnly('views: [{type: table, name: T}]'), 'no filter');
+    t.notOk(notesOnly('filters:\n  not: [file.ext == "md"]\nviews: [{type: table, name: T}]'));
+  },
+);
