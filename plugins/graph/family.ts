@@ -1,9 +1,10 @@
 // The graph family: the links index contributor plus read-only link tools (backlinks, links,
 // neighbourhood, orphans, audit, related). Declares settings and tables; never writes the vault.
-import { defineFamily, EMBEDDINGS, INDEX, optional } from '../../src/sdk/index.js';
+import { defineFamily, EMBEDDINGS, INDEX, LINKS, optional } from '../../src/sdk/index.js';
 import type { GraphTools } from '../../src/generated/graph/index.js';
 import { graphContributor } from './contributor.js';
 import { GRAPH_SETTINGS_SCHEMA, type GraphSettings } from './common.js';
+import { createLinksService } from './links-service.js';
 import { graphMigrations } from './migrations.js';
 import auditNotes from './tools/audit_notes.js';
 import findOrphans from './tools/find_orphans.js';
@@ -16,6 +17,8 @@ export default defineFamily<GraphTools>({
   name: 'graph',
   description: 'Link graph: backlinks, outgoing links, neighbourhoods, orphans, hygiene audit and related notes.',
   requires: [optional(INDEX), optional(EMBEDDINGS)],
+  // The stored links in bulk, for the bases family's link predicates (file.links, file.backlinks, hasLink).
+  provides: { [LINKS.id]: { create: createLinksService } },
   schemas: new URL('../../schemas/graph/', import.meta.url),
   settings: { graph: GRAPH_SETTINGS_SCHEMA },
   migrations: graphMigrations,

@@ -19,6 +19,7 @@ export type * from './write-hooks.js';
 export * from './service-ref.js';
 export * from './services.js';
 export type * from './contracts/embeddings.js';
+export type * from './contracts/links.js';
 export * from './write-path.js';
 export * from './ssrf/ip-policy.js';
 export * from './ssrf/url-policy.js';

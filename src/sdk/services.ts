@@ -5,6 +5,7 @@ import type { IndexService } from './index-service.js';
 import type { Database, ListEvents, ResourceEvents, WorkerPool } from './types.js';
 import type { NoteWriter, WriteObservers } from './write-hooks.js';
 import type { EmbeddingsService } from './contracts/embeddings.js';
+import type { LinksService } from './contracts/links.js';
 
 /** The host's index of every vault: status, settled(), write-through (noteWritten/noteRemoved/noteMoved). */
 export const INDEX = serviceRef<IndexService>('index');
@@ -18,6 +19,8 @@ export const WRITE_OBSERVERS = serviceRef<WriteObservers>('write-observers');
 export const NOTE_WRITER = serviceRef<NoteWriter>('note-writer');
 /** Embeddings and nearest-note queries (provided by the search family; graph's find_related uses it). */
 export const EMBEDDINGS = serviceRef<EmbeddingsService>('embeddings');
+/** The vault's stored links, in bulk (provided by the graph family; bases' link predicates use it). */
+export const LINKS = serviceRef<LinksService>('links');
 /** The host's worker pool (also ctx.workers). */
 export const WORKERS = serviceRef<WorkerPool>('workers');
 /** The host's database (also ctx.db). */

@@ -151,6 +151,11 @@ t.test("user A can see what B must not (the test is not vacuous), and A's identi
     ['request_download', { path: A_NOTE }],
     ['request_upload', { path: 'alpha-private/upload.bin' }],
     ['get_backlinks', { path: A_NOTE }],
+    ['list_bases', {}],
+    [
+      'query_base',
+      { yaml: 'filters: file.ext == "md"\nviews: [{type: table, name: T, order: [file.name, file.tags]}]' },
+    ],
     // A write, so the history family holds a revision of A's note (its id is learned and tried by B).
     ['edit_note', { path: A_NOTE, content: '\nan edit by A', append: true }],
     ['list_revisions', { path: A_NOTE }],

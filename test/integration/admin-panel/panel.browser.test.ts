@@ -19,7 +19,9 @@ const PLAN =
 
 t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, async (t) => {
   // notes, search, history and change-feed serve (the pages use them); the rest stay off to start fast.
-  const families = Object.fromEntries(['files', 'graph', 'tasks', 'transfer'].map((f) => [f, { enabled: false }]));
+  const families = Object.fromEntries(
+    ['files', 'graph', 'tasks', 'transfer', 'bases'].map((f) => [f, { enabled: false }]),
+  );
   const server = await startTestServer({
     files: { 'Plan.md': PLAN, 'Ideas/Inbox.md': '# Inbox\n\nnothing yet\n' },
     config: { families },

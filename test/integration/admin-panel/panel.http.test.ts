@@ -81,7 +81,7 @@ t.test('panel over plain HTTP', async (t) => {
     config: {
       // notes and search only (search/fetch link to the panel); the rest stay off to start fast.
       families: Object.fromEntries(
-        ['files', 'graph', 'tasks', 'transfer', 'change-feed', 'history'].map((f) => [f, { enabled: false }]),
+        ['files', 'graph', 'tasks', 'transfer', 'change-feed', 'history', 'bases'].map((f) => [f, { enabled: false }]),
       ),
       server: { publicUrl: 'https://exocortex.invalid' },
       oauth: { enabled: false },

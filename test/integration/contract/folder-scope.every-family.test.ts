@@ -1,5 +1,5 @@
 // The folder argument means one thing in every family (list_notes, find_orphans, list_tasks, list_files,
-// get_changes, search_regex), and `..` is refused with the same code by each; list cursors are bound to
+// get_changes, search_regex, list_bases), and `..` is refused with the same code by each; list cursors are bound to
 // the user and vault they were issued to. One server, driven over HTTP with MCP SDK clients.
 import t from 'tap';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,9 @@ const server = await startTestServer({
     'Projects/data.csv': 'a,b\n',
     'Projectsish/Gamma.md': '# Gamma\n\n- [ ] gamma task\n',
     'Other/Delta.md': '# Delta\n\n- [ ] delta task\n',
+    'Top.base': 'views:\n  - {type: table, name: Top}\n',
+    'Projects/sub/Board.base': 'views:\n  - {type: table, name: Board}\n',
+    'Other/Other.base': 'views:\n  - {type: table, name: Other}\n',
   },
   config: {
     index: { watch: false, reconcileSeconds: 0 },
@@ -97,6 +100,8 @@ const tools: Record<string, (folder: string | undefined) => Promise<string[]>> =
     )
       .filter((e) => e.kind !== 'gap' && e.kind !== 'reset')
       .map((e) => e.path),
+  list_bases: async (folder) =>
+    ((await call('list_bases', folder === undefined ? {} : { folder })).bases as { path: string }[]).map((n) => n.path),
   search_regex: async (folder) =>
     (
       (await call('search_regex', { pattern: 'task', ...(folder === undefined ? {} : { folder }) })).results as {
