@@ -13,6 +13,7 @@ import { adminSocketPath } from './admin/protocol.js';
 import { Admission, effectiveLimits, type WriteCallGauge } from './admission/index.js';
 import { HostMetrics } from './metrics/index.js';
 import { ApiKeyVerifier, KEY_PREFIX, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
+import { registrationBudget, signInBudget, type AttemptBudget } from './auth/attempt-budget.js';
 import { ensureOperator, listUsers } from './auth/users.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { AuditWriter } from './audit/batch-writer.js';
@@ -91,6 +92,10 @@ export class Host {
   private readonly admission: Admission;
   /** Prometheus metrics, when metrics.enabled. */
   readonly metrics: HostMetrics | undefined;
+  /** Failed sign-ins per address, one budget for the panel and the OAuth pages (rows in the database). */
+  readonly signInBudget: AttemptBudget;
+  /** Dynamic client registrations per address per hour (rows in the database). */
+  readonly registrationBudget: AttemptBudget;
 
   private constructor(
     public settings: Settings,
@@ -117,6 +122,8 @@ export class Host {
     this.manager.registry.vaultReadOnly = h.vault.readOnly;
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
+    this.signInBudget = signInBudget(database.db, () => this.settings.host.oauth);
+    this.registrationBudget = registrationBudget(database.db, () => this.settings.host.oauth);
     const admission = new Admission(h.admission);
     this.admission = admission;
     this.writeCalls = admission.writeCalls;
@@ -221,6 +228,8 @@ export class Host {
           log,
           publicUrl: h.server.publicUrl,
           settings: h.oauth,
+          signInBudget: host.signInBudget,
+          registrationBudget: host.registrationBudget,
           fetchSeams: options.oauthFetchSeams,
         });
       }
@@ -319,6 +328,7 @@ export class Host {
             registry: this.manager.registry,
             callTool: (principal, tool, args) => this.dispatcher.call(principal, tool, args),
             health: () => this.health(),
+            signInBudget: this.signInBudget,
             startedAt: this.startedAt,
           }
         : undefined,

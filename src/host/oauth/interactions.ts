@@ -6,8 +6,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../sdk/types.js';
+import type { AttemptBudget } from '../auth/attempt-budget.js';
 import { checkPassword, useSignInLink } from '../auth/passwords.js';
 import { userByName } from '../auth/users.js';
 import { consentPage, messagePage, signInPage, type PageFrame } from './pages.js';
@@ -20,8 +20,8 @@ export interface InteractionOptions {
   readonly endpoints: OAuthEndpoints;
   /** HMAC key of the CSRF tokens (a stored secret, so tokens survive a restart mid-flow). */
   readonly csrfKey: string;
-  readonly signInFailures: number;
-  readonly signInWindowSeconds: number;
+  /** Failed sign-ins per address: the same budget the panel's sign-in spends. */
+  readonly signInBudget: AttemptBudget;
 }
 
 const CSRF_COOKIE = 'exo_csrf';
@@ -59,7 +59,6 @@ export function clientAddress(request: Pick<FastifyRequest['raw'], 'socket' | 'h
 }
 
 export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOptions): void {
-  const failures = new RateLimiterMemory({ points: o.signInFailures, duration: o.signInWindowSeconds });
   const secure = o.endpoints.issuer.startsWith('https:');
 
   const csrfFor = (seed: string, uid: string) =>
@@ -203,8 +202,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       );
     }
     const address = clientAddress(request);
-    const budget = await failures.get(address);
-    if (budget && budget.remainingPoints <= 0) return tooMany(reply, budget.msBeforeNext);
+    // Counted before the credential is checked (one database statement), so parallel posts cannot race it.
+    const spent = await o.signInBudget.spend(address);
+    if (!spent.allowed) return tooMany(reply, spent.retryAfterSeconds);
     const userName = first(form.user).trim();
     const code = first(form.code).trim();
     const password = first(form.password);
@@ -213,15 +213,10 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     else if (userName && password) accountId = await checkPassword(o.db, userName, password);
     if (accountId && userName && accountId !== userName) accountId = undefined;
     if (!accountId) {
-      try {
-        await failures.consume(address);
-      } catch (e) {
-        if (e instanceof RateLimiterRes) return tooMany(reply, e.msBeforeNext);
-        throw e;
-      }
       o.log.info({ user: userName || null, address }, 'oauth sign-in failed');
       return renderSignIn(request, reply, interaction.uid, params, 401, 'Wrong user name, password or code.', userName);
     }
+    await o.signInBudget.refund(address);
     const returnTo = await o.provider.interactionResult(
       request.raw,
       reply.raw,
@@ -285,9 +280,8 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     return reply.code(303).header('location', returnTo).header('cache-control', 'no-store').send();
   });
 
-  const tooMany = (reply: FastifyReply, msBeforeNext: number) => {
+  const tooMany = (reply: FastifyReply, seconds: number) => {
     const nonce = randomBytes(16).toString('base64');
-    const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
     reply.header('retry-after', String(seconds));
     return send(
       reply,
