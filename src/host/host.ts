@@ -14,7 +14,8 @@ import { Admission, effectiveLimits, type WriteCallGauge } from './admission/ind
 import { HostMetrics } from './metrics/index.js';
 import { ApiKeyVerifier, KEY_PREFIX, KEYS_CHANGED_CHANNEL } from './auth/api-keys.js';
 import { registrationBudget, signInBudget, type AttemptBudget } from './auth/attempt-budget.js';
-import { ensureOperator, listUsers } from './auth/users.js';
+import { ensureOperator, listUsers, userByName } from './auth/users.js';
+import { SESSION_COOKIE, sessionUser } from './panel/sessions.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { AuditWriter } from './audit/batch-writer.js';
 import { migrateHost, openDatabase, type DatabaseService } from './db/index.js';
@@ -317,6 +318,7 @@ export class Host {
       allowedOrigins: s.allowedOrigins,
       publicUrl: s.publicUrl,
       health: () => this.health(),
+      isOperator: (authorization, cookie) => this.isOperator(authorization, cookie),
       metricsEndpoint: this.metrics ? { registry: this.metrics, access: this.settings.host.metrics } : undefined,
       panel: this.settings.host.panel.enabled
         ? {
@@ -336,6 +338,22 @@ export class Host {
     await this.app.listen({ host: s.host, port: s.port });
     this.reaper = setInterval(() => void this.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);
     this.reaper.unref();
+  }
+
+  /** A bearer credential (API key, OAuth token) or a panel session cookie of an enabled admin user. */
+  private async isOperator(authorization: string | undefined, cookie: string | undefined): Promise<boolean> {
+    const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (raw) {
+      const principal = await this.credentials.verify(raw).catch(() => undefined);
+      if (!principal) return false;
+      const user = await userByName(this.database.db, principal.user);
+      return user?.isAdmin === true && !user.disabledAt;
+    }
+    const session = (cookie ?? '')
+      .split(';')
+      .map((c) => c.trim().split('='))
+      .find(([name]) => name === SESSION_COOKIE)?.[1];
+    return session ? (await sessionUser(this.database.db, session))?.admin === true : false;
   }
 
   /** API keys (exo_…) and, when the authorization server is offered, its access tokens. */
