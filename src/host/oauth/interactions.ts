@@ -58,6 +58,11 @@ export function clientAddress(request: Pick<FastifyRequest['raw'], 'socket' | 'h
   return peer;
 }
 
+/** Whether a signed-in account may still be granted anything: enabled and bound to a vault (as findAccount requires). */
+function usable(user: Awaited<ReturnType<typeof userByName>>): boolean {
+  return !!user && !user.disabledAt && user.vaultId !== null;
+}
+
 export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOptions): void {
   const secure = o.endpoints.issuer.startsWith('https:');
 
@@ -160,6 +165,7 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     const accountId = interaction.session?.accountId;
     const user = accountId ? await userByName(o.db, accountId) : undefined;
     if (!user) return renderSignIn(request, reply, interaction.uid, params);
+    if (!usable(user)) return disabled(reply);
     const { client, name } = await clientLabel(String(params.client_id));
     const requested = String(params.scope ?? '').split(' ');
     const frame = frameFor(request, reply, interaction.uid, `${PREFIX}${interaction.uid}/consent`);
@@ -244,6 +250,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       );
     }
     if (interaction.prompt.name !== 'consent' || !interaction.session?.accountId) return expired(reply);
+    // Disabled (or unbound from its vault) since signing in: refuse here, typed, rather than let the
+    // provider fail to find the account when it resumes.
+    if (!usable(await userByName(o.db, interaction.session.accountId))) return disabled(reply);
     let result: Record<string, unknown>;
     if (first(form.decision) !== 'allow') {
       result = { error: 'access_denied', error_description: 'the user denied the request' };
@@ -279,6 +288,20 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     });
     return reply.code(303).header('location', returnTo).header('cache-control', 'no-store').send();
   });
+
+  const disabled = (reply: FastifyReply) => {
+    const nonce = randomBytes(16).toString('base64');
+    return send(
+      reply,
+      403,
+      messagePage(
+        { nonce },
+        'This account is disabled',
+        'An administrator disabled this account (or removed its vault) after you signed in, so nothing was granted. Ask them to enable it, then start again from the application.',
+      ),
+      nonce,
+    );
+  };
 
   const tooMany = (reply: FastifyReply, seconds: number) => {
     const nonce = randomBytes(16).toString('base64');
