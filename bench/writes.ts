@@ -179,7 +179,9 @@ async function runEngine(engine: string): Promise<void> {
     // /health carries the index counts and costs nothing (get_vault_stats would read every note).
     let index: { ready?: boolean; pending?: number; indexed?: number } = {};
     for (;;) {
-      const health = (await (await fetch(`${server.url}/health`)).json()) as { index?: typeof index };
+      const health = (await (
+        await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { index?: typeof index };
       index = health.index ?? {};
       if (index.ready && index.pending === 0) break;
       await new Promise((r) => setTimeout(r, 250));

@@ -9,6 +9,7 @@ import m0006 from './0006-oauth.js';
 import m0007 from './0007-panel-sessions.js';
 import m0008 from './0008-usage-rollups.js';
 import m0009 from './0009-notes-name-index.js';
+import m0010 from './0010-attempt-budgets.js';
 import m0011 from './0011-cluster.js';
 
 export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
@@ -21,5 +22,6 @@ export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
   '0007-panel-sessions': m0007,
   '0008-usage-rollups': m0008,
   '0009-notes-name-index': m0009,
+  '0010-attempt-budgets': m0010,
   '0011-cluster': m0011,
 };

@@ -21,7 +21,9 @@ import {
   KEYS_CHANGED_CHANNEL,
   notifyCredentialsChanged,
 } from './auth/api-keys.js';
-import { ensureOperator, listUsers } from './auth/users.js';
+import { registrationBudget, signInBudget, type AttemptBudget } from './auth/attempt-budget.js';
+import { ensureOperator, listUsers, userByName } from './auth/users.js';
+import { SESSION_COOKIE, sessionUser } from './panel/sessions.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { Forwarder } from './cluster/forward.js';
 import { checkFence, VaultLeases } from './cluster/leases.js';
@@ -108,6 +110,10 @@ export class Host {
   private readonly admission: Admission;
   /** Prometheus metrics, when metrics.enabled. */
   readonly metrics: HostMetrics | undefined;
+  /** Failed sign-ins per address, one budget for the panel and the OAuth pages (rows in the database). */
+  readonly signInBudget: AttemptBudget;
+  /** Dynamic client registrations per address per hour (rows in the database). */
+  readonly registrationBudget: AttemptBudget;
 
   private constructor(
     public settings: Settings,
@@ -135,6 +141,8 @@ export class Host {
     this.manager.registry.vaultReadOnly = h.vault.readOnly;
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
+    this.signInBudget = signInBudget(database.db, () => this.settings.host.oauth);
+    this.registrationBudget = registrationBudget(database.db, () => this.settings.host.oauth);
     const admission = new Admission(h.admission, new DatabaseQuota(database.db));
     this.admission = admission;
     this.writeCalls = admission.writeCalls;
@@ -277,6 +285,8 @@ export class Host {
           log,
           publicUrl: h.server.publicUrl,
           settings: h.oauth,
+          signInBudget: host.signInBudget,
+          registrationBudget: host.registrationBudget,
           fetchSeams: options.oauthFetchSeams,
         });
       }
@@ -386,6 +396,7 @@ export class Host {
       allowedOrigins: s.allowedOrigins,
       publicUrl: s.publicUrl,
       health: () => this.health(),
+      isOperator: (authorization, cookie) => this.isOperator(authorization, cookie),
       metricsEndpoint: this.metrics ? { registry: this.metrics, access: this.settings.host.metrics } : undefined,
       panel: this.settings.host.panel.enabled
         ? {
@@ -397,6 +408,7 @@ export class Host {
             registry: this.manager.registry,
             callTool: (principal, tool, args) => this.dispatcher.call(principal, tool, args),
             health: () => this.health(),
+            signInBudget: this.signInBudget,
             startedAt: this.startedAt,
           }
         : undefined,
@@ -404,6 +416,22 @@ export class Host {
     await this.app.listen({ host: s.host, port: s.port });
     this.reaper = setInterval(() => void this.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);
     this.reaper.unref();
+  }
+
+  /** A bearer credential (API key, OAuth token) or a panel session cookie of an enabled admin user. */
+  private async isOperator(authorization: string | undefined, cookie: string | undefined): Promise<boolean> {
+    const raw = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (raw) {
+      const principal = await this.credentials.verify(raw).catch(() => undefined);
+      if (!principal) return false;
+      const user = await userByName(this.database.db, principal.user);
+      return user?.isAdmin === true && !user.disabledAt;
+    }
+    const session = (cookie ?? '')
+      .split(';')
+      .map((c) => c.trim().split('='))
+      .find(([name]) => name === SESSION_COOKIE)?.[1];
+    return session ? (await sessionUser(this.database.db, session))?.admin === true : false;
   }
 
   /** API keys (exo_…) and, when the authorization server is offered, its access tokens. */

@@ -12,6 +12,7 @@ import type { OAuthServer } from '../oauth/server.js';
 import { mayScrape, type HostMetrics } from '../metrics/index.js';
 import type { PanelDeps } from '../panel/context.js';
 import { registerPanel } from '../panel/server.js';
+import { hostCheck } from './host-check.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {
@@ -31,6 +32,11 @@ export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHos
   readonly allowedOrigins: readonly string[];
   readonly publicUrl: string | null;
   readonly health: () => Promise<Record<string, unknown>>;
+  /**
+   * Whether a request comes from an authenticated operator (a credential or panel session of an admin
+   * user): only they see /health's per-vault detail; everyone else sees the overall status alone.
+   */
+  readonly isOperator: (authorization: string | undefined, cookie: string | undefined) => Promise<boolean>;
   /** Prometheus metrics and who may scrape them, when metrics.enabled. */
   readonly metricsEndpoint?: {
     readonly registry: HostMetrics;
@@ -42,21 +48,10 @@ export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHos
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-export function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  return hostHeader.split(':')[0];
-}
-
 export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> {
-  const publicHost = o.publicUrl ? new URL(o.publicUrl).host : undefined;
   const publicOrigin = o.publicUrl ? new URL(o.publicUrl).origin : undefined;
-  const allowedHosts = new Set(o.allowedHosts.map((h) => h.toLowerCase()));
   const allowedOrigins = new Set(o.allowedOrigins);
-  const isAllowedHost = (host: string | undefined) => {
-    if (!host) return false;
-    const h = host.toLowerCase();
-    return LOCAL_HOSTS.has(hostnameOf(h)) || allowedHosts.has(h) || allowedHosts.has(hostnameOf(h)) || h === publicHost;
-  };
+  const isAllowedHost = hostCheck(o.allowedHosts, o.publicUrl);
   const isAllowedOrigin = (origin: string | undefined) => {
     if (!origin) return true;
     if (allowedOrigins.has(origin) || origin === publicOrigin) return true;
@@ -172,7 +167,11 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     if (!isAllowedOrigin(request.headers.origin))
       return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
     const body = await o.health();
-    return reply.code(body.status === 'down' ? 503 : 200).send(body);
+    const code = body.status === 'down' ? 503 : 200;
+    // Vault names and counts would enumerate users on a multi-user server: detail for operators only.
+    const operator = await o.isOperator(request.headers.authorization, request.headers.cookie).catch(() => false);
+    reply.header('cache-control', 'no-store');
+    return reply.code(code).send(operator ? body : { status: body.status });
   });
 
   const metrics = o.metricsEndpoint;

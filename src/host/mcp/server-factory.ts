@@ -239,6 +239,9 @@ export function createLazyMcpServer(
       if (isInputNeeded(out)) return (await inputRequiredFor(out, ctx)) as never;
       return { contents: out as never };
     } catch (e) {
+      // A template that matched but names nothing (a missing note) is the SDK's resource-not-found
+      // (-32602 with data.uri on every revision), not an internal error.
+      if (isRefusal(e) && (e as Refusal).code === 'not_found') throw resourceNotFound(uri, e as Refusal);
       throw protocolError(e);
     }
   });
@@ -396,6 +399,14 @@ export function matchResource(
     }
   }
   return undefined;
+}
+
+/** Resource not found as the SDK's ResourceNotFoundError reads it (InvalidParams carrying the uri), with the refusal. */
+function resourceNotFound(uri: string, r: Refusal): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, r.message, {
+    uri,
+    refusal: { code: r.code, ...r.details },
+  });
 }
 
 function protocolError(e: unknown): ProtocolError {

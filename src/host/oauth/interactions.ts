@@ -6,8 +6,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../sdk/types.js';
+import type { AttemptBudget } from '../auth/attempt-budget.js';
 import { checkPassword, useSignInLink } from '../auth/passwords.js';
 import { userByName } from '../auth/users.js';
 import { consentPage, messagePage, signInPage, type PageFrame } from './pages.js';
@@ -20,8 +20,8 @@ export interface InteractionOptions {
   readonly endpoints: OAuthEndpoints;
   /** HMAC key of the CSRF tokens (a stored secret, so tokens survive a restart mid-flow). */
   readonly csrfKey: string;
-  readonly signInFailures: number;
-  readonly signInWindowSeconds: number;
+  /** Failed sign-ins per address: the same budget the panel's sign-in spends. */
+  readonly signInBudget: AttemptBudget;
 }
 
 const CSRF_COOKIE = 'exo_csrf';
@@ -58,8 +58,12 @@ export function clientAddress(request: Pick<FastifyRequest['raw'], 'socket' | 'h
   return peer;
 }
 
+/** Whether a signed-in account may still be granted anything: enabled and bound to a vault (as findAccount requires). */
+function usable(user: Awaited<ReturnType<typeof userByName>>): boolean {
+  return !!user && !user.disabledAt && user.vaultId !== null;
+}
+
 export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOptions): void {
-  const failures = new RateLimiterMemory({ points: o.signInFailures, duration: o.signInWindowSeconds });
   const secure = o.endpoints.issuer.startsWith('https:');
 
   const csrfFor = (seed: string, uid: string) =>
@@ -161,6 +165,7 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     const accountId = interaction.session?.accountId;
     const user = accountId ? await userByName(o.db, accountId) : undefined;
     if (!user) return renderSignIn(request, reply, interaction.uid, params);
+    if (!usable(user)) return disabled(reply);
     const { client, name } = await clientLabel(String(params.client_id));
     const requested = String(params.scope ?? '').split(' ');
     const frame = frameFor(request, reply, interaction.uid, `${PREFIX}${interaction.uid}/consent`);
@@ -203,8 +208,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       );
     }
     const address = clientAddress(request);
-    const budget = await failures.get(address);
-    if (budget && budget.remainingPoints <= 0) return tooMany(reply, budget.msBeforeNext);
+    // Counted before the credential is checked (one database statement), so parallel posts cannot race it.
+    const spent = await o.signInBudget.spend(address);
+    if (!spent.allowed) return tooMany(reply, spent.retryAfterSeconds);
     const userName = first(form.user).trim();
     const code = first(form.code).trim();
     const password = first(form.password);
@@ -213,15 +219,10 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     else if (userName && password) accountId = await checkPassword(o.db, userName, password);
     if (accountId && userName && accountId !== userName) accountId = undefined;
     if (!accountId) {
-      try {
-        await failures.consume(address);
-      } catch (e) {
-        if (e instanceof RateLimiterRes) return tooMany(reply, e.msBeforeNext);
-        throw e;
-      }
       o.log.info({ user: userName || null, address }, 'oauth sign-in failed');
       return renderSignIn(request, reply, interaction.uid, params, 401, 'Wrong user name, password or code.', userName);
     }
+    await o.signInBudget.refund(address);
     const returnTo = await o.provider.interactionResult(
       request.raw,
       reply.raw,
@@ -249,6 +250,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       );
     }
     if (interaction.prompt.name !== 'consent' || !interaction.session?.accountId) return expired(reply);
+    // Disabled (or unbound from its vault) since signing in: refuse here, typed, rather than let the
+    // provider fail to find the account when it resumes.
+    if (!usable(await userByName(o.db, interaction.session.accountId))) return disabled(reply);
     let result: Record<string, unknown>;
     if (first(form.decision) !== 'allow') {
       result = { error: 'access_denied', error_description: 'the user denied the request' };
@@ -285,9 +289,22 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     return reply.code(303).header('location', returnTo).header('cache-control', 'no-store').send();
   });
 
-  const tooMany = (reply: FastifyReply, msBeforeNext: number) => {
+  const disabled = (reply: FastifyReply) => {
     const nonce = randomBytes(16).toString('base64');
-    const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return send(
+      reply,
+      403,
+      messagePage(
+        { nonce },
+        'This account is disabled',
+        'An administrator disabled this account (or removed its vault) after you signed in, so nothing was granted. Ask them to enable it, then start again from the application.',
+      ),
+      nonce,
+    );
+  };
+
+  const tooMany = (reply: FastifyReply, seconds: number) => {
+    const nonce = randomBytes(16).toString('base64');
     reply.header('retry-after', String(seconds));
     return send(
       reply,

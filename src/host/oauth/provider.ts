@@ -17,7 +17,12 @@ import {
 import type { Logger } from '../../sdk/types.js';
 import { userByName } from '../auth/users.js';
 import { KyselyOAuthAdapter } from './adapter.js';
-import { clientMetadataUrlProblem, redirectUriProblem, type RedirectPolicy } from './redirect-policy.js';
+import {
+  clientMetadataUrlProblem,
+  redirectUriProblem,
+  redirectUrisProblems,
+  type RedirectPolicy,
+} from './redirect-policy.js';
 
 /** The scopes this server's MCP resource knows; read maps to a read API key, write to readwrite. */
 export const SCOPE_READ = 'vault:read';
@@ -104,6 +109,19 @@ export async function createProvider(o: ProviderOptions): Promise<Provider> {
     scopes: ['openid', 'offline_access', ...RESOURCE_SCOPES],
     claims: { openid: ['sub'] },
     pkce: { required: () => true },
+    // The redirect policy is part of the client schema: the provider runs this for every Client it builds
+    // (a DCR registration, a fetched metadata document, a stored client loaded for /authorize or /token),
+    // so no registered redirect URI outside the policy can ever receive a code — not even the one the
+    // provider picks when /authorize leaves redirect_uri out.
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator(_ctx, key, value) {
+        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+        const problems = redirectUrisProblems(value, o);
+        // RFC 7591 §3.2.2: the provider answers invalid_redirect_uri for a description that starts so.
+        if (problems.length) throw new errors.InvalidClientMetadata(`redirect_uris refused: ${problems.join('; ')}`);
+      },
+    },
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

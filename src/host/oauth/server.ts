@@ -9,7 +9,7 @@ import type { Logger } from '../../sdk/types.js';
 import type { HostSettings } from '../settings/schema.js';
 import { sweepExpired } from './adapter.js';
 import { AccessTokenVerifier, bearerChallenge, resourceMetadata } from './access-tokens.js';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { AttemptBudget } from '../auth/attempt-budget.js';
 import { clientAddress, registerInteractionRoutes } from './interactions.js';
 import { createProvider, endpointsFor, isProviderPath, type OAuthEndpoints, type ProviderOptions } from './provider.js';
 
@@ -19,8 +19,6 @@ const SWEEP_INTERVAL_MS = 3_600_000;
 export class OAuthServer {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly callback: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Dynamic registrations per client address per hour (oauth.registrationsPerHour). */
-  private readonly registrations: RateLimiterMemory;
 
   private constructor(
     readonly provider: Provider,
@@ -30,13 +28,11 @@ export class OAuthServer {
     private readonly log: Logger,
     private readonly settings: HostSettings['oauth'],
     private readonly csrfKey: string,
+    private readonly signInBudget: AttemptBudget,
+    /** Dynamic registrations per client address per hour (oauth.registrationsPerHour). */
+    private readonly registrations: AttemptBudget,
   ) {
     this.callback = provider.callback();
-    this.registrations = new RateLimiterMemory({
-      points: settings.registrationsPerHour,
-      duration: 3600,
-      keyPrefix: 'oauth-register',
-    });
   }
 
   static async start(o: {
@@ -44,6 +40,9 @@ export class OAuthServer {
     log: Logger;
     publicUrl: string;
     settings: HostSettings['oauth'];
+    /** Failed sign-ins per address, shared with the panel. */
+    signInBudget: AttemptBudget;
+    registrationBudget: AttemptBudget;
     fetchSeams?: ProviderOptions['fetchSeams'];
   }): Promise<OAuthServer> {
     const endpoints = endpointsFor(o.publicUrl);
@@ -74,6 +73,8 @@ export class OAuthServer {
       o.log,
       s,
       keys[0],
+      o.signInBudget,
+      o.registrationBudget,
     );
     await server.sweep();
     server.sweeper = setInterval(() => void server.sweep(), SWEEP_INTERVAL_MS);
@@ -84,7 +85,7 @@ export class OAuthServer {
   /** Delete expired rows now (also run at start and every hour). */
   async sweep(): Promise<void> {
     try {
-      const n = await sweepExpired(this.db);
+      const n = (await sweepExpired(this.db)) + (await this.registrations.sweep());
       if (n) this.log.debug({ rows: n }, 'expired oauth rows swept');
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'oauth sweep failed');
@@ -101,10 +102,10 @@ export class OAuthServer {
   handle(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     if (req.method === 'POST' && url.split('?')[0] === '/register') {
-      this.registrations.consume(clientAddress(req)).then(
-        () => this.serveProvider(req, res, url),
-        (e: unknown) => {
-          const seconds = e instanceof RateLimiterRes ? Math.max(1, Math.ceil(e.msBeforeNext / 1000)) : 60;
+      this.registrations.spend(clientAddress(req)).then(
+        (spent) => {
+          if (spent.allowed) return this.serveProvider(req, res, url);
+          const seconds = spent.retryAfterSeconds;
           res.writeHead(429, {
             'content-type': 'application/json',
             'retry-after': String(seconds),
@@ -116,6 +117,11 @@ export class OAuthServer {
               error_description: `too many client registrations from this address (oauth.registrationsPerHour); retry in ${seconds} s`,
             }),
           );
+        },
+        (e: unknown) => {
+          this.log.error({ err: (e as Error).message }, 'registration budget unavailable');
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '5', 'cache-control': 'no-store' });
+          res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'try again shortly' }));
         },
       );
       return;
@@ -154,8 +160,7 @@ export class OAuthServer {
       log: this.log,
       endpoints: this.endpoints,
       csrfKey: this.csrfKey,
-      signInFailures: this.settings.signInFailures,
-      signInWindowSeconds: this.settings.signInWindowSeconds,
+      signInBudget: this.signInBudget,
     });
   }
 

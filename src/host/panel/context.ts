@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger, Principal } from '../../sdk/types.js';
+import type { AttemptBudget } from '../auth/attempt-budget.js';
 import type { InputNeeded } from '../../sdk/client-channel.js';
 import { OperationError, type OperationTarget } from '../admin/operations.js';
 import { Refusal } from '../../sdk/refusals.js';
@@ -27,6 +28,8 @@ export interface PanelDeps {
   isAllowedHost(host: string | undefined): boolean;
   isAllowedOrigin(origin: string | undefined): boolean;
   readonly startedAt: number;
+  /** Failed sign-ins per address: the same budget the OAuth sign-in page spends. */
+  readonly signInBudget: AttemptBudget;
 }
 
 export type Form = Record<string, string | string[] | undefined>;

@@ -7,7 +7,6 @@ import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { clientAddress } from '../oauth/interactions.js';
 import { checkPassword, useSignInLink } from '../auth/passwords.js';
 import { userByName } from '../auth/users.js';
@@ -39,8 +38,6 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
       await panel.register(cookie);
       await panel.register(csrf, { sessionPlugin: '@fastify/cookie', cookieKey: CSRF_COOKIE, cookieOpts });
       panel.decorateRequest('panelUser', null);
-      const oauth = deps.settings().host.oauth;
-      const failures = new RateLimiterMemory({ points: oauth.signInFailures, duration: oauth.signInWindowSeconds });
 
       const ctx: PanelContext = {
         ...deps,
@@ -181,9 +178,11 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
       panel.post('/sign-in', async (request, reply) => {
         const form = (request.body ?? {}) as Form;
         const address = clientAddress(request.raw);
-        const budget = await failures.get(address);
-        if (budget && budget.consumedPoints >= oauth.signInFailures) {
-          reply.header('retry-after', String(Math.ceil(budget.msBeforeNext / 1000)));
+        // Counted before the password is checked, in one database statement: parallel posts cannot all
+        // find room left, and a right password is refused once the budget is spent.
+        const spent = await deps.signInBudget.spend(address);
+        if (!spent.allowed) {
+          reply.header('retry-after', String(spent.retryAfterSeconds));
           return signInPage(request, reply, 429, 'Too many failed sign-ins from this address; wait and try again.');
         }
         const name = first(form.user).trim();
@@ -191,8 +190,8 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
         const user = code
           ? await useSignInLink(deps.db, code)
           : await checkPassword(deps.db, name, first(form.password));
+        if (user) await deps.signInBudget.refund(address);
         if (!user) {
-          await failures.penalty(address).catch(() => undefined);
           return signInPage(
             request,
             reply,

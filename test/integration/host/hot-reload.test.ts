@@ -65,7 +65,9 @@ t.test('an invalid config keeps the previous generation serving and /health says
   const gen = server.host.manager.registry.status.get('echo')!.generation;
   await server.rewriteConfig({ echo: { prefix: 42 } });
   t.equal(server.host.manager.registry.status.get('echo')!.generation, gen, 'old generation kept');
-  let health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, any>;
+  let health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as Record<string, any>;
   t.equal(health.status, 'degraded');
   t.equal(health.reload.ok, false);
   t.match(health.reload.errors.join(' '), /echo\.prefix must be string/);
@@ -74,7 +76,9 @@ t.test('an invalid config keeps the previous generation serving and /health says
   const lastAt = server.host.manager.lastResult!.at;
   writeFileSync(server.configFile, 'vault: [unclosed\n');
   t.ok(await waitFor(() => server.host.manager.lastResult!.at !== lastAt));
-  health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, any>;
+  health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as Record<string, any>;
   t.match(health.reload.errors.join(' '), /YAML error/);
   t.notOk(JSON.stringify(health).includes(server.dir), 'no paths on /health');
   t.notOk((await client.callTool({ name: 'echo', arguments: { text: 'y' } })).isError, 'still serving');
@@ -82,7 +86,9 @@ t.test('an invalid config keeps the previous generation serving and /health says
   await server.rewriteConfig({ echo: { prefix: '' }, bogus: { x: 1 } });
   t.match(server.host.manager.lastResult!.errors.join(' '), /unknown key bogus/);
   await server.rewriteConfig({ echo: { prefix: '' }, bogus: undefined });
-  health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, any>;
+  health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as Record<string, any>;
   t.equal(health.status, 'ok');
 });
 

@@ -133,7 +133,7 @@ t.test('family HTTP routes are served through the dispatcher', async (t) => {
 });
 
 t.test('/health reports counts and states, no paths or secrets', async (t) => {
-  const res = await fetch(`${server.url}/health`);
+  const res = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } });
   const body = (await res.json()) as Record<string, any>;
   t.equal(body.status, 'degraded'); // needy is unavailable
   t.equal(body.families.echo, 'serving');
@@ -143,6 +143,17 @@ t.test('/health reports counts and states, no paths or secrets', async (t) => {
   const text = JSON.stringify(body);
   t.notOk(text.includes(server.dir), 'no filesystem paths');
   t.notOk(text.includes('exo_'), 'no keys');
+  // Without an operator's credential: the overall status only (no vault names or counts to enumerate).
+  const anonymous: Array<Record<string, string>> = [
+    {},
+    { authorization: 'Bearer exo_not-a-key' },
+    { cookie: 'exo_panel=forged' },
+  ];
+  for (const headers of anonymous) {
+    const anon = await fetch(`${server.url}/health`, { headers });
+    t.equal(anon.status, 200);
+    t.same(await anon.json(), { status: 'degraded' }, `unauthenticated (${JSON.stringify(headers)}): status only`);
+  }
 });
 
 t.test('every call wrote one audit row', async (t) => {

@@ -32,7 +32,9 @@ t.test(
       rows.map((x) => x.tool),
       ['echo', 'append_note'],
     );
-    const health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, unknown>;
+    const health = (await (
+      await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+    ).json()) as Record<string, unknown>;
     t.equal(health.engine, 'postgres');
     t.equal(health.db, 'ok');
   },

@@ -184,7 +184,9 @@ t.test('a vault whose root vanishes is unavailable on /health; the others keep s
   await waitIndexed('yvault');
   renameSync(rootY, `${rootY}.away`);
   await server.host.vaults.check();
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as {
     status: string;
     vaults: Record<string, { state: string; reason?: string }>;
   };
@@ -192,6 +194,10 @@ t.test('a vault whose root vanishes is unavailable on /health; the others keep s
   t.match(health.vaults.yvault.reason, /vanished/);
   t.equal(health.vaults.vault.state, 'serving');
   t.equal(health.status, 'degraded');
+  const asGina = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${gina}` } })
+  ).json()) as Record<string, unknown>;
+  t.same(asGina, { status: 'degraded' }, "a user who is not an admin sees the overall status, not other users' vaults");
   const client = await server.connect({ key: gina });
   const r = (await client.callTool({ name: 'list_notes', arguments: {} })) as { content: Array<{ text: string }> };
   t.equal(parseRefusalLine(r.content[0].text)?.code, 'vault_unavailable');

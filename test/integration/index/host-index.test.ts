@@ -36,7 +36,7 @@ t.test('a family requiring index loads and its contributor receives every note',
 });
 
 t.test('/health carries index counts', async (t) => {
-  const res = await fetch(`${server.url}/health`);
+  const res = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } });
   const body = (await res.json()) as { index?: Record<string, unknown> };
   t.ok(body.index, 'index key present');
   t.type(body.index?.indexed, 'number');

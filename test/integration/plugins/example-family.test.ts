@@ -46,7 +46,9 @@ t.test('loaded by package name: its tools, its own refusal codes on the wire, it
   );
   const store = server.host.manager.registry.providedService('bookmark-store') as { count(v: number): Promise<number> };
   t.equal(await store.count(server.host.vaultHandle.id), 1, 'its service answers for other families');
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as {
     families?: Record<string, unknown>;
     familyCounts?: Record<string, unknown>;
   };

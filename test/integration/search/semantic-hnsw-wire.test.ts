@@ -99,7 +99,9 @@ t.test('auto picks hnsw on the server engine and builds the halfvec index at sta
     db,
   );
   t.match(idx.rows[0]?.indexdef, /USING hnsw \(\(\(embedding\)::halfvec\(64\)\) halfvec_cosine_ops\)/);
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as {
     familyHealth?: Record<string, Record<string, unknown>>;
   };
   t.equal(health.familyHealth?.search?.vectorSearch, 'hnsw');

@@ -96,7 +96,9 @@ t.test('semantic_search: one row per note, best chunk, section locator and previ
 });
 
 t.test('/health shows the embedding progress as counts', async (t) => {
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as {
     familyHealth?: Record<string, Record<string, unknown>>;
   };
   const search = health.familyHealth?.search;

@@ -74,7 +74,9 @@ await waitEmbedded(notes);
 t.test('auto on PGlite serves with the quantized scan, reported on /health', async (t) => {
   t.equal(server.host.database.engine.kind, 'pglite');
   t.equal(svc().vectors.strategy, 'quantized');
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as {
     familyHealth?: Record<string, Record<string, unknown>>;
   };
   t.equal(health.familyHealth?.search?.vectorSearch, 'quantized');

@@ -44,7 +44,9 @@ t.test('vectorIndex hnsw on PGlite: the search family refuses to start, saying w
 t.test('vectorIndex auto on PGlite: serving with the quantized scan, no HNSW index', async (t) => {
   await server.rewriteConfig({ search: { embedding, vectorIndex: 'auto' } });
   t.equal(server.host.manager.registry.status.get('search')?.state, 'serving');
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as {
     familyHealth?: Record<string, Record<string, unknown>>;
   };
   t.equal(health.familyHealth?.search?.vectorSearch, 'quantized');
@@ -56,7 +58,9 @@ t.test('vectorIndex auto on PGlite: serving with the quantized scan, no HNSW ind
 t.test('vectorIndex exact on PGlite: serving with the exact scan', async (t) => {
   await server.rewriteConfig({ search: { embedding, vectorIndex: 'exact' } });
   t.equal(server.host.manager.registry.status.get('search')?.state, 'serving');
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (
+    await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${server.key}` } })
+  ).json()) as {
     familyHealth?: Record<string, Record<string, unknown>>;
   };
   t.equal(health.familyHealth?.search?.vectorSearch, 'exact');

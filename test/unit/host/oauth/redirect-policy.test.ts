@@ -35,6 +35,10 @@ t.test("https only, loopback http on any port, the operator's host list", async 
   t.match(redirectUriProblem('javascript:alert(1)', open), /scheme javascript/);
   t.match(redirectUriProblem('https://claude.ai/cb#frag', open), /fragment/);
   t.match(redirectUriProblem('https://user:pw@claude.ai/cb', open), /credentials/);
+  for (const uri of ['http://0.0.0.0/cb', 'https://0.0.0.0/cb', 'https://[::]/cb', 'https://0/cb'])
+    t.match(redirectUriProblem(uri, open), /unspecified address/, uri);
+  t.match(redirectUriProblem('https://255.255.255.255/cb', open), /broadcast/);
+  t.match(redirectUriProblem('https://224.0.0.1/cb', open), /multicast/);
   t.match(
     redirectUriProblem('https://evil.example.net/cb', { ...open, allowedRedirectHosts: ['claude.ai'] }),
     /oauth\.allowedRedirectHosts/,
