@@ -6,7 +6,7 @@ import { cursorCodec, isAgentActor, type CursorCodec } from '../../src/sdk/query
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { HISTORY, historySettings } from './recorder.js';
 import type { HistorySettings } from './settings.js';
-import { blob, revision, type RevisionRow } from './store.js';
+import { blob, inLineage, revision, type RevisionRow } from './store.js';
 import { historyRefusals } from './refusals.js';
 
 export type RevisionOut = HistoryTools['list_revisions']['output']['revisions'][number];
@@ -51,17 +51,22 @@ export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
     credential: r.actor_id,
     user: r.user_name,
     client: r.client_name,
+    client_id: r.client_id,
     tool: r.tool,
     event: r.event_id === null ? null : `ev:${r.event_id}`,
     you: agent && r.actor_id === ctx.principal.id,
   };
 }
 
-/** The revision `id` of `path` in the caller's vault, or unknown_revision (another vault's, another note's, pruned). */
+/**
+ * The revision `id` of the note at `path` in the caller's vault — kept at that path or at one the note was
+ * moved from — or unknown_revision (another vault's, another note's, pruned).
+ */
 export async function findRevision(ctx: ToolContext<any>, path: string, id: string): Promise<RevisionRow> {
   const n = parseRevisionId(id);
   const row = n === undefined ? undefined : await revision(ctx.db, ctx.vault.id, n);
-  if (!row || row.path !== path) historyRefusals.refuse('unknown_revision', { path, revision: id });
+  if (!row || (row.path !== path && !(await inLineage(ctx.db, ctx.vault.id, path, n!))))
+    historyRefusals.refuse('unknown_revision', { path, revision: id });
   return row;
 }
 

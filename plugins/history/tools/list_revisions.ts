@@ -26,7 +26,7 @@ export default defineTool<HistoryTools['list_revisions']>({
       const who =
         r.by === 'human/sync'
           ? 'human/sync'
-          : `${r.by_name ?? r.credential}${r.you ? ' (you)' : ''}${r.client ? ` via ${r.client}` : ''}${r.tool ? ` · ${r.tool}` : ''}`;
+          : `${r.by_name ?? r.credential}${r.you ? ' (you)' : ''}${r.client ? ` via ${r.client}${r.client_id ? ` (client ${r.client_id})` : ''}` : ''}${r.tool ? ` · ${r.tool}` : ''}`;
       const where = r.kind === 'move' ? ` from ${r.from_path}` : '';
       return `${r.revision} ${r.at} ${r.kind}${where} by ${who} — ${r.content_hash ?? '(no content)'} ${r.size ?? '?'} bytes${r.skipped ? ` [not kept: ${r.skipped}]` : ''}`;
     });
