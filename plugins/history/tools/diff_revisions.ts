@@ -6,7 +6,7 @@ import {
   boundedDiff,
   currentBytes,
   findRevision,
-  historyPath,
+  historyReadPath,
   settingsOf,
   settledStore,
   versionBytes,
@@ -45,7 +45,7 @@ async function side(
 export default defineTool<HistoryTools['diff_revisions']>({
   async handler(input, ctx: HistoryCtx) {
     await settledStore(ctx);
-    const path = historyPath(ctx, input.path);
+    const path = await historyReadPath(ctx, input.path);
     const to = input.to ?? 'current';
     const a = await side(ctx, path, input.from);
     const b = await side(ctx, path, to);
