@@ -69,6 +69,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
     command: o.command,
     startedAt,
     vault: o.target().vault.name,
+    vaultPath: o.target().vault.fs.root,
   };
 
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {

@@ -8,6 +8,7 @@ import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
 import type { AccountTarget, UserView, VaultView } from '../admin/account-operations.js';
 import type { ClientView, GrantView } from '../admin/oauth-operations.js';
 import { resolvePath, type Settings } from '../settings/load.js';
+import { OperationError } from '../admin/errors.js';
 import type { Scope } from '../../sdk/scopes.js';
 
 const loadHost = () => import('../host.js').then((m) => m.Host);
@@ -164,7 +165,13 @@ export async function runStdio(settings: Settings): Promise<void> {
   for (;;) {
     const owner = socket ? await AdminClient.connect(socket) : undefined;
     if (owner) {
-      const { runStdioBridge } = await import('../mcp/stdio-bridge.js');
+      const { runStdioBridge, vaultMismatch } = await import('../mcp/stdio-bridge.js');
+      // Relaying to a server that serves another vault would answer from the wrong notes, silently.
+      const mismatch = vaultMismatch(resolvePath(settings, settings.host.vault.path), owner.hello);
+      if (mismatch) {
+        await owner.close();
+        throw new OperationError('vault_mismatch', mismatch, 2);
+      }
       return runStdioBridge(owner);
     }
     if (!dir || !(await isLocked(dir))) break;
