@@ -41,6 +41,26 @@ export function diffBlock(diff: string | undefined, label: string): Html {
   return html`<pre class="diff" aria-label="${label}">${lines}</pre>`;
 }
 
+/** The tools whose revisions put a note back as it was (an undo of the change they revert). */
+const REVERTING_TOOLS = new Set(['undo_changes', 'restore_revision']);
+
+/**
+ * The later revision that undid revision `i` of a newest-first list, if any: an undo or restore that put
+ * back the content this change replaced (or deleted the note this change created). An undone edit is
+ * marked on the page so it does not look as if it still stood.
+ */
+export function undoneBy(revisions: ReadonlyArray<Record<string, any>>, i: number): Record<string, any> | undefined {
+  const r = revisions[i];
+  if (!r || REVERTING_TOOLS.has(String(r.tool))) return undefined;
+  for (let j = i - 1; j >= 0; j--) {
+    const later = revisions[j];
+    if (!REVERTING_TOOLS.has(String(later.tool))) continue;
+    if (r.previous_hash ? later.content_hash === r.previous_hash : r.kind === 'create' && later.kind === 'delete')
+      return later;
+  }
+  return undefined;
+}
+
 export function registerEdits(panel: FastifyInstance, ctx: PanelContext): void {
   const hasHistory = () => ctx.registry.findTool('restore_revision') !== undefined;
 
@@ -119,7 +139,8 @@ ${revisions.map(
   (
     r,
     i,
-  ) => html`<section aria-labelledby="rev-${r.revision}"><h2 id="rev-${r.revision}">${r.revision}: ${r.kind} at ${String(r.at).slice(0, 19).replace('T', ' ')} by ${r.by_name ?? r.by}${r.tool ? html` (${r.tool})` : ''}</h2>
+  ) => html`<section aria-labelledby="rev-${r.revision}"${undoneBy(revisions, i) ? html` class="undone"` : ''}><h2 id="rev-${r.revision}">${r.revision}: ${r.kind} at ${String(r.at).slice(0, 19).replace('T', ' ')} by ${r.by_name ?? r.by}${r.client ? html` via ${r.client}` : ''}${r.tool ? html` (${r.tool})` : ''}${undoneBy(revisions, i) ? html` — undone` : ''}</h2>
+${undoneBy(revisions, i) ? html`<p class="undone-note">Undone by ${String(undoneBy(revisions, i)!.revision)} (${String(undoneBy(revisions, i)!.tool)}).</p>` : ''}
 ${diffs[i] ? diffBlock(diffs[i]!.diff, `what ${r.revision} changed`) : html`<p class="muted">${!r.content_hash ? 'No content kept (a deletion).' : i === revisions.length - 1 ? 'The oldest version kept.' : 'No change to the text.'}</p>`}
 ${r.content_hash === list.current_hash ? html`<p class="muted">This is the note's content now.</p>` : ''}
 ${r.content_hash && r.content_hash !== list.current_hash ? html`<form method="post" action="/admin/edits/restore">${csrfField(frame)}<input type="hidden" name="path" value="${list.path}"><input type="hidden" name="revision" value="${r.revision}"><input type="hidden" name="expected_hash" value="${list.current_hash ?? ''}"><input type="hidden" name="dry_run" value="true"><button type="submit" class="secondary">Preview restoring ${r.revision}</button></form>` : ''}
