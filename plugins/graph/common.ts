@@ -3,7 +3,7 @@
 // Pure helpers and read-only lookups; never writes rows and never reads vault bytes.
 import { sql, type RawBuilder } from 'kysely';
 import type { Database, DatabaseTransaction, ToolContext } from '../../src/sdk/types.js';
-import { textArray } from '../../src/sdk/query/index.js';
+import { resolveNotePath } from '../../src/sdk/note-target.js';
 
 export interface GraphSettings {
   maxLinksPerNote: number;
@@ -97,11 +97,9 @@ export interface NoteRef {
 
 /** The indexed note at `path` (also tried with `.md` appended), or a `not_found` refusal. */
 export async function findNote(ctx: GraphCtx | ToolContext<any>, path: string): Promise<NoteRef> {
-  const clean = path.replace(/\\/g, '/').replace(/^\/+/, '');
-  const tries = clean.toLowerCase().endsWith('.md') ? [clean] : [clean, `${clean}.md`];
+  const resolved = await resolveNotePath(ctx, path);
   const { rows } = await sql<{ id: string | number; path: string; title: string }>`
-    SELECT id, path, title FROM notes WHERE vault_id = ${ctx.vault.id} AND path = ANY(${textArray(tries)})
-    ORDER BY length(path) LIMIT 1`.execute(ctx.db);
+    SELECT id, path, title FROM notes WHERE vault_id = ${ctx.vault.id} AND path = ${resolved}`.execute(ctx.db);
   if (rows.length === 0) ctx.refuse('not_found', { path });
   return { id: Number(rows[0].id), path: rows[0].path, title: rows[0].title };
 }

@@ -1,12 +1,12 @@
 // Shared pieces of the history tools: revision ids, the revision as tools show it, paths, the live
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
 import { unifiedPatch } from '../../src/markdown/index.js';
-import { isRefusal, type ToolContext } from '../../src/sdk/index.js';
+import { isRefusal, resolveNotePath, type ToolContext } from '../../src/sdk/index.js';
 import { cursorCodec, isAgentActor, type CursorCodec } from '../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { HISTORY, historySettings } from './recorder.js';
 import type { HistorySettings } from './settings.js';
-import { blob, revision, type RevisionRow } from './store.js';
+import { blob, inLineage, latest, revision, type RevisionRow } from './store.js';
 import { historyRefusals } from './refusals.js';
 
 export type RevisionOut = HistoryTools['list_revisions']['output']['revisions'][number];
@@ -34,6 +34,17 @@ export function historyPath(ctx: ToolContext<any>, input: string): string {
   return ctx.vault.fs.checkPath(last.includes('.') ? input : `${input}.md`);
 }
 
+/**
+ * The path the reading tools look up: the path as history keys it when it has revisions there; else a
+ * note's link-style name resolved as the read tools resolve it (`Quarks` → `physics/Quarks.md`).
+ * Restores and undos keep the exact path: a write never lands on a note the caller did not name.
+ */
+export async function historyReadPath(ctx: ToolContext<any>, input: string): Promise<string> {
+  const exact = historyPath(ctx, input);
+  if (!exact.toLowerCase().endsWith('.md') || (await latest(ctx.db, ctx.vault.id, exact))) return exact;
+  return resolveNotePath(ctx, input);
+}
+
 export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
   const agent = isAgentActor(r.actor_kind);
   return {
@@ -51,17 +62,22 @@ export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
     credential: r.actor_id,
     user: r.user_name,
     client: r.client_name,
+    client_id: r.client_id,
     tool: r.tool,
     event: r.event_id === null ? null : `ev:${r.event_id}`,
     you: agent && r.actor_id === ctx.principal.id,
   };
 }
 
-/** The revision `id` of `path` in the caller's vault, or unknown_revision (another vault's, another note's, pruned). */
+/**
+ * The revision `id` of the note at `path` in the caller's vault — kept at that path or at one the note was
+ * moved from — or unknown_revision (another vault's, another note's, pruned).
+ */
 export async function findRevision(ctx: ToolContext<any>, path: string, id: string): Promise<RevisionRow> {
   const n = parseRevisionId(id);
   const row = n === undefined ? undefined : await revision(ctx.db, ctx.vault.id, n);
-  if (!row || row.path !== path) historyRefusals.refuse('unknown_revision', { path, revision: id });
+  if (!row || (row.path !== path && !(await inLineage(ctx.db, ctx.vault.id, path, n!))))
+    historyRefusals.refuse('unknown_revision', { path, revision: id });
   return row;
 }
 

@@ -153,6 +153,7 @@ export class HistoryRecorder {
       actor: e.origin,
       user: e.user ?? null,
       client: e.client ?? null,
+      clientId: e.clientId ?? null,
       tool: e.tool ?? null,
       at: new Date(),
     };

@@ -8,6 +8,7 @@ import { agentActorSql, textArray } from '../../src/sdk/query/index.js';
 export type RevisionKind = 'outside' | 'create' | 'write' | 'move' | 'delete';
 
 export interface RevisionRow {
+  /** The revision's number within its vault (`seq`; the table's own id is never shown). */
   id: string;
   path: string;
   at: Date | string;
@@ -23,6 +24,7 @@ export interface RevisionRow {
   actor_name: string | null;
   user_name: string | null;
   client_name: string | null;
+  client_id: string | null;
   tool: string | null;
   event_id: string | null;
 }
@@ -40,6 +42,7 @@ export interface NewRevision {
   actor?: { kind: string; id: string; name: string };
   user?: string | null;
   client?: string | null;
+  clientId?: string | null;
   tool?: string | null;
   at: Date;
 }
@@ -49,7 +52,7 @@ export interface Blob {
   bytes: Uint8Array;
 }
 
-const COLUMNS = sql`id, path, at, kind, target, hash, previous_hash, from_path, size, skipped, actor_kind, actor_id, actor_name, user_name, client_name, tool, event_id`;
+const COLUMNS = sql`seq AS id, path, at, kind, target, hash, previous_hash, from_path, size, skipped, actor_kind, actor_id, actor_name, user_name, client_name, client_id, tool, event_id`;
 
 /**
  * The version found at a path before a tool writes it, kept when it is not already the path's latest
@@ -70,7 +73,7 @@ export async function keepIncumbent(
     ? sql`, b AS (INSERT INTO history_blobs (vault_id, hash, size, content) VALUES (${vaultId}, ${hash}, ${size}, ${Buffer.from(blob.bytes)}) ON CONFLICT DO NOTHING)`
     : sql``;
   await sql`
-    WITH last AS (SELECT hash FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY id DESC LIMIT 1)${insertBlob}
+    WITH last AS (SELECT hash FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY seq DESC LIMIT 1)${insertBlob}
     INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, size, skipped, actor_kind)
     SELECT ${vaultId}, ${path}, ${new Date(at.getTime() - 1)}, 'outside', ${target}, ${hash}, ${size}, ${skipped}, 'human'
     WHERE NOT EXISTS (SELECT 1 FROM last WHERE last.hash IS NOT DISTINCT FROM ${hash})`.execute(db);
@@ -104,23 +107,37 @@ export async function addRevisions(
     ({
       revision: r,
     }) => sql`(${r.vaultId}, ${r.path}, ${r.at}, ${r.kind}, ${r.target}, ${r.hash}, ${r.previousHash}, ${r.fromPath ?? null}, ${r.size}, ${r.skipped ?? null},
-            ${r.actor?.kind ?? 'human'}, ${r.actor?.id ?? null}, ${r.actor?.name ?? null}, ${r.user ?? null}, ${r.client ?? null}, ${r.tool ?? null}, ${event(r)})`,
+            ${r.actor?.kind ?? 'human'}, ${r.actor?.id ?? null}, ${r.actor?.name ?? null}, ${r.user ?? null}, ${r.client ?? null}, ${r.clientId ?? null}, ${r.tool ?? null}, ${event(r)})`,
   );
   await sql`${insertBlobs}
-    INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, previous_hash, from_path, size, skipped, actor_kind, actor_id, actor_name, user_name, client_name, tool, event_id)
+    INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, previous_hash, from_path, size, skipped, actor_kind, actor_id, actor_name, user_name, client_name, client_id, tool, event_id)
     VALUES ${sql.join(rows)}`.execute(db);
 }
 
-/** The latest revision of a path (for a move: the hash it carries along). */
+/** The latest revision at a path (for a move: the hash it carries along). */
 export async function latest(db: Database, vaultId: number, path: string): Promise<RevisionRow | undefined> {
   return (
-    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY id DESC LIMIT 1`.execute(
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} ORDER BY seq DESC LIMIT 1`.execute(
       db,
     )
   ).rows[0];
 }
 
-/** Revisions of a path, newest first, below `beforeId` when paging. */
+/**
+ * The paths a note was at before it reached `path`, each with the revision number its move left it at:
+ * the note's history is the note's, wherever it moved (issue 43). Follows move revisions backwards;
+ * every step goes to a lower number, so a note moved in a circle still ends.
+ */
+const lineage = (vaultId: number, path: string) => sql`
+  WITH RECURSIVE chain(path, below) AS (
+    SELECT ${path}::text, NULL::bigint
+    UNION
+    SELECT m.from_path, m.seq FROM chain c JOIN history_revisions m
+      ON m.vault_id = ${vaultId} AND m.path = c.path AND m.kind = 'move' AND m.from_path IS NOT NULL
+      AND (c.below IS NULL OR m.seq < c.below)
+  )`;
+
+/** Revisions of a note, newest first, below `beforeId` when paging: its own and those it brought along a move. */
 export async function listRevisions(
   db: Database,
   vaultId: number,
@@ -128,17 +145,49 @@ export async function listRevisions(
   limit: number,
   beforeId: number | null,
 ): Promise<RevisionRow[]> {
-  const below = beforeId === null ? sql`true` : sql`id < ${beforeId}`;
+  const below = beforeId === null ? sql`true` : sql`r.seq < ${beforeId}`;
   return (
-    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND ${below} ORDER BY id DESC LIMIT ${limit}`.execute(
-      db,
-    )
+    await sql<RevisionRow>`${lineage(vaultId, path)}
+    SELECT ${COLUMNS} FROM history_revisions WHERE id IN (
+      SELECT r.id FROM history_revisions r JOIN chain c
+        ON r.vault_id = ${vaultId} AND r.path = c.path AND (c.below IS NULL OR r.seq < c.below)
+      WHERE ${below})
+    ORDER BY seq DESC LIMIT ${limit}`.execute(db)
   ).rows;
+}
+
+/** Whether revision `id` belongs to the note now at `path` (at that path, or at one it moved from). */
+export async function inLineage(db: Database, vaultId: number, path: string, id: number): Promise<boolean> {
+  const { rows } = await sql`${lineage(vaultId, path)}
+    SELECT 1 FROM history_revisions r JOIN chain c
+      ON r.vault_id = ${vaultId} AND r.path = c.path AND (c.below IS NULL OR r.seq < c.below)
+    WHERE r.seq = ${id} LIMIT 1`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * Where the note last recorded at `path` went, when a move took it away after its latest revision there
+ * (followed through later moves, a bounded number of steps): null when it did not move away.
+ */
+export async function movedTo(db: Database, vaultId: number, path: string): Promise<string | null> {
+  let at = path;
+  let after = Number((await latest(db, vaultId, path))?.id ?? 0);
+  for (let step = 0; step < 32; step++) {
+    const next = (
+      await sql<{ path: string; seq: string }>`SELECT path, seq FROM history_revisions
+        WHERE vault_id = ${vaultId} AND kind = 'move' AND from_path = ${at} AND seq > ${after}
+        ORDER BY seq LIMIT 1`.execute(db)
+    ).rows[0];
+    if (!next) break;
+    at = next.path;
+    after = Number(next.seq);
+  }
+  return at === path ? null : at;
 }
 
 export async function revision(db: Database, vaultId: number, id: number): Promise<RevisionRow | undefined> {
   return (
-    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND id = ${id}`.execute(
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND seq = ${id}`.execute(
       db,
     )
   ).rows[0];
@@ -169,12 +218,12 @@ export async function deletedNotes(
   limit: number,
   beforeId: number | null,
 ): Promise<RevisionRow[]> {
-  const below = beforeId === null ? sql`true` : sql`id < ${beforeId}`;
+  const below = beforeId === null ? sql`true` : sql`seq < ${beforeId}`;
   return (
     await sql<RevisionRow>`
     SELECT ${COLUMNS} FROM (
-      SELECT DISTINCT ON (path) * FROM history_revisions WHERE vault_id = ${vaultId} ORDER BY path, id DESC
-    ) l WHERE kind = 'delete' AND ${below} ORDER BY id DESC LIMIT ${limit}`.execute(db)
+      SELECT DISTINCT ON (path) * FROM history_revisions WHERE vault_id = ${vaultId} ORDER BY path, seq DESC
+    ) l WHERE kind = 'delete' AND ${below} ORDER BY seq DESC LIMIT ${limit}`.execute(db)
   ).rows;
 }
 
@@ -197,10 +246,10 @@ export async function agentRevisions(
   if (f.since) where.push(sql`at >= ${f.since}`);
   if (f.until) where.push(sql`at <= ${f.until}`);
   if (f.credential) where.push(sql`(actor_id = ${f.credential} OR actor_name = ${f.credential})`);
-  if (f.client) where.push(sql`client_name = ${f.client}`);
+  if (f.client) where.push(sql`(client_name = ${f.client} OR client_id = ${f.client})`);
   if (f.paths?.length) where.push(sql`path = ANY(${textArray(f.paths)})`);
   return (
-    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE ${sql.join(where, sql` AND `)} ORDER BY id LIMIT ${cap}`.execute(
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE ${sql.join(where, sql` AND `)} ORDER BY seq LIMIT ${cap}`.execute(
       db,
     )
   ).rows;
@@ -209,7 +258,7 @@ export async function agentRevisions(
 /** The newest revision id of a vault (0 when none): an undo ignores the revisions it makes itself. */
 export async function newestRevisionId(db: Database, vaultId: number): Promise<number> {
   const row = (
-    await sql<{ m: string | null }>`SELECT max(id) AS m FROM history_revisions WHERE vault_id = ${vaultId}`.execute(db)
+    await sql<{ m: string | null }>`SELECT max(seq) AS m FROM history_revisions WHERE vault_id = ${vaultId}`.execute(db)
   ).rows[0];
   return Number(row?.m ?? 0);
 }
@@ -222,7 +271,7 @@ export async function revisionsAfter(
   afterId: number,
 ): Promise<RevisionRow[]> {
   return (
-    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND id > ${afterId} ORDER BY id`.execute(
+    await sql<RevisionRow>`SELECT ${COLUMNS} FROM history_revisions WHERE vault_id = ${vaultId} AND path = ${path} AND seq > ${afterId} ORDER BY seq`.execute(
       db,
     )
   ).rows;

@@ -26,3 +26,4 @@ export * from './ssrf/url-policy.js';
 export * from './ssrf/guarded-fetch.js';
 export * from './query/index.js';
 export { noteViewUrl, notePathSegments } from './note-view-url.js';
+export { notePathAsGiven, resolveNotePath } from './note-target.js';

@@ -245,6 +245,12 @@ export const REFUSALS = {
     details: ['reason'],
   },
   // notes and files alike
+  ambiguous_note: {
+    sentence:
+      '"{target}" names more than one note, as a link from the vault root would: {candidates}. Give the full path of the one you mean.',
+    retryable: false,
+    details: ['target', 'candidates'],
+  },
   not_a_note: {
     sentence: '"{path}" is not a markdown note; use {instead} for it.',
     retryable: false,

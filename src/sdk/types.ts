@@ -23,6 +23,11 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   /** When the credential stops working (ms since epoch), if it expires. */
   readonly expiresAt?: number;
+  /**
+   * The OAuth client an access token was issued to (its registered name and id): recorded on every
+   * write made with the token, whatever name the MCP session gives itself (or none, without a session).
+   */
+  readonly client?: { readonly id: string; readonly name: string };
 }
 
 /** Admission classes: each has its own concurrency slots; `write` also has its own rate bucket. */

@@ -28,6 +28,8 @@ export interface WriteEvent {
   readonly origin?: ChangeOrigin;
   readonly user?: string;
   readonly client?: string;
+  /** The OAuth client id when the credential is an access token (client is then its registered name). */
+  readonly clientId?: string;
   readonly tool?: string;
   readonly at: Date;
 }

@@ -9,13 +9,14 @@ import type { ChangeOrigin, ToolContext, VaultHandle } from './types.js';
 import type { WriteResult } from './vault.js';
 import type { WriteEvent, WriteObservers } from './write-hooks.js';
 
-export type WriteIntent = Omit<WriteEvent, 'vaultId' | 'origin' | 'user' | 'client' | 'tool' | 'at'>;
+export type WriteIntent = Omit<WriteEvent, 'vaultId' | 'origin' | 'user' | 'client' | 'clientId' | 'tool' | 'at'>;
 
 /** Who writes: a tool call's principal, or (an upload link publishing) the credential that minted it. */
 export interface WriteAuthor {
   readonly origin?: ChangeOrigin;
   readonly user?: string;
   readonly client?: string;
+  readonly clientId?: string;
   readonly tool?: string;
 }
 
@@ -27,15 +28,21 @@ export interface WriteScope {
   now(): Date;
 }
 
-/** The write scope of a tool call. */
+/**
+ * The write scope of a tool call. An OAuth token's registered client names the writer before the name an
+ * MCP session gives itself: a connector without a session (claude.ai's backend) is still named.
+ */
 export function toolWriteScope(ctx: ToolContext<any>): WriteScope {
+  const oauth = ctx.principal.client;
+  const client = oauth?.name ?? ctx.client.clientName;
   return {
     services: ctx,
     vault: ctx.vault,
     author: {
       origin: originOf(ctx.principal),
       user: ctx.principal.user,
-      ...(ctx.client.clientName ? { client: ctx.client.clientName } : {}),
+      ...(client ? { client } : {}),
+      ...(oauth ? { clientId: oauth.id } : {}),
       ...(ctx.tool ? { tool: ctx.tool } : {}),
     },
     now: () => ctx.now(),

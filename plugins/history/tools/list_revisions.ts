@@ -2,13 +2,13 @@
 import { defineTool } from '../../../src/sdk/index.js';
 import { clampLimit } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
-import { currentBytes, cursorOf, historyPath, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
+import { currentBytes, cursorOf, historyReadPath, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { listRevisions as rows } from '../store.js';
 
 export default defineTool<HistoryTools['list_revisions']>({
   async handler(input, ctx) {
     await settledStore(ctx);
-    const path = historyPath(ctx, input.path);
+    const path = await historyReadPath(ctx, input.path);
     const limit = clampLimit(input.limit, settingsOf(ctx).listCap, 20);
     const found = await rows(ctx.db, ctx.vault.id, path, limit + 1, parseCursor(ctx, 'list_revisions', input.cursor));
     const now = await currentBytes(ctx, path, settingsOf(ctx).maxVersionBytes).catch(() => null);
@@ -26,7 +26,7 @@ export default defineTool<HistoryTools['list_revisions']>({
       const who =
         r.by === 'human/sync'
           ? 'human/sync'
-          : `${r.by_name ?? r.credential}${r.you ? ' (you)' : ''}${r.client ? ` via ${r.client}` : ''}${r.tool ? ` · ${r.tool}` : ''}`;
+          : `${r.by_name ?? r.credential}${r.you ? ' (you)' : ''}${r.client ? ` via ${r.client}${r.client_id ? ` (client ${r.client_id})` : ''}` : ''}${r.tool ? ` · ${r.tool}` : ''}`;
       const where = r.kind === 'move' ? ` from ${r.from_path}` : '';
       return `${r.revision} ${r.at} ${r.kind}${where} by ${who} — ${r.content_hash ?? '(no content)'} ${r.size ?? '?'} bytes${r.skipped ? ` [not kept: ${r.skipped}]` : ''}`;
     });

@@ -1,11 +1,11 @@
 // read_revision: the content of one kept version (text cut at history.maxReadChars; binary summarised).
 import { defineTool } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
-import { asText, findRevision, historyPath, revisionId, settingsOf, versionBytes } from '../lib.js';
+import { asText, findRevision, historyReadPath, revisionId, settingsOf, versionBytes } from '../lib.js';
 
 export default defineTool<HistoryTools['read_revision']>({
   async handler(input, ctx) {
-    const path = historyPath(ctx, input.path);
+    const path = await historyReadPath(ctx, input.path);
     const row = await findRevision(ctx, path, input.revision);
     const base = { path, revision: revisionId(row.id), kind: row.kind, content_hash: row.hash, size: row.size };
     const bytes = await versionBytes(ctx, row);

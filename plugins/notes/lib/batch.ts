@@ -3,7 +3,8 @@
 import { isRefusal } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
-import { loadNote, notePath, type LoadedNote } from './note-io.js';
+import { resolveNotePath } from '../../../src/sdk/index.js';
+import { loadNote, type LoadedNote } from './note-io.js';
 
 export type ReadMultipleOutput = NotesTools['read_multiple_notes']['output'];
 
@@ -22,7 +23,7 @@ export async function each<T>(
   const entries = await Promise.all(
     chosen.map(async (raw) => {
       try {
-        return await fn(await loadNote(ctx, notePath(ctx, raw)));
+        return await fn(await loadNote(ctx, await resolveNotePath(ctx, raw)));
       } catch (e) {
         if (!isRefusal(e)) throw e;
         return { path: raw, error: { code: e.code, message: e.message } };

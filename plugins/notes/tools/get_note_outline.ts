@@ -1,15 +1,15 @@
 // get_note_outline: Note outline.
 // get_note_outline and read_note_lines: navigate a note by headings or by line numbers.
 // Read-only; line numbers are 1-based over the whole file (frontmatter included), as editors show them.
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, resolveNotePath } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
-import { loadNote, notePath } from '../lib/note-io.js';
+import { loadNote } from '../lib/note-io.js';
 import { budgetOutline } from '../lib/read-window.js';
 
 export default defineTool<NotesTools['get_note_outline']>({
   async handler(input, ctx: NotesCtx) {
-    const note = await loadNote(ctx, notePath(ctx, input.path));
+    const note = await loadNote(ctx, await resolveNotePath(ctx, input.path));
     const o = budgetOutline(note.model.outline, ctx.settings.notes.read.maxChars);
     return {
       path: note.path,

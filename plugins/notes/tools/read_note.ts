@@ -1,10 +1,10 @@
 // read_note: one note as structured data (content windows, section reads, outline, metadata budgets).
 // Read-only; never writes and never returns more than the read budgets allow.
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, resolveNotePath } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
-import { bodyStartByte, deepLink, loadNote, notePath, sliceBytes, tagList } from '../lib/note-io.js';
+import { bodyStartByte, deepLink, loadNote, sliceBytes, tagList } from '../lib/note-io.js';
 import { budgetMetadata, budgetOutline, lfNormalise, windowContent } from '../lib/read-window.js';
 import { sectionOrRefuse } from '../edits/sections.js';
 
@@ -13,7 +13,7 @@ type ReadNoteInput = NotesTools['read_note']['input'];
 type ReadNoteOutput = NotesTools['read_note']['output'];
 
 export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<ReadNoteOutput> {
-  const path = notePath(ctx, input.path);
+  const path = await resolveNotePath(ctx, input.path);
   const offset = input.offset ?? 0;
   const max = ctx.settings.notes.read.maxChars;
   const budget = Math.min(input.limit ?? max, max);

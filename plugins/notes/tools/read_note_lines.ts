@@ -1,16 +1,16 @@
 // read_note_lines: Read note lines.
 // get_note_outline and read_note_lines: navigate a note by headings or by line numbers.
 // Read-only; line numbers are 1-based over the whole file (frontmatter included), as editors show them.
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, resolveNotePath } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { tokenCount } from '../lib/tokens.js';
-import { loadNote, notePath } from '../lib/note-io.js';
+import { loadNote } from '../lib/note-io.js';
 
 export default defineTool<NotesTools['read_note_lines']>({
   async handler(input, ctx: NotesCtx) {
     const s = ctx.settings.notes.read;
-    const note = await loadNote(ctx, notePath(ctx, input.path));
+    const note = await loadNote(ctx, await resolveNotePath(ctx, input.path));
     const all = note.text.split(/\r\n|\r|\n/);
     const total = note.text.length === 0 ? 0 : all.length;
     if (input.start_line > Math.max(total, 1))

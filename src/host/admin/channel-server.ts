@@ -69,6 +69,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
     command: o.command,
     startedAt,
     vault: o.target().vault.name,
+    vaultPath: o.target().vault.fs.root,
   };
 
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
@@ -142,9 +143,16 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   app.post<{ Body: { which: string } }>('/v1/keys/revoke', async (request) =>
     keysRevokeOp(o.target(), String(request.body?.which ?? '')),
   );
-  app.post<{ Body: { rebuild?: boolean } }>('/v1/index', async (request, reply) =>
+  app.post<{ Body: { rebuild?: boolean; vault?: string } }>('/v1/index', async (request, reply) =>
     stream(reply, async (send) => ({
-      summary: await indexOp(o.target(), { rebuild: request.body?.rebuild === true }, (p) => send({ progress: p })),
+      summary: await indexOp(
+        o.target(),
+        {
+          rebuild: request.body?.rebuild === true,
+          ...(typeof request.body?.vault === 'string' ? { vault: request.body.vault } : {}),
+        },
+        (p) => send({ progress: p }),
+      ),
     })),
   );
   app.post<{ Body: { family: string; command?: string; args?: string[] } }>('/v1/family', async (request, reply) =>

@@ -148,10 +148,16 @@ export interface IndexSummary {
 /** One full pass (catch-up, or every note with rebuild), reporting progress until the backlog is empty. */
 export async function indexOp(
   t: OperationTarget,
-  opts: { rebuild: boolean },
+  opts: { rebuild: boolean; vault?: string },
   onProgress: (p: Progress) => void,
 ): Promise<IndexSummary> {
-  const index = t.index;
+  let index = t.index;
+  if (opts.vault !== undefined && opts.vault !== t.vault.name) {
+    const served = t.vaults?.all().find((v) => v.row.name === opts.vault);
+    if (!served)
+      throw new OperationError('unknown_vault', `no vault named "${opts.vault}" is served; see exocortex vaults list`);
+    index = served.index;
+  }
   if (!index) throw new OperationError('unavailable', 'the index is not running in this process');
   const start = { ...index.state.counters };
   const t0 = Date.now();

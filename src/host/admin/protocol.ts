@@ -15,6 +15,8 @@ export interface Hello {
   readonly command: string;
   readonly startedAt: string;
   readonly vault: string;
+  /** The vault.path vault's root on disk (the socket is the owner's own user's: nothing leaves the machine). */
+  readonly vaultPath?: string;
 }
 
 /**

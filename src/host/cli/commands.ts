@@ -7,7 +7,9 @@ import type { AdminClient } from '../admin/channel-client.js';
 import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
 import type { AccountTarget, UserView, VaultView } from '../admin/account-operations.js';
 import type { ClientView, GrantView } from '../admin/oauth-operations.js';
-import { resolvePath, type Settings } from '../settings/load.js';
+import { realpathSync } from 'node:fs';
+import { DEFAULT_CONFIG_FILE, resolvePath, type Settings } from '../settings/load.js';
+import { OperationError } from '../admin/errors.js';
 import type { Scope } from '../../sdk/scopes.js';
 
 const loadHost = () => import('../host.js').then((m) => m.Host);
@@ -56,6 +58,7 @@ export async function reachOwner<T>(
   for (;;) {
     const owner = socket ? await AdminClient.connect(socket) : undefined;
     if (owner) {
+      announceOwner(settings, owner);
       try {
         return await remote(owner);
       } finally {
@@ -68,6 +71,33 @@ export async function reachOwner<T>(
       if (!(e instanceof DatabaseLockedError) || Date.now() > deadline) throw e;
     }
     await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Say which running server a command attached to (issue 43: without --config the CLI reaches whatever
+ * server owns ./data/db, which may serve another vault than the one the config names): when the config
+ * was the default, and always when the server's vault differs from the config's.
+ */
+export function announceOwner(settings: Settings, owner: AdminClient): void {
+  const wanted = resolvePath(settings, settings.host.vault.path);
+  const serving = owner.hello.vaultPath;
+  const explicit = settings.file !== undefined && settings.file !== DEFAULT_CONFIG_FILE;
+  const differs = serving !== undefined && realPath(serving) !== realPath(wanted);
+  if (explicit && !differs) return;
+  const who = `the running server (PID ${owner.hello.pid}, vault "${owner.hello.vault}"${serving ? ` at ${serving}` : ''}) through ${owner.socketPath}`;
+  process.stderr.write(
+    differs
+      ? `exocortex: warning: attached to ${who}, which serves another vault than this config's ${wanted}; the command acts on the server's vaults. Pass --config with the server's config file to be sure.\n`
+      : `exocortex: no --config given (using ${DEFAULT_CONFIG_FILE}): attached to ${who}.\n`,
+  );
+}
+
+function realPath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
   }
 }
 
@@ -178,7 +208,13 @@ export async function runStdio(settings: Settings): Promise<void> {
   for (;;) {
     const owner = socket ? await AdminClient.connect(socket) : undefined;
     if (owner) {
-      const { runStdioBridge } = await import('../mcp/stdio-bridge.js');
+      const { runStdioBridge, vaultMismatch } = await import('../mcp/stdio-bridge.js');
+      // Relaying to a server that serves another vault would answer from the wrong notes, silently.
+      const mismatch = vaultMismatch(resolvePath(settings, settings.host.vault.path), owner.hello);
+      if (mismatch) {
+        await owner.close();
+        throw new OperationError('vault_mismatch', mismatch, 2);
+      }
       return runStdioBridge(owner);
     }
     if (!dir || !(await isLocked(dir))) break;
@@ -237,7 +273,7 @@ async function migrateHere(settings: Settings): Promise<void> {
 }
 
 /** `exocortex index`: one full pass (catch-up, or every note with --rebuild) with a progress bar, then a summary. */
-export async function runIndex(settings: Settings, opts: { rebuild?: boolean }): Promise<void> {
+export async function runIndex(settings: Settings, opts: { rebuild?: boolean; vault?: string }): Promise<void> {
   const [{ default: cliProgress }, { renderIndexSummary }] = await Promise.all([import('cli-progress'), loadOps()]);
   const bar = new cliProgress.SingleBar(
     { stream: process.stderr, format: 'indexing [{bar}] {value}/{total} notes | {duration}s', hideCursor: true },
@@ -253,11 +289,12 @@ export async function runIndex(settings: Settings, opts: { rebuild?: boolean }):
     bar.update(p.done);
   };
   const rebuild = opts.rebuild === true;
+  const vault = opts.vault;
   const remote = (owner: AdminClient) =>
     owner
       .stream<{ summary: IndexSummary }>(
         '/v1/index',
-        { rebuild },
+        { rebuild, ...(vault !== undefined ? { vault } : {}) },
         (e) => e.progress && onProgress(e.progress as Progress),
       )
       .then((r) => r.summary);
@@ -275,7 +312,7 @@ export async function runIndex(settings: Settings, opts: { rebuild?: boolean }):
       command: 'exocortex index',
     });
     try {
-      return await indexOp(host.operations, { rebuild }, onProgress);
+      return await indexOp(host.operations, { rebuild, vault }, onProgress);
     } finally {
       await host.close();
     }

@@ -62,8 +62,9 @@ withConfig(
     .description('run one full index pass over the vault with a progress bar, then print a summary'),
 )
   .option('--rebuild', 're-read and re-derive every note, not only the ones that changed')
+  .option('--vault <name>', 'the vault to index (see exocortex vaults list); default: the vault.path vault')
   .action(async (opts) => {
-    await runIndex(settingsOf(opts), { rebuild: opts.rebuild === true });
+    await runIndex(settingsOf(opts), { rebuild: opts.rebuild === true, vault: opts.vault });
   });
 const keys = program.command('keys').description('manage API keys');
 withConfig(keys.command('create').description('mint a key; prints only the raw key on stdout'))

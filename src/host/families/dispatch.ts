@@ -193,11 +193,15 @@ export class ToolDispatcher {
     if (this.registry.vaultReadOnly) throw new Refusal('vault_read_only', { tool: name });
     if (entry.generation.readOnly)
       throw new Refusal('read_only', { tool: name, who: `the ${entry.generation.name} family` });
-    if (!canWrite(principal, entry.generation.name))
-      throw new Refusal('read_only', {
-        tool: name,
-        who: `the credential "${principal.name}" (it needs the scope ${scopeNeeded(entry.generation.name, true)} or readwrite)`,
-      });
+    if (!canWrite(principal, entry.generation.name)) {
+      // Name the scope the call needs, not "read-only": a `read tasks:write` key writes tasks (issue 43).
+      const scope = scopeNeeded(entry.generation.name, true);
+      throw new Refusal(
+        'read_only',
+        { tool: name, who: `the credential "${principal.name}"`, scope, family: entry.generation.name },
+        `The tool "${name}" writes through the ${entry.generation.name} family, which needs the scope ${scope} (or readwrite); the credential "${principal.name}" has ${principal.scopes.join(' ') || 'no scope'}.`,
+      );
+    }
   }
 
   /**

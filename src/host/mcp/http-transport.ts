@@ -218,8 +218,12 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
           idOf(request.body),
         );
       (request.raw as typeof request.raw & { auth?: AuthInfo }).auth = authInfoFor(principal);
-      if ((request.body as { method?: unknown } | null)?.method === 'subscriptions/listen')
-        o.hub.trackStream(principal.id, reply.raw);
+      if ((request.body as { method?: unknown } | null)?.method === 'subscriptions/listen') {
+        // A listen stream is a connection like a session: the same per-credential and per-user caps.
+        const capped = await connectionCapped(principal, o, 'listen streams');
+        if (capped) return jsonRpcError(reply, 503, -32000, capped, undefined, idOf(request.body));
+        o.hub.trackStream(principal.id, reply.raw, principal.user);
+      }
       reply.hijack();
       await modernFor(principal.vaultId)(request.raw, reply.raw, request.body);
       return reply;
@@ -340,6 +344,28 @@ async function legacy(request: FastifyRequest, reply: FastifyReply, principal: P
   return serveAlone(request, reply, principal, o);
 }
 
+/**
+ * Why one more connection (a session or a listen stream) is refused for this principal, or undefined:
+ * one credential, and one user, may not take every connection. At its own cap a credential gives up its
+ * least recently used idle session; listen streams count towards the caps but are never evicted.
+ */
+async function connectionCapped(
+  principal: Principal,
+  o: HttpTransportOptions,
+  what: 'sessions' | 'listen streams',
+): Promise<string | undefined> {
+  if (o.hub.countFor(principal.id) >= o.maxSessionsPerCredential && !(await o.hub.evictIdle(principal.id)))
+    return `This credential has ${o.maxSessionsPerCredential} sessions and listen streams open, none idle (server.maxSessionsPerCredential); close one or retry later (refused: one more of its ${what})`;
+  const userCap = o.hub.sessionsPerUser(principal.user);
+  if (
+    userCap > 0 &&
+    o.hub.countForUser(principal.user) >= userCap &&
+    !(await o.hub.evictIdle(undefined, principal.user))
+  )
+    return `The user "${principal.user}" has ${userCap} sessions and listen streams open, none idle (their sessions limit); close one or retry later (refused: one more of their ${what})`;
+  return undefined;
+}
+
 async function openSession(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -347,33 +373,8 @@ async function openSession(
   o: HttpTransportOptions,
 ) {
   const id = idOf(request.body);
-  // One credential may not take every session: at its own cap it gives up its least recently used idle
-  // session; at the global cap the credential holding the most does.
-  if (o.hub.countFor(principal.id) >= o.maxSessionsPerCredential && !(await o.hub.evictIdle(principal.id))) {
-    return jsonRpcError(
-      reply,
-      503,
-      -32000,
-      `This credential has ${o.maxSessionsPerCredential} sessions open, all busy (server.maxSessionsPerCredential); close one or retry later`,
-      undefined,
-      id,
-    );
-  }
-  const userCap = o.hub.sessionsPerUser(principal.user);
-  if (
-    userCap > 0 &&
-    o.hub.countForUser(principal.user) >= userCap &&
-    !(await o.hub.evictIdle(undefined, principal.user))
-  ) {
-    return jsonRpcError(
-      reply,
-      503,
-      -32000,
-      `The user "${principal.user}" has ${userCap} sessions open, all busy (their sessions limit); close one or retry later`,
-      undefined,
-      id,
-    );
-  }
+  const capped = await connectionCapped(principal, o, 'sessions');
+  if (capped) return jsonRpcError(reply, 503, -32000, capped, undefined, id);
   if (o.hub.size >= o.maxSessions && !(await o.hub.evictIdle()))
     return jsonRpcError(reply, 503, -32000, 'Too many open sessions; close one or retry later', undefined, id);
   const server = createMcpServer(principal, o.deps, { notifications: true });

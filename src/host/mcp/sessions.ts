@@ -22,6 +22,8 @@ export class SessionHub {
   private readonly sessions = new Map<string, LiveSession>();
   /** Open 2026-07-28 subscriptions/listen responses by credential, so disabling a user ends them too. */
   private readonly streams = new Map<string, Set<{ destroy(): void }>>();
+  /** The user of each open listen stream (per-user caps count streams with sessions). */
+  private readonly streamUsers = new Map<{ destroy(): void }, string>();
   /** Open sessions one user may hold (0: no per-user cap); the host sets it from the users' limits. */
   sessionsPerUser: (user: string) => number = () => 0;
   /** Publishers onto open subscriptions/listen streams (one per 2026-07-28 HTTP handler and vault), by vault id. */
@@ -55,27 +57,40 @@ export class SessionHub {
     return n;
   }
 
-  /** Sessions opened by the credentials of one user. */
+  /**
+   * Connections the credentials of one user hold: sessions and listen streams alike, so the per-user cap
+   * (the user's sessions limit) bounds both with one count.
+   */
   countForUser(user: string): number {
     let n = 0;
     for (const s of this.sessions.values()) if (s.user === user) n++;
+    for (const u of this.streamUsers.values()) if (u === user) n++;
     return n;
   }
 
-  /** Hold a long-lived response (a listen stream) under its credential until it closes. */
-  trackStream(credentialId: string, stream: { destroy(): void; once(event: 'close', f: () => void): unknown }): void {
+  /** Hold a long-lived response (a listen stream) under its credential and user until it closes. */
+  trackStream(
+    credentialId: string,
+    stream: { destroy(): void; once(event: 'close', f: () => void): unknown },
+    user?: string,
+  ): void {
     let set = this.streams.get(credentialId);
     if (!set) this.streams.set(credentialId, (set = new Set()));
     set.add(stream);
+    if (user !== undefined) this.streamUsers.set(stream, user);
     stream.once('close', () => {
       set.delete(stream);
+      this.streamUsers.delete(stream);
       if (set.size === 0 && this.streams.get(credentialId) === set) this.streams.delete(credentialId);
     });
   }
 
-  /** Sessions opened by one credential. */
+  /**
+   * Connections one credential holds: sessions and listen streams alike, so
+   * server.maxSessionsPerCredential bounds both with one count (a read-only key cannot take every stream).
+   */
   countFor(credentialId: string): number {
-    let n = 0;
+    let n = this.streams.get(credentialId)?.size ?? 0;
     for (const s of this.sessions.values()) if (s.credentialId === credentialId) n++;
     return n;
   }

@@ -5,7 +5,27 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { realpathSync } from 'node:fs';
 import type { AdminClient } from '../admin/channel-client.js';
+import type { Hello } from '../admin/protocol.js';
+
+/**
+ * Why this stdio must not be bridged to the running server: it was asked for the vault at `wanted`
+ * (vault.path / EXO_VAULT_PATH) and the server serves another. Undefined when they are one folder (or
+ * the server is too old to say).
+ */
+export function vaultMismatch(wanted: string, hello: Hello): string | undefined {
+  if (!hello.vaultPath) return undefined;
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  if (real(wanted) === real(hello.vaultPath)) return undefined;
+  return `the running server (PID ${hello.pid}) serves the vault at ${hello.vaultPath}, but this stdio was asked for the vault at ${wanted} (vault.path or EXO_VAULT_PATH); refusing to relay to the wrong vault. Use the same config as the server, or give this one its own database (database.url) so it is not the same server's`;
+}
 
 /** How often an idle bridge pings the server, so its session is never reaped as abandoned. */
 const KEEPALIVE_MS = 5 * 60_000;

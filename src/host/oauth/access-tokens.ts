@@ -46,6 +46,9 @@ export function scopesOf(tokenScope: string): Scope[] {
   return [];
 }
 
+/** How many client names the verifier remembers (a cache: one adapter read per client otherwise). */
+const CLIENT_NAMES_MAX = 1000;
+
 export class AccessTokenVerifier {
   constructor(
     private readonly provider: Provider,
@@ -53,6 +56,21 @@ export class AccessTokenVerifier {
     private readonly endpoints: OAuthEndpoints,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Registered client names by id (a client's name does not change after registration); bounded. */
+  private readonly names = new Map<string, string>();
+
+  /** The client's registered name (client_name), or its id when it gave none or is gone. */
+  private async clientName(clientId: string): Promise<string> {
+    const known = this.names.get(clientId);
+    if (known !== undefined) return known;
+    const client = await this.provider.Client.find(clientId).catch(() => undefined);
+    const raw = client?.clientName;
+    const name = typeof raw === 'string' && raw.trim() ? raw.trim().slice(0, 200) : clientId;
+    if (this.names.size >= CLIENT_NAMES_MAX) this.names.delete(this.names.keys().next().value as string);
+    this.names.set(clientId, name);
+    return name;
+  }
 
   async verify(raw: string): Promise<Principal> {
     if (raw.length > 512) throw new Refusal('unauthenticated');
@@ -70,10 +88,13 @@ export class AccessTokenVerifier {
       throw new Refusal('unauthenticated', {}, 'The user this access token belongs to is disabled.');
     if (user.vaultId === null)
       throw new Refusal('unauthenticated', {}, 'The user this access token belongs to is bound to no vault.');
+    const client = { id: String(token.clientId), name: await this.clientName(String(token.clientId)) };
     return {
       kind: 'oauth',
       id: `oauth:${token.grantId}`,
-      name: `oauth client ${token.clientId}`,
+      // The client's registered name and id: change events and audit rows carry it as the actor's name.
+      name: client.name === client.id ? `oauth client ${client.id}` : `${client.name} (oauth client ${client.id})`,
+      client,
       user: user.name,
       vaultId: user.vaultId,
       scopes: scopesOf(token.scope ?? ''),

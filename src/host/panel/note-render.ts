@@ -80,18 +80,28 @@ export async function renderNote(content: string, path: string, resolve: TargetR
   if (source.length > PANEL_MARKDOWN_MAX_CHARS || parseNote(`\n${source}`, { path }).problems.some(untrusted))
     return html`<pre class="note-text">${content}</pre>`.value;
   const resolved = await resolve([...new Set(kept.map((l) => l.target))], path);
-  let out = micromark(source, { allowDangerousHtml: false, allowDangerousProtocol: false });
-  out = out.replace(new RegExp(`${nonce}n(\\d+)z`, 'g'), (_, i: string) => {
-    const l = kept[Number(i)];
+  const placeholder = new RegExp(`${nonce}n(\\d+)z`, 'g');
+  const linkText = (l: Link) => l.alias ?? `${l.target || ''}${l.anchor ? `${l.target ? ' > ' : ''}${l.anchor}` : ''}`;
+  // Markup goes into text nodes only: a placeholder inside a tag (an image's alt, a link's href or title)
+  // becomes the link's text, escaped, so no markup can land inside an attribute (issue 35).
+  let out = micromark(source, { allowDangerousHtml: false, allowDangerousProtocol: false })
+    .split(/(<[^>]*>)/)
+    .map((part) =>
+      part.startsWith('<')
+        ? part.replace(placeholder, (_, i: string) => html`${linkText(kept[Number(i)])}`.value)
+        : part.replace(placeholder, (_, i: string) => wikilinkMarkup(kept[Number(i)])),
+    )
+    .join('');
+  function wikilinkMarkup(l: Link): string {
     const to = l.target === '' ? path : resolved.get(l.target);
-    const text = l.alias ?? `${l.target || ''}${l.anchor ? `${l.target ? ' > ' : ''}${l.anchor}` : ''}`;
+    const text = linkText(l);
     const cls = l.embed ? 'wikilink embed' : 'wikilink';
     if (!to)
       return html`<span class="${cls} dangling" title="No note matches this link">${l.embed ? 'Embedded: ' : ''}${text}</span>`
         .value;
     const href = `${notePath(to)}${l.anchor ? `#${slug(l.anchor)}` : ''}`;
     return html`<a class="${cls}" href="${href}">${l.embed ? 'Embedded: ' : ''}${text}</a>`.value;
-  });
+  }
   // Headings get ids (for [[Note#Heading]]); task items a disabled checkbox in place of `[ ]` / `[x]`.
   out = out.replace(/<h([1-6])>([\s\S]*?)<\/h\1>/g, (_, n: string, inner: string) => {
     const text = inner.replace(/<[^>]*>/g, '').replace(/&[a-z#0-9]+;/gi, ' ');

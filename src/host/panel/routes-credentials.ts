@@ -1,6 +1,7 @@
 // Credentials: API keys (mint with scopes, the secret shown once; revoke) and OAuth grants and clients
 // (revoke), through the CLI's own operations, so a key revoked here is refused on its next request and its
 // open sessions close. A non-admin sees and touches only their own; clients are server-wide (admins).
+import { clientLabel, redirectHosts } from './client-label.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keysCreateOp, keysListOp, keysRevokeOp, OperationError, type KeyRow } from '../admin/operations.js';
 import { usersListOp } from '../admin/account-operations.js';
@@ -36,7 +37,10 @@ export function registerCredentials(panel: FastifyInstance, ctx: PanelContext): 
     const grants = (await oauthGrantsListOp(t).catch(() => [])).filter((g) =>
       user.admin && subject === user ? true : g.user === subject.name,
     );
-    const clients = user.admin ? await oauthClientsListOp(t).catch(() => []) : [];
+    // Every client is read to name the grants' clients (name, redirect host, date); only admins see the list.
+    const allClients = grants.length || user.admin ? await oauthClientsListOp(t).catch(() => []) : [];
+    const clients = user.admin ? allClients : [];
+    const clientById = new Map(allClients.map((c) => [c.clientId, c]));
     const users = user.admin ? (await usersListOp(t)).filter((u) => u.state === 'active' && u.vault) : [];
     const frame = { ...ctx.frame(request, reply, 'credentials'), error: extra.error };
     const body = html`${
@@ -68,7 +72,7 @@ ${
         ? html`<p class="muted">No OAuth grants.</p>`
         : html`<div class="table-wrap"><table><thead><tr><th scope="col">Client</th><th scope="col">User</th><th scope="col">Scopes</th><th scope="col">Granted</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${grants.map(
             (g) =>
-              html`<tr><th scope="row">${g.clientId}</th><td>${g.user}</td><td>${g.scopes}</td><td>${g.createdAt.slice(0, 16).replace('T', ' ')}</td><td><form method="post" action="/admin/credentials/grants/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${g.id}"><button type="submit" class="danger" aria-label="Revoke the grant of ${g.clientId}">Revoke</button></form></td></tr>`,
+              html`<tr><th scope="row" title="${g.clientId}">${clientLabel(clientById.get(g.clientId), g.clientId)}</th><td>${g.user}</td><td>${g.scopes}</td><td>${g.createdAt.slice(0, 16).replace('T', ' ')}</td><td><form method="post" action="/admin/credentials/grants/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${g.id}"><button type="submit" class="danger" aria-label="Revoke the grant of ${clientLabel(clientById.get(g.clientId), g.clientId)}">Revoke</button></form></td></tr>`,
           )}</tbody></table></div>`
     }</section>
 ${
@@ -76,9 +80,9 @@ ${
     ? html`<section aria-labelledby="clients"><h2 id="clients">OAuth clients</h2>${
         clients.length === 0
           ? html`<p class="muted">No OAuth clients.</p>`
-          : html`<div class="table-wrap"><table><thead><tr><th scope="col">Name</th><th scope="col">Registration</th><th scope="col" class="num">Grants</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${clients.map(
+          : html`<div class="table-wrap"><table><thead><tr><th scope="col">Name</th><th scope="col">Redirect host</th><th scope="col">Registered</th><th scope="col">Client id</th><th scope="col">Registration</th><th scope="col" class="num">Grants</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>${clients.map(
               (c) =>
-                html`<tr><th scope="row">${c.name}</th><td>${c.registration}</td><td class="num">${String(c.grants)}</td><td><form method="post" action="/admin/credentials/clients/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${c.clientId}"><button type="submit" class="danger" aria-label="Revoke the client ${c.name}">Revoke</button></form></td></tr>`,
+                html`<tr><th scope="row">${c.name}</th><td>${redirectHosts(c).join(', ')}</td><td>${c.createdAt?.slice(0, 10) ?? ''}</td><td><code>${c.clientId}</code></td><td>${c.registration}</td><td class="num">${String(c.grants)}</td><td><form method="post" action="/admin/credentials/clients/revoke">${csrfField(frame)}<input type="hidden" name="id" value="${c.clientId}"><button type="submit" class="danger" aria-label="Revoke the client ${clientLabel(c, c.clientId)}">Revoke</button></form></td></tr>`,
             )}</tbody></table></div>`
       }</section>`
     : ''

@@ -40,7 +40,7 @@ const LIMIT_TEXT = {
   expensive: 'Concurrent expensive-class calls one user may run (0: only the server-wide slots).',
   dailyQuota: 'Tool calls per user per day over all their credentials (0: unlimited).',
   sessions:
-    'Open stateful MCP sessions one user may hold over all their credentials (0: only the per-credential and server caps).',
+    'Open stateful MCP sessions and subscriptions/listen streams one user may hold over all their credentials, counted together (0: only the per-credential and server caps).',
 } as const;
 
 /** Limits over all of one user's credentials together (0 = no limit of that kind beyond the others). */
@@ -208,7 +208,7 @@ export const hostSettingsSchema = z
           .min(1)
           .default(50)
           .describe(
-            "Open stateful sessions one credential may hold. At the cap (or at server.maxSessions) that credential's least recently used session with no request in flight is closed to make room; 503 when none is idle.",
+            "Open stateful sessions and subscriptions/listen streams one credential may hold, counted together. At the cap (or at server.maxSessions) that credential's least recently used session with no request in flight is closed to make room; 503 when none is idle (listen streams are never closed to make room).",
           ),
         maxSubscriptionsPerSession: z
           .number()

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sql } from 'kysely';
 import { createApiKey } from '../auth/api-keys.js';
+import { LOCK_SPACE } from '../cluster/leases.js';
 import { openDatabase, type DatabaseService } from '../db/index.js';
 import { freePort } from './free-port.js';
 
@@ -45,6 +47,8 @@ export interface TestCluster {
   readonly db: DatabaseService;
   /** An MCP client for a vault's key, through `base` (a process or the balancer). */
   connect(base: string, key: string, name?: string): Promise<Client>;
+  /** How many vaults a process holds the lease of now. */
+  ownedBy(p: ClusterProcess): Promise<number>;
   /** Which process owns a vault now (by its lease), or undefined. */
   ownerOf(vaultId: number): Promise<ClusterProcess | undefined>;
   /** Add a process with its own settings merged over the shared ones (a read-only deployment). */
@@ -169,6 +173,14 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
       await client.connect(transport);
       clients.push(client);
       return client;
+    },
+    async ownedBy(p) {
+      const r = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM vault_leases l
+        JOIN cluster_processes c ON c.id = l.owner AND c.internal_url = ${p.url}
+        JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
+          AND k.classid = ${LOCK_SPACE}::oid AND k.objid = l.vault_id::oid`.execute(db.db);
+      return r.rows[0].n;
     },
     async ownerOf(vaultId) {
       const row = await db.db

@@ -59,7 +59,15 @@ t.test('tools/list shows each credential exactly the tools its scopes reach', as
     arguments: { path: 'Home.md', operation: 'append', content: 'x' },
   })) as ToolAnswer;
   t.equal(refusalOf(edit)?.code, 'read_only');
-  t.match(edit.content[0]?.text, /notes:write/, 'the refusal names the scope it needs');
+  t.match(edit.content[0]?.text, /needs the scope notes:write/, 'the refusal names the scope it needs');
+  t.notMatch(edit.content[0]?.text, /is read-only/, 'and does not call a credential that writes tasks read-only');
+  const updateTask = (await tasksWriter.listTools()).tools.find((x) => x.name === 'update_task');
+  t.notMatch(
+    updateTask?.description,
+    /read-write credential/,
+    'update_task names its scope, not a read-write credential',
+  );
+  t.match(updateTask?.description, /tasks:write/);
   const ticked = (await tasksWriter.callTool({
     name: 'update_task',
     arguments: { path: 'Home.md', line: 3, status: 'x' },

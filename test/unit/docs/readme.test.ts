@@ -50,3 +50,11 @@ t.test('readme.clients: the client commands are the ones the server prints and t
   t.match(inspector, /'--transport',\s*'http',\s*'--server-url'/, 'the HTTP recipe is tested');
   t.match(inspector, /'--header',\s*`Authorization: Bearer/);
 });
+
+t.test('readme.node-and-clone: the recommended Node line, what Node 20 prints, how to run from a clone', async (t) => {
+  t.match(readme, /recommended: 24, or 22 LTS/, 'names the recommended Node line');
+  t.match(readme, /EBADENGINE/, 'says what npm ci prints on Node 20');
+  t.match(readme, /oidc-provider WARNING: Unsupported runtime/, 'and what every start with OAuth prints');
+  t.match(readme, /`npx exocortex …`/, 'says how to run exocortex from a clone');
+  t.match(readme, /exocortex index \[--rebuild\] \[--vault NAME\]/, 'index takes --vault');
+});
