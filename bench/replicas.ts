@@ -190,8 +190,7 @@ for (const n of [1, 2, 3]) {
     }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`.execute(c.db.db);
     const rows = await Promise.all(
       c.processes.map(async (p) => {
-        const h = (await (await fetch(`${p.url}/health`)).json()) as { cluster?: { owned: number } };
-        return `${p.name} ${rssMiB(p.child.pid!).toFixed(0)} MiB, ${h.cluster?.owned ?? '?'} vaults`;
+        return `${p.name} ${rssMiB(p.child.pid!).toFixed(0)} MiB, ${await c.ownedBy(p)} vaults`;
       }),
     );
     console.log(
