@@ -3,6 +3,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
+import { PACKAGE_VERSION } from '../package-info.js';
+import { nativeLoadError, nativeRefusal } from '../vault/native.js';
 import {
   keysCreate,
   keysList,
@@ -35,7 +37,24 @@ program
     '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n',
   )
   .description('MCP server that shares an Obsidian vault between AI agents and their human')
-  .version('0.1.0');
+  .version(PACKAGE_VERSION);
+
+/** Commands that run without the native core: they diagnose or write a config, and touch no vault or database. */
+const WITHOUT_NATIVE = new Set(['doctor', 'init']);
+
+/**
+ * Refuse before anything is served when the native core cannot load: a server without it would answer
+ * `initialize` and then list no tools, which a client shows as empty rather than broken.
+ */
+function requireNative(): void {
+  const reason = nativeLoadError();
+  if (reason === undefined) return;
+  process.stderr.write(`exocortex: ${nativeRefusal(reason)}\n`);
+  process.exit(2);
+}
+program.hook('preAction', (_program, action) => {
+  if (!WITHOUT_NATIVE.has(action.name())) requireNative();
+});
 
 const withConfig = (cmd: Command) =>
   cmd.addOption(new Option('-c, --config <file>', 'config file (YAML); default: config/default.yaml, or $EXO_CONFIG'));
@@ -237,6 +256,7 @@ async function familyCommand(argv: string[]): Promise<boolean> {
     else if (rest[i].startsWith('--config=')) config = rest[i].slice('--config='.length);
     else positional.push(rest[i]);
   }
+  requireNative();
   const { runFamilyCommand } = await import('./family-command.js');
   process.exitCode = await runFamilyCommand(settingsOf({ config }), first, positional[0], positional.slice(1));
   return true;

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import type { z } from 'zod';
+import { PACKAGE_ROOT } from '../package-info.js';
 import { HOST_KEYS, hostSettingsSchema, type HostSettings } from './schema.js';
 
 export interface Settings {
@@ -31,14 +31,6 @@ export class SettingsError extends Error {
   }
 }
 
-export const PACKAGE_ROOT = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  findUp(fileURLToPath(import.meta.url)),
-);
-function findUp(from: string): string {
-  // src/host/settings/load.ts → ../../.. ; dist/src/host/settings/load.js → ../../../..
-  return from.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
-}
 export const DEFAULT_CONFIG_FILE = path.join(PACKAGE_ROOT, 'config', 'default.yaml');
 
 export interface LoadOptions {
