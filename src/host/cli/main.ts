@@ -57,7 +57,12 @@ program.hook('preAction', (_program, action) => {
 });
 
 const withConfig = (cmd: Command) =>
-  cmd.addOption(new Option('-c, --config <file>', 'config file (YAML); default: config/default.yaml, or $EXO_CONFIG'));
+  cmd.addOption(
+    new Option(
+      '-c, --config <file>',
+      'config file (YAML); default: $EXO_CONFIG, else ~/.config/exocortex/config.yaml if it exists, else the bundled config/default.yaml',
+    ),
+  );
 const settingsOf = (opts: { config?: string }): Settings => loadSettings({ file: opts.config });
 
 withConfig(
@@ -235,6 +240,18 @@ withConfig(
   .option('--force', 'remove it even while users use it (they are disabled)')
   .action(async (name: string, opts) => {
     await vaultsRemove(settingsOf(opts), name, { force: opts.force });
+  });
+program
+  .command('init')
+  .description('write the user config ($XDG_CONFIG_HOME/exocortex/config.yaml): vault folder, port, public URL')
+  .option('--vault <folder>', 'the vault folder (asked at a terminal when missing)')
+  .option('--port <port>', 'the HTTP port (default 3737)')
+  .option('--public-url <url>', 'the https:// address clients use, when served beyond this machine')
+  .option('-c, --config <file>', 'write this file instead')
+  .option('--force', 'replace an existing file')
+  .action(async (opts) => {
+    const { runInit } = await import('./init.js');
+    process.exitCode = await runInit({ ...opts, file: opts.config });
   });
 withConfig(
   program.command('doctor').description('check the platform and configuration, and say how to fix what is wrong'),

@@ -12,6 +12,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/package-info.ts': "reads the package's own package.json (its root and version)",
   'src/host/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
   'src/host/cli/main.ts': 'CLI: config and key files',
+  'src/host/cli/init.ts': 'writes the user config file',
   'src/host/cli/commands.ts': 'CLI: config and key files',
   'src/host/db/engines/pglite.ts': 'the PGlite data directory',
   'src/host/db/index.ts': 'the data directory',
