@@ -1,7 +1,7 @@
 // The package as a user gets it: `npm pack`, `npm install -g` of the tarball with install scripts off into a
 // temporary prefix, under a PATH with no compiler, make or python3; then its `exocortex` prints the version,
 // writes a config with `init`, serves tools over stdio from / (an MCP client lists them, reads and writes a
-// note), and refuses to start, naming the fix, once its prebuilt native core is gone.
+// note), `npx -y <tarball> stdio` answers initialize, and refuses to start, naming the fix, once its prebuilt native core is gone.
 // The tarball is $EXOCORTEX_PACKED_TARBALL when CI packed it (prepack: both prebuilds), else packed here
 // from dist/ and this machine's prebuild with --ignore-scripts. Dependencies come from npm's cache
 // (--offline); EXOCORTEX_PACKAGE_REGISTRY=1 lets npm fetch what the cache lacks (CI sets it).
@@ -40,6 +40,9 @@ const npmCli = (() => {
   const which = run('sh', ['-c', 'command -v npm']).stdout.trim();
   return which ? realpathSync(which) : undefined;
 })();
+
+// Packing, two installs from npm's cache and three server starts: minutes on a busy machine.
+t.setTimeout(600_000);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'exo-package-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
@@ -98,10 +101,12 @@ t.test(
       }
     }
 
-    // PATH: only Node (no g++, cc, make, python3), and the prefix's bin once installed.
+    // PATH: only Node and sh (no g++, cc, make, python3), and the prefix's bin once installed.
     const nodeBin = path.join(work, 'node-only');
     mkdirSync(nodeBin);
     symlinkSync(process.execPath, path.join(nodeBin, 'node'));
+    // npm runs scripts (npx runs dependencies' install scripts, e.g. @parcel/watcher's) through sh.
+    symlinkSync('/bin/sh', path.join(nodeBin, 'sh'));
     const prefix = path.join(work, 'prefix');
     const home = path.join(work, 'home');
     mkdirSync(home);
@@ -152,6 +157,21 @@ t.test(
     t.ok(existsSync(path.join(vault, 'from-package.md')), 'the write reached the vault');
     await client.close();
     t.ok(existsSync(path.join(home, '.local', 'share', 'exocortex', 'db')), 'the database lives under XDG_DATA_HOME');
+
+    // What a Claude Desktop config runs: `npx -y <tarball> stdio` (npx runs the install script, which finds the
+    // prebuilt core and builds nothing).
+    const npx = new StdioClientTransport({
+      command: process.execPath,
+      args: [npmCli!, 'exec', '--yes', network, '--package', file, '--', 'exocortex', 'stdio'],
+      env,
+      cwd: '/',
+      stderr: 'pipe',
+    });
+    const viaNpx = new Client({ name: 'package-test-npx', version: '1' });
+    await viaNpx.connect(npx);
+    t.equal(viaNpx.getServerVersion()?.version, version, 'npx -y <tarball> stdio answers initialize');
+    t.ok((await viaNpx.listTools()).tools.length > 0, 'and lists tools');
+    await viaNpx.close();
 
     // Without its prebuilt core the installed server refuses to start, before answering anything.
     const installed = path.join(prefix, 'lib', 'node_modules', 'exocortex');
