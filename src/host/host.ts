@@ -46,6 +46,7 @@ import { loadSettings, resolvePath, SettingsError, type Settings } from './setti
 import { applyDeclared, DeclaredConflict, type DeclaredChanges } from './vaults/declared.js';
 import { VaultRegistry } from './vaults/registry.js';
 import { PiscinaPool } from './workers/pool.js';
+import { PACKAGE_VERSION } from './package-info.js';
 
 export interface HostOptions {
   readonly settings: Settings;
@@ -644,7 +645,7 @@ export class Host {
     const owners = this.leases ? await this.leases.ownersByVault().catch(() => undefined) : undefined;
     return {
       status: !dbOk ? 'down' : degraded ? 'degraded' : 'ok',
-      version: '0.1.0',
+      version: PACKAGE_VERSION,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       db: dbOk ? 'ok' : 'down',
       engine: this.database.engine.kind,

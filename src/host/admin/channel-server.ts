@@ -10,6 +10,7 @@ import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
 import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
+import { PACKAGE_VERSION } from '../package-info.js';
 import {
   usersAddOp,
   usersAdminOp,
@@ -64,7 +65,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   const startedAt = new Date().toISOString();
   const hello: Hello = {
     protocol: ADMIN_PROTOCOL,
-    version: '0.1.0',
+    version: PACKAGE_VERSION,
     pid: process.pid,
     command: o.command,
     startedAt,

@@ -3,6 +3,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
+import { PACKAGE_VERSION } from '../package-info.js';
+import { nativeLoadError, nativeRefusal } from '../vault/native.js';
 import {
   keysCreate,
   keysList,
@@ -35,10 +37,32 @@ program
     '\nFamilies add their own commands: exocortex <family> <command> (e.g. exocortex search rebuild-keyword).\n',
   )
   .description('MCP server that shares an Obsidian vault between AI agents and their human')
-  .version('0.1.0');
+  .version(PACKAGE_VERSION);
+
+/** Commands that run without the native core: they diagnose or write a config, and touch no vault or database. */
+const WITHOUT_NATIVE = new Set(['doctor', 'init']);
+
+/**
+ * Refuse before anything is served when the native core cannot load: a server without it would answer
+ * `initialize` and then list no tools, which a client shows as empty rather than broken.
+ */
+function requireNative(): void {
+  const reason = nativeLoadError();
+  if (reason === undefined) return;
+  process.stderr.write(`exocortex: ${nativeRefusal(reason)}\n`);
+  process.exit(2);
+}
+program.hook('preAction', (_program, action) => {
+  if (!WITHOUT_NATIVE.has(action.name())) requireNative();
+});
 
 const withConfig = (cmd: Command) =>
-  cmd.addOption(new Option('-c, --config <file>', 'config file (YAML); default: config/default.yaml, or $EXO_CONFIG'));
+  cmd.addOption(
+    new Option(
+      '-c, --config <file>',
+      'config file (YAML); default: $EXO_CONFIG, else ~/.config/exocortex/config.yaml if it exists, else the bundled config/default.yaml',
+    ),
+  );
 const settingsOf = (opts: { config?: string }): Settings => loadSettings({ file: opts.config });
 
 withConfig(
@@ -218,6 +242,18 @@ withConfig(
   .action(async (name: string, opts) => {
     await vaultsRemove(settingsOf(opts), name, { force: opts.force });
   });
+program
+  .command('init')
+  .description('write the user config ($XDG_CONFIG_HOME/exocortex/config.yaml): vault folder, port, public URL')
+  .option('--vault <folder>', 'the vault folder (asked at a terminal when missing)')
+  .option('--port <port>', 'the HTTP port (default 3737)')
+  .option('--public-url <url>', 'the https:// address clients use, when served beyond this machine')
+  .option('-c, --config <file>', 'write this file instead')
+  .option('--force', 'replace an existing file')
+  .action(async (opts) => {
+    const { runInit } = await import('./init.js');
+    process.exitCode = await runInit({ ...opts, file: opts.config });
+  });
 withConfig(
   program.command('doctor').description('check the platform and configuration, and say how to fix what is wrong'),
 ).action(async (opts) => {
@@ -238,6 +274,7 @@ async function familyCommand(argv: string[]): Promise<boolean> {
     else if (rest[i].startsWith('--config=')) config = rest[i].slice('--config='.length);
     else positional.push(rest[i]);
   }
+  requireNative();
   const { runFamilyCommand } = await import('./family-command.js');
   process.exitCode = await runFamilyCommand(settingsOf({ config }), first, positional[0], positional.slice(1));
   return true;

@@ -4,6 +4,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, ftruncateSync, writeSync, constants as fsc } from 'node:fs';
 import path from 'node:path';
 import { errCode, loadNative, nativeLoadError } from '../vault/native.js';
+import { PACKAGE_VERSION } from '../package-info.js';
 
 export const LOCK_FILE = 'exocortex.lock';
 export const ADMIN_SOCKET_FILE = 'exocortex.sock';
@@ -59,7 +60,7 @@ export async function acquireOwnerLock(dataDir: string, command = describeComman
     throw e;
   }
   pending.delete(dir);
-  const info: OwnerInfo = { pid: process.pid, command, startedAt: new Date().toISOString(), version: '0.1.0' };
+  const info: OwnerInfo = { pid: process.pid, command, startedAt: new Date().toISOString(), version: PACKAGE_VERSION };
   ftruncateSync(fd, 0);
   writeSync(fd, JSON.stringify(info) + '\n', 0);
   let released = false;

@@ -19,9 +19,10 @@ import type { ToolDispatcher } from '../families/dispatch.js';
 import type { FamilyRegistry, ResourceEntry } from '../families/registry.js';
 import type { RequestStateSeal } from './request-state.js';
 import type { ResourceSubscriptions } from './subscriptions.js';
+import { PACKAGE_VERSION } from '../package-info.js';
 
 export const SERVER_NAME = 'exocortex';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = PACKAGE_VERSION;
 
 export function serverInstructions(vaultName: string): string {
   return [

@@ -1,12 +1,12 @@
 // Loads settings: config file (YAML) → environment overrides (EXO_*) → zod validation. Refusals name
 // the key and the fix. Family sections are passed through raw for the loader to validate.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import type { z } from 'zod';
+import { PACKAGE_ROOT } from '../package-info.js';
 import { HOST_KEYS, hostSettingsSchema, type HostSettings } from './schema.js';
 
 export interface Settings {
@@ -31,14 +31,6 @@ export class SettingsError extends Error {
   }
 }
 
-export const PACKAGE_ROOT = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  findUp(fileURLToPath(import.meta.url)),
-);
-function findUp(from: string): string {
-  // src/host/settings/load.ts → ../../.. ; dist/src/host/settings/load.js → ../../../..
-  return from.includes(`${path.sep}dist${path.sep}`) ? '../../../..' : '../../..';
-}
 export const DEFAULT_CONFIG_FILE = path.join(PACKAGE_ROOT, 'config', 'default.yaml');
 
 export interface LoadOptions {
@@ -49,13 +41,45 @@ export interface LoadOptions {
   readonly overrides?: Record<string, unknown>;
 }
 
+/** $XDG_CONFIG_HOME/exocortex/config.yaml: the file `exocortex init` writes and an installed server reads. */
+export function userConfigFile(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config');
+  return path.join(base, 'exocortex', 'config.yaml');
+}
+
+/** $XDG_DATA_HOME/exocortex: where an installed server keeps its database and, by default, its vault. */
+export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
+  return path.join(base, 'exocortex');
+}
+
+/**
+ * Which config file, and what its relative paths are resolved against. A file named by --config or
+ * $EXO_CONFIG, and the bundled default in a git checkout (`npm start`), resolve against the working
+ * directory, as they always did. An installed package (`npm i -g`, `npx`) is started from anywhere (a
+ * client may start it in /): it reads the user's config when there is one, else the bundled default, and
+ * resolves both against the user's data directory, so ./data/db and ./vault land in ~/.local/share/exocortex/.
+ */
+export function configLocation(
+  options: Pick<LoadOptions, 'file' | 'cwd'>,
+  env: NodeJS.ProcessEnv,
+): { file: string; baseDir: string } {
+  const cwd = options.cwd ?? process.cwd();
+  const named = options.file ?? env.EXO_CONFIG;
+  if (named) return { file: named, baseDir: cwd };
+  const user = userConfigFile(env);
+  if (existsSync(user)) return { file: user, baseDir: userDataDir(env) };
+  const checkout = existsSync(path.join(PACKAGE_ROOT, '.git'));
+  return { file: DEFAULT_CONFIG_FILE, baseDir: checkout ? cwd : userDataDir(env) };
+}
+
 export function loadSettings(options: LoadOptions = {}): Settings {
   const env = options.env ?? process.env;
-  const file = options.file ?? env.EXO_CONFIG ?? DEFAULT_CONFIG_FILE;
+  const { file, baseDir } = configLocation(options, env);
   const raw = readConfigFile(file);
   const merged = deepMerge(raw, options.overrides ?? {});
   const familyEnv = applyEnvOverrides(merged, env);
-  return { ...parseSettings(merged, { file, baseDir: options.cwd ?? process.cwd() }), familyEnv };
+  return { ...parseSettings(merged, { file, baseDir }), familyEnv };
 }
 
 export function readConfigFile(file: string): Record<string, unknown> {

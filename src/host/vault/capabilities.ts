@@ -189,7 +189,7 @@ export async function checkPlatform(root: string): Promise<{ checks: PlatformChe
       name: 'native_addon',
       ok: false,
       detail: nativeLoadError() ?? 'not loaded',
-      fix: 'npm run build:native (needs g++, make, python3)',
+      fix: 'install the package on linux-x64 or linux-arm64 (glibc), which carry a prebuilt binary, or build it: npx node-gyp rebuild in the package folder (needs g++, make, python3)',
     });
     return { checks };
   }

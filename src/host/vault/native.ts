@@ -1,4 +1,4 @@
-// Loader and typed façade for the native addon (build/Release/exocortex_native.node): the syscalls Node
+// Loader and typed façade for the native addon (prebuilds/<platform>-<arch>/, or build/Release/): the syscalls Node
 // lacks (openat2, O_TMPFILE publication, renameat2, statx mount ids, *at calls, flock), all Promise-based.
 // Calls that only look up the kernel's cached dentries and inodes run on the calling thread (see
 // `onCallingThread`); calls that change a folder, readdir and a flock that would wait use libuv's pool.
@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../package-info.js';
 
 export type NativeKind = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -169,46 +169,66 @@ function onCallingThread(raw: RawAddon): NativeAddon {
   };
 }
 
-const ADDON_FILE = path.join('build', 'Release', 'exocortex_native.node');
-
 let cached: NativeAddon | undefined;
 let loadError: string | undefined;
 
-/** Find the addon: $EXOCORTEX_NATIVE_ADDON, else walk up from this module (src/ under tsx, dist/ after tsc). */
-function locate(): string | undefined {
+/**
+ * Where the addon may be, first found wins (scripts/native-install.mjs checks the same list): a build from
+ * source (what `npm ci` in a checkout and the install-time fallback produce), then the binary prebuilt for
+ * this platform, arch and C library in prebuildify's layout, which node-gyp-build would also find.
+ */
+export function addonCandidates(root: string = PACKAGE_ROOT): string[] {
+  const libc = existsSync('/etc/alpine-release') ? 'musl' : 'glibc';
+  return [
+    path.join(root, 'build', 'Release', 'exocortex_native.node'),
+    path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, `exocortex.${libc}.node`),
+  ];
+}
+
+/**
+ * The addon, or undefined with `nativeLoadError()` saying why. $EXOCORTEX_NATIVE_ADDON names the one file to
+ * load; otherwise each candidate that exists is tried in order, so a stale or foreign build/Release (another
+ * arch, another libc) falls through to the prebuilt binary, and the error names every path and its fault.
+ */
+export function loadNative(): NativeAddon | undefined {
+  if (cached || loadError) return cached;
   const override = process.env.EXOCORTEX_NATIVE_ADDON;
-  if (override) return existsSync(override) ? override : undefined;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 8; i++) {
-    const candidate = path.join(dir, ADDON_FILE);
-    if (existsSync(candidate)) return candidate;
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
+  const candidates = override ? [override] : addonCandidates();
+  const faults: string[] = [];
+  const load = createRequire(import.meta.url);
+  for (const file of candidates) {
+    if (!existsSync(file)) {
+      faults.push(`${file} does not exist`);
+      continue;
+    }
+    try {
+      const raw = load(file) as RawAddon;
+      // EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool (a vault on a network filesystem, where a lookup
+      // is a round trip to the server).
+      cached =
+        process.env.EXOCORTEX_NATIVE_POOL === '1'
+          ? { ...raw, preadNowait: undefined, leaseProbe: (fd) => Promise.resolve().then(() => raw.leaseProbeSync(fd)) }
+          : onCallingThread(raw);
+      return cached;
+    } catch (e) {
+      faults.push(`${file} failed to load (${(e as Error).message.split('\n')[0]})`);
+    }
   }
+  loadError = faults.join('; ');
   return undefined;
 }
 
-/** The addon, or undefined with `nativeLoadError()` saying why (not built, wrong platform). */
-export function loadNative(): NativeAddon | undefined {
-  if (cached || loadError) return cached;
-  const file = locate();
-  if (!file) {
-    loadError = `native addon ${ADDON_FILE} is not built (run "npm run build:native")`;
-    return undefined;
-  }
-  try {
-    const raw = createRequire(import.meta.url)(file) as RawAddon;
-    // EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool (a vault on a network filesystem, where a lookup
-    // is a round trip to the server).
-    cached =
-      process.env.EXOCORTEX_NATIVE_POOL === '1'
-        ? { ...raw, preadNowait: undefined, leaseProbe: (fd) => Promise.resolve().then(() => raw.leaseProbeSync(fd)) }
-        : onCallingThread(raw);
-  } catch (e) {
-    loadError = `native addon failed to load: ${(e as Error).message}`;
-  }
-  return cached;
+/**
+ * The sentence a command that needs the native core prints when it cannot load, naming the fix: the
+ * platforms the package ships binaries for, and the build from source for any other.
+ */
+export function nativeRefusal(reason: string): string {
+  return [
+    `the native vault core (exocortex_native.node) cannot be loaded on ${process.platform}-${process.arch}: ${reason}.`,
+    'This package ships prebuilt binaries for linux-x64 and linux-arm64 (glibc). Elsewhere, build it from',
+    `source (needs g++, make and python3): cd ${PACKAGE_ROOT} && npx node-gyp rebuild`,
+    'The server does not start without it: its vault writes and its database lock depend on it.',
+  ].join('\n');
 }
 
 export function nativeLoadError(): string | undefined {

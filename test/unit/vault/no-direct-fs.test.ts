@@ -9,8 +9,10 @@ import { fileURLToPath } from 'node:url';
 /** Files allowed to import fs, each with why (none of them may open vault notes). Missing ones are skipped. */
 const ALLOWLIST: Record<string, string> = {
   'src/host/settings/load.ts': 'reads the config file',
+  'src/host/package-info.ts': "reads the package's own package.json (its root and version)",
   'src/host/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
   'src/host/cli/main.ts': 'CLI: config and key files',
+  'src/host/cli/init.ts': 'writes the user config file',
   'src/host/cli/commands.ts': 'CLI: config and key files',
   'src/host/db/engines/pglite.ts': 'the PGlite data directory',
   'src/host/db/index.ts': 'the data directory',

@@ -1,0 +1,192 @@
+// The package as a user gets it: `npm pack`, `npm install -g` of the tarball with install scripts off into a
+// temporary prefix, under a PATH with no compiler, make or python3; then its `exocortex` prints the version,
+// writes a config with `init`, serves tools over stdio from / (an MCP client lists them, reads and writes a
+// note), `npx -y <tarball> stdio` answers initialize, and refuses to start, naming the fix, once its prebuilt native core is gone.
+// The tarball is $EXOCORTEX_PACKED_TARBALL when CI packed it (prepack: both prebuilds), else packed here
+// from dist/ and this machine's prebuild with --ignore-scripts. Dependencies come from npm's cache
+// (--offline); EXOCORTEX_PACKAGE_REGISTRY=1 lets npm fetch what the cache lacks (CI sets it).
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import t from 'tap';
+import { textOf } from '../../../src/sdk/testkit.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+const arch = os.arch();
+const ELF_MACHINE: Record<string, number> = { x64: 62, arm64: 183 };
+
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 240_000, maxBuffer: 64 << 20, ...opts });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** npm's own CLI script, run with this Node so that PATH may hold nothing but Node. */
+const npmCli = (() => {
+  const which = run('sh', ['-c', 'command -v npm']).stdout.trim();
+  return which ? realpathSync(which) : undefined;
+})();
+
+// Packing, two installs from npm's cache and three server starts: minutes on a busy machine.
+t.setTimeout(600_000);
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'exo-package-'));
+t.teardown(() => rmSync(work, { recursive: true, force: true }));
+
+/** The tarball, or why there is none to test. */
+function tarball(): { file?: string; skip?: string } {
+  const given = process.env.EXOCORTEX_PACKED_TARBALL;
+  if (given) return { file: path.resolve(given) };
+  if (!existsSync(path.join(root, 'dist', 'src', 'host', 'cli', 'main.js')))
+    return { skip: 'dist/ is not built (npm ci builds it; or npm run build)' };
+  if (!existsSync(path.join(root, 'prebuilds', `linux-${arch}`, 'exocortex.glibc.node'))) {
+    const r = run(process.execPath, [path.join(root, 'scripts', 'prebuild.mjs')], {
+      cwd: root,
+      env: { ...process.env, EXOCORTEX_PREBUILD_ARCHES: arch },
+    });
+    if (r.status !== 0) return { skip: `the linux-${arch} prebuild could not be built here: ${r.stderr.slice(-300)}` };
+  }
+  const r = run(process.execPath, [npmCli!, 'pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+    cwd: root,
+  });
+  if (r.status !== 0) throw new Error(`npm pack failed: ${r.stderr}`);
+  return { file: path.join(work, (JSON.parse(r.stdout) as { filename: string }[])[0].filename) };
+}
+
+const packed = npmCli ? tarball() : { skip: 'npm is not on PATH' };
+
+t.test(
+  'the packed tarball installs without scripts or compilers and serves its tools',
+  { skip: packed.skip ?? false },
+  async (t) => {
+    const file = packed.file!;
+
+    const listing = run('tar', ['tzf', file]).stdout.split('\n').filter(Boolean);
+    t.ok(listing.length > 0, `${path.basename(file)}: ${listing.length} entries`);
+    for (const banned of ['package/test/', 'package/bench/', 'package/src/', 'package/plugins/', 'package/examples/'])
+      t.notOk(
+        listing.some((f) => f.startsWith(banned)),
+        `the tarball carries no ${banned.slice(8)}`,
+      );
+    for (const needed of [
+      'package/bin/exocortex.js',
+      'package/dist/src/host/cli/main.js',
+      'package/dist/schemas/notes/read_note.json',
+      'package/config/default.yaml',
+      `package/prebuilds/linux-${arch}/exocortex.glibc.node`,
+      'package/scripts/native-install.mjs',
+    ])
+      t.ok(listing.includes(needed), `the tarball carries ${needed.slice(8)}`);
+    if (process.env.EXOCORTEX_PACKED_TARBALL) {
+      // A release tarball carries both arches; the other one is checked by its ELF header.
+      for (const [a, machine] of Object.entries(ELF_MACHINE)) {
+        const entry = `package/prebuilds/linux-${a}/exocortex.glibc.node`;
+        t.ok(listing.includes(entry), `the release tarball carries prebuilds/linux-${a}`);
+        const elf = spawnSync('tar', ['xzOf', file, entry], { maxBuffer: 16 << 20 }).stdout;
+        t.equal(elf.readUInt16LE(18), machine, `prebuilds/linux-${a} is an ELF for ${a}`);
+      }
+    }
+
+    // PATH: only Node and sh (no g++, cc, make, python3), and the prefix's bin once installed.
+    const nodeBin = path.join(work, 'node-only');
+    mkdirSync(nodeBin);
+    symlinkSync(process.execPath, path.join(nodeBin, 'node'));
+    // npm runs scripts (npx runs dependencies' install scripts, e.g. @parcel/watcher's) through sh.
+    symlinkSync('/bin/sh', path.join(nodeBin, 'sh'));
+    const prefix = path.join(work, 'prefix');
+    const home = path.join(work, 'home');
+    mkdirSync(home);
+    const env: Record<string, string> = {
+      PATH: `${path.join(prefix, 'bin')}:${nodeBin}`,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_DATA_HOME: path.join(home, '.local', 'share'),
+      // npm's cache and config stay the machine's: the dependencies come from its cache.
+      npm_config_cache: process.env.npm_config_cache || path.join(os.homedir(), '.npm'),
+    };
+    const network = process.env.EXOCORTEX_PACKAGE_REGISTRY === '1' ? '--prefer-offline' : '--offline';
+    const install = run(
+      process.execPath,
+      [npmCli!, 'install', '-g', '--prefix', prefix, '--ignore-scripts', network, '--no-audit', '--no-fund', file],
+      { env, cwd: work },
+    );
+    if (install.status !== 0 && /ENOTCACHED/.test(install.stderr))
+      return t.test(
+        'install',
+        {
+          skip: 'npm cache lacks some dependency metadata and this run may not use the registry (set EXOCORTEX_PACKAGE_REGISTRY=1)',
+        },
+        () => {},
+      );
+    t.equal(install.status, 0, `npm install -g --ignore-scripts: ${install.stderr.slice(-500)}`);
+    const exo = path.join(prefix, 'bin', 'exocortex');
+
+    t.equal(run(exo, ['--version'], { env }).stdout.trim(), version, "--version is package.json's");
+
+    const vault = path.join(work, 'vault');
+    mkdirSync(vault);
+    cpSync(path.join(root, 'README.md'), path.join(vault, 'readme.md'));
+    const init = run(exo, ['init', '--vault', vault, '--port', '0'], { env, cwd: '/' });
+    t.equal(init.status, 0, `init: ${init.stderr}`);
+    t.ok(existsSync(path.join(home, '.config', 'exocortex', 'config.yaml')), 'init wrote the XDG config');
+
+    const transport = new StdioClientTransport({ command: exo, args: ['stdio'], env, cwd: '/', stderr: 'pipe' });
+    const client = new Client({ name: 'package-test', version: '1' });
+    await client.connect(transport);
+    const tools = (await client.listTools()).tools.map((x) => x.name);
+    t.ok(tools.length > 0 && tools.includes('read_note'), `tools served: ${tools.length}`);
+    const read = await client.callTool({ name: 'read_note', arguments: { path: 'readme.md' } });
+    t.notOk(read.isError, textOf(read).slice(0, 200));
+    t.match(textOf(read), /Exocortex/, 'read_note returns the note');
+    const write = await client.callTool({ name: 'create_note', arguments: { path: 'from-package.md', content: 'hi' } });
+    t.notOk(write.isError, textOf(write).slice(0, 200));
+    t.ok(existsSync(path.join(vault, 'from-package.md')), 'the write reached the vault');
+    await client.close();
+    t.ok(existsSync(path.join(home, '.local', 'share', 'exocortex', 'db')), 'the database lives under XDG_DATA_HOME');
+
+    // What a Claude Desktop config runs: `npx -y <tarball> stdio` (npx runs the install script, which finds the
+    // prebuilt core and builds nothing).
+    const npx = new StdioClientTransport({
+      command: process.execPath,
+      args: [npmCli!, 'exec', '--yes', network, '--package', file, '--', 'exocortex', 'stdio'],
+      env,
+      cwd: '/',
+      stderr: 'pipe',
+    });
+    const viaNpx = new Client({ name: 'package-test-npx', version: '1' });
+    await viaNpx.connect(npx);
+    t.equal(viaNpx.getServerVersion()?.version, version, 'npx -y <tarball> stdio answers initialize');
+    t.ok((await viaNpx.listTools()).tools.length > 0, 'and lists tools');
+    await viaNpx.close();
+
+    // Without its prebuilt core the installed server refuses to start, before answering anything.
+    const installed = path.join(prefix, 'lib', 'node_modules', 'exocortex');
+    renameSync(path.join(installed, 'prebuilds'), path.join(installed, 'prebuilds.off'));
+    const initialize = `${JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    })}\n`;
+    const refused = run(exo, ['stdio'], { env, cwd: '/', input: initialize });
+    t.equal(refused.status, 2, 'exit status 2');
+    t.equal(refused.stdout, '', 'initialize is not answered');
+    t.match(refused.stderr, /native vault core .* cannot be loaded on linux-/, refused.stderr);
+    t.match(refused.stderr, /prebuilt binaries for linux-x64 and linux-arm64/);
+    t.match(refused.stderr, /node-gyp rebuild/, 'names the build from source');
+  },
+);
