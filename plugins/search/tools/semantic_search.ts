@@ -9,11 +9,14 @@ import { indexSettled } from '../settled.js';
 import { fixed, quote, withDeepLink } from '../render-util.js';
 import { sectionLocator, semanticArm } from '../semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
-import { clampLimit } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type SemanticSearchInput = SearchTools['semantic_search']['input'];
 type SemanticSearchOutput = SearchTools['semantic_search']['output'];
 type SemanticRow = SemanticSearchOutput['rows'][number];
+
+// A search's answer is its best search.maxLimit hits; a cursor pages through them.
+const pages = offsetPager('semantic_search');
 
 export default defineTool<SearchTools['semantic_search']>({
   async handler(input: SemanticSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<SemanticSearchOutput> {
@@ -21,7 +24,9 @@ export default defineTool<SearchTools['semantic_search']>({
     await indexSettled(ctx); // its counts read the embedding queue, which the keyword rows' statement fills
     const asked = input.limit ?? 15;
     const limit = clampLimit(asked, s.maxLimit);
-    const fetch = input.rerank ? Math.max(limit, s.armDepth) : limit;
+    const start = pages.start(ctx, input);
+    const end = Math.min(start + limit, s.maxLimit);
+    const fetch = input.rerank ? Math.max(end + 1, s.armDepth) : Math.min(end + 1, s.maxLimit);
     const arm = await semanticArm(ctx, input.query, input, fetch);
     const base = { query: input.query, filters: describeFilters(input), cut: asked > limit };
     const counts = {
@@ -38,6 +43,7 @@ export default defineTool<SearchTools['semantic_search']>({
         reranked: input.rerank ? 'false (semantic unavailable)' : 'false (not requested)',
         count: 0,
         rows: [],
+        next_cursor: null,
       };
     }
     let rows = arm.rows;
@@ -57,9 +63,9 @@ export default defineTool<SearchTools['semantic_search']>({
         reranked = `true (candidates: ${out.scores.length})`;
       } else reranked = `false (${out.reason})`;
     }
-    const page = rows.slice(0, limit).map(
+    const page = rows.slice(start, end).map(
       (r, i): SemanticRow => ({
-        rank: i + 1,
+        rank: start + i + 1,
         path: r.path,
         title: r.title,
         similarity: Math.round(r.similarity * 10000) / 10000,
@@ -67,7 +73,7 @@ export default defineTool<SearchTools['semantic_search']>({
         preview: r.preview,
         stale: r.stale,
         embedding_truncated: r.truncated,
-        ...(rerankScores ? { rerank_score: Math.round(rerankScores[i] * 10000) / 10000 } : {}),
+        ...(rerankScores ? { rerank_score: Math.round(rerankScores[start + i] * 10000) / 10000 } : {}),
         ...withDeepLink(ctx, r.path),
       }),
     );
@@ -80,6 +86,7 @@ export default defineTool<SearchTools['semantic_search']>({
       reranked,
       count: page.length,
       rows: page,
+      next_cursor: pages.next(ctx, input, start, page.length, rows.length > end),
     };
   },
   render(o: SemanticSearchOutput): string {
@@ -103,6 +110,8 @@ export default defineTool<SearchTools['semantic_search']>({
       if (r.preview) lines.push(`   ${r.preview}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
     return lines.join('\n');
   },
+  paging: cursorPaging((o: SemanticSearchOutput) => o.rows.length),
 });
