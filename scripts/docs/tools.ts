@@ -13,6 +13,7 @@ import {
   type JsonSchemaNode,
 } from './markdown.js';
 import type { ToolSchemaDocument } from '../../src/sdk/types.js';
+import { describeAll } from '../../src/sdk/tool-description.js';
 
 const props = (s: JsonSchemaNode | undefined): Record<string, JsonSchemaNode> =>
   s && s.properties && typeof s.properties === 'object' ? (s.properties as Record<string, JsonSchemaNode>) : {};
@@ -98,7 +99,18 @@ function renderTool(family: string, doc: ToolSchemaDocument, file: string): stri
     `Family ${code(family)} · ${annotationsLine(doc)} · schema ${code(file)}`,
     '',
   ];
-  out.push(...prose(doc.description), '');
+  out.push(...prose(describeAll(doc.description)), '');
+  if (doc.details) out.push(...prose(doc.details), '');
+  out.push(`Profiles: ${['full', ...(doc.profiles ?? [])].map(code).join(', ')}.`, '');
+  const props = (doc.inputSchema.properties ?? {}) as Record<string, unknown>;
+  const outProps = ((doc.outputSchema ?? {}).properties ?? {}) as Record<string, unknown>;
+  if ('cursor' in props && 'next_cursor' in outProps)
+    out.push(
+      "Paging: pass the answer's `next_cursor` as `cursor` (same arguments; `limit` may change) until it is null.",
+      '',
+    );
+  else if ('offset' in props && 'next_offset' in outProps)
+    out.push("Window: pass the answer's `next_offset` as `offset` for the next window until it is absent or null.", '');
   const args = fields(doc.inputSchema);
   out.push('**Arguments**', '');
   if (args.length) {
@@ -189,6 +201,17 @@ export function renderTools(families: readonly DocFamily[]): string {
     'answers with `structuredContent` (the fields listed under **Result**) and a compact text rendering of it; an expected',
     'failure is a refusal (`isError: true`, a sentence, and a last line `MCP-REFUSAL {"code":…}`; codes in',
     '[refusals.md](refusals.md)).',
+    '',
+    '**Paging.** Every tool whose answer can outgrow the result budget (`tools.maxResultTokens`) pages: a listing takes',
+    '`cursor` and answers `next_cursor` (opaque, bound to the user, the vault, the tool and the query; pass it back with the',
+    'same arguments, `limit` may change), a long document takes `offset` and answers `next_offset`. An answer over the',
+    'budget is cut to a smaller page or window that says how to continue (`budget_notice`, `continue_with`), never refused.',
+    'A search pages through its best `search.maxLimit` hits. Offsets are positions in the answer as it is when each page',
+    'is asked for: a note added or removed between pages can shift a row across the page boundary.',
+    '',
+    '**Profiles.** `tools.profile` chooses which tools are listed and callable: `full` (the default) every tool of the',
+    'enabled families, `core` the dozen tools marked *core* below. A tool description mentions another tool only while',
+    'that tool is listed for the caller.',
     '',
     'Annotations are served as written: *read-only* tools never change the vault, *destructive* ones may remove or overwrite',
     'data, *idempotent* ones can be repeated with the same effect, *open world* ones reach outside the vault. Read-only',

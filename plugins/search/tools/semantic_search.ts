@@ -1,6 +1,6 @@
 // semantic_search: notes by meaning, one row per note (its best chunk), with a section locator and
 // preview; stale rows keep their rank without a preview. Optional rerank of the fetched candidates.
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, EMBEDDINGS, type ToolContext } from '../../../src/sdk/index.js';
 import { describeFilters } from '../filters.js';
 import { confidenceOf } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
@@ -19,6 +19,13 @@ type SemanticRow = SemanticSearchOutput['rows'][number];
 const pages = offsetPager('semantic_search');
 
 export default defineTool<SearchTools['semantic_search']>({
+  // Without a working embedding provider this tool could only answer "unavailable": it is not listed then
+  // (hybrid_search stays, ranking by keywords alone).
+  available(services) {
+    if (!services.hasService(EMBEDDINGS)) return 'no embedding provider is configured';
+    const state = services.service(EMBEDDINGS).availability();
+    return state.ok ? true : state.reason;
+  },
   async handler(input: SemanticSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<SemanticSearchOutput> {
     const s = ctx.settings.search;
     await indexSettled(ctx); // its counts read the embedding queue, which the keyword rows' statement fills
