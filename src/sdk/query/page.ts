@@ -12,13 +12,10 @@ interface OffsetKey {
   readonly q: string;
 }
 
-/** Arguments that size or continue a page rather than choose the rows; left out of the query digest. */
-const PAGING_ARGUMENTS = new Set(['cursor', 'limit']);
-
-/** A short digest of the arguments that choose the rows (key order does not matter). */
-function queryDigest(input: Record<string, unknown>): string {
+/** A short digest of the arguments that choose the rows (key order does not matter); `sizing` is left out. */
+function queryDigest(input: Record<string, unknown>, sizing: string): string {
   const chosen = Object.keys(input)
-    .filter((k) => !PAGING_ARGUMENTS.has(k) && input[k] !== undefined)
+    .filter((k) => k !== 'cursor' && k !== sizing && input[k] !== undefined)
     .sort()
     .map((k) => [k, input[k]]);
   return createHash('sha256').update(JSON.stringify(chosen)).digest('base64url').slice(0, 10);
@@ -34,7 +31,8 @@ export interface OffsetPager {
   next(owner: CursorOwner, input: object, start: number, shown: number, more: number | boolean): string | null;
 }
 
-export function offsetPager(tool: string): OffsetPager {
+/** `sizing` names the argument that sizes a page (it may change from page to page). */
+export function offsetPager(tool: string, sizing = 'limit'): OffsetPager {
   const codec = cursorCodec<OffsetKey>(
     tool,
     (v): v is OffsetKey =>
@@ -49,9 +47,9 @@ export function offsetPager(tool: string): OffsetPager {
       const args = input as Record<string, unknown>;
       const key = codec.decode(owner, args.cursor as string | undefined | null);
       if (!key) return 0;
-      if (key.q !== queryDigest(args))
+      if (key.q !== queryDigest(args, sizing))
         throw new Refusal('invalid_arguments', {
-          problems: `cursor belongs to another query of ${tool}; page with the same arguments (only limit may change), or leave cursor out to start again`,
+          problems: `cursor belongs to another query of ${tool}; page with the same arguments (only ${sizing} may change), or leave cursor out to start again`,
           argument: 'cursor',
         });
       return key.o;
@@ -60,20 +58,21 @@ export function offsetPager(tool: string): OffsetPager {
       const end = start + shown;
       const left = typeof more === 'number' ? end < more : more;
       if (!left || shown === 0) return null;
-      return codec.encode(owner, { o: end, q: queryDigest(input as Record<string, unknown>) });
+      return codec.encode(owner, { o: end, q: queryDigest(input as Record<string, unknown>, sizing) });
     },
   };
 }
 
 /**
  * How a cursor-paged tool shrinks to the result budget: fewer rows in the page, and the continuation is the
- * same call with the page's next_cursor. `rows` counts the rows of a page.
+ * same call with the page's next_cursor. `rows` counts the rows of a page; `limit` names its sizing argument.
  */
 export function cursorPaging<I, O extends { readonly next_cursor?: string | null }>(
   rows: (output: O) => number,
+  limit = 'limit',
 ): ResultPaging<I, O> {
   return {
-    limit: 'limit',
+    limit,
     size: rows,
     next: (input, output) => (output.next_cursor ? { ...(input as object), cursor: output.next_cursor } : undefined),
   };
