@@ -70,6 +70,8 @@ const server = await startTestServer({
   config: {
     index: { watch: false, reconcileSeconds: 0 },
     tools: { maxResultTokens: BUDGET },
+    // The writes below and the walked dry runs are write-class calls: past the default write bucket.
+    admission: { writesPerMinute: 1000 },
     // A ranked answer is its best search.maxLimit (graph.relatedCap, search.armDepth per hybrid arm) rows: raised so that it is every match.
     graph: { relatedCap: 1000 },
     search: {
@@ -340,6 +342,13 @@ const LISTINGS: Record<string, ListingWalk> = {
     key: (n) => n.path,
     expected: () => DAILY,
   },
+  // A dry run's plan, paged by entry; the selection is every write above (one entry per note).
+  undo_changes: {
+    args: { dry_run: true },
+    rows: (o) => [...o.reverted, ...o.conflicts, ...o.skipped],
+    key: (e) => e.path,
+    expected: () => ['Edited.md', 'Long/CJK.md', ...TRASH],
+  },
   find_related: {
     args: { path: 'Hub.md', limit: 1000 },
     rows: (o) => o.related,
@@ -387,6 +396,18 @@ const DOCUMENTS: Record<string, DocumentWalk> = {
     text: (o) => o.content,
     check: (t, joined) => t.equal(joined, CJK, 'read_revision: the windows join to the revision'),
   },
+  restore_revision: {
+    args: { path: 'Long/CJK.md', revision: '', dry_run: true },
+    text: (o) => o.diff,
+    check: (t, joined) => {
+      const added = joined.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++'));
+      t.same(
+        added.map((l) => l.slice(1)),
+        CJK.trimEnd().split('\n'),
+        'restore_revision: the windows of the dry run join to one diff restoring every line',
+      );
+    },
+  },
   diff_revisions: {
     args: { path: 'Long/CJK.md', from: '' },
     text: (o) => o.diff,
@@ -409,8 +430,13 @@ const KEEPS_RESULT_TOO_LARGE: Record<string, string> = {
   move_note: 'a write: its report of rewritten notes is made once (shrinking it would run the move again)',
   move_file: 'a write: its report of rewritten notes is made once (shrinking it would run the move again)',
   rename_tag: 'a write: its report of the notes it changed is made once',
-  undo_changes: 'a write when dry_run is false: its report is made once',
   get_note_outline: 'one note’s outline, already capped by notes.read.outlineMax (omitted says how many more)',
+};
+
+/** Tools walked above in their dry run, whose write keeps result_too_large, with why. */
+const WRITES_KEEP_RESULT_TOO_LARGE: Record<string, string> = {
+  undo_changes: 'with dry_run false its report is made once (a dry run pages its plan)',
+  restore_revision: 'with dry_run false its answer has no diff (a dry run windows its diff)',
 };
 
 /** Tools whose arrays are bounded by their arguments or a fixed cap, not listings that can overflow. */
@@ -445,7 +471,7 @@ t.test('every listing tool is walked to its end under the budget, the union equa
       t.ok(paging, `${name} declares how it windows`);
       const d = DOCUMENTS[name];
       const args = { ...d.args };
-      if (name === 'read_revision') args.revision = await firstRevision('Long/CJK.md');
+      if (name === 'read_revision' || name === 'restore_revision') args.revision = await firstRevision('Long/CJK.md');
       if (name === 'diff_revisions') args.from = await firstRevision('Long/CJK.md');
       const pages = await walk(t, name, args);
       d.check(t, pages.map(d.text).join(''));
@@ -455,6 +481,8 @@ t.test('every listing tool is walked to its end under the budget, the union equa
       // Not a listing: one answer whose size its arguments bound.
     } else unclassified.push(name);
   }
+  for (const [name, why] of Object.entries(WRITES_KEEP_RESULT_TOO_LARGE))
+    t.comment(`${name} keeps result_too_large when it writes: ${why}`);
   t.same(unclassified, [], 'every tool that lists rows is walked here, or named with why it keeps result_too_large');
   for (const name of [...Object.keys(LISTINGS), ...Object.keys(DOCUMENTS)])
     t.ok(
