@@ -107,8 +107,12 @@ function pagingLine(doc: ToolSchemaDocument): string | undefined {
   const may = sizing ? `; ${code(sizing)} may change` : '';
   if ('cursor' in props && 'next_cursor' in outProps)
     return `Paging${only('cursor')}: pass the answer's ${code('next_cursor')} as ${code('cursor')} (same arguments${may}) until it is null.`;
-  if ('offset' in props && 'next_offset' in outProps)
-    return `Window${only('offset')}: pass the answer's ${code('next_offset')} as ${code('offset')} for the next window until it is absent or null.`;
+  // fetch keeps the connector's fixed fields at the top and its window in metadata.
+  const meta = (outProps.metadata as JsonSchemaNode | undefined)?.properties as Record<string, unknown> | undefined;
+  const nextOffset =
+    'next_offset' in outProps ? 'next_offset' : meta && 'next_offset' in meta ? 'metadata.next_offset' : null;
+  if ('offset' in props && nextOffset)
+    return `Window${only('offset')}: pass the answer's ${code(nextOffset)} as ${code('offset')} for the next window until it is absent or null.`;
   if ('since' in props && 'next_since' in outProps && 'more' in outProps)
     return `Paging: pass the answer's ${code('next_since')} as ${code('since')} (same arguments${may}) while ${code('more')} is true.`;
   return undefined;
