@@ -430,7 +430,8 @@ const KEEPS_RESULT_TOO_LARGE: Record<string, string> = {
   move_note: 'a write: its report of rewritten notes is made once (shrinking it would run the move again)',
   move_file: 'a write: its report of rewritten notes is made once (shrinking it would run the move again)',
   rename_tag: 'a write: its report of the notes it changed is made once',
-  get_note_outline: 'one note’s outline, already capped by notes.read.outlineMax (omitted says how many more)',
+  get_note_outline:
+    'one note’s outline, already cut to notes.read.maxChars (omitted says how many headings are left out)',
 };
 
 /** Tools walked above in their dry run, whose write keeps result_too_large, with why. */
