@@ -44,7 +44,12 @@ export const GRAPH_SETTINGS_SCHEMA = {
     },
     neighborhoodCap: { type: 'integer', minimum: 1, default: 200, description: 'Most notes get_neighborhood returns.' },
     orphansCap: { type: 'integer', minimum: 1, default: 500, description: 'Most rows find_orphans returns.' },
-    relatedCap: { type: 'integer', minimum: 1, default: 50, description: 'Most rows find_related returns.' },
+    relatedCap: {
+      type: 'integer',
+      minimum: 1,
+      default: 50,
+      description: 'Most notes find_related ranks: its answer, paged by the cursor.',
+    },
     auditCapPerClass: { type: 'integer', minimum: 1, default: 200, description: 'Most items per audit_notes class.' },
     linkTextChars: {
       type: 'integer',

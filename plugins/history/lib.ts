@@ -2,7 +2,7 @@
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
 import { unifiedPatch } from '../../src/markdown/index.js';
 import { isRefusal, resolveNotePath, type ToolContext } from '../../src/sdk/index.js';
-import { cursorCodec, isAgentActor, type CursorCodec } from '../../src/sdk/query/index.js';
+import { clampLimit, cursorCodec, isAgentActor, textWindow, type CursorCodec } from '../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { HISTORY, historySettings } from './recorder.js';
 import type { HistorySettings } from './settings.js';
@@ -118,13 +118,19 @@ export async function boundedDiff(
   path: string,
   before: string,
   after: string,
-): Promise<{ diff: string; truncated: boolean }> {
-  if (before === after) return { diff: '', truncated: false };
+  window?: { offset: number; limit: number | undefined },
+): Promise<{ diff: string; truncated: boolean; next_offset?: number | null }> {
+  if (before === after) return { diff: '', truncated: false, ...(window ? { next_offset: null } : {}) };
   const diff =
     before.length + after.length <= INLINE_DIFF_CHARS
       ? unifiedPatch(path, before, after, 3)
       : await ctx.workers.run<string>('unified-diff', { path, before, after, context: 3 }, { signal: ctx.signal });
   const max = settingsOf(ctx).maxDiffChars;
+  if (window) {
+    // A window of the whole diff: the next window starts where this one ends, so no line is lost.
+    const w = textWindow(diff, window.offset, clampLimit(window.limit, max));
+    return { diff: w.content, truncated: w.next_offset !== null, next_offset: w.next_offset };
+  }
   return diff.length > max
     ? { diff: `${diff.slice(0, max)}\n… (diff cut at history.maxDiffChars = ${max} characters)`, truncated: true }
     : { diff, truncated: false };

@@ -13,6 +13,7 @@ import {
   type JsonSchemaNode,
 } from './markdown.js';
 import type { ToolSchemaDocument } from '../../src/sdk/types.js';
+import { describeAll } from '../../src/sdk/tool-description.js';
 
 const props = (s: JsonSchemaNode | undefined): Record<string, JsonSchemaNode> =>
   s && s.properties && typeof s.properties === 'object' ? (s.properties as Record<string, JsonSchemaNode>) : {};
@@ -91,6 +92,32 @@ function prose(description: string): string[] {
   return out;
 }
 
+/**
+ * How a tool's answer continues, from its schema: a cursor (next_cursor → cursor), a window (next_offset →
+ * offset) or the change feed's since; `Dry run:` on the argument's description limits it to dry runs.
+ */
+function pagingLine(doc: ToolSchemaDocument): string | undefined {
+  const props = (doc.inputSchema.properties ?? {}) as Record<string, JsonSchemaNode>;
+  const outProps = ((doc.outputSchema ?? {}).properties ?? {}) as Record<string, unknown>;
+  const only = (arg: string) =>
+    typeof props[arg]?.description === 'string' && (props[arg].description as string).startsWith('Dry run:')
+      ? ' (dry runs only)'
+      : '';
+  const sizing = ['limit', 'count', 'max_chars'].find((a) => a in props);
+  const may = sizing ? `; ${code(sizing)} may change` : '';
+  if ('cursor' in props && 'next_cursor' in outProps)
+    return `Paging${only('cursor')}: pass the answer's ${code('next_cursor')} as ${code('cursor')} (same arguments${may}) until it is null.`;
+  // fetch keeps the connector's fixed fields at the top and its window in metadata.
+  const meta = (outProps.metadata as JsonSchemaNode | undefined)?.properties as Record<string, unknown> | undefined;
+  const nextOffset =
+    'next_offset' in outProps ? 'next_offset' : meta && 'next_offset' in meta ? 'metadata.next_offset' : null;
+  if ('offset' in props && nextOffset)
+    return `Window${only('offset')}: pass the answer's ${code(nextOffset)} as ${code('offset')} for the next window until it is absent or null.`;
+  if ('since' in props && 'next_since' in outProps && 'more' in outProps)
+    return `Paging: pass the answer's ${code('next_since')} as ${code('since')} (same arguments${may}) while ${code('more')} is true.`;
+  return undefined;
+}
+
 function renderTool(family: string, doc: ToolSchemaDocument, file: string): string[] {
   const out = [
     `### ${code(doc.name)} — ${text(doc.title)}`,
@@ -98,7 +125,11 @@ function renderTool(family: string, doc: ToolSchemaDocument, file: string): stri
     `Family ${code(family)} · ${annotationsLine(doc)} · schema ${code(file)}`,
     '',
   ];
-  out.push(...prose(doc.description), '');
+  out.push(...prose(describeAll(doc.description)), '');
+  if (doc.details) out.push(...prose(doc.details), '');
+  out.push(`Profiles: ${['full', ...(doc.profiles ?? [])].map(code).join(', ')}.`, '');
+  const paging = pagingLine(doc);
+  if (paging) out.push(paging, '');
   const args = fields(doc.inputSchema);
   out.push('**Arguments**', '');
   if (args.length) {
@@ -189,6 +220,21 @@ export function renderTools(families: readonly DocFamily[]): string {
     'answers with `structuredContent` (the fields listed under **Result**) and a compact text rendering of it; an expected',
     'failure is a refusal (`isError: true`, a sentence, and a last line `MCP-REFUSAL {"code":…}`; codes in',
     '[refusals.md](refusals.md)).',
+    '',
+    '**Paging.** Every tool whose answer can outgrow the result budget (`tools.maxResultTokens`) pages: a listing takes',
+    '`cursor` and answers `next_cursor` (opaque, bound to the user, the vault, the tool and the query; pass it back with the',
+    'same arguments, `limit` may change), a long document takes `offset` and answers `next_offset`. An answer over the',
+    'budget is cut to a smaller page or window that says how to continue (`budget_notice`, `continue_with`), never refused.',
+    'A search pages through its best `search.maxLimit` hits, `find_related` through its best `graph.relatedCap` notes.',
+    'Offsets are positions in the answer as it is when each page is asked for: a note added or removed between pages can',
+    'shift a row across the page boundary. A dry run of `undo_changes` pages its plan and one of `restore_revision`',
+    "windows its diff. `result_too_large` remains only for a write's report (`move_note`, `move_file`, `rename_tag`, an",
+    '`undo_changes` that writes), made once and never run again to shrink it, and for `get_note_outline`, whose outline is',
+    'already cut to `notes.read.maxChars` (its `omitted` counts the headings left out).',
+    '',
+    '**Profiles.** `tools.profile` chooses which tools are listed and callable: `full` (the default) every tool of the',
+    'enabled families, `core` the dozen tools marked *core* below. A tool description mentions another tool only while',
+    'that tool is listed for the caller.',
     '',
     'Annotations are served as written: *read-only* tools never change the vault, *destructive* ones may remove or overwrite',
     'data, *idempotent* ones can be repeated with the same effect, *open world* ones reach outside the vault. Read-only',

@@ -140,6 +140,7 @@ export class Host {
     this.manager = new FamilyManager(services, builtinDir);
     services.named.set('write-observers', this.manager.registry.observersService());
     this.manager.registry.vaultReadOnly = h.vault.readOnly;
+    this.manager.registry.profile = h.tools.profile;
     this.audit = new AuditWriter(database.db, h.audit, log);
     this.verifier = new ApiKeyVerifier(database.db, h.auth.keyCacheSeconds * 1000);
     this.signInBudget = signInBudget(database.db, () => this.settings.host.oauth);

@@ -45,6 +45,8 @@ export interface ToolSchemaDocument {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /** What an agent rarely needs to choose or call the tool: shown in docs/tools.md after the description, never served. */
+  readonly details?: string;
   readonly annotations: ToolAnnotations;
   readonly admission: AdmissionClass;
   readonly inputSchema: JsonSchema;
@@ -66,6 +68,11 @@ export interface ToolSchemaDocument {
    * set one of them, as it refuses write tools.
    */
   readonly writesOnlyWith?: readonly string[];
+  /**
+   * The tool profiles (setting tools.profile) that list this tool besides `full`, which lists every tool:
+   * `core` is the small set a client with a tool cap or a small context loads.
+   */
+  readonly profiles?: readonly string[];
 }
 
 export type JsonSchema = { readonly [key: string]: unknown };

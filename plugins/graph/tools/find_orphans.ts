@@ -4,14 +4,17 @@ import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { isOrphan, pendingNotes, type GraphCtx } from '../common.js';
-import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, folderScope, offsetPager, underFolder } from '../../../src/sdk/query/index.js';
 import { tagList } from './get_neighborhood.js';
+
+const pages = offsetPager('find_orphans');
 
 export default defineTool<GraphTools['find_orphans']>({
   async handler(input, ctx: GraphCtx) {
     const scope = folderScope(input.folder);
     const folder = scope.folder;
     const limit = clampLimit(input.limit, ctx.settings.graph.orphansCap, 50);
+    const start = pages.start(ctx, input);
     const { rows } = await sql<{
       path: string;
       title: string;
@@ -27,7 +30,7 @@ export default defineTool<GraphTools['find_orphans']>({
       WHERE n.vault_id = ${ctx.vault.id} AND ${underFolder(sql`n.path`, scope)}
         AND ${isOrphan()}
       ORDER BY n.mtime DESC, n.path
-      LIMIT ${limit}`.execute(ctx.db);
+      LIMIT ${limit} OFFSET ${start}`.execute(ctx.db);
     const orphans = rows.map((r) => ({
       path: r.path,
       title: r.title,
@@ -35,12 +38,14 @@ export default defineTool<GraphTools['find_orphans']>({
       modified: new Date(r.mtime).toISOString(),
       dangling_links: Number(r.dangling),
     }));
+    const total = rows.length ? Number(rows[0].total) : start > 0 ? start : 0;
     return {
       folder,
-      total: rows.length ? Number(rows[0].total) : 0,
+      total,
       shown: orphans.length,
       not_indexed: await pendingNotes(ctx.db, ctx.vault.id),
       orphans,
+      next_cursor: pages.next(ctx, input, start, orphans.length, total),
     };
   },
   render(o) {
@@ -48,12 +53,15 @@ export default defineTool<GraphTools['find_orphans']>({
     const pending = o.not_indexed ? ` (${o.not_indexed} notes not yet in the link graph)` : '';
     if (o.total === 0) return `No orphan notes${scope}${pending}`;
     const head = `Found ${o.total} orphan notes${scope}${o.shown < o.total ? ` (showing ${o.shown})` : ''}${pending}:`;
-    return [
+    const lines = [
       head,
       ...o.orphans.map(
         (r) =>
           `- \`${r.path}\` — ${r.title}${r.tags.length ? ` [${r.tags.join(', ')}]` : ''} (modified ${r.modified.slice(0, 10)})${r.dangling_links ? ` — ${r.dangling_links} dangling links` : ''}`,
       ),
-    ].join('\n');
+    ];
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
+    return lines.join('\n');
   },
+  paging: cursorPaging((o) => o.orphans.length),
 });

@@ -4,11 +4,14 @@
 import { defineTool, EMBEDDINGS } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clip, findNote, type GraphCtx } from '../common.js';
-import { clampLimit } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type Output = GraphTools['find_related']['output'];
 
 type Row = Output['related'][number];
+
+// The answer is the best graph.relatedCap notes; a cursor pages through them by rank.
+const pages = offsetPager('find_related');
 
 export default defineTool<GraphTools['find_related']>({
   // Listed only when an embeddings service can answer (the search family with a configured provider).
@@ -28,14 +31,18 @@ export default defineTool<GraphTools['find_related']>({
     const available = provider.availability();
     if (!available.ok) ctx.refuse('service_unavailable', { service: EMBEDDINGS.id, reason: available.reason });
     const note = await findNote(ctx, input.path);
-    const limit = clampLimit(input.limit, ctx.settings.graph.relatedCap, 10);
-    const hits = await provider.nearestNotes(ctx.vault.id, { noteId: note.id }, limit + 1);
+    const cap = ctx.settings.graph.relatedCap;
+    const limit = clampLimit(input.limit, cap, 10);
+    const start = pages.start(ctx, input);
+    const end = Math.min(start + limit, cap);
+    // One more than the page's end (the note itself may be among the hits), and one to know whether more follow.
+    const hits = await provider.nearestNotes(ctx.vault.id, { noteId: note.id }, end + 2);
     const seen = new Set<string>([note.path]);
-    const related: Row[] = [];
+    const ranked: Row[] = [];
     for (const h of hits) {
       if (seen.has(h.path)) continue; // one row per note; the note itself never counts
       seen.add(h.path);
-      related.push({
+      ranked.push({
         path: h.path,
         title: h.title,
         score: Math.round(h.similarity * 1000) / 1000,
@@ -43,19 +50,28 @@ export default defineTool<GraphTools['find_related']>({
         snippet: h.preview ? clip(h.preview, 200) : null,
         stale: h.stale,
       });
-      if (related.length >= limit) break;
     }
-    return { path: note.path, count: related.length, related };
+    const related = ranked.slice(start, end);
+    const more = ranked.length > end && end < cap;
+    return {
+      path: note.path,
+      count: related.length,
+      related,
+      next_cursor: pages.next(ctx, input, start, related.length, more),
+    };
   },
   render(o) {
     if (o.count === 0)
       return `No related notes for \`${o.path}\` (if it was written recently, it may not be embedded yet)`;
-    return [
-      `Top ${o.count} related notes for \`${o.path}\`:`,
+    const lines = [
+      `${o.count} related notes for \`${o.path}\`:`,
       ...o.related.map(
         (r) =>
           `- **${r.title}** (\`${r.path}\`)${r.section ? ` § ${r.section}` : ''} — sim: ${r.score}${r.stale ? ' — stale' : ''}${r.snippet ? `\n  > ${r.snippet}` : ''}`,
       ),
-    ].join('\n');
+    ];
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
+    return lines.join('\n');
   },
+  paging: cursorPaging((o) => o.related.length),
 });

@@ -5,12 +5,14 @@ import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clip, findNote, nameKeyOfPath, type GraphCtx } from '../common.js';
-import { clampLimit } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['get_backlinks']['output'];
 
 type Row = Output['backlinks'][number];
+
+const pages = offsetPager('get_backlinks');
 
 interface LinkRow {
   source: string;
@@ -31,6 +33,7 @@ export default defineTool<GraphTools['get_backlinks']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const limit = clampLimit(input.limit, s.backlinksCap, 50);
+    const start = pages.start(ctx, input);
     const files = new VaultFiles(ctx);
     const clean = input.path.replace(/\\/g, '/').replace(/^\/+/, '');
     let path: string;
@@ -60,7 +63,7 @@ export default defineTool<GraphTools['get_backlinks']>({
            OR (l.vault_id = ${ctx.vault.id} AND l.name_key = ${nameKeyOfPath(note.path)} AND l.ambiguous AND l.candidates @> ${JSON.stringify([note.path])}::jsonb)
         ORDER BY l.ambiguous, n.path, l.start_offset`.execute(ctx.db));
     }
-    const backlinks = rows.slice(0, limit).map(
+    const backlinks = rows.slice(start, start + limit).map(
       (r): Row => ({
         source: r.source,
         title: r.title,
@@ -81,17 +84,21 @@ export default defineTool<GraphTools['get_backlinks']>({
       ambiguous: rows.filter((r) => r.ambiguous).length,
       shown: backlinks.length,
       backlinks,
+      next_cursor: pages.next(ctx, input, start, backlinks.length, rows.length),
     };
   },
   render(o) {
     if (o.total === 0) return `No backlinks to \`${o.path}\``;
     const head = `Found ${o.total - o.ambiguous} backlinks to \`${o.path}\`${o.ambiguous ? `, and ${o.ambiguous} ambiguous links that could mean it` : ''}${o.shown < o.total ? ` (showing ${o.shown})` : ''}:`;
-    return [
+    const lines = [
       head,
       ...o.backlinks.map(
         (b) =>
           `- **${b.title}** (\`${b.source}\`) — ${b.kind} \`${b.text}\` @ line ${b.line}, pos ${b.position}${b.ambiguous ? ` (ambiguous: could mean any of ${(b.candidates ?? []).map((c) => `\`${c}\``).join(', ')})` : ''}`,
       ),
-    ].join('\n');
+    ];
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
+    return lines.join('\n');
   },
+  paging: cursorPaging((o) => o.backlinks.length),
 });

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { defineTool } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clip, findNote, type GraphCtx } from '../common.js';
-import { clampLimit } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['get_links']['output'];
@@ -13,11 +13,14 @@ type LinkRow = Output['links'][number];
 
 type Status = LinkRow['status'];
 
+const pages = offsetPager('get_links');
+
 export default defineTool<GraphTools['get_links']>({
   async handler(input, ctx: GraphCtx) {
     const s = ctx.settings.graph;
     const note = await findNote(ctx, input.path);
     const limit = clampLimit(input.limit, s.linksCap, 100);
+    const start = pages.start(ctx, input);
     const node = await sql<{
       link_count: number;
       links_truncated: boolean;
@@ -60,7 +63,7 @@ export default defineTool<GraphTools['get_links']>({
       SELECT l.ord, l.kind, l.embed, l.raw, l.target, l.anchor, l.alias, l.line, l.start_offset, l.target_id, l.ambiguous, l.attachment, l.candidates,
         t.path AS rpath, t.title AS rtitle
       FROM graph_links l LEFT JOIN notes t ON t.id = l.target_id
-      WHERE l.source_id = ${note.id} ORDER BY l.ord LIMIT ${limit}`.execute(ctx.db);
+      WHERE l.source_id = ${note.id} ORDER BY l.ord LIMIT ${limit} OFFSET ${start}`.execute(ctx.db);
     const c: Record<Status, number> = { resolved: 0, ambiguous: 0, attachment: 0, dangling: 0 };
     for (const r of counts.rows) c[r.status] += Number(r.n);
     for (const f of fileOf.values()) c[f.status]++;
@@ -91,6 +94,7 @@ export default defineTool<GraphTools['get_links']>({
       shown: links.length,
       counts: c,
       links,
+      next_cursor: pages.next(ctx, input, start, links.length, stored),
     };
   },
   render(o) {
@@ -121,10 +125,10 @@ export default defineTool<GraphTools['get_links']>({
         `- ${l.kind} → \`${l.resolved_path}\`${l.anchor ? ` (subpath #${l.anchor})` : ''} — \`${l.text}\` (line ${l.line})`,
     );
     group('dangling', 'Dangling', (l) => `- ${l.kind} → \`${l.target}\` — \`${l.text}\` (line ${l.line})`);
-    if (o.shown < o.stored)
-      out.push(`… showing ${o.shown} of ${o.stored} stored links (raise limit, up to the cap, for more)`);
+    if (o.next_cursor) out.push(`… showing ${o.shown} of ${o.stored} stored links; more: cursor=${o.next_cursor}`);
     if (o.truncated)
       out.push(`… the note has ${o.total_in_note} links, over the per-note cap: only the first ${o.stored} are stored`);
     return out.join('\n');
   },
+  paging: cursorPaging((o) => o.links.length),
 });

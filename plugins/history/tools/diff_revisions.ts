@@ -1,5 +1,6 @@
 // diff_revisions: a bounded unified diff between two kept versions, or a version and the note now.
 import { defineTool } from '../../../src/sdk/index.js';
+import { windowPaging } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import {
   asText,
@@ -66,16 +67,19 @@ export default defineTool<HistoryTools['diff_revisions']>({
         ...base,
         binary: true,
         truncated: false,
+        next_offset: null,
         diff: `Binary content is not diffed: ${a.bytes?.length ?? 0} bytes (${a.hash ?? 'absent'}) → ${b.bytes?.length ?? 0} bytes (${b.hash ?? 'absent'}).`,
       };
     }
-    const d = await boundedDiff(ctx, path, before, after);
-    return { ...base, binary: false, ...d };
+    const d = await boundedDiff(ctx, path, before, after, { offset: input.offset ?? 0, limit: input.limit });
+    return { ...base, binary: false, ...d, next_offset: d.next_offset ?? null };
   },
   render(o) {
     const at = (side: string) =>
       side === 'current' && o.moved_to ? ` at ${o.moved_to}, where the note was moved` : '';
     const head = `${o.path}: ${o.from}${at(o.from)} (${o.from_hash ?? 'absent'}) → ${o.to}${at(o.to)} (${o.to_hash ?? 'absent'})`;
-    return o.changed ? `${head}\n\n${o.diff}` : `${head}: no changes`;
+    if (!o.changed) return `${head}: no changes`;
+    return `${head}\n\n${o.diff}${o.next_offset !== null ? `\n… more: offset=${o.next_offset}` : ''}`;
   },
+  paging: windowPaging((o) => o.diff.length),
 });

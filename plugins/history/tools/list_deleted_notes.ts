@@ -1,6 +1,6 @@
 // list_deleted_notes: notes deleted through the tools whose last version history still keeps. Read-only.
 import { defineTool } from '../../../src/sdk/index.js';
-import { clampLimit } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { cursorOf, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { deletedNotes } from '../store.js';
@@ -30,4 +30,5 @@ export default defineTool<HistoryTools['list_deleted_notes']>({
       ...(o.next_cursor ? [`More: cursor=${o.next_cursor}`] : []),
     ].join('\n');
   },
+  paging: cursorPaging((o) => o.notes.length),
 });

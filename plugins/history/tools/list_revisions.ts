@@ -1,6 +1,6 @@
 // list_revisions: the kept versions of one note or file, newest first, with who made each. Read-only.
 import { defineTool } from '../../../src/sdk/index.js';
-import { clampLimit } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { currentBytes, cursorOf, historyReadPath, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { listRevisions as rows } from '../store.js';
@@ -36,4 +36,5 @@ export default defineTool<HistoryTools['list_revisions']>({
       ...(o.next_cursor ? [`More: cursor=${o.next_cursor}`] : []),
     ].join('\n');
   },
+  paging: cursorPaging((o) => o.revisions.length),
 });

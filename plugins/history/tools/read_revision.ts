@@ -1,5 +1,6 @@
 // read_revision: the content of one kept version (text cut at history.maxReadChars; binary summarised).
 import { defineTool } from '../../../src/sdk/index.js';
+import { clampLimit, textWindow, windowPaging } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, findRevision, historyReadPath, revisionId, settingsOf, versionBytes } from '../lib.js';
 
@@ -15,6 +16,7 @@ export default defineTool<HistoryTools['read_revision']>({
         binary: false,
         content: null,
         truncated: false,
+        next_offset: null,
         summary: row.skipped ? `This version was not kept: ${row.skipped}.` : 'This version is no longer kept.',
       };
     const text = asText(bytes);
@@ -24,19 +26,23 @@ export default defineTool<HistoryTools['read_revision']>({
         binary: true,
         content: null,
         truncated: false,
+        next_offset: null,
         summary: `Binary content, ${bytes.length} bytes (${row.hash}); not shown.`,
       };
-    const max = settingsOf(ctx).maxReadChars;
+    const w = textWindow(text, input.offset ?? 0, clampLimit(input.limit, settingsOf(ctx).maxReadChars));
     return {
       ...base,
       binary: false,
-      content: text.length > max ? text.slice(0, max) : text,
-      truncated: text.length > max,
+      content: w.content,
+      truncated: w.next_offset !== null,
+      next_offset: w.next_offset,
     };
   },
   render(o) {
     const head = `${o.path} at ${o.revision} (${o.kind}, ${o.content_hash ?? 'no content'})`;
     if (o.content === null) return `${head}: ${o.summary ?? ''}`;
-    return `${head}${o.truncated ? ' — cut at history.maxReadChars' : ''}:\n\n${o.content}`;
+    const more = o.next_offset !== null ? `\n… more: offset=${o.next_offset}` : '';
+    return `${head}:\n\n${o.content}${more}`;
   },
+  paging: windowPaging((o) => o.content?.length ?? 0),
 });

@@ -2,6 +2,7 @@
 // attributed), with expected_hash and dry_run. Never overwrites a note this history has not seen
 // unless the caller names its hash.
 import { defineTool, NOTE_WRITER } from '../../../src/sdk/index.js';
+import { windowPaging } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, boundedDiff, findRevision, historyPath, revisionId, versionBytes, settledStore } from '../lib.js';
 import { knownHash } from '../store.js';
@@ -27,11 +28,13 @@ export default defineTool<HistoryTools['restore_revision']>({
     const text = asText(bytes);
     if (text === undefined) ctx.refuse('not_utf8', { path, offset: 0 });
     const dry = input.dry_run === true;
+    // A dry run's diff comes in windows like diff_revisions'; a write has no diff to window.
+    const window = { offset: input.offset ?? 0, limit: input.limit };
     if (!(await ctx.vault.fs.exists(path))) {
       if (input.expected_hash !== undefined) ctx.refuse('no_incumbent', { path });
       const body = writer.checkSize(ctx, path, text);
       if (dry) {
-        const d = await boundedDiff(ctx, path, '', text);
+        const d = await boundedDiff(ctx, path, '', text, window);
         return {
           path,
           revision,
@@ -41,6 +44,7 @@ export default defineTool<HistoryTools['restore_revision']>({
           content_hash: null,
           previous_hash: null,
           ...d,
+          next_offset: d.next_offset ?? null,
           message: `Dry run: restoring ${revision} would re-create ${path}; nothing was written`,
         };
       }
@@ -73,12 +77,12 @@ export default defineTool<HistoryTools['restore_revision']>({
         created: false,
         content_hash: note.hash,
         previous_hash: note.hash,
-        ...(dry ? { diff: '' } : {}),
+        ...(dry ? { diff: '', next_offset: null } : {}),
         message: `${path} already has the content of ${revision}; nothing was written`,
       };
     const body = writer.checkSize(ctx, path, text);
     if (dry) {
-      const d = await boundedDiff(ctx, path, note.text, text);
+      const d = await boundedDiff(ctx, path, note.text, text, window);
       return {
         path,
         revision,
@@ -88,6 +92,7 @@ export default defineTool<HistoryTools['restore_revision']>({
         content_hash: note.hash,
         previous_hash: note.hash,
         ...d,
+        next_offset: d.next_offset ?? null,
         message: `Dry run: restoring ${revision} would change ${path}; nothing was written`,
       };
     }
@@ -105,6 +110,10 @@ export default defineTool<HistoryTools['restore_revision']>({
   },
   render(o) {
     const head = `${o.message} — content_hash: ${o.content_hash ?? 'none'}`;
-    return o.diff !== undefined ? `${head}\n\n${o.diff === '' ? '(no changes)' : o.diff}` : head;
+    if (o.diff === undefined) return head;
+    const more = typeof o.next_offset === 'number' ? `\n… more: offset=${o.next_offset}` : '';
+    return `${head}\n\n${o.diff === '' ? '(no changes)' : o.diff}${more}`;
   },
+  // Only a dry run shrinks (a shorter window of its diff); a restore's answer is never run twice.
+  paging: windowPaging((o) => (o.dry_run ? (o.diff?.length ?? 0) : 0)),
 });

@@ -1,13 +1,18 @@
 // undo_changes: revert a selection of agents' changes, newest note first, through the one note-write
 // path. A note someone else changed after (or between) the selected changes is reported as a conflict
-// with both diffs and left as it is; dry_run (the default) only plans.
+// with both diffs and left as it is; dry_run (the default) only plans, and a long plan comes in pages.
 import { defineTool, isRefusal, NOTE_WRITER } from '../../../src/sdk/index.js';
+import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, boundedDiff, currentBytes, historyPath, revisionId, settingsOf, settledStore } from '../lib.js';
 import { agentRevisions, blob, newestRevisionId, revisionsAfter, type RevisionRow, type UndoFilter } from '../store.js';
 import type { HistoryCtx } from '../settings.js';
 
 type Output = HistoryTools['undo_changes']['output'];
+type PlanList = 'reverted' | 'conflicts' | 'skipped';
+
+// A dry run's plan is paged by entry (each note's line in reverted, conflicts or skipped, in plan order).
+const pages = offsetPager('undo_changes');
 
 function parseTime(ctx: HistoryCtx, name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
@@ -15,6 +20,24 @@ function parseTime(ctx: HistoryCtx, name: string, value: string | undefined): Da
   if (Number.isNaN(t.getTime()))
     ctx.refuse('invalid_arguments', { problems: `${name} "${value}" is not an ISO 8601 date or datetime` });
   return t;
+}
+
+const CUT_NOTE = '\n… (diff cut to the page; diff_revisions shows it whole)';
+
+type DiffFields = { diff?: string; agent_diff?: string; other_diff?: string };
+
+/**
+ * Shorten a plan entry's diffs by `over` characters or more (the first entry of a page longer than the page
+ * itself), each diff saying it was cut. Returns the characters the entry holds after.
+ */
+function cutDiffs(row: DiffFields, over: number): number {
+  const keys = (['diff', 'agent_diff', 'other_diff'] as const).filter((k) => (row[k]?.length ?? 0) > 0);
+  const share = Math.ceil((over + CUT_NOTE.length * keys.length) / Math.max(1, keys.length));
+  for (const k of keys) {
+    const text = row[k] as string;
+    row[k] = `${text.slice(0, Math.max(0, text.length - share))}${CUT_NOTE}`;
+  }
+  return JSON.stringify(row).length;
 }
 
 /** Text of a version (null hash: the note did not exist, ''), or undefined when not kept / binary. */
@@ -37,7 +60,28 @@ export default defineTool<HistoryTools['undo_changes']>({
       paths: input.paths?.map((p) => historyPath(ctx, p)),
     };
     const dry = input.dry_run !== false;
+    if (!dry && (input.cursor !== undefined || input.limit !== undefined))
+      ctx.refuse('invalid_arguments', {
+        problems: 'limit and cursor page a dry run; an undo applies the whole selection at once',
+        argument: input.cursor !== undefined ? 'cursor' : 'limit',
+      });
     const settings = settingsOf(ctx);
+    // The whole plan is made on every page (a planned move changes the notes after it); a page is the entries
+    // from the cursor's until `limit` characters of them are spent, and only its entries get diffs.
+    const start = dry ? pages.start(ctx, input) : 0;
+    const room = dry ? clampLimit(input.limit, settings.maxDiffChars) : Number.POSITIVE_INFINITY;
+    const plan: Array<{ list: PlanList; row: unknown }> = [];
+    let spent = 0;
+    let end: number | undefined;
+    const inPage = () => plan.length >= start && end === undefined;
+    const add = <K extends PlanList>(list: K, row: Output[K][number]) => {
+      const i = plan.length;
+      plan.push({ list, row });
+      if (!dry || i < start || end !== undefined) return;
+      const cost = JSON.stringify(row).length;
+      if (spent > 0 && spent + cost > room) end = i;
+      else spent += spent === 0 && cost > room ? cutDiffs(row as DiffFields, cost - room) : cost;
+    };
     const writer = ctx.service(NOTE_WRITER);
     const rows = await agentRevisions(ctx.db, ctx.vault.id, filter, settings.undoCap * 50);
     // Revisions this undo makes (a note moved back) are not someone else's change to the notes after it.
@@ -50,16 +94,16 @@ export default defineTool<HistoryTools['undo_changes']>({
     const ordered = [...groups.entries()]
       .sort((a, b) => Number(b[1][b[1].length - 1].id) - Number(a[1][a[1].length - 1].id))
       .slice(0, settings.undoCap);
-    const out: Output = { dry_run: dry, reverted: [], conflicts: [], skipped: [], message: '' };
+    const out: Output = { dry_run: dry, reverted: [], conflicts: [], skipped: [], message: '', next_cursor: null };
     for (const [path, group] of ordered) {
       const ids = group.map((r) => revisionId(r.id));
       if (group[0].target !== 'note') {
-        out.skipped.push({ path, reason: 'a file, not a note: read its versions with read_revision' });
+        add('skipped', { path, reason: 'a file, not a note: read its versions with read_revision' });
         continue;
       }
       const moves = group.filter((r) => r.kind === 'move');
       if (moves.length > 1 || (moves.length === 1 && group[0].kind !== 'move')) {
-        out.skipped.push({
+        add('skipped', {
           path,
           reason: 'moved more than once, or arrived here before the selection: move it back with move_note',
         });
@@ -68,7 +112,7 @@ export default defineTool<HistoryTools['undo_changes']>({
       // A note the selection moved here goes back to where it was (its content first, when edited since).
       const movedFrom = moves.length === 1 ? moves[0].from_path : null;
       if (movedFrom && (await ctx.vault.fs.exists(movedFrom))) {
-        out.conflicts.push({
+        add('conflicts', {
           path,
           reason: `its old path ${movedFrom} is taken now; left as it is`,
           revisions: ids,
@@ -101,24 +145,25 @@ export default defineTool<HistoryTools['undo_changes']>({
           others.length > 0
             ? `changed by ${[...new Set(others.map((o) => (o.actor_kind === 'human' ? 'human/sync' : (o.actor_name ?? o.actor_id ?? o.actor_kind))))].join(', ')} after the selected change; left as it is`
             : 'changed outside this server after the selected change (e.g. in Obsidian); left as it is';
-        const agent = await boundedDiff(ctx, path, before ?? '', agentAfter ?? '');
-        const other = await boundedDiff(ctx, path, agentAfter ?? '', nowText);
-        out.conflicts.push({ path, reason, revisions: ids, agent_diff: agent.diff, other_diff: other.diff });
+        const shown = inPage();
+        const agent = shown ? await boundedDiff(ctx, path, before ?? '', agentAfter ?? '') : { diff: '' };
+        const other = shown ? await boundedDiff(ctx, path, agentAfter ?? '', nowText) : { diff: '' };
+        add('conflicts', { path, reason, revisions: ids, agent_diff: agent.diff, other_diff: other.diff });
         continue;
       }
       if (movedFrom && target === null && group.length > 1) {
-        out.skipped.push({
+        add('skipped', {
           path,
           reason: 'moved before any version of it was kept, then edited: its content before the selection is unknown',
         });
         continue;
       }
       if (before === undefined) {
-        out.skipped.push({ path, reason: 'the version before the selected change is not kept (skipped or pruned)' });
+        add('skipped', { path, reason: 'the version before the selected change is not kept (skipped or pruned)' });
         continue;
       }
       if (!movedFrom && target === null && now === null) {
-        out.skipped.push({ path, reason: 'created and deleted by the selected changes; nothing to revert' });
+        add('skipped', { path, reason: 'created and deleted by the selected changes; nothing to revert' });
         continue;
       }
       const action = movedFrom ? 'moved back' : target === null ? 'deleted' : now === null ? 'recreated' : 'restored';
@@ -127,13 +172,15 @@ export default defineTool<HistoryTools['undo_changes']>({
           planned.set(movedFrom, target ?? nowHash);
           planned.set(path, null);
         }
-        const d = await boundedDiff(
-          ctx,
-          path,
-          now ? (asText(now) ?? '') : '',
-          target === null ? (movedFrom && now ? (asText(now) ?? '') : '') : before,
-        );
-        out.reverted.push({
+        const d = inPage()
+          ? await boundedDiff(
+              ctx,
+              path,
+              now ? (asText(now) ?? '') : '',
+              target === null ? (movedFrom && now ? (asText(now) ?? '') : '') : before,
+            )
+          : { diff: '' };
+        add('reverted', {
           path,
           action,
           revisions: ids,
@@ -151,27 +198,33 @@ export default defineTool<HistoryTools['undo_changes']>({
             note = await writer.read(ctx, path, undefined);
           }
           const r = await writer.move(ctx, note, movedFrom);
-          out.reverted.push({ path, action, revisions: ids, content_hash: r.contentHash, to_path: r.path });
+          add('reverted', { path, action, revisions: ids, content_hash: r.contentHash, to_path: r.path });
         } else if (action === 'recreated') {
           const r = await writer.create(ctx, path, writer.checkSize(ctx, path, before));
-          out.reverted.push({ path, action, revisions: ids, content_hash: r.contentHash });
+          add('reverted', { path, action, revisions: ids, content_hash: r.contentHash });
         } else {
           const note = await writer.read(ctx, path, nowHash ?? undefined);
           if (action === 'deleted') {
             await writer.remove(ctx, note);
-            out.reverted.push({ path, action, revisions: ids, content_hash: null });
+            add('reverted', { path, action, revisions: ids, content_hash: null });
           } else {
             const r = await writer.replace(ctx, note, writer.checkSize(ctx, path, before));
-            out.reverted.push({ path, action, revisions: ids, content_hash: r.contentHash });
+            add('reverted', { path, action, revisions: ids, content_hash: r.contentHash });
           }
         }
       } catch (e) {
         if (!isRefusal(e)) throw e;
-        out.conflicts.push({ path, reason: e.message, revisions: ids, agent_diff: '', other_diff: '' });
+        add('conflicts', { path, reason: e.message, revisions: ids, agent_diff: '', other_diff: '' });
       }
     }
+    const total = (list: PlanList) => plan.filter((e) => e.list === list).length;
+    const page = plan.slice(start, end ?? plan.length);
+    for (const e of page) (out[e.list] as unknown[]).push(e.row);
     const verb = dry ? 'would revert' : 'reverted';
-    out.message = `${dry ? 'Dry run: ' : ''}${verb} ${out.reverted.length} note(s); ${out.conflicts.length} conflict(s) left as they are; ${out.skipped.length} skipped${dry && out.reverted.length ? '. Call again with dry_run: false to apply.' : ''}`;
+    const part =
+      page.length < plan.length ? ` (entries ${start + 1}–${start + page.length} of ${plan.length} here)` : '';
+    out.message = `${dry ? 'Dry run: ' : ''}${verb} ${total('reverted')} note(s); ${total('conflicts')} conflict(s) left as they are; ${total('skipped')} skipped${part}${dry && total('reverted') ? '. Call again with dry_run: false to apply.' : ''}`;
+    out.next_cursor = dry ? pages.next(ctx, input, start, page.length, plan.length) : null;
     return out;
   },
   render(o) {
@@ -185,6 +238,9 @@ export default defineTool<HistoryTools['undo_changes']>({
         `CONFLICT ${c.path}: ${c.reason}\n-- what the selected change did:\n${c.agent_diff}\n-- what came after:\n${c.other_diff}`,
       );
     for (const s of o.skipped) lines.push(`skipped ${s.path}: ${s.reason}`);
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
     return lines.join('\n');
   },
+  // Only a dry run shrinks (fewer characters of plan per page); an undo's report is never run twice.
+  paging: cursorPaging((o) => (o.dry_run ? JSON.stringify([...o.reverted, ...o.conflicts, ...o.skipped]).length : 0)),
 });

@@ -2,12 +2,14 @@
 // (`a/b` counts toward `a`). Reads the host's `notes.tags` column only; never reads note bytes.
 import { sql } from 'kysely';
 import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
-import { clampLimit, escapeLike, tagKey } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, escapeLike, offsetPager, tagKey } from '../../../src/sdk/query/index.js';
 import type { SearchSettingsSection } from '../settings.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 
 type GetTagsInput = SearchTools['get_tags']['input'];
 type GetTagsOutput = SearchTools['get_tags']['output'];
+
+const pages = offsetPager('get_tags');
 
 export default defineTool<SearchTools['get_tags']>({
   async handler(input: GetTagsInput, ctx: ToolContext<SearchSettingsSection>): Promise<GetTagsOutput> {
@@ -15,6 +17,7 @@ export default defineTool<SearchTools['get_tags']>({
     const asked = input.limit ?? 50;
     const limit = clampLimit(asked, max);
     const prefix = tagKey(input.prefix ?? '');
+    const start = pages.start(ctx, input);
     const r = await sql<{ tag: string; notes: number; direct: number; total: number }>`
       WITH t AS (
         SELECT DISTINCT n.id, lower(coalesce(e->>'tag', e #>> '{}')) AS tag
@@ -30,19 +33,29 @@ export default defineTool<SearchTools['get_tags']>({
       SELECT tag, count(DISTINCT id)::int AS notes, (count(DISTINCT id) FILTER (WHERE direct))::int AS direct,
              (count(*) OVER ())::int AS total
       FROM p WHERE tag <> '' AND tag LIKE ${`${escapeLike(prefix)}%`}
-      GROUP BY tag ORDER BY notes DESC, tag LIMIT ${limit}`.execute(ctx.db);
-    const total = r.rows[0]?.total ?? 0;
+      GROUP BY tag ORDER BY notes DESC, tag LIMIT ${limit} OFFSET ${start}`.execute(ctx.db);
+    const total = r.rows[0]?.total ?? start;
     const rows = r.rows.map(({ tag, notes, direct }) => ({ tag, notes, direct }));
-    return { prefix, count: rows.length, total, cut: total > rows.length, limit_cut: asked > limit, rows };
+    const next_cursor = pages.next(ctx, input, start, rows.length, total);
+    return {
+      prefix,
+      count: rows.length,
+      total,
+      cut: next_cursor !== null,
+      limit_cut: asked > limit,
+      rows,
+      next_cursor,
+    };
   },
   render(o: GetTagsOutput): string {
     const lines = [
       `get_tags${o.prefix ? ` prefix=${o.prefix}` : ''} — ${o.count} of ${o.total} tags (notes incl. nested · direct)`,
     ];
-    if (o.cut) lines.push(`note: ${o.total - o.count} more tags not shown; raise limit or narrow with prefix`);
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
     if (o.limit_cut) lines.push('note: limit cut to the server maximum');
     if (!o.rows.length) lines.push('no tags');
     for (const r of o.rows) lines.push(`#${r.tag} ${r.notes}${r.direct !== r.notes ? ` (direct ${r.direct})` : ''}`);
     return lines.join('\n');
   },
+  paging: cursorPaging((o: GetTagsOutput) => o.rows.length),
 });

@@ -10,6 +10,7 @@ import { runKeywordSearch } from './keyword_search.js';
 import { fixed, quote, withDeepLink } from '../render-util.js';
 import { sectionLocator, semanticArm } from '../semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
+import { cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type HybridSearchInput = SearchTools['hybrid_search']['input'];
 type HybridSearchOutput = SearchTools['hybrid_search']['output'];
@@ -68,11 +69,16 @@ export async function hybridCandidates(input: HybridSearchInput, ctx: ToolContex
   return { candidates, arms, confidence };
 }
 
+// A search's answer is its best search.maxLimit hits; a cursor pages through them.
+const pages = offsetPager('hybrid_search');
+
 export default defineTool<SearchTools['hybrid_search']>({
   async handler(input: HybridSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<HybridSearchOutput> {
     const s = ctx.settings.search;
     const asked = input.limit ?? 10;
     const limit = Math.min(asked, s.maxLimit);
+    const start = pages.start(ctx, input);
+    const end = Math.min(start + limit, s.maxLimit);
     const { candidates, arms, confidence } = await hybridCandidates(input, ctx);
     let ordered = candidates;
     let reranked = 'false (not requested)';
@@ -92,9 +98,9 @@ export default defineTool<SearchTools['hybrid_search']>({
         reranked = `true (candidates: ${pool.length})`;
       } else reranked = `false (${out.reason})`;
     }
-    const rows = ordered.slice(0, limit).map(
+    const rows = ordered.slice(start, end).map(
       (c, i): HybridRow => ({
-        rank: i + 1,
+        rank: start + i + 1,
         path: c.path,
         title: c.title,
         score: Math.round(c.score * 1e6) / 1e6,
@@ -104,7 +110,7 @@ export default defineTool<SearchTools['hybrid_search']>({
         semantic_term: Math.round(c.sTerm * 1e6) / 1e6,
         ...(c.section !== undefined ? { section: c.section } : {}),
         ...(c.text ? { text: c.text } : {}),
-        ...(scores ? { rerank_score: Math.round(scores[i] * 1e4) / 1e4 } : {}),
+        ...(scores ? { rerank_score: Math.round(scores[start + i] * 1e4) / 1e4 } : {}),
         ...(c.exact ? { exact_title: true } : {}),
         ...withDeepLink(ctx, c.path),
       }),
@@ -119,6 +125,7 @@ export default defineTool<SearchTools['hybrid_search']>({
       count: rows.length,
       cut: asked > limit,
       rows,
+      next_cursor: pages.next(ctx, input, start, rows.length, ordered.length > end),
     };
   },
   render(o: HybridSearchOutput): string {
@@ -139,8 +146,9 @@ export default defineTool<SearchTools['hybrid_search']>({
       if (r.text) lines.push(`   ${r.text}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
     return lines.join('\n');
   },
-  // Over the result budget a page holds fewer rows (the best ones: rows are ranked); a search has no continuation.
-  paging: { limit: 'limit', size: (o: HybridSearchOutput) => o.rows.length, next: () => undefined },
+  // Over the result budget a page holds fewer rows; next_cursor continues with the next ranks.
+  paging: cursorPaging((o: HybridSearchOutput) => o.rows.length),
 });

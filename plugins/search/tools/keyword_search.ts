@@ -8,6 +8,7 @@ import { indexSettled } from '../settled.js';
 import { quote, withDeepLink } from '../render-util.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 import type { KeywordIndexService } from '../family.js';
+import { cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type KeywordSearchInput = SearchTools['keyword_search']['input'];
 type KeywordSearchOutput = SearchTools['keyword_search']['output'];
@@ -35,14 +36,19 @@ export async function runKeywordSearch(
   });
 }
 
+// A search's answer is its best search.maxLimit hits; a cursor pages through them.
+const pages = offsetPager('keyword_search');
+
 export default defineTool<SearchTools['keyword_search']>({
   async handler(input: KeywordSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<KeywordSearchOutput> {
     const s = ctx.settings.search;
     const asked = input.limit ?? 20;
     const limit = Math.min(asked, s.maxLimit);
-    const result = await runKeywordSearch(input, ctx, limit);
-    const rows: KeywordRow[] = result.hits.map((h, i) => ({
-      rank: i + 1,
+    const start = pages.start(ctx, input);
+    const end = Math.min(start + limit, s.maxLimit);
+    const result = await runKeywordSearch(input, ctx, Math.min(end + 1, s.maxLimit));
+    const rows: KeywordRow[] = result.hits.slice(start, end).map((h, i) => ({
+      rank: start + i + 1,
       path: h.path,
       title: h.title,
       score: Math.round(h.score * 10000) / 10000,
@@ -64,6 +70,7 @@ export default defineTool<SearchTools['keyword_search']>({
       candidates_capped: result.capped,
       cut: asked > limit,
       rows,
+      next_cursor: pages.next(ctx, input, start, rows.length, result.hits.length > end),
     };
   },
   render(o: KeywordSearchOutput): string {
@@ -83,8 +90,9 @@ export default defineTool<SearchTools['keyword_search']>({
       if (r.why) lines.push(`   why: ${r.why}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
     return lines.join('\n');
   },
-  // Over the result budget a page holds fewer rows (the best ones: rows are ranked); a search has no continuation.
-  paging: { limit: 'limit', size: (o: KeywordSearchOutput) => o.rows.length, next: () => undefined },
+  // Over the result budget a page holds fewer rows; next_cursor continues with the next ranks.
+  paging: cursorPaging((o: KeywordSearchOutput) => o.rows.length),
 });

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import picomatch from 'picomatch';
 import { defineTool, mapLimit, Refusal, type ToolContext } from '../../../src/sdk/index.js';
-import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, folderScope, offsetPager, underFolder } from '../../../src/sdk/query/index.js';
 import { RegexSession } from '../regex/runner.js';
 import type { RegexFileResult } from '../regex/match.js';
 import type { SearchSettingsSection } from '../settings.js';
@@ -13,6 +13,9 @@ import type { SearchTools } from '../../../src/generated/search/index.js';
 type SearchRegexInput = SearchTools['search_regex']['input'];
 type SearchRegexOutput = SearchTools['search_regex']['output'];
 type RegexResultRow = SearchRegexOutput['results'][number];
+
+// The cursor is a position in the scope's notes in path order: the next page scans on from it.
+const pages = offsetPager('search_regex');
 
 export default defineTool<SearchTools['search_regex']>({
   async handler(input: SearchRegexInput, ctx: ToolContext<SearchSettingsSection>): Promise<SearchRegexOutput> {
@@ -37,11 +40,14 @@ export default defineTool<SearchTools['search_regex']>({
     const maxMatches = Math.min(input.max_matches_per_file ?? 5, s.maxMatchesPerFile);
     const within = folderScope(input.folder);
     const folder = within.folder;
-    const paths = (
+    const start = pages.start(ctx, input);
+    const all = (
       await sql<{ path: string }>`SELECT path FROM notes WHERE vault_id = ${ctx.vault.id}
         AND ${underFolder(sql`path`, within)} ORDER BY path`.execute(ctx.db)
     ).rows.map((r) => r.path);
-    const base = { pattern: input.pattern, scope, glob, folder, files_total: paths.length };
+    const paths = all.slice(start);
+    const base = { pattern: input.pattern, scope, glob, folder, files_total: all.length };
+    const next = (scanned: number) => pages.next(ctx, input, start, scanned, start + scanned < all.length);
     const results: RegexResultRow[] = [];
     let chars = 0;
     let cutReason: string | null = null;
@@ -64,8 +70,12 @@ export default defineTool<SearchTools['search_regex']>({
       const isMatch = picomatch(input.pattern, { nocase: !!input.ignore_case, dot: true });
       let scanned = 0;
       for (const p of paths) {
-        scanned++;
-        if (isMatch(p) && !add({ path: p, pathMatch: true, matchCount: 0, matches: [] })) break;
+        if (isMatch(p)) {
+          const before = results.length;
+          const go = add({ path: p, pathMatch: true, matchCount: 0, matches: [] });
+          if (results.length > before) scanned++;
+          if (!go) break;
+        } else scanned++;
       }
       return {
         ...base,
@@ -76,6 +86,7 @@ export default defineTool<SearchTools['search_regex']>({
         cut_reason: scanned < paths.length ? cutReason : null,
         stopped: null,
         results,
+        next_cursor: next(scanned),
       };
     }
     const session = new RegexSession(s.timeoutMs, ctx.signal);
@@ -117,8 +128,10 @@ export default defineTool<SearchTools['search_regex']>({
           break;
         }
         for (const r of outcome.results) {
+          const before = results.length;
           if (!add(r)) {
-            scanned += slice.indexOf(r.path) + 1;
+            // A file the output budget refused is not counted as scanned: the next page starts with it.
+            scanned += slice.indexOf(r.path) + (results.length > before ? 1 : 0);
             break outer;
           }
         }
@@ -138,6 +151,7 @@ export default defineTool<SearchTools['search_regex']>({
       cut_reason: cut ? cutReason : null,
       stopped,
       results,
+      next_cursor: next(scanned),
     };
   },
   render(o: SearchRegexOutput): string {
@@ -146,7 +160,7 @@ export default defineTool<SearchTools['search_regex']>({
       `search_regex ${what} scope=${o.scope}${o.folder ? ` folder=${o.folder}/` : ''} — ${o.count} files (scanned ${o.files_scanned} of ${o.files_total} notes${o.skipped ? `, ${o.skipped} unreadable as text` : ''})`,
     ];
     if (o.stopped) lines.push(`note: stopped early: ${o.stopped}`);
-    if (o.cut) lines.push(`note: ${o.cut_reason}; more notes may match (narrow with folder or a tighter pattern)`);
+    if (o.cut) lines.push(`note: ${o.cut_reason}; more notes may match`);
     if (!o.results.length && !o.stopped) lines.push('no matches');
     for (const r of o.results) {
       const extra =
@@ -158,8 +172,9 @@ export default defineTool<SearchTools['search_regex']>({
       lines.push(`${r.path}${r.path_match && !o.glob ? ' [path matches]' : ''}${extra}`);
       for (const m of r.matches) lines.push(`  ${m.line}: ${m.text}`);
     }
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
     return lines.join('\n');
   },
-  // Over the result budget fewer files are shown (path order: narrow with folder for the rest).
-  paging: { limit: 'limit', size: (o: SearchRegexOutput) => o.results.length, next: () => undefined },
+  // Over the result budget fewer files are shown; next_cursor scans on from the first note not shown.
+  paging: cursorPaging((o: SearchRegexOutput) => o.results.length),
 });

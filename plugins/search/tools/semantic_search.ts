@@ -1,6 +1,6 @@
 // semantic_search: notes by meaning, one row per note (its best chunk), with a section locator and
 // preview; stale rows keep their rank without a preview. Optional rerank of the fetched candidates.
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, EMBEDDINGS, type ToolContext } from '../../../src/sdk/index.js';
 import { describeFilters } from '../filters.js';
 import { confidenceOf } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
@@ -9,19 +9,31 @@ import { indexSettled } from '../settled.js';
 import { fixed, quote, withDeepLink } from '../render-util.js';
 import { sectionLocator, semanticArm } from '../semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
-import { clampLimit } from '../../../src/sdk/query/index.js';
+import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type SemanticSearchInput = SearchTools['semantic_search']['input'];
 type SemanticSearchOutput = SearchTools['semantic_search']['output'];
 type SemanticRow = SemanticSearchOutput['rows'][number];
 
+// A search's answer is its best search.maxLimit hits; a cursor pages through them.
+const pages = offsetPager('semantic_search');
+
 export default defineTool<SearchTools['semantic_search']>({
+  // Without a working embedding provider this tool could only answer "unavailable": it is not listed then
+  // (hybrid_search stays, ranking by keywords alone).
+  available(services) {
+    if (!services.hasService(EMBEDDINGS)) return 'no embedding provider is configured';
+    const state = services.service(EMBEDDINGS).availability();
+    return state.ok ? true : state.reason;
+  },
   async handler(input: SemanticSearchInput, ctx: ToolContext<SearchSettingsSection>): Promise<SemanticSearchOutput> {
     const s = ctx.settings.search;
     await indexSettled(ctx); // its counts read the embedding queue, which the keyword rows' statement fills
     const asked = input.limit ?? 15;
     const limit = clampLimit(asked, s.maxLimit);
-    const fetch = input.rerank ? Math.max(limit, s.armDepth) : limit;
+    const start = pages.start(ctx, input);
+    const end = Math.min(start + limit, s.maxLimit);
+    const fetch = input.rerank ? Math.max(end + 1, s.armDepth) : Math.min(end + 1, s.maxLimit);
     const arm = await semanticArm(ctx, input.query, input, fetch);
     const base = { query: input.query, filters: describeFilters(input), cut: asked > limit };
     const counts = {
@@ -38,6 +50,7 @@ export default defineTool<SearchTools['semantic_search']>({
         reranked: input.rerank ? 'false (semantic unavailable)' : 'false (not requested)',
         count: 0,
         rows: [],
+        next_cursor: null,
       };
     }
     let rows = arm.rows;
@@ -57,9 +70,9 @@ export default defineTool<SearchTools['semantic_search']>({
         reranked = `true (candidates: ${out.scores.length})`;
       } else reranked = `false (${out.reason})`;
     }
-    const page = rows.slice(0, limit).map(
+    const page = rows.slice(start, end).map(
       (r, i): SemanticRow => ({
-        rank: i + 1,
+        rank: start + i + 1,
         path: r.path,
         title: r.title,
         similarity: Math.round(r.similarity * 10000) / 10000,
@@ -67,7 +80,7 @@ export default defineTool<SearchTools['semantic_search']>({
         preview: r.preview,
         stale: r.stale,
         embedding_truncated: r.truncated,
-        ...(rerankScores ? { rerank_score: Math.round(rerankScores[i] * 10000) / 10000 } : {}),
+        ...(rerankScores ? { rerank_score: Math.round(rerankScores[start + i] * 10000) / 10000 } : {}),
         ...withDeepLink(ctx, r.path),
       }),
     );
@@ -80,6 +93,7 @@ export default defineTool<SearchTools['semantic_search']>({
       reranked,
       count: page.length,
       rows: page,
+      next_cursor: pages.next(ctx, input, start, page.length, rows.length > end),
     };
   },
   render(o: SemanticSearchOutput): string {
@@ -103,6 +117,8 @@ export default defineTool<SearchTools['semantic_search']>({
       if (r.preview) lines.push(`   ${r.preview}`);
       if (r.deep_link) lines.push(`   open: ${r.deep_link}`);
     }
+    if (o.next_cursor) lines.push(`more: cursor=${o.next_cursor}`);
     return lines.join('\n');
   },
+  paging: cursorPaging((o: SemanticSearchOutput) => o.rows.length),
 });

@@ -66,7 +66,7 @@ export class ToolDispatcher {
     let refusalCode: string | null = null;
     try {
       entry = this.registry.findTool(name);
-      if (!entry) throw new Refusal('unknown_tool', { tool: name });
+      if (!entry || !this.registry.inProfile(entry)) throw new Refusal('unknown_tool', { tool: name });
       if (!canRead(principal, entry.generation.name)) {
         throw new Refusal('forbidden', {
           reason: `its scopes do not reach the ${entry.generation.name} family, which ${name} belongs to (it needs ${scopeNeeded(entry.generation.name, false)})`,

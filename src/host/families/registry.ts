@@ -6,6 +6,7 @@ import { mayRead, mayWrite } from '../../sdk/scopes.js';
 import type { WriteEvent, WriteObserver, WriteObservers } from '../../sdk/write-hooks.js';
 import type { FamilyGeneration } from './generation.js';
 import type { CompiledTool } from './tool-compiler.js';
+import { describeForVisible } from '../../sdk/tool-description.js';
 
 export type FamilyState = 'serving' | 'disabled' | 'unavailable' | 'failed';
 
@@ -95,8 +96,16 @@ export class FamilyRegistry extends EventEmitter {
     return this.snap.generations;
   }
 
+  /** Each family's state; `tools` counts the tools it lists now (profile and available services applied). */
   get status(): ReadonlyMap<string, FamilyStatus> {
-    return this.snap.status;
+    const listed = new Map<string, number>();
+    for (const e of this.snap.tools.values())
+      if (this.inProfile(e) && !this.unavailable(e))
+        listed.set(e.generation.name, (listed.get(e.generation.name) ?? 0) + 1);
+    const out = new Map<string, FamilyStatus>();
+    for (const [name, st] of this.snap.status)
+      out.set(name, st.state === 'serving' ? { ...st, tools: listed.get(name) ?? 0 } : st);
+    return out;
   }
 
   /** Replace the serving set. Tool-name collisions must have been rejected by the caller. */
@@ -146,8 +155,28 @@ export class FamilyRegistry extends EventEmitter {
     return !entry.tool.writes || (!this.vaultReadOnly && !entry.generation.readOnly && canWrite(principal, family));
   }
 
+  /** tools.profile (set by the host): `full` serves every tool, another profile only the tools declaring it. */
+  profile = 'full';
+
+  /** Whether the served profile includes this tool (a tool outside it is neither listed nor called). */
+  inProfile(entry: ToolEntry): boolean {
+    return this.profile === 'full' || (entry.tool.schema.profiles ?? []).includes(this.profile);
+  }
+
   listTools(principal: Principal): ToolEntry[] {
-    return [...this.snap.tools.values()].filter((e) => this.mayCall(e, principal) && !this.unavailable(e));
+    return [...this.snap.tools.values()].filter(
+      (e) => this.inProfile(e) && this.mayCall(e, principal) && !this.unavailable(e),
+    );
+  }
+
+  /**
+   * Each listed tool with its description as served: a passage naming a tool this principal is not listed
+   * is left out, so no description sends an agent to a tool it cannot see.
+   */
+  describedTools(principal: Principal): Array<{ entry: ToolEntry; description: string }> {
+    const listed = this.listTools(principal);
+    const visible = new Set(listed.map((e) => e.tool.name));
+    return listed.map((entry) => ({ entry, description: describeForVisible(entry.tool.schema.description, visible) }));
   }
 
   listPrompts(principal: Principal): PromptEntry[] {

@@ -141,10 +141,10 @@ export function createLazyMcpServer(
   server.setRequestHandler('tools/list', async () => {
     const { principal, deps } = await ready;
     return {
-      tools: deps.registry.listTools(principal).map(({ tool }) => ({
+      tools: deps.registry.describedTools(principal).map(({ entry: { tool }, description }) => ({
         name: tool.name,
         title: tool.schema.title,
-        description: tool.schema.description,
+        description,
         inputSchema: tool.schema.inputSchema as { type: 'object'; [k: string]: unknown },
         ...(tool.schema.outputSchema
           ? { outputSchema: tool.schema.outputSchema as { type: 'object'; [k: string]: unknown } }

@@ -582,6 +582,12 @@ export const hostSettingsSchema = z
       .describe('Limits applied to every tool call before any work, per credential.'),
     tools: z
       .object({
+        profile: z
+          .enum(['full', 'core'])
+          .default('full')
+          .describe(
+            'Which tools are listed and callable: `full` every tool of the enabled families; `core` about a dozen (read, search, outline, links and backlinks, create, edit, move, tasks, changes) for clients with a tool cap or a small context. Read at start.',
+          ),
         callTimeoutMs: z
           .number()
           .int()

@@ -6,3 +6,4 @@ export * from './cursor.js';
 export * from './sql-params.js';
 export * from './tag-key.js';
 export * from './actors.js';
+export * from './page.js';

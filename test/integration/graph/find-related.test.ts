@@ -94,7 +94,7 @@ t.test('nearest notes by meaning, best section first, the note itself excluded',
   );
   t.match(
     text,
-    /^Top 4 related notes for `Garden\/Tomatoes\.md`:\n- \*\*Tomato Sauce\*\* \(`Kitchen\/Tomato Sauce\.md`\) § #\d+ .*Growing.* — sim: 0\.\d+/,
+    /^4 related notes for `Garden\/Tomatoes\.md`:\n- \*\*Tomato Sauce\*\* \(`Kitchen\/Tomato Sauce\.md`\) § #\d+ .*Growing.* — sim: 0\.\d+/,
   );
   const one = await related({ path: 'Work/Meetings', limit: 1 });
   t.same(

@@ -58,7 +58,20 @@ t.test('get_tags: counts with nested tags aggregated, prefix, limit cut', async 
   const top = await call('get_tags', { limit: 2 });
   t.equal(top.out.count, 2);
   t.ok(top.out.total > 2 && top.out.cut);
-  t.match(top.text, /more tags not shown/);
+  t.match(top.text, /more: cursor=/);
+  // The cursor walks the rest: every tag once, the union equal to one full listing.
+  const seen: string[] = top.out.rows.map((r: { tag: string }) => r.tag);
+  let cursor = top.out.next_cursor;
+  while (cursor) {
+    const page = await call('get_tags', { limit: 2, cursor });
+    seen.push(...page.out.rows.map((r: { tag: string }) => r.tag));
+    cursor = page.out.next_cursor;
+  }
+  t.equal(new Set(seen).size, seen.length, 'no tag twice');
+  t.same(
+    seen,
+    (await call('get_tags', { limit: 1000 })).out.rows.map((r: { tag: string }) => r.tag),
+  );
 });
 
 t.test('search_regex: line-numbered matches marked «», counts and per-file cap', async (t) => {
