@@ -23,6 +23,7 @@ const BUDGET = 2000;
 const N_LINKS = 300;
 const N_SPOKES = 120;
 const N_DAILY = 150;
+const N_BASES = 60;
 const N_REVISIONS = 60;
 const N_DELETED = 50;
 
@@ -54,6 +55,13 @@ const files: Record<string, string> = {
   'Edited.md': '# Edited\n\nversion 0\n',
   'Long/CJK.md': CJK,
   'Long/Two MB.md': TWO_MB,
+  // Saved bases, enough of them to overflow the budget in list_bases.
+  ...Object.fromEntries(
+    range(N_BASES).map((i) => [
+      `Bases/Base ${pad(i)}.base`,
+      `filters: 'file.inFolder("Daily Notes")'\nviews:\n  - type: table\n    name: Days ${pad(i)}\n    order: [file.name]\n`,
+    ]),
+  ),
   'Outline.md': range(300)
     .map((i) => `## Heading number ${pad(i)}\n\ntext ${i}\n`)
     .join('\n'),
@@ -123,7 +131,7 @@ for (const i of range(N_REVISIONS))
 for (const p of TRASH) await write('delete_note', { path: p });
 await write('edit_note', { path: 'Long/CJK.md', content: CJK_EDITED });
 const svc = () => registry.providedService('embeddings') as EmbeddingsService;
-const notesOnDisk = Object.keys(files).length - N_DELETED;
+const notesOnDisk = Object.keys(files).filter((p) => p.endsWith('.md')).length - N_DELETED;
 t.comment(`written through the tools at ${Date.now() - began} ms`);
 await waitEmbedded(() => svc().counts(vaultId), notesOnDisk, 120_000);
 t.comment(`embedded at ${Date.now() - began} ms`);
@@ -252,6 +260,21 @@ const LISTINGS: Record<string, ListingWalk> = {
       })) as Result;
       return probe.structuredContent?.sections[0].total === N_SPOKES ? SPOKES : ['(untagged total differs)'];
     },
+  },
+  list_bases: {
+    args: { folder: 'Bases', limit: 500 },
+    rows: (o) => o.bases,
+    key: (b) => b.path,
+    expected: () => range(N_BASES).map((i) => `Bases/Base ${pad(i)}.base`),
+  },
+  query_base: {
+    args: {
+      yaml: `filters: 'file.inFolder("Daily Notes")'\nviews:\n  - type: table\n    name: days\n    order: [file.name, file.mtime]\n`,
+      limit: 500,
+    },
+    rows: (o) => o.rows,
+    key: (r) => r.path,
+    expected: () => DAILY,
   },
   get_tags: {
     args: { prefix: 'tag-', limit: 1000 },
