@@ -80,10 +80,11 @@ await withCluster(3, async (c) => {
     const writer = (async () => {
       for (let i = 0; running; i++) {
         try {
-          const r = await client.callTool({
-            name: 'create_note',
-            arguments: { path: `bench/${k}-${i}.md`, content: `bench ${k} ${i}\n` },
-          });
+          const r = await client.callTool(
+            { name: 'create_note', arguments: { path: `bench/${k}-${i}.md`, content: `bench ${k} ${i}\n` } },
+            undefined,
+            { timeout: 5000 },
+          );
           if (!r.isError) acked++;
         } catch {
           client = await c.connect(c.balancer!, v.key, 'bench-writer').catch(() => client);

@@ -38,7 +38,7 @@ export async function ensureVault(
   if (existing) {
     if (existing.root !== root && options.refuseRootChange)
       throw new Error(
-        `vault "${name}" is recorded with the root ${existing.root}, but this process resolved vault.path to ${root}; on a shared PostgreSQL server every process must name the same root (fix vault.path, or move the vault with \`exocortex vaults\` while no process serves it)`,
+        `vault "${name}" is recorded with the root ${existing.root}, but this process resolved vault.path to ${root}; on a shared PostgreSQL server every process must name the same root (set vault.path to the recorded root in this process's configuration)`,
       );
     if (existing.root !== root && options.adoptRoot) {
       options.adoptRoot.log.warn(

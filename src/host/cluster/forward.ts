@@ -175,11 +175,25 @@ export class Forwarder {
           this.o.metrics?.forwarded((performance.now() - started) / 1000, 'ok');
           resolve('done');
         });
-        // The owner died mid-answer (a stream cut short): cut the client's answer too, never leave it hanging.
+        // The owner died mid-answer (a stream cut short). An SSE answer to one request ends with a JSON-RPC
+        // error for its id, so the client learns the call failed (its outcome unknown) instead of waiting
+        // for an answer that will not come; anything else is cut, never left hanging.
         res.on('close', () => {
           if (res.complete) return;
           this.counts.failed++;
-          reply.raw.destroy();
+          const id = requestId(body);
+          if (id !== undefined && String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+            const error = {
+              jsonrpc: '2.0',
+              id,
+              error: {
+                code: -32000,
+                message:
+                  'The vault owner process failed while answering; retry (a write may have landed: read before writing again)',
+              },
+            };
+            reply.raw.end(`\nevent: message\ndata: ${JSON.stringify(error)}\n\n`);
+          } else reply.raw.destroy();
           resolve('done');
         });
         res.on('error', () => undefined);
@@ -267,6 +281,17 @@ function noOwner(reply: FastifyReply, raw = false, notOwner = false): void {
 function rawError(reply: FastifyReply, status: number, message: string): void {
   reply.raw.writeHead(status, { 'content-type': 'application/json' });
   reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/** The JSON-RPC id of a single request body (undefined for notifications, batches and other bodies). */
+function requestId(body: Buffer | undefined): string | number | undefined {
+  if (!body || body.length === 0) return undefined;
+  try {
+    const id = (JSON.parse(body.toString('utf8')) as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The request's body, whole (an MCP message is one JSON document), refused past `limit` bytes. */

@@ -102,7 +102,10 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
       const content = `# ${v.name} ${i}\n\nwritten by the writer at ${Date.now()}\n`;
       for (let attempt = 0; writing || attempt === 0; attempt++) {
         try {
-          const r = await client.callTool({ name: 'create_note', arguments: { path: p, content } });
+          // A client's own deadline: a call cut off by its owner's death may never be answered.
+          const r = await client.callTool({ name: 'create_note', arguments: { path: p, content } }, undefined, {
+            timeout: 5000,
+          });
           const out = r.structuredContent as { content_hash?: string } | undefined;
           if (!r.isError && out?.content_hash) {
             mine.set(p, out.content_hash);

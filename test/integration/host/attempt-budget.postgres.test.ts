@@ -38,18 +38,20 @@ t.test(
   async (t) => {
     const pg = await startPostgres();
     t.teardown(() => pg.stop());
-    const start = () =>
+    const start = (vault?: string) =>
       startTestServer({
         builtinDir: null,
         config: {
           plugins: [echo],
           database: { url: pg.url },
           oauth: { signInFailures: BUDGET, signInWindowSeconds: 900 },
+          // Processes sharing one server database serve a vault from one root (a differing root is refused).
+          ...(vault ? { vault: { path: vault } } : {}),
         },
       });
     const a = await start();
     t.teardown(() => a.close());
-    const b = await start();
+    const b = await start(a.vaultDir);
     t.teardown(() => b.close());
     await usersPasswdOp(a.host.operations, { name: 'operator', password: 'postgres-password-1' });
 

@@ -28,13 +28,16 @@ t.test(
     t.teardown(() => pg.stop());
     const cb = await callbackServer();
     t.teardown(() => cb.close());
+    // A second start serves the same vault root (on a server database a differing root is refused).
+    let vault: string | undefined;
     const start = () =>
       startTestServer({
         builtinDir: null,
         loopbackPublicUrl: true,
-        config: { plugins: [echo], database: { url: pg.url } },
+        config: { plugins: [echo], database: { url: pg.url }, ...(vault ? { vault: { path: vault } } : {}) },
       });
     const server = await start();
+    vault = server.vaultDir;
     const base = server.url;
     t.equal(server.host.database.engine.kind, 'postgres');
     const db = server.host.database.db;

@@ -240,9 +240,10 @@ t.test(
     const restoredUrl = pg.url.replace(/\/postgres$/, '/restored');
     execFileSync('psql', [pg.url, '-qc', 'CREATE DATABASE restored']);
     execFileSync('pg_restore', ['--no-owner', `--dbname=${restoredUrl}`, dump]);
+    // The restored database names the vault's root: the restored server serves the same path.
     const again = await startTestServer({
       builtinDir: path.join(root, 'plugins'),
-      config: { database: { url: restoredUrl } },
+      config: { database: { url: restoredUrl }, vault: { path: server.vaultDir } },
     });
     t.teardown(() => again.close());
     const restored = await again.connect({ key });
