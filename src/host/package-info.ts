@@ -20,7 +20,10 @@ function findPackage(from: string): { root: string; pkg: PackageJson } {
       if (pkg.name === 'exocortex') return { root: dir, pkg };
     }
     const up = path.dirname(dir);
-    if (up === dir) throw new Error(`exocortex's package.json not found above ${from}`);
+    // A bundle copied elsewhere (a test's child process): no package around it; nothing here is read
+    // then but the version, and the native core comes from $EXOCORTEX_NATIVE_ADDON.
+    if (up === dir)
+      return { root: path.dirname(from), pkg: { name: 'exocortex', version: '0.0.0-unpackaged' } as PackageJson };
     dir = up;
   }
 }

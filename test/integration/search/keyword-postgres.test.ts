@@ -102,8 +102,14 @@ t.test(
     const hybrid = await call('hybrid_search', { query: 'Recurring Tasks', limit: 3 });
     t.match(hybrid.out.arms, /^keyword-only \(semantic unavailable: .*pgvector/);
     t.equal(hybrid.out.rows[0].path, 'Getting Started/Recurring Tasks.md');
-    const sem = await call('semantic_search', { query: 'anything' });
-    t.match(sem.out.semantic, /^unavailable: .*pgvector/);
+    // Without pgvector semantic_search cannot work: it is not listed, and a call is refused with the reason.
+    const sem = await client.callTool({ name: 'semantic_search', arguments: { query: 'anything' } });
+    t.ok(sem.isError, 'semantic_search is refused without pgvector');
+    t.match(textOf(sem), /pgvector/);
+    t.notOk(
+      (await client.listTools()).tools.some((x) => x.name === 'semantic_search'),
+      'and not listed',
+    );
 
     const tags = await call('get_tags', { prefix: 'project' });
     t.same(tags.out.rows.slice(0, 2), [

@@ -152,9 +152,14 @@ t.test('hybrid and semantic say plainly that the semantic arm is off', async (t)
     arguments: { query: 'Recurring Tasks', rerank: true },
   })) as ToolResult;
   t.match(textOf(r), /arms: keyword-only .* reranked: false \(not_configured\)/);
+  // semantic_search cannot work without a provider: it is not listed, and a call is refused with the reason.
   const s = (await client.callTool({ name: 'semantic_search', arguments: { query: 'anything' } })) as ToolResult;
-  t.match(textOf(s), /semantic: unavailable: no embedding provider configured/);
-  t.match(textOf(s), /notes: 0 embedded, \d+ queued, 0 stale/);
+  t.ok(s.isError, 'semantic_search is refused without a provider');
+  t.match(textOf(s), /no embedding provider configured/);
+  t.notOk(
+    (await client.listTools()).tools.some((x) => x.name === 'semantic_search'),
+    'and not listed',
+  );
 });
 
 t.test('ftsConfigs: a bad name and a changed list refuse to start; rebuild-keyword fixes the latter', async (t) => {

@@ -192,6 +192,8 @@ t.test('plaintext to a non-loopback host is refused unless allowed', async (t) =
   await server.rewriteConfig({
     search: { embedding: { ...embedding, provider: 'ollama', baseUrl: 'http://10.1.2.3:11434' }, rrfK: 62 },
   });
-  const { out } = await call('semantic_search', { query: 'x' });
-  t.match(out.semantic, /unavailable: embedding URL refused: plaintext http to 10\.1\.2\.3 is refused/);
+  // A semantic search that cannot work in this configuration is not listed, and refused with the reason.
+  const r = await client.callTool({ name: 'semantic_search', arguments: { query: 'x' } });
+  t.ok(r.isError, 'semantic_search is refused while the provider is refused');
+  t.match(textOf(r), /embedding URL refused: plaintext http to 10\.1\.2\.3 is refused/);
 });
