@@ -24,6 +24,9 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/families/tool-compiler.ts': 'the families loader (tool schema JSON)',
   'src/host/host.ts': 'watches the config file for reloads',
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
+  'src/host/testing/cluster.ts': 'test harness: the multi-process topology (configs, logs, vault folders)',
+  'src/host/mcp/stdio-bridge.ts':
+    "realpath of two vault roots, to compare the bridged server's vault with the config's",
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
   'src/host/panel/server.ts': 'streams htmx.min.js from the htmx.org package (node_modules, never the vault)',
   'plugins/transfer/receive.ts':
