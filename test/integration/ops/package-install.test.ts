@@ -1,11 +1,12 @@
 // The package as a user gets it: `npm pack`, `npm install -g` of the tarball with install scripts off into a
 // temporary prefix, under a PATH with no compiler, make or python3; then its `exocortex` prints the version,
 // writes a config with `init`, serves tools over stdio from / (an MCP client lists them, reads and writes a
-// note), `npx -y <tarball> stdio` answers initialize, and refuses to start, naming the fix, once its prebuilt native core is gone.
+// note), `npx -y <tarball> stdio` answers initialize, deploy/exocortex.service's command line serves them
+// over HTTP, and refuses to start, naming the fix, once its prebuilt native core is gone.
 // The tarball is $EXOCORTEX_PACKED_TARBALL when CI packed it (prepack: both prebuilds), else packed here
 // from dist/ and this machine's prebuild with --ignore-scripts. Dependencies come from npm's cache
 // (--offline); EXOCORTEX_PACKAGE_REGISTRY=1 lets npm fetch what the cache lacks (CI sets it).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -22,7 +23,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
+import { freePort } from '../../../src/host/testing/free-port.js';
 import { textOf } from '../../../src/sdk/testkit.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -121,7 +124,19 @@ t.test(
     const network = process.env.EXOCORTEX_PACKAGE_REGISTRY === '1' ? '--prefer-offline' : '--offline';
     const install = run(
       process.execPath,
-      [npmCli!, 'install', '-g', '--prefix', prefix, '--ignore-scripts', network, '--no-audit', '--no-fund', file],
+      [
+        npmCli!,
+        'install',
+        '-g',
+        '--prefix',
+        prefix,
+        '--ignore-scripts',
+        '--omit=dev',
+        network,
+        '--no-audit',
+        '--no-fund',
+        file,
+      ],
       { env, cwd: work },
     );
     if (install.status !== 0 && /ENOTCACHED/.test(install.stderr))
@@ -172,6 +187,72 @@ t.test(
     t.equal(viaNpx.getServerVersion()?.version, version, 'npx -y <tarball> stdio answers initialize');
     t.ok((await viaNpx.listTools()).tools.length > 0, 'and lists tools');
     await viaNpx.close();
+
+    // deploy/exocortex.service as systemd would run it: its ExecStart and Environment against the installed
+    // command, the unit's /etc and /var/lib moved under a temporary folder; the config written as its
+    // header says (`XDG_CONFIG_HOME=/etc exocortex init`); then a client over HTTP with the printed key.
+    const unit = readFileSync(path.join(root, 'deploy', 'exocortex.service'), 'utf8');
+    const execStart = /^ExecStart=(.+)$/m.exec(unit)![1].trim().split(/\s+/);
+    t.equal(execStart[0], '/usr/local/bin/exocortex', "the unit runs npm's global command");
+    const unitEnv = Object.fromEntries(
+      /^Environment=(.+)$/m
+        .exec(unit)![1]
+        .trim()
+        .split(/\s+/)
+        .map((kv) => kv.split('=') as [string, string]),
+    );
+    const system = path.join(work, 'system');
+    const serviceEnv = {
+      ...env,
+      ...unitEnv,
+      XDG_CONFIG_HOME: path.join(system, unitEnv.XDG_CONFIG_HOME),
+      XDG_DATA_HOME: path.join(system, unitEnv.XDG_DATA_HOME),
+    };
+    const state = path.join(serviceEnv.XDG_DATA_HOME, 'exocortex'); // StateDirectory=exocortex
+    mkdirSync(state, { recursive: true });
+    const port = await freePort();
+    const serviceInit = run(exo, ['init', '--vault', vault, '--port', String(port)], { env: serviceEnv, cwd: '/' });
+    t.equal(serviceInit.status, 0, `init for the unit: ${serviceInit.stderr}`);
+    const server = spawn(exo, execStart.slice(1), { env: serviceEnv, cwd: state, stdio: ['ignore', 'pipe', 'pipe'] });
+    let serverErr = '';
+    server.stderr.on('data', (d) => {
+      serverErr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    t.teardown(() => {
+      if (server.exitCode === null) server.kill('SIGKILL');
+    });
+    const key = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d) => {
+        out += d;
+        const m = /^\s+(exo_\S+)$/m.exec(out);
+        if (m) resolve(m[1]);
+      });
+      void exited.then((code) => reject(new Error(`serve exited ${code} before printing a key: ${serverErr}`)));
+    });
+    t.ok(existsSync(path.join(state, 'db')), 'the unit keeps its database in its state directory');
+    const http = new Client({ name: 'package-test-http', version: '1' });
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+    );
+    t.ok(
+      (await http.listTools()).tools.some((x) => x.name === 'read_note'),
+      'serve lists tools over HTTP',
+    );
+    const viaHttp = await http.callTool({ name: 'read_note', arguments: { path: 'from-package.md' } });
+    t.match(textOf(viaHttp), /hi/, 'serve reads the note stdio wrote');
+    const httpWrite = await http.callTool({
+      name: 'create_note',
+      arguments: { path: 'from-serve.md', content: 'over http' },
+    });
+    t.notOk(httpWrite.isError, textOf(httpWrite).slice(0, 200));
+    t.equal(readFileSync(path.join(vault, 'from-serve.md'), 'utf8'), 'over http', 'the HTTP write reached the vault');
+    await http.close();
+    server.kill('SIGTERM'); // the unit's KillSignal: drain, then exit cleanly
+    t.equal(await exited, 0, `serve stops cleanly on SIGTERM: ${serverErr.slice(-300)}`);
 
     // Without its prebuilt core the installed server refuses to start, before answering anything.
     const installed = path.join(prefix, 'lib', 'node_modules', 'exocortex');

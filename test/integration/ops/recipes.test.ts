@@ -28,24 +28,19 @@ t.test(
   'deploy/exocortex.service passes systemd-analyze verify',
   { skip: !has('systemd-analyze') && 'systemd-analyze is not installed' },
   async (t) => {
-    // verify checks that ExecStart's binary exists; point it at this machine's node for the check.
+    // verify checks that ExecStart's binary exists; point it at this checkout's bin for the check (the
+    // packaging test runs the same line against the installed package).
     const unit = readFileSync(path.join(root, 'deploy/exocortex.service'), 'utf8').replace(
-      '/usr/bin/node',
-      process.execPath,
+      '/usr/local/bin/exocortex',
+      path.join(root, 'bin', 'exocortex.js'),
     );
     const file = path.join(tmp, 'exocortex.service');
     writeFileSync(file, unit);
     const r = spawnSync('systemd-analyze', ['verify', '--man=no', file], { encoding: 'utf8' });
-    // Lines about the exocortex user or /opt paths missing on this machine are not the unit's syntax.
+    // Lines about the exocortex user missing on this machine are not the unit's syntax.
     const problems = (r.stderr ?? '')
       .split('\n')
-      .filter(
-        (l) =>
-          l.trim() &&
-          !/exocortex\.service: (Failed to|Unit configured to use)|\/opt\/exocortex|user|Command .* is not executable/i.test(
-            l,
-          ),
-      );
+      .filter((l) => l.trim() && !/exocortex\.service: (Failed to|Unit configured to use)|user/i.test(l));
     t.same(problems, [], 'no complaint about the unit');
     t.match(unit, /ProtectSystem=strict/);
   },
@@ -122,9 +117,20 @@ t.test("the Dockerfile lints clean (dockerfile-utils, the Docker language server
   t.same(problems, [], 'no diagnostics');
   t.match(text, /^USER exocortex$/m, 'it runs as a non-root user');
   t.match(text, /^HEALTHCHECK /m);
-  // What .ci/run installs must reach the image: every top-level folder the build reads is copied in.
-  for (const dir of ['native', 'scripts', 'src', 'plugins', 'schemas', 'migrations', 'config', 'bin'])
-    t.match(text, new RegExp(`^COPY ${dir} \\./${dir}$`, 'm'), `${dir}/ is copied into the build stage`);
+  // The image is the package: the packed tarball installed the way the packaging test installs it (no
+  // install scripts, so no compiler), and nothing else of the checkout in the build context.
+  t.match(text, /^COPY exocortex-\*\.tgz \/tmp\/$/m, 'the packed tarball is what enters the image');
+  t.match(text, /npm install -g --ignore-scripts --omit=dev .*\/tmp\/exocortex-\*\.tgz/, 'installed without scripts');
+  t.notMatch(
+    text.replace(/^#.*$/gm, ''),
+    /g\+\+|node-gyp|npm ci|^COPY (src|native|plugins) /m,
+    'no build from source in the image',
+  );
+  t.match(text, /^ENTRYPOINT \["exocortex"\]$/m, "it runs the package's command");
+  const ignore = readFileSync(path.join(root, '.dockerignore'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'));
+  t.same(ignore, ['*', '!exocortex-*.tgz'], '.dockerignore lets only the tarball into the build context');
 });
 
 t.test('deploy/compose.yaml (Exocortex with PostgreSQL and pgvector) passes dclint', async (t) => {
