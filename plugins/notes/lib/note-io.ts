@@ -48,10 +48,15 @@ function parseOptions(ctx: NotesCtx, path: string): ParseNoteOptions {
   return { path, maxFrontmatterBytes: ctx.settings.notes.maxFrontmatterBytes };
 }
 
-/** Parse in the worker pool (notes over notes.inlineParseMaxBytes: their parse must not hold the event loop). */
+/**
+ * Parse in the worker pool (notes over notes.inlineParseMaxBytes: their parse must not hold the event loop),
+ * on the bulk lane: a multi-megabyte parse takes seconds, and on the interactive lane (one thread) every
+ * other caller's token count would wait behind it.
+ */
 async function parseInPool(ctx: NotesCtx, path: string, bytes: Uint8Array): Promise<NoteModel> {
   const [model] = await ctx.workers.run<NoteModel[]>('parse-notes', [{ ...parseOptions(ctx, path), bytes }], {
     signal: ctx.signal,
+    lane: 'bulk',
   });
   return model;
 }
@@ -66,7 +71,7 @@ async function viewInPool<F extends NoteModelField>(
   const [model] = await ctx.workers.run<Array<ModelView<F>>>(
     'parse-notes',
     [{ ...parseOptions(ctx, path), bytes, view }],
-    { signal: ctx.signal },
+    { signal: ctx.signal, lane: 'bulk' },
   );
   return model;
 }
