@@ -20,10 +20,11 @@ const big = `# Tasks\n${Array.from(
   (_, i) => `- [ ] planted task ${i} with some words [[Link${i % 100}]] #t${i % 50}`,
 ).join('\n')}\n`;
 
-// A parse of this note takes 1–2 s on an idle machine and over 15 s (the default task budget) on a loaded one.
+// A parse of this note takes 1–2 s on an idle machine and over 15 s (the default task budget) on a loaded one;
+// the budgets are raised so that only the assertions below can fail.
 const server = await startTestServer({
   files: { 'Tiny.md': '# Tiny\na small note #small\n' },
-  config: { workers: { taskTimeoutMs: 300_000 } },
+  config: { workers: { taskTimeoutMs: 300_000 }, tools: { callTimeoutMs: 300_000 } },
 });
 t.teardown(() => server.close());
 const client = await server.connect();
