@@ -7,6 +7,7 @@ import { resolveLink, buildLinkIndex, type NoteModel, type Link } from '../../sr
 import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../src/sdk/types.js';
 import { aliasKey, isAttachmentTarget, nameKeyOfPath, nameKeyOfTarget, targetKeyOf, type Executor } from './common.js';
 import { bigintArray, jsonb, textArray } from '../../src/sdk/query/index.js';
+import { jsonPieces, rowSlices } from '../../src/sdk/index.js';
 
 interface NodeRow {
   note_id: number;
@@ -83,33 +84,33 @@ async function insertLinks(
     vaultId,
     all.map((l) => nameKeyOfTarget(l.target)),
   );
-  const rows = sources.flatMap(({ note, links }) =>
-    links.map((l, i) => ({
-      source_id: note.id,
-      ord: i,
-      kind: l.kind,
-      embed: l.embed,
-      raw: l.raw,
-      target: l.target,
-      name_key: nameKeyOfTarget(l.target),
-      target_key: targetKeyOf(l.target),
-      anchor: l.anchor ?? null,
-      block_ref: l.blockRef ?? null,
-      alias: l.alias ?? null,
-      start_offset: l.start,
-      line: l.line,
-      in_frontmatter: l.inFrontmatter,
-      ...resolveOne(l.target, note.path, note.id, env),
-    })),
-  );
+  // Resolved and built a statement's worth at a time, so a note of 50,000 links is no single pause.
+  const refs = sources.flatMap(({ note, links }) => links.map((l, i) => ({ note, l, i })));
+  const rows = rowSlices(refs, ({ note, l, i }) => ({
+    source_id: note.id,
+    ord: i,
+    kind: l.kind,
+    embed: l.embed,
+    raw: l.raw,
+    target: l.target,
+    name_key: nameKeyOfTarget(l.target),
+    target_key: targetKeyOf(l.target),
+    anchor: l.anchor ?? null,
+    block_ref: l.blockRef ?? null,
+    alias: l.alias ?? null,
+    start_offset: l.start,
+    line: l.line,
+    in_frontmatter: l.inFrontmatter,
+    ...resolveOne(l.target, note.path, note.id, env),
+  }));
   // 1,000 rows per statement stay well under parameter limits (each batch is one jsonb parameter).
-  for (let i = 0; i < rows.length; i += 1000) {
+  for (const slice of rows) {
     await sql`
       INSERT INTO graph_links (vault_id, source_id, ord, kind, embed, raw, target, name_key, target_key, anchor, block_ref, alias,
         start_offset, line, in_frontmatter, attachment, target_id, ambiguous, candidates)
       SELECT ${vaultId}, r.source_id, r.ord, r.kind, r.embed, r.raw, r.target, r.name_key, r.target_key, r.anchor, r.block_ref, r.alias,
         r.start_offset, r.line, r.in_frontmatter, r.attachment, r.target_id, r.ambiguous, r.candidates
-      FROM jsonb_to_recordset(${jsonb(rows.slice(i, i + 1000))}) AS r(source_id bigint, ord int, kind text, embed boolean, raw text, target text, name_key text,
+      FROM jsonb_to_recordset(${jsonb(slice)}) AS r(source_id bigint, ord int, kind text, embed boolean, raw text, target text, name_key text,
         target_key text, anchor text, block_ref text, alias text, start_offset int, line int, in_frontmatter boolean, attachment boolean,
         target_id bigint, ambiguous boolean, candidates jsonb)`.execute(trx);
   }
@@ -258,14 +259,16 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
     // Links keep their targets current through re-resolution, so a note's rows change only with its own
     // path, aliases, links (offsets included), frontmatter error or the cap.
     fingerprint: (note, model) =>
-      JSON.stringify([
-        note.path,
-        model.aliases,
+      jsonPieces(
+        [
+          note.path,
+          model.aliases,
+          model.frontmatter.error?.code ?? null,
+          model.frontmatter.error?.message ?? null,
+          getCap(),
+        ],
         model.links,
-        model.frontmatter.error?.code ?? null,
-        model.frontmatter.error?.message ?? null,
-        getCap(),
-      ]),
+      ),
     async rename(trx, note, fromPath) {
       const old = await loadNode(trx, note.id);
       if (!old) return; // never seen: the pipeline's write will follow

@@ -48,3 +48,15 @@ export {
 export { parseDocumentBounded, type BoundedYaml } from './yaml-bounded.js';
 export { MAX_MICROMARK_NESTING, MAX_MICROMARK_CHARS } from './structure.js';
 export { unifiedPatch } from './unified-diff.js';
+export {
+  viewOfModel,
+  countsOf,
+  distinctTags,
+  packModel,
+  unpackModel,
+  type PackedModel,
+  type ModelView,
+  type ModelViewSpec,
+  type ModelCounts,
+  type NoteModelField,
+} from './model-view.js';

@@ -11,6 +11,7 @@ export type * from './index-service.js';
 export { indexLag } from './index-service.js';
 export { mapLimit } from './map-limit.js';
 export { ModelMemo } from './model-memo.js';
+export { jsonPieces, rowSlices, JSON_PIECE_ENTRIES } from './json-pieces.js';
 export * from './client-channel.js';
 export * from './link-moves.js';
 export type { ResultPaging, BudgetCut } from './result-budget.js';

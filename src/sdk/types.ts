@@ -335,9 +335,11 @@ export interface IndexContributor<Model = unknown> {
   /**
    * Optional: a string holding everything `write` derives from (e.g. the note's path and links). When it
    * equals the fingerprint of this contributor's last committed write for the note, the index skips the
-   * write. Leave it out when every change must reach `write` (an event log, a full-text body).
+   * write. Leave it out when every change must reach `write` (an event log, a full-text body). Over a
+   * list that grows with the note (tasks, links), return pieces (`jsonPieces`): the index hashes them one
+   * at a time and lets the event loop turn between them, where one string would be a single pause.
    */
-  fingerprint?(note: IndexedNote, model: Model): string;
+  fingerprint?(note: IndexedNote, model: Model): string | Iterable<string>;
   /**
    * Optional: for a write-through (our own tool's write), this contributor's `write`/`writeMany` runs in
    * a later transaction than the one holding the note's row and every other contributor's rows, so the

@@ -59,7 +59,7 @@ export function findReplace(
 }
 
 /** Resolve a selector or refuse with the candidates (ordinals and lines) as data. */
-export function sectionOrRefuse(note: EditableNote, section: string): Heading {
+export function sectionOrRefuse(note: { path: string; model: Pick<NoteModel, 'outline'> }, section: string): Heading {
   const r = resolveSection(note.model, section);
   if (r.ok) return r.heading;
   const list = (hs: Heading[]): string[] =>

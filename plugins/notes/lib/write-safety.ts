@@ -31,7 +31,7 @@ export async function readIncumbent(ctx: NotesCtx, path: string, expected: strin
   const limit = ctx.settings.notes.write.maxNoteBytes;
   let note: LoadedNote;
   try {
-    note = await loadNote(ctx, path, limit);
+    note = await loadNote(ctx, path, { maxBytes: limit });
   } catch (e) {
     if (isRefusal(e) && e.code === 'too_large' && expected !== undefined) {
       throw new Refusal('precondition_unavailable', { path, size: e.details.size, limit });

@@ -9,7 +9,7 @@ import { budgetOutline } from '../lib/read-window.js';
 
 export default defineTool<NotesTools['get_note_outline']>({
   async handler(input, ctx: NotesCtx) {
-    const note = await loadNote(ctx, await resolveNotePath(ctx, input.path));
+    const note = await loadNote(ctx, await resolveNotePath(ctx, input.path), { fields: ['outline'] });
     const o = budgetOutline(note.model.outline, ctx.settings.notes.read.maxChars);
     return {
       path: note.path,

@@ -14,7 +14,9 @@ type InfoEntry = Exclude<Entry<NotesInfoOutput>, { error: unknown }>;
 
 export default defineTool<NotesTools['get_notes_info']>({
   async handler(input, ctx: NotesCtx) {
-    const r = await each(ctx, input.paths, async (n): Promise<InfoEntry> => {
+    // Lists are counted in the worker: a note of 50,000 tasks sends back a number, not the tasks.
+    const load = { fields: ['title', 'tags', 'aliases', 'frontmatter', 'wordCount'] as const, distinctTags: true };
+    const r = await each(ctx, input.paths, load, async (n): Promise<InfoEntry> => {
       const link = deepLink(ctx, n.path);
       return {
         path: n.path,
@@ -26,9 +28,9 @@ export default defineTool<NotesTools['get_notes_info']>({
         aliases: n.model.aliases,
         frontmatter_keys: Object.keys(n.model.frontmatter.data ?? {}),
         word_count: n.model.wordCount,
-        headings: n.model.outline.length,
-        links: n.model.links.length,
-        tasks: n.model.tasks.length,
+        headings: n.counts.outline,
+        links: n.counts.links,
+        tasks: n.counts.tasks,
         token_estimate: await tokenCount(ctx, n.text),
         ...(link ? { deep_link: link } : {}),
       };

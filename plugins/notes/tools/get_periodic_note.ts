@@ -34,7 +34,7 @@ export default defineTool<NotesTools['get_periodic_note']>({
         if (!(isRefusal(e) && e.code === 'already_exists')) throw e;
       }
     }
-    const note = await loadNote(ctx, path);
+    const note = await loadNote(ctx, path, { fields: ['frontmatter'] });
     const body = sliceBytes(note.bytes, bodyStartByte(note));
     const max = ctx.settings.notes.read.maxChars;
     return {

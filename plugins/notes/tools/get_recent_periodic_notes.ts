@@ -29,7 +29,7 @@ export default defineTool<NotesTools['get_recent_periodic_notes']>({
     for (; k < horizon && notes.length < count; k++) {
       const path = periodicPath(cfg[input.granularity], periodStart(ctx.now(), input.granularity, -k));
       try {
-        const note = await loadNote(ctx, path);
+        const note = await loadNote(ctx, path, { fields: ['frontmatter'] });
         const body = sliceBytes(note.bytes, bodyStartByte(note));
         notes.push({
           path,

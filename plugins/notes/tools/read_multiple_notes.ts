@@ -16,7 +16,8 @@ export default defineTool<NotesTools['read_multiple_notes']>({
     const share = Math.max(200, Math.floor(s.maxChars / Math.max(1, Math.min(input.paths.length, s.maxBatch))));
     const perNote = Math.min(input.max_chars ?? share, share);
     const headChars = Math.min(input.head_chars ?? s.headChars, perNote);
-    const r = await each(ctx, input.paths, async (n): Promise<MultiEntry> => {
+    const load = { fields: ['title', 'tags', 'frontmatter'] as const, distinctTags: true };
+    const r = await each(ctx, input.paths, load, async (n): Promise<MultiEntry> => {
       const body = sliceBytes(n.bytes, bodyStartByte(n));
       const limit = input.summary ? headChars : perNote;
       const text = body.slice(0, limit);

@@ -17,7 +17,11 @@ export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<Rea
   const offset = input.offset ?? 0;
   const max = ctx.settings.notes.read.maxChars;
   const budget = Math.min(input.limit ?? max, max);
-  const note = await loadNote(ctx, path);
+  // Only what this tool reads crosses back from a worker parse (a huge note's tasks and links never do).
+  const note = await loadNote(ctx, path, {
+    fields: ['title', 'tags', 'frontmatter', 'outline'],
+    distinctTags: true,
+  });
   const m = note.model;
   let body: string;
   let heading: string | undefined;

@@ -10,7 +10,7 @@ import { loadNote } from '../lib/note-io.js';
 export default defineTool<NotesTools['read_note_lines']>({
   async handler(input, ctx: NotesCtx) {
     const s = ctx.settings.notes.read;
-    const note = await loadNote(ctx, await resolveNotePath(ctx, input.path));
+    const note = await loadNote(ctx, await resolveNotePath(ctx, input.path), { fields: [] });
     const all = note.text.split(/\r\n|\r|\n/);
     const total = note.text.length === 0 ? 0 : all.length;
     if (input.start_line > Math.max(total, 1))

@@ -2,9 +2,13 @@
 // write when an edit changed nothing it derives from (an appended sentence leaves links and tasks alone).
 // In memory only (a restart writes everything once again); a fingerprint is remembered only after commit.
 import { createHash } from 'node:crypto';
+import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { NoteModel } from '../../markdown/index.js';
 import type { IndexedNote } from '../../sdk/types.js';
 import { contributorKey, type ContributorEntry } from './types.js';
+
+/** Characters of fingerprint hashed between two turns of the event loop (a few ms). */
+const HASH_SLICE_CHARS = 1 << 20;
 
 export class DerivedMemo {
   /** contributor key@version → note id → fingerprint digest */
@@ -16,11 +20,23 @@ export class DerivedMemo {
   }
 
   /** True when the contributor already derived exactly this (its write can be skipped); stages the new fingerprint otherwise. */
-  unchanged(entry: ContributorEntry, note: IndexedNote, model: NoteModel): boolean {
+  async unchanged(entry: ContributorEntry, note: IndexedNote, model: NoteModel): Promise<boolean> {
     const fp = entry.contributor.fingerprint?.(note, model);
     if (fp === undefined) return false;
     const key = DerivedMemo.key(entry);
-    const digest = createHash('sha1').update(fp).digest('base64');
+    const hash = createHash('sha1');
+    if (typeof fp === 'string') hash.update(fp);
+    else {
+      let since = 0;
+      for (const piece of fp) {
+        hash.update(piece);
+        since += piece.length;
+        if (since < HASH_SLICE_CHARS) continue;
+        since = 0;
+        await yieldLoop();
+      }
+    }
+    const digest = hash.digest('base64');
     if (this.known.get(key)?.get(note.id) === digest) return true;
     this.staged.push([key, note.id, digest]);
     return false;

@@ -1,7 +1,8 @@
 // Turns changed paths into prepared items: reads bytes through the VaultFs, hashes, screens bytes the
 // index refuses (oversized, invalid UTF-8, binary), and parses the rest in the worker pool. Never writes.
 import { isUtf8 } from 'node:buffer';
-import { parseNote, type NoteModel } from '../../markdown/index.js';
+import { setImmediate as yieldLoop } from 'node:timers/promises';
+import { parseNote, unpackModel, type NoteModel, type PackedModel } from '../../markdown/index.js';
 import { isRefusal } from '../../sdk/refusals.js';
 import type { VaultFs } from '../../sdk/vault.js';
 import type { WorkerPool } from '../../sdk/types.js';
@@ -118,6 +119,12 @@ export function unreadable(path: string, baseHash: string | undefined, e: unknow
   return { kind: 'quarantine', path, reason: `unreadable: ${why}`, hash: null, size: -1, mtimeMs: -1, baseHash };
 }
 
+/**
+ * Entries per JSON slice of a model's long lists coming back from the pool: a note of 50,000 tasks is
+ * rebuilt here 2,000 tasks per turn of the event loop (a few ms each), never in one pause.
+ */
+export const MODEL_SLICE = 2_000;
+
 /** Parse every item that carries bytes: in the pool, `taskSize` notes per task; bytes are dropped after. */
 export async function parseItems(workers: WorkerPool, items: Prepared[], taskSize: number): Promise<void> {
   const todo = items.filter(
@@ -128,16 +135,16 @@ export async function parseItems(workers: WorkerPool, items: Prepared[], taskSiz
     const group = todo.slice(i, i + taskSize);
     tasks.push(
       workers
-        .run<NoteModel[]>(
+        .run<PackedModel[]>(
           'parse-notes',
-          group.map((g) => ({ path: g.path, bytes: g.bytes })),
+          group.map((g) => ({ path: g.path, bytes: g.bytes, packLists: MODEL_SLICE })),
           { lane: 'bulk' },
         )
-        .then((models) => {
-          group.forEach((g, k) => {
-            g.model = models[k];
+        .then(async (packed) => {
+          for (const [k, g] of group.entries()) {
+            g.model = await unpackModel(packed[k], yieldLoop);
             g.bytes = undefined;
-          });
+          }
         }),
     );
   }

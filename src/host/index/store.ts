@@ -255,7 +255,11 @@ export async function applyOps(
     const later = options.defer;
     for (const c of contributors) {
       const k = c.contributor;
-      let todo = memo ? items.filter((it) => !memo.unchanged(c, it.note, it.model)) : items;
+      let todo = items;
+      if (memo) {
+        todo = [];
+        for (const it of items) if (!(await memo.unchanged(c, it.note, it.model))) todo.push(it);
+      }
       if (todo.length === 0) continue;
       if (later && k.deferred) {
         const left = todo.filter((it) => later(it.note.path));
