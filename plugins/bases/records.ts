@@ -6,7 +6,7 @@
 import { buildLinkIndex, resolveLink } from '../../src/markdown/index.js';
 import { LINKS, mapLimit, type StoredLink } from '../../src/sdk/index.js';
 import type { VaultLookup } from './expr/evaluate.js';
-import { BLink, type FileRecord } from './expr/values.js';
+import { BLink, type FileRecord, type Value } from './expr/values.js';
 import { BASES_RECORDS, BasesRecordCache, type NotesSnapshot, type WalkedFile } from './record-cache.js';
 import type { BasesCtx } from './settings.js';
 
@@ -110,6 +110,14 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
     const types = await typesLoaded;
     const none: readonly BLink[] = [];
     const { byPath } = base;
+    const typesKey = JSON.stringify([...types].sort());
+    let memo = base.memos.get(typesKey);
+    if (!memo) {
+      if (base.memos.size >= 4) base.memos.clear();
+      memo = new WeakMap();
+      base.memos.set(typesKey, memo);
+    }
+    const memos = memo;
     return {
       records: base.records,
       byPath,
@@ -122,6 +130,11 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
         backlinks: (rec) => linkMaps?.incoming.get(rec.path) ?? none,
         propertyType: (name) => types.get(name),
         ctime: (rec) => rec.ctimeMs,
+        memo: (rec) => {
+          let m = memos.get(rec);
+          if (!m) memos.set(rec, (m = new Map()));
+          return m;
+        },
       },
     };
   } finally {
@@ -135,6 +148,8 @@ interface BuiltRecords {
   readonly byPath: ReadonlyMap<string, FileRecord>;
   readonly pathOfId: ReadonlyMap<number, string>;
   readonly resolve: (target: string, from: string) => string | null;
+  /** Converted property values per record, by the property types they were converted under. */
+  readonly memos: Map<string, WeakMap<FileRecord, Map<string, Value>>>;
 }
 
 /** The records of the notes (and, when walked, the other files), and the resolver over their paths. */
@@ -175,7 +190,7 @@ function buildRecords(notes: NotesSnapshot, walked: readonly WalkedFile[] | unde
     }
     return r;
   };
-  return { records, byPath, pathOfId, resolve };
+  return { records, byPath, pathOfId, resolve, memos: new Map() };
 }
 
 interface LinkMaps {

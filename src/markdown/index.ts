@@ -48,3 +48,4 @@ export {
 export { parseDocumentBounded, type BoundedYaml } from './yaml-bounded.js';
 export { MAX_MICROMARK_NESTING, MAX_MICROMARK_CHARS } from './structure.js';
 export { unifiedPatch } from './unified-diff.js';
+export { type BaseBlock, baseBlocks } from './base-blocks.js';

@@ -129,7 +129,11 @@ export default defineTool<BasesTools['query_base']>({
         ...(row.group ? { group: row.group as Output['rows'][number]['group'] & Cell } : {}),
         values: row.cells as Record<string, Cell>,
       })) as Output['rows'],
-      groups: r.groups.map((g) => ({ key: g.key, count: g.count })) as Output['groups'],
+      groups: r.groups.map((g) => ({
+        key: g.key,
+        count: g.count,
+        ...(g.summaries ? { summaries: g.summaries.map((x) => ({ ...x })) } : {}),
+      })) as Output['groups'],
       summaries: r.summaries.map((x) => ({ ...x })) as Output['summaries'],
       total: r.total,
       shown: r.rows.length,
@@ -150,8 +154,10 @@ export default defineTool<BasesTools['query_base']>({
       if (row.group) {
         const g = showCell(row.group);
         if (g !== group) {
-          const count = o.groups.find((x) => showCell(x.key) === g)?.count;
-          out.push(`## ${g || '(empty)'}${count !== undefined ? ` (${count})` : ''}`);
+          const found = o.groups.find((x) => showCell(x.key) === g);
+          out.push(`## ${g || '(empty)'}${found ? ` (${found.count})` : ''}`);
+          if (found?.summaries?.length)
+            out.push(found.summaries.map((x) => `${x.summary} of ${x.column}: ${showCell(x.value)}`).join('; '));
           group = g;
         }
       }
