@@ -1,7 +1,7 @@
 // Benchmark of the bases family: query_base p50/p95 over MCP on a generated vault of BENCH_NOTES notes (frontmatter
 // with numbers, dates, a status and a link; tags; body links), for a filter on a frontmatter field, a formula over
 // links, and a grouped view with summaries. Prints `name: value unit` lines. Usage: tsx bench/bases.ts
-// Env: BENCH_NOTES (default 10000), BENCH_ROUNDS (default 20). Writes only its own temp vault.
+// Env: BENCH_NOTES (default 10000), BENCH_ROUNDS (default 20), BENCH_LOG (server log level, default silent). Writes only its own temp vault.
 import os from 'node:os';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
@@ -38,6 +38,7 @@ const t0 = performance.now();
 const server = await startTestServer({
   builtinDir: null,
   files,
+  logLevel: process.env.BENCH_LOG ?? 'silent',
   config: { plugins, index: { watch: false, reconcileSeconds: 0 } },
 });
 const vaultId = server.host.vaultHandle.id;

@@ -10,7 +10,7 @@ import {
   evaluate,
   formulaValue,
   newRow,
-  propertyValue,
+  noteProperty,
   type Row,
   type VaultLookup,
   type WorkBudget,
@@ -241,12 +241,18 @@ export interface ViewRow {
   readonly group: Cell | null;
 }
 
+export interface Summary {
+  readonly column: string;
+  readonly summary: string;
+  readonly value: Cell;
+}
+
 export interface ViewResult {
   /** Every row of the view after filter, sort and limit (cells are built only for the page asked). */
   readonly total: number;
   readonly rows: readonly ViewRow[];
-  readonly groups: readonly { readonly key: Cell; readonly count: number }[];
-  readonly summaries: readonly { readonly column: string; readonly summary: string; readonly value: Cell }[];
+  readonly groups: readonly { readonly key: Cell; readonly count: number; readonly summaries?: readonly Summary[] }[];
+  readonly summaries: readonly Summary[];
 }
 
 export interface RunOptions {
@@ -312,21 +318,34 @@ export async function runView(cv: CompiledView, o: RunOptions): Promise<ViewResu
   });
   const limited = cv.view.limit !== null ? keyed.slice(0, cv.view.limit) : keyed;
   await pause();
-  // Groups over the whole view; one entry per distinct key, in view order.
-  const groups: { key: Value; count: number }[] = [];
+  // Groups over the whole view; one entry per distinct key, in view order (rows of a group are contiguous).
+  const groups: { key: Value; count: number; start: number }[] = [];
   if (cv.view.groupBy) {
-    for (const r of limited) {
+    for (let i = 0; i < limited.length; i++) {
+      const r = limited[i];
       const last = groups[groups.length - 1];
       if (last && equals(last.key, r.k[0])) last.count++;
-      else groups.push({ key: r.k[0], count: 1 });
+      else groups.push({ key: r.k[0], count: 1, start: i });
     }
   }
-  const summaries = Object.entries(cv.view.summaries).map(([column, summary]) => {
-    const values = limited.map((r) => value(r.row, column));
-    budget.steps += values.length;
-    return { column, summary, value: toCell(summarise(summary, values, cv, ctx)) };
-  });
-  const page = limited.slice(o.offset, o.offset + o.pageSize).map(({ row, k }): ViewRow => {
+  // Each summarised column's values once, for the view's summaries and its groups'.
+  const columnValues = new Map<string, Value[]>();
+  for (const column of Object.keys(cv.view.summaries)) {
+    columnValues.set(
+      column,
+      limited.map((r) => value(r.row, column)),
+    );
+    budget.steps += limited.length;
+  }
+  const summariesOf = (from: number, to: number) =>
+    Object.entries(cv.view.summaries).map(([column, summary]) => {
+      const all = columnValues.get(column)!;
+      const values = from === 0 && to === all.length ? all : all.slice(from, to);
+      return { column, summary, value: toCell(summarise(summary, values, cv, ctx)) };
+    });
+  const summaries = summariesOf(0, limited.length);
+  const pageEnd = Math.min(limited.length, o.offset + o.pageSize);
+  const page = limited.slice(o.offset, pageEnd).map(({ row, k }): ViewRow => {
     const cells: Record<string, Cell> = {};
     for (const c of cv.columns) cells[c.id] = cellOf(row, c.id, ctx);
     return { path: row.rec.path, cells, group: cv.view.groupBy ? toCell(k[0]) : null };
@@ -334,7 +353,15 @@ export async function runView(cv: CompiledView, o: RunOptions): Promise<ViewResu
   return {
     total: limited.length,
     rows: page,
-    groups: groups.map((g) => ({ key: toCell(g.key), count: g.count })),
+    // A group's own summaries (Obsidian shows them under each group) come with the groups that have rows on the page.
+    groups: groups.map((g) => {
+      const onPage = g.start < pageEnd && g.start + g.count > o.offset;
+      return {
+        key: toCell(g.key),
+        count: g.count,
+        ...(onPage && summaries.length > 0 ? { summaries: summariesOf(g.start, g.start + g.count) } : {}),
+      };
+    }),
     summaries,
   };
 }
@@ -370,7 +397,7 @@ function columnValue(row: Row, id: string, ctx: EvalContext): Value {
   }
   const props = row.rec.properties;
   if (!props || !Object.hasOwn(props, name)) return null;
-  return propertyValue(props[name], ctx.vault.propertyType(name), row.rec, ctx);
+  return noteProperty(row.rec, name, ctx);
 }
 
 function cellOf(row: Row, id: string, ctx: EvalContext): Cell {

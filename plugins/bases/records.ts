@@ -1,12 +1,13 @@
-// The files a base starts from: every indexed note (properties, tags, size, mtime from the index) and every other
-// file of the vault (from one walk), with the lookup the evaluator uses — link resolution by the project's resolver,
-// stored links from the graph family's `links` service, property types from `.obsidian/types.json`.
+// The files a base starts from: every indexed note (properties, tags, size, mtime, from the family's record set, which
+// the index keeps current) and every other file of the vault (from a walk), with the lookup the evaluator uses — link
+// resolution by the project's resolver, stored links from the graph family's `links` service, property types from
+// `.obsidian/types.json`. What is built from them (records, resolver, link maps) is kept until they change.
 // Read-only: reads rows, lists paths, stats files only when file.ctime is asked for; never reads a note's bytes.
-import { sql } from 'kysely';
 import { buildLinkIndex, resolveLink } from '../../src/markdown/index.js';
-import { LINKS, mapLimit } from '../../src/sdk/index.js';
+import { LINKS, mapLimit, type StoredLink } from '../../src/sdk/index.js';
 import type { VaultLookup } from './expr/evaluate.js';
-import { BLink, type FileRecord } from './expr/values.js';
+import { BLink, type FileRecord, type Value } from './expr/values.js';
+import { BASES_RECORDS, BasesRecordCache, type NotesSnapshot, type WalkedFile } from './record-cache.js';
 import type { BasesCtx } from './settings.js';
 
 export interface LoadedVault {
@@ -53,44 +54,124 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
       reason:
         "file.links, file.backlinks, file.embeds and hasLink read the graph family's link index, and the graph family is not enabled",
     });
-  // The walk (file system), the link rows and the notes rows are independent: started together, they overlap.
+  const vaultId = ctx.vault.id;
+  // Without the family's record set (a test context), a private one serves this query alone.
+  const cache = ctx.hasService(BASES_RECORDS) ? ctx.service(BASES_RECORDS) : new BasesRecordCache(ctx.db, Infinity);
   const walk = async () => {
-    const out: { path: string; size: number; mtimeMs: number }[] = [];
+    const out: WalkedFile[] = [];
     for await (const e of ctx.vault.fs.walk()) {
       ctx.signal.throwIfAborted();
       if (e.kind === 'file' && !/\.md$/i.test(e.path)) out.push({ path: e.path, size: e.size, mtimeMs: e.mtimeMs });
     }
     return out;
   };
-  const walked = needs.notesOnly ? undefined : walk();
-  const stored = needs.links ? ctx.service(LINKS).all(ctx.vault.id, ctx.settings.bases.maxLinks) : undefined;
   const typesLoaded = propertyTypes(ctx);
-  const notesRead = sql<{
-    id: string | number;
-    path: string;
-    size: number;
-    mtime: Date | string;
-    tags: string[];
-    frontmatter: Record<string, unknown> | null;
-  }>`SELECT id, path, size, mtime, tags, frontmatter FROM notes WHERE vault_id = ${ctx.vault.id}`.execute(ctx.db);
-  // Settle every started promise even when one fails, so none is left rejecting unobserved.
-  await Promise.allSettled([notesRead, walked, stored, typesLoaded]);
-  const { rows } = await notesRead;
-  const records: FileRecord[] = rows.map((r) => ({
-    path: r.path,
-    size: Number(r.size),
-    mtimeMs: new Date(r.mtime).getTime(),
-    ctimeMs: null,
-    tags: r.tags ?? [],
-    properties: r.frontmatter,
-    isNote: true,
-  }));
-  const byPath = new Map(records.map((r) => [r.path, r]));
-  const pathOfId = new Map(rows.map((r) => [Number(r.id), r.path]));
-  // Attachments (and .base, .canvas…) are not in the index: one walk of the vault's paths finds them.
-  // A view of notes only still walks when a note's property links to an attachment (so the link resolves).
-  const files = walked ?? (rows.some((r) => linksToAttachment(r.frontmatter)) ? walk() : undefined);
-  for (const e of (await files) ?? []) {
+  try {
+    const notes = await cache.notes(vaultId, ctx.signal);
+    const stored = needs.links
+      ? await cache.links(vaultId, ctx.service(LINKS), ctx.settings.bases.maxLinks, ctx.signal)
+      : undefined;
+    // Attachments (and .base, .canvas…) are not in the index: a walk of the vault's paths finds them. A view of
+    // notes only still walks when a note's property links to an attachment (so the link resolves).
+    const withFiles =
+      !needs.notesOnly ||
+      cache.derived(vaultId, 'links-attachments', String(notes.version), () =>
+        [...notes.rows.values()].some((r) => linksToAttachment(r.frontmatter)),
+      );
+    const files = withFiles ? await cache.files(vaultId, ctx.settings.bases.filesCacheSeconds * 1000, walk) : undefined;
+    const base = cache.derived(
+      vaultId,
+      withFiles ? 'records+files' : 'records',
+      `${notes.version}:${files?.version ?? '-'}`,
+      () => buildRecords(notes, files?.list),
+    );
+    const linkMaps = stored
+      ? cache.derived(
+          vaultId,
+          withFiles ? 'links+files' : 'links',
+          `${notes.version}:${files?.version ?? '-'}:${stored.version}`,
+          () => buildLinkMaps(base, stored.bySource),
+        )
+      : undefined;
+    if (needs.ctime) {
+      await mapLimit(
+        base.records,
+        8,
+        async (rec) => {
+          try {
+            rec.ctimeMs = (await ctx.vault.fs.stat(rec.path)).ctimeMs;
+          } catch {
+            rec.ctimeMs = null;
+          }
+        },
+        { signal: ctx.signal },
+      );
+    }
+    const types = await typesLoaded;
+    const none: readonly BLink[] = [];
+    const { byPath } = base;
+    const typesKey = JSON.stringify([...types].sort());
+    let memo = base.memos.get(typesKey);
+    if (!memo) {
+      if (base.memos.size >= 4) base.memos.clear();
+      memo = new WeakMap();
+      base.memos.set(typesKey, memo);
+    }
+    const memos = memo;
+    return {
+      records: base.records,
+      byPath,
+      linksIncomplete: stored !== undefined && !stored.complete,
+      lookup: {
+        file: (p) => byPath.get(p),
+        resolve: base.resolve,
+        links: (rec) => linkMaps?.outgoing.get(rec.path) ?? none,
+        embeds: (rec) => linkMaps?.embeds.get(rec.path) ?? none,
+        backlinks: (rec) => linkMaps?.incoming.get(rec.path) ?? none,
+        propertyType: (name) => types.get(name),
+        ctime: (rec) => rec.ctimeMs,
+        memo: (rec) => {
+          let m = memos.get(rec);
+          if (!m) memos.set(rec, (m = new Map()));
+          return m;
+        },
+      },
+    };
+  } finally {
+    // Settle the started read even when another step failed, so it is never left rejecting unobserved.
+    await typesLoaded.catch(() => undefined);
+  }
+}
+
+interface BuiltRecords {
+  readonly records: FileRecord[];
+  readonly byPath: ReadonlyMap<string, FileRecord>;
+  readonly pathOfId: ReadonlyMap<number, string>;
+  readonly resolve: (target: string, from: string) => string | null;
+  /** Converted property values per record, by the property types they were converted under. */
+  readonly memos: Map<string, WeakMap<FileRecord, Map<string, Value>>>;
+}
+
+/** The records of the notes (and, when walked, the other files), and the resolver over their paths. */
+function buildRecords(notes: NotesSnapshot, walked: readonly WalkedFile[] | undefined): BuiltRecords {
+  const records: FileRecord[] = [];
+  const byPath = new Map<string, FileRecord>();
+  const pathOfId = new Map<number, string>();
+  for (const r of notes.rows.values()) {
+    const rec: FileRecord = {
+      path: r.path,
+      size: r.size,
+      mtimeMs: r.mtimeMs,
+      ctimeMs: null,
+      tags: r.tags as string[],
+      properties: r.frontmatter,
+      isNote: true,
+    };
+    records.push(rec);
+    byPath.set(r.path, rec);
+    pathOfId.set(r.id, r.path);
+  }
+  for (const e of walked ?? []) {
     if (byPath.has(e.path)) continue;
     const rec: FileRecord = { ...e, ctimeMs: null, tags: [], properties: null, isNote: false };
     records.push(rec);
@@ -109,18 +190,27 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
     }
     return r;
   };
+  return { records, byPath, pathOfId, resolve, memos: new Map() };
+}
+
+interface LinkMaps {
+  readonly outgoing: ReadonlyMap<string, BLink[]>;
+  readonly embeds: ReadonlyMap<string, BLink[]>;
+  readonly incoming: ReadonlyMap<string, BLink[]>;
+}
+
+/** Each file's outgoing links, embeds and backlinks, from the stored links by source note. */
+function buildLinkMaps(base: BuiltRecords, bySource: ReadonlyMap<number, readonly StoredLink[]>): LinkMaps {
   const outgoing = new Map<string, BLink[]>();
   const embeds = new Map<string, BLink[]>();
   const incoming = new Map<string, BLink[]>();
-  let linksIncomplete = false;
-  if (needs.links) {
-    const { links, complete } = (await stored)!;
-    linksIncomplete = !complete;
-    const seenBack = new Set<string>();
+  const seenBack = new Set<string>();
+  for (const [sourceId, links] of bySource) {
+    const source = base.pathOfId.get(sourceId);
+    if (source === undefined) continue; // a note removed since its links were read
     for (const l of links) {
-      const source = pathOfId.get(l.sourceId);
-      if (source === undefined) continue; // a note removed since the notes were read
-      const resolved = (l.targetId !== null ? pathOfId.get(l.targetId) : undefined) ?? resolve(l.target, source);
+      const resolved: string | null =
+        (l.targetId !== null ? base.pathOfId.get(l.targetId) : undefined) ?? base.resolve(l.target, source);
       const link = new BLink(l.target, l.alias, resolved);
       const into = l.embed ? embeds : outgoing;
       const list = into.get(source);
@@ -135,34 +225,5 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
       }
     }
   }
-  if (needs.ctime) {
-    await mapLimit(
-      records,
-      8,
-      async (rec) => {
-        try {
-          rec.ctimeMs = (await ctx.vault.fs.stat(rec.path)).ctimeMs;
-        } catch {
-          rec.ctimeMs = null;
-        }
-      },
-      { signal: ctx.signal },
-    );
-  }
-  const types = await typesLoaded;
-  const none: readonly BLink[] = [];
-  return {
-    records,
-    byPath,
-    linksIncomplete,
-    lookup: {
-      file: (p) => byPath.get(p),
-      resolve,
-      links: (rec) => outgoing.get(rec.path) ?? none,
-      embeds: (rec) => embeds.get(rec.path) ?? none,
-      backlinks: (rec) => incoming.get(rec.path) ?? none,
-      propertyType: (name) => types.get(name),
-      ctime: (rec) => rec.ctimeMs,
-    },
-  };
+  return { outgoing, embeds, incoming };
 }

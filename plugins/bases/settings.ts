@@ -14,6 +14,8 @@ export interface BasesSettings {
   maxWorkSteps: number;
   maxStringChars: number;
   maxLinks: number;
+  cacheNotes: number;
+  filesCacheSeconds: number;
 }
 
 export type BasesCtx = ToolContext<{ bases: BasesSettings }>;
@@ -79,6 +81,21 @@ export const basesSettingsSchema = {
       minimum: 1000,
       default: 2000000,
       description: 'Most stored links a query reads for file.links, file.backlinks and hasLink.',
+    },
+    cacheNotes: {
+      type: 'integer',
+      minimum: 0,
+      default: 200000,
+      description:
+        'Most notes whose fields (and links) are held in memory between queries, over all vaults; least recently queried vaults go first, and a larger vault is read from the index per query. 0 holds none.',
+    },
+    filesCacheSeconds: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 3600,
+      default: 10,
+      description:
+        "How long one walk of a vault's other files (attachments, .base, .canvas, which the index does not hold) is reused by queries that read them. 0 walks per query.",
     },
   },
 } as const;

@@ -60,3 +60,4 @@ export {
   type ModelCounts,
   type NoteModelField,
 } from './model-view.js';
+export { type BaseBlock, baseBlocks } from './base-blocks.js';

@@ -39,6 +39,8 @@ export interface VaultLookup {
   /** The property's type from `.obsidian/types.json`, when the vault declares one. */
   propertyType(name: string): string | undefined;
   ctime(rec: FileRecord): number | null;
+  /** Optional: where a record's converted property values are kept across the queries that share this lookup. */
+  memo?(rec: FileRecord): Map<string, Value>;
 }
 
 export interface WorkBudget {
@@ -58,12 +60,13 @@ export interface EvalContext {
 
 export interface Row {
   readonly rec: FileRecord;
-  readonly formulaCache: Map<string, Value | EvalError>;
-  readonly inProgress: Set<string>;
+  /** Made on a row's first formula (most rows of a large view never evaluate one). */
+  formulaCache: Map<string, Value | EvalError> | null;
+  inProgress: Set<string> | null;
 }
 
 export function newRow(rec: FileRecord): Row {
-  return { rec, formulaCache: new Map(), inProgress: new Set() };
+  return { rec, formulaCache: null, inProgress: null };
 }
 
 type Locals = Readonly<Record<string, Value>>;
@@ -106,22 +109,24 @@ export function evaluate(node: Node, row: Row, ctx: EvalContext, locals?: Locals
 
 /** A formula's value for a row (cached; a cycle at run time is an error, though compile refuses them first). */
 export function formulaValue(name: string, row: Row, ctx: EvalContext): Value {
-  const cached = row.formulaCache.get(name);
+  const cache = (row.formulaCache ??= new Map());
+  const cached = cache.get(name);
   if (cached instanceof EvalError) throw cached;
   if (cached !== undefined) return cached;
   const f = ctx.formulas.get(name);
   if (!f) return null;
-  if (row.inProgress.has(name)) throw new EvalError(`the formula "${name}" refers to itself`);
-  row.inProgress.add(name);
+  const inProgress = (row.inProgress ??= new Set());
+  if (inProgress.has(name)) throw new EvalError(`the formula "${name}" refers to itself`);
+  inProgress.add(name);
   try {
     const v = evaluate(f, row, ctx);
-    row.formulaCache.set(name, v);
+    cache.set(name, v);
     return v;
   } catch (e) {
-    if (e instanceof EvalError) row.formulaCache.set(name, e);
+    if (e instanceof EvalError) cache.set(name, e);
     throw e;
   } finally {
-    row.inProgress.delete(name);
+    inProgress.delete(name);
   }
 }
 
@@ -152,7 +157,22 @@ export function propertyValue(raw: unknown, type: string | undefined, rec: FileR
 
 function property(rec: FileRecord | null, name: string, ctx: EvalContext): Value {
   if (!rec?.properties || !Object.hasOwn(rec.properties, name)) return null;
-  return propertyValue(rec.properties[name], ctx.vault.propertyType(name), rec, ctx);
+  return noteProperty(rec, name, ctx);
+}
+
+/**
+ * A note's property as a typed value, converted once per record while the vault's files and property types are
+ * unchanged (the lookup's memo; values are never changed in place, so a memoised one is shared safely).
+ */
+export function noteProperty(rec: FileRecord, name: string, ctx: EvalContext): Value {
+  const memo = ctx.vault.memo?.(rec);
+  if (memo) {
+    const held = memo.get(name);
+    if (held !== undefined || memo.has(name)) return held as Value;
+  }
+  const v = propertyValue(rec.properties![name], ctx.vault.propertyType(name), rec, ctx);
+  memo?.set(name, v);
+  return v;
 }
 
 function evalScoped(node: Node, row: Row, ctx: EvalContext, locals?: Locals): Scoped {

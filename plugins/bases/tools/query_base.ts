@@ -3,14 +3,41 @@
 import { createHash } from 'node:crypto';
 import { clampLimit, cursorCodec, defineTool } from '../../../src/sdk/index.js';
 import type { BasesTools } from '../../../src/generated/bases/index.js';
-import { baseBlocks, parseBase } from '../base-file.js';
-import { compileView, runView } from '../engine.js';
+import { type BaseDef, baseBlocks, parseBase } from '../base-file.js';
+import { type CompiledView, compileView, type EngineLimits, runView } from '../engine.js';
 import type { Cell } from '../expr/values.js';
 import { loadVault } from '../records.js';
 import { basesRefusals } from '../refusals.js';
 import { type BasesCtx, engineLimits } from '../settings.js';
 
 type Output = BasesTools['query_base']['output'];
+
+/** Bases compiled lately (by text, view and limits): a base asked again is not parsed or compiled again. */
+const COMPILED_KEPT = 64;
+const compiledViews = new Map<string, { base: BaseDef; cv: CompiledView }>();
+
+function compiled(
+  text: string,
+  view: string | undefined,
+  maxBytes: number,
+  limits: EngineLimits,
+): { base: BaseDef; cv: CompiledView } {
+  const key = createHash('sha256')
+    .update(`${maxBytes}\0${JSON.stringify(limits)}\0${view ?? ''}\0${view === undefined ? 0 : 1}\0${text}`)
+    .digest('base64url');
+  const held = compiledViews.get(key);
+  if (held) {
+    compiledViews.delete(key);
+    compiledViews.set(key, held); // most recently used last
+    return held;
+  }
+  const base = parseBase(text, maxBytes);
+  const out = { base, cv: compileView(base, view, limits) };
+  // Only bases that compiled are kept (a refusal is thrown above); the oldest goes past the bound.
+  compiledViews.set(key, out);
+  if (compiledViews.size > COMPILED_KEPT) compiledViews.delete(compiledViews.keys().next().value!);
+  return out;
+}
 
 /** The page position: a digest of what was asked (base text, view, this) and the offset of the next row. */
 type PageKey = [string, number];
@@ -63,8 +90,7 @@ export default defineTool<BasesTools['query_base']>({
     const limits = engineLimits(s);
     const pageSize = clampLimit(input.limit, s.rowsCap, 100);
     const src = await baseSource(input, ctx);
-    const base = parseBase(src.text, s.maxBaseBytes);
-    const cv = compileView(base, input.view, limits);
+    const { base, cv } = compiled(src.text, input.view, s.maxBaseBytes, limits);
     const thisPath = input.this !== undefined ? cleanPath(input.this) : src.home;
     const digest = createHash('sha256')
       .update(`${src.label}\0${src.text}\0${cv.view.name}\0${thisPath}`)
@@ -103,7 +129,11 @@ export default defineTool<BasesTools['query_base']>({
         ...(row.group ? { group: row.group as Output['rows'][number]['group'] & Cell } : {}),
         values: row.cells as Record<string, Cell>,
       })) as Output['rows'],
-      groups: r.groups.map((g) => ({ key: g.key, count: g.count })) as Output['groups'],
+      groups: r.groups.map((g) => ({
+        key: g.key,
+        count: g.count,
+        ...(g.summaries ? { summaries: g.summaries.map((x) => ({ ...x })) } : {}),
+      })) as Output['groups'],
       summaries: r.summaries.map((x) => ({ ...x })) as Output['summaries'],
       total: r.total,
       shown: r.rows.length,
@@ -124,8 +154,10 @@ export default defineTool<BasesTools['query_base']>({
       if (row.group) {
         const g = showCell(row.group);
         if (g !== group) {
-          const count = o.groups.find((x) => showCell(x.key) === g)?.count;
-          out.push(`## ${g || '(empty)'}${count !== undefined ? ` (${count})` : ''}`);
+          const found = o.groups.find((x) => showCell(x.key) === g);
+          out.push(`## ${g || '(empty)'}${found ? ` (${found.count})` : ''}`);
+          if (found?.summaries?.length)
+            out.push(found.summaries.map((x) => `${x.summary} of ${x.column}: ${showCell(x.value)}`).join('; '));
           group = g;
         }
       }

@@ -1,5 +1,6 @@
 // read_note: one note as structured data (content windows, section reads, outline, metadata budgets).
 // Read-only; never writes and never returns more than the read budgets allow.
+import { baseBlocks } from '../../../src/markdown/index.js';
 import { defineTool, resolveNotePath } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
@@ -68,9 +69,55 @@ export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<Rea
   }
   if (m.frontmatter.error) out.frontmatter_error = { ...m.frontmatter.error };
   if (omissions.length > 0) out.metadata_omissions = omissions;
+  const bases = await baseReferences(ctx, path, note);
+  if (bases.length > 0) out.bases = bases;
   const link = deepLink(ctx, path);
   if (link) out.deep_link = link;
   return out;
+}
+
+/** Base references read_note reports at most (each embed costs one or two existence checks). */
+const MAX_BASE_REFERENCES = 20;
+
+type BaseReference = NonNullable<ReadNoteOutput['bases']>[number];
+
+/**
+ * The Obsidian bases a note shows, as query_base arguments: its ```base blocks (by ordinal) and its embeds of a
+ * .base file (`![[x.base#View]]`: the file found beside the note or by its vault path, the view from the anchor).
+ */
+async function baseReferences(
+  ctx: NotesCtx,
+  path: string,
+  note: { bytes: Buffer; text: string },
+): Promise<BaseReference[]> {
+  const out: BaseReference[] = [];
+  const text = sliceBytes(note.bytes, 0);
+  if (text.includes('base')) {
+    baseBlocks(text).forEach((b, i) => {
+      out.push({ kind: 'block', line: b.line, query: { path, block: i + 1 } });
+    });
+  }
+  const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : '';
+  // Embeds come from the note's links, asked for only when the text names a .base file: the first load kept
+  // a huge note's links in the worker, and most notes embed no base.
+  const links = /\.base\b/i.test(note.text) ? (await loadNote(ctx, path, { fields: ['links'] })).model.links : [];
+  for (const l of links) {
+    if (out.length >= MAX_BASE_REFERENCES) break;
+    if (!l.embed || !/\.base$/i.test(l.target)) continue;
+    let found: string | undefined;
+    for (const candidate of [...new Set([folder + l.target, l.target])])
+      if (await ctx.vault.fs.exists(candidate)) {
+        found = candidate;
+        break;
+      }
+    out.push({
+      kind: 'embed',
+      line: l.line,
+      target: l.target,
+      query: { ...(found !== undefined ? { path: found } : {}), ...(l.anchor ? { view: l.anchor } : {}) },
+    });
+  }
+  return out.slice(0, MAX_BASE_REFERENCES);
 }
 
 export function renderReadNote(o: ReadNoteOutput): string {
@@ -90,6 +137,17 @@ export function renderReadNote(o: ReadNoteOutput): string {
     lines.push('', 'outline:');
     for (const e of o.outline) lines.push(`${'  '.repeat(e.depth - 1)}${e.ordinal} ${e.text} (${e.size} B)`);
     if (o.outline_omitted) lines.push(`… ${o.outline_omitted} more headings`);
+  }
+  if (o.bases) {
+    lines.push('', 'bases (answer with query_base):');
+    for (const b of o.bases) {
+      const args = Object.entries(b.query)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(', ');
+      lines.push(
+        `- line ${b.line}: ${b.kind === 'block' ? '```base block' : `![[${b.target}]]`} → ${b.query.path === undefined ? `(${b.target} not found beside the note or at that vault path) ` : ''}query_base(${args})`,
+      );
+    }
   }
   if (o.notice) lines.push('', o.notice);
   return lines.join('\n');

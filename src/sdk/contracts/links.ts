@@ -18,4 +18,9 @@ export interface StoredLink {
 export interface LinksService {
   /** Every stored link of the vault, by source note and position; at most `max` (the rest are left out, `complete` false). */
   all(vaultId: number, max: number): Promise<{ links: StoredLink[]; complete: boolean }>;
+  /**
+   * The stored links of these notes only, by source note and position (a caller that holds `all` keeps it current
+   * with the notes the index changed). Optional for older providers: callers fall back to `all`.
+   */
+  of?(vaultId: number, sourceIds: readonly number[]): Promise<StoredLink[]>;
 }

@@ -282,6 +282,42 @@ t.test('sort with several keys, groupBy, limit, properties display names', async
   );
 });
 
+t.test('a grouped view with summaries: each group carries its own, the view its whole', async (t) => {
+  const yaml =
+    'filters: file.hasTag("book")\nviews:\n  - type: table\n    name: T\n    groupBy: {property: status, direction: DESC}\n    summaries: {rating: Sum, price: Average, finished: Latest}\n';
+  const r = await v.query(yaml);
+  const num = (value: number) => ({ type: 'number', value });
+  t.same(
+    r.groups.map((g) => [
+      g.key.value,
+      g.count,
+      Object.fromEntries((g.summaries ?? []).map((s) => [s.column, s.value])),
+    ]),
+    [
+      ['reading', 1, { rating: num(3), price: num(4), finished: { type: 'null', value: null } }],
+      ['done', 2, { rating: num(9), price: num((9.5 + 12.25) / 2), finished: { type: 'date', value: '2025-11-02' } }],
+    ],
+    'per-group Sum, Average and Latest over each group rows',
+  );
+  t.same(
+    Object.fromEntries(r.summaries.map((s) => [s.column, s.value])).rating,
+    num(12),
+    'the view summary covers every group',
+  );
+  const first = await v.query(yaml, { offset: 0, pageSize: 1 });
+  t.same(
+    first.groups.map((g) => g.summaries !== undefined),
+    [true, false],
+    'a page carries the summaries of the groups it shows rows of',
+  );
+  const second = await v.query(yaml, { offset: 2, pageSize: 1 });
+  t.same(
+    second.groups.map((g) => g.summaries !== undefined),
+    [false, true],
+    'the last page: only the done group',
+  );
+});
+
 t.test('summaries', async (t) => {
   const r = await v.query(
     'filters: file.hasTag("book")\nsummaries:\n  spread: values.max() - values.min()\nviews:\n  - type: table\n    name: T\n    summaries:\n      rating: Average\n      price: Median\n      finished: Earliest\n      note.genres: Filled\n      status: Unique\n      formula.x: spread\nformulas:\n  x: rating * 2\n',
