@@ -24,8 +24,12 @@ function newestMtime(p: string): number {
 
 let chosen: readonly string[] | undefined;
 
-/** Node arguments that run the CLI (append the command and its arguments); the first call decides. */
-export function cliArgs(): readonly string[] {
+/**
+ * Node arguments that run the CLI (append the command and its arguments). `typescriptFamilies`: the
+ * config names a family written in TypeScript (a test fixture), which only a CLI run through tsx can load.
+ */
+export function cliArgs(options: { typescriptFamilies?: boolean } = {}): readonly string[] {
+  if (options.typescriptFamilies) return ['--import', 'tsx', SOURCES];
   if (chosen) return chosen;
   const compiledAt = process.env.EXOCORTEX_TEST_CLI === 'tsx' || !existsSync(COMPILED) ? 0 : statSync(COMPILED).mtimeMs;
   const fresh = compiledAt > 0 && INPUTS.every((p) => newestMtime(path.join(ROOT, p)) <= compiledAt);

@@ -70,7 +70,7 @@ t.test('stdio: the local operator lists and calls tools, and hears list_changed'
   writeFileSync(configFile, YAML.stringify(config));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...cliArgs(), 'stdio', '--config', configFile],
+    args: [...cliArgs({ typescriptFamilies: true }), 'stdio', '--config', configFile],
     cwd: root,
     stderr: 'pipe',
   });

@@ -34,7 +34,7 @@ t.test('users passwd, login-link and oauth clients|grants list|revoke, live', as
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
-        [...cliArgs(), ...args, '--config', server.configFile],
+        [...cliArgs({ typescriptFamilies: true }), ...args, '--config', server.configFile],
         { encoding: 'utf8', cwd: process.cwd(), env: { ...process.env, EXO_CONFIG: '' } },
         (err, stdout, stderr) =>
           resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
