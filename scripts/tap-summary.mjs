@@ -1,5 +1,5 @@
 // Turns tap's closing "# { total: …, pass: … }" lines (one per run in the log: CI runs the suite on the
-// system Node, then a part of it on Node 24) into the plain "N passed, N failed" line CI reads.
+// system Node, then again on Node 24) into the plain "N passed, N failed" line CI reads.
 import { readFileSync } from 'node:fs';
 
 const log = readFileSync(process.argv[2] ?? 'tap.log', 'utf8');

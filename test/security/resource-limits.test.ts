@@ -70,9 +70,23 @@ t.test('an unauthenticated body is refused from the headers, before it is read',
   t.match(bad.text, /^HTTP\/1\.1 401 /, 'a wrong key too');
 });
 
+// The session and subscription bounds share one host (a host start is most of each test's time): the
+// sessions the first test leaves are idle, so the second's session evicts one of them, and only the second
+// subscribes.
+let bounded: Promise<TestServer> | undefined;
+const boundedServer = () => {
+  bounded ??= startTestServer({
+    files: { 'a.md': 'a' },
+    config: { server: { maxSessions: 5, maxSessionsPerCredential: 3, maxSubscriptionsPerSession: 3 } },
+  }).then((s) => {
+    t.teardown(() => s.close());
+    return s;
+  });
+  return bounded;
+};
+
 t.test('one credential cannot take every session', async (t) => {
-  const s = await startTestServer({ config: { server: { maxSessions: 5, maxSessionsPerCredential: 3 } } });
-  t.teardown(() => s.close());
+  const s = await boundedServer();
   const ids: string[] = [];
   for (let i = 0; i < 8; i++) {
     const r = await mcpPost(s, s.readKey, INIT);
@@ -138,8 +152,7 @@ t.test("subscriptions count against the caller's rate bucket", async (t) => {
 });
 
 t.test('a session subscribes to at most maxSubscriptionsPerSession resources', async (t) => {
-  const s = await startTestServer({ files: { 'a.md': 'a' }, config: { server: { maxSubscriptionsPerSession: 3 } } });
-  t.teardown(() => s.close());
+  const s = await boundedServer();
   const c = await s.connect();
   for (let i = 0; i < 3; i++) await c.subscribeResource({ uri: `vault://note/n${i}.md` });
   await c.subscribeResource({ uri: 'vault://note/n0.md' }); // already held: free

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { AdminClient } from '../../../src/host/admin/channel-client.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const server = await startTestServer({ builtinDir: null, files: { 'a.md': 'a\n' } });
@@ -29,7 +30,7 @@ const cli = (...args: string[]) =>
   new Promise<{ code: number; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/host/cli/main.ts'), ...args],
+      [...cliArgs(), ...args],
       { cwd: root, env: { ...process.env, EXO_CONFIG: '' }, timeout: 120_000 },
       (err, _stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
     );

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { pgliteTemplate } from '../../../src/host/testing/harness.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 t.setTimeout(300_000); // every CLI call is a real process start
 
@@ -31,7 +32,7 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/host/cli/main.ts'), ...args],
+      [...cliArgs(), ...args],
       { cwd: root, env: { ...process.env, EXO_CONFIG: '' } },
       (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });

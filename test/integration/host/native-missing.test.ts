@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-native-missing-'));
@@ -23,7 +24,7 @@ const initialize = `${JSON.stringify({
 })}\n`;
 
 function exocortex(args: string[], addon: string) {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src/host/cli/main.ts'), ...args], {
+  return spawnSync(process.execPath, [...cliArgs(), ...args], {
     cwd: root,
     encoding: 'utf8',
     input: initialize,

@@ -16,11 +16,11 @@ import { Agent, request } from 'undici';
 import { pgliteTemplate } from '../../../src/host/testing/harness.js';
 import { freePort } from '../../../src/host/testing/free-port.js';
 import { textOf } from '../../../src/sdk/testkit.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 t.setTimeout(300_000); // every CLI call is a real process start
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const main = path.join(root, 'src/host/cli/main.ts');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-owner-'));
 const dbDir = path.join(dir, 'db');
 const socket = path.join(dbDir, 'exocortex.sock');
@@ -50,7 +50,7 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', main, ...args, '--config', configFile],
+      [...cliArgs(), ...args, '--config', configFile],
       { cwd: root, env: { ...process.env, EXO_CONFIG: '' } },
       (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -60,7 +60,7 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
 }
 
 function serve(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--config', configFile], {
+  const child = spawn(process.execPath, [...cliArgs(), 'serve', '--config', configFile], {
     cwd: root,
     env: { ...process.env, EXO_CONFIG: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -136,7 +136,7 @@ t.test('keys created, listed and revoked through the running server take effect 
 });
 
 t.test('a second server on the same directory refuses, naming the directory and the owner', async (t) => {
-  const second = spawn(process.execPath, ['--import', 'tsx', main, 'serve', '--config', configFile], {
+  const second = spawn(process.execPath, [...cliArgs(), 'serve', '--config', configFile], {
     cwd: root,
     env: { ...process.env, EXO_CONFIG: '' },
   });
@@ -172,7 +172,7 @@ t.test('stdio bridges to the running server as the local operator', async (t) =>
   t.teardown(() => peer.close());
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', main, 'stdio', '--config', configFile],
+    args: [...cliArgs(), 'stdio', '--config', configFile],
     cwd: root,
     stderr: 'pipe',
     env: { ...process.env, EXO_CONFIG: '' } as Record<string, string>,
@@ -205,7 +205,7 @@ t.test('a 2026-07-28 stdio client through the bridge: discover, list, write', as
   await local.connect(
     new ModernStdio({
       command: process.execPath,
-      args: ['--import', 'tsx', main, 'stdio', '--config', configFile],
+      args: [...cliArgs(), 'stdio', '--config', configFile],
       cwd: root,
       stderr: 'pipe',
       env: { ...process.env, EXO_CONFIG: '' } as Record<string, string>,

@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
 import { pgliteTemplate, startTestServer } from '../../../src/host/testing/harness.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -69,7 +70,7 @@ t.test('stdio: the local operator lists and calls tools, and hears list_changed'
   writeFileSync(configFile, YAML.stringify(config));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(root, 'src/host/cli/main.ts'), 'stdio', '--config', configFile],
+    args: [...cliArgs({ typescriptFamilies: true }), 'stdio', '--config', configFile],
     cwd: root,
     stderr: 'pipe',
   });

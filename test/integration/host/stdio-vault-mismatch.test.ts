@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer } from '../../../src/host/testing/harness.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const server = await startTestServer({ builtinDir: null, files: { 'a.md': 'a\n' } });
@@ -21,7 +22,7 @@ const stdio = (env: Record<string, string>) =>
   new Promise<{ code: number; stderr: string }>((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/host/cli/main.ts'), 'stdio', '--config', server.configFile],
+      [...cliArgs(), 'stdio', '--config', server.configFile],
       { cwd: root, env: { ...process.env, EXO_CONFIG: '', ...env }, timeout: 60_000 },
       (err, _stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
     );

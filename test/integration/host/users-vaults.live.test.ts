@@ -11,6 +11,7 @@ import { AdminClient } from '../../../src/host/admin/channel-client.js';
 import type { KeyRow } from '../../../src/host/admin/operations.js';
 import { parseRefusalLine } from '../../../src/sdk/refusals.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 t.setTimeout(300_000);
 
@@ -216,7 +217,7 @@ t.test('the CLI reaches the running server for users, vaults and keys', async (t
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/host/cli/main.ts', ...args, '--config', server.configFile],
+        [...cliArgs(), ...args, '--config', server.configFile],
         { encoding: 'utf8', cwd: process.cwd(), env: { ...process.env, EXO_CONFIG: '' } },
         (err, stdout, stderr) =>
           resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

@@ -83,6 +83,23 @@ interface Rig {
   close(): Promise<void>;
 }
 
+// One database and one worker pool for the file, as one host has for all its vaults: each rig is a vault
+// of its own (its own row, notes, marks and contributor state), so a rig costs a vault copy and a cold
+// index, not a PGlite start and two worker threads.
+const shared = (async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-index-db-'));
+  cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
+  const database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
+  const workers = new PiscinaPool({ threads: 2, idleTimeoutMs: 60_000 });
+  t.teardown(async () => {
+    await workers.close();
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { database, workers };
+})();
+let rigs = 0;
+
 async function rig(
   settings: Partial<IndexSettings> = {},
   files: Record<string, string | Uint8Array> = {},
@@ -91,17 +108,15 @@ async function rig(
   const vault = path.join(dir, 'vault');
   cpSync(CORPUS, vault, { recursive: true });
   for (const [p, c] of Object.entries(files)) writeFileSync(path.join(vault, p), c);
-  cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
-  const database = await openDatabase(`pglite:${path.join(dir, 'db')}`, { baseDir: '/' });
+  const { database, workers } = await shared;
   const vaultId = Number(
     (
-      await sql<{ id: number }>`INSERT INTO vaults (name, root) VALUES ('t', ${vault}) RETURNING id`.execute(
-        database.db,
-      )
+      await sql<{
+        id: number;
+      }>`INSERT INTO vaults (name, root) VALUES (${`t${++rigs}`}, ${vault}) RETURNING id`.execute(database.db)
     ).rows[0].id,
   );
   const fs = await openVault(vault, { allowNamedStaging: true });
-  const workers = new PiscinaPool({ threads: 2, idleTimeoutMs: 60_000 });
   const calls: Call[] = [];
   const contributors: ContributorEntry[] = [{ family: 'fixture', contributor: recorder(1, calls) }];
   const pipeline = new IndexPipeline({
@@ -131,9 +146,7 @@ async function rig(
     },
     async close() {
       await pipeline.close();
-      await workers.close();
       await fs.close();
-      await database.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -172,9 +185,18 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
   t.equal(st.quarantined, 3, 'invalid UTF-8, NUL bytes and 10 MB are quarantined');
   t.equal(st.pending, 0);
   t.equal(st.watcher, 'watching');
-  const count = await r.database.db.selectFrom('notes').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const count = await r.database.db
+    .selectFrom('notes')
+    .select(sql<string>`count(*)`.as('n'))
+    .where('vault_id', '=', r.pipeline.vaultId)
+    .executeTakeFirstOrThrow();
   t.equal(Number(count.n), onDisk.length - 3, 'notes rows = indexed notes');
-  const reasons = await r.database.db.selectFrom('quarantine').select(['path', 'reason']).orderBy('path').execute();
+  const reasons = await r.database.db
+    .selectFrom('quarantine')
+    .select(['path', 'reason'])
+    .where('vault_id', '=', r.pipeline.vaultId)
+    .orderBy('path')
+    .execute();
   t.same(
     reasons.map((q) => [q.path, q.reason.split(':')[0]]),
     [
@@ -244,7 +266,11 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
     writeFileSync(path.join(r.vault, 'bad-utf8.md'), '# fixed\n');
     writeFileSync(big, '# small now\n');
     await until('fixed notes indexed', async () => (await r.row('bad-utf8.md')) && (await r.row('big.md')));
-    const left = await r.database.db.selectFrom('quarantine').select('path').execute();
+    const left = await r.database.db
+      .selectFrom('quarantine')
+      .select('path')
+      .where('vault_id', '=', r.pipeline.vaultId)
+      .execute();
     t.same(
       left.map((q) => q.path),
       ['binary.md'],
@@ -280,7 +306,11 @@ t.test('cold index, watcher, write-through, quarantine, contributor calls', asyn
       r.pipeline.status().indexed,
       'every indexed note re-derived once',
     );
-    const state = await r.database.db.selectFrom('index_contributor_state').selectAll().executeTakeFirstOrThrow();
+    const state = await r.database.db
+      .selectFrom('index_contributor_state')
+      .selectAll()
+      .where('vault_id', '=', r.pipeline.vaultId)
+      .executeTakeFirstOrThrow();
     t.equal(Number(state.version), 2);
   });
 });
@@ -393,7 +423,13 @@ t.test(
     await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
     const marks = async () =>
       Number(
-        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n,
+        (
+          await sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM index_deferred WHERE vault_id = ${r.pipeline.vaultId}`.execute(
+            r.database.db,
+          )
+        ).rows[0].n,
       );
     t.equal(await marks(), 0, 'passes write every contributor in one transaction: no marks');
     events.length = 0;
@@ -481,7 +517,13 @@ t.test(
     await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
     const marks = async () =>
       Number(
-        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n,
+        (
+          await sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM index_deferred WHERE vault_id = ${r.pipeline.vaultId}`.execute(
+            r.database.db,
+          )
+        ).rows[0].n,
       );
     writes.length = 0;
 
@@ -578,7 +620,13 @@ t.test(
     t.same(events, ['rows Deferred/B.md', 'answered']);
     t.equal(
       Number(
-        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM index_deferred`.execute(r.database.db)).rows[0].n,
+        (
+          await sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM index_deferred WHERE vault_id = ${r.pipeline.vaultId}`.execute(
+            r.database.db,
+          )
+        ).rows[0].n,
       ),
       0,
       'no marks',

@@ -17,6 +17,7 @@ import {
   postForm,
   register,
 } from '../../fixtures/oauth/flow.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 const echo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/families/echo');
 
@@ -33,7 +34,7 @@ t.test('users passwd, login-link and oauth clients|grants list|revoke, live', as
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
-        ['--import', 'tsx', 'src/host/cli/main.ts', ...args, '--config', server.configFile],
+        [...cliArgs({ typescriptFamilies: true }), ...args, '--config', server.configFile],
         { encoding: 'utf8', cwd: process.cwd(), env: { ...process.env, EXO_CONFIG: '' } },
         (err, stdout, stderr) =>
           resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

@@ -25,6 +25,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/host.ts': 'watches the config file for reloads',
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
   'src/host/testing/cluster.ts': 'test harness: the multi-process topology (configs, logs, vault folders)',
+  'src/host/testing/cli.ts': 'test harness: whether a compiled CLI newer than every source exists',
   'src/host/mcp/stdio-bridge.ts':
     "realpath of two vault roots, to compare the bridged server's vault with the config's",
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',

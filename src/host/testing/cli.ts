@@ -1,0 +1,43 @@
+// How a test starts the exocortex command line as a process of its own: the compiled CLI (dist/, what
+// bin/exocortex.js runs) when a build newer than every source exists — CI's `npm ci` builds it just
+// before the tests — else the TypeScript sources through tsx. A compiled start costs about 60% of the CPU
+// of one through tsx (its loader resolves and transforms every module on a thread of its own), and the
+// suite starts the CLI some hundred times. EXOCORTEX_TEST_CLI=tsx forces the sources.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const COMPILED = path.join(ROOT, 'dist/src/host/cli/main.js');
+const SOURCES = path.join(ROOT, 'src/host/cli/main.ts');
+/** What `npm run build` compiles or copies into dist/. */
+const INPUTS = ['src', 'plugins', 'migrations', 'schemas', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+
+function newestMtime(p: string): number {
+  const st = statSync(p, { throwIfNoEntry: false });
+  if (!st) return 0;
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  return newest;
+}
+
+let chosen: readonly string[] | undefined;
+
+/**
+ * Node arguments that run the CLI (append the command and its arguments). `typescriptFamilies`: the
+ * config names a family written in TypeScript (a test fixture), which only a CLI run through tsx can load.
+ */
+export function cliArgs(options: { typescriptFamilies?: boolean } = {}): readonly string[] {
+  if (options.typescriptFamilies) return ['--import', 'tsx', SOURCES];
+  if (chosen) return chosen;
+  const compiledAt = process.env.EXOCORTEX_TEST_CLI === 'tsx' || !existsSync(COMPILED) ? 0 : statSync(COMPILED).mtimeMs;
+  const fresh = compiledAt > 0 && INPUTS.every((p) => newestMtime(path.join(ROOT, p)) <= compiledAt);
+  chosen = fresh ? [COMPILED] : ['--import', 'tsx', SOURCES];
+  return chosen;
+}
+
+/** Whether cliArgs() runs the compiled build (said in a test's output, so a figure can be read right). */
+export function cliIsCompiled(): boolean {
+  return cliArgs()[0] === COMPILED;
+}
