@@ -2,23 +2,35 @@
 // one Kysely PostgresDialect code path serves it. Pool size stays at the bridge's 1 (more corrupts).
 // By default PGlite runs on its own worker thread (pglite-threaded.ts); `thread: false` keeps it on the
 // calling thread, where each statement blocks the event loop while it executes.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
+import { DEFAULT_PGLITE_MEMORY, memoryStartParams, type PgliteMemory } from './pglite-memory.js';
 import { ThreadedPglite } from './pglite-threaded.js';
 import { nameStatements } from './statement-cache.js';
 import type { DatabaseEngine } from './types.js';
 
-export async function openPglite(dataDir: string, options: { thread?: boolean } = {}): Promise<DatabaseEngine> {
+export type { PgliteMemory };
+
+export interface OpenPgliteOptions {
+  /** On its own worker thread (default) or on the calling one. */
+  readonly thread?: boolean;
+  readonly memory?: PgliteMemory;
+}
+
+export async function openPglite(dataDir: string, options: OpenPgliteOptions = {}): Promise<DatabaseEngine> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) mkdirSync(dataDir, { recursive: true });
   const where = memory ? 'in memory' : 'embedded';
+  const startParams = [...PGlite.defaultStartParams, ...memoryStartParams(options.memory ?? DEFAULT_PGLITE_MEMORY)];
+  if (!memory && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeApart(dataDir, startParams);
   if (options.thread ?? true) {
-    const threaded = new ThreadedPglite(dataDir);
+    const threaded = new ThreadedPglite(dataDir, startParams);
     try {
       await threaded.waitReady;
     } catch (e) {
@@ -30,7 +42,7 @@ export async function openPglite(dataDir: string, options: { thread?: boolean } 
     nameStatements(pool);
     return engine(pool, `pglite (${where}, own thread)`, () => threaded.close());
   }
-  const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+  const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
   nameStatements(pool);
@@ -48,6 +60,20 @@ export async function openPglite(dataDir: string, options: { thread?: boolean } 
     };
   });
   return engine(pool, `pglite (${where})`, () => pglite.close());
+}
+
+/**
+ * A fresh directory is initialised by a thread that then ends: PGlite runs initdb in a second instance whose
+ * WebAssembly memory (~190 MiB) would otherwise stay in the serving thread's heap until a collection that
+ * may never come. Ending the thread returns it at once, and the first start's peak holds one instance, not two.
+ */
+async function initializeApart(dataDir: string, startParams: string[]): Promise<void> {
+  const first = new ThreadedPglite(dataDir, startParams);
+  try {
+    await first.waitReady;
+  } finally {
+    await first.close();
+  }
 }
 
 function engine(pool: pg.Pool, description: string, closeDatabase: () => Promise<void>): DatabaseEngine {
