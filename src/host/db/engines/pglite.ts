@@ -2,8 +2,7 @@
 // one Kysely PostgresDialect code path serves it. Pool size stays at the bridge's 1 (more corrupts).
 // By default PGlite runs on its own worker thread (pglite-threaded.ts); `thread: false` keeps it on the
 // calling thread, where each statement blocks the event loop while it executes.
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -28,7 +27,6 @@ export async function openPglite(dataDir: string, options: OpenPgliteOptions = {
   if (!memory) mkdirSync(dataDir, { recursive: true });
   const where = memory ? 'in memory' : 'embedded';
   const startParams = [...PGlite.defaultStartParams, ...memoryStartParams(options.memory ?? DEFAULT_PGLITE_MEMORY)];
-  if (!memory && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initializeApart(dataDir, startParams);
   if (options.thread ?? true) {
     const threaded = new ThreadedPglite(dataDir, startParams);
     try {
@@ -60,20 +58,6 @@ export async function openPglite(dataDir: string, options: OpenPgliteOptions = {
     };
   });
   return engine(pool, `pglite (${where})`, () => pglite.close());
-}
-
-/**
- * A fresh directory is initialised by a thread that then ends: PGlite runs initdb in a second instance whose
- * WebAssembly memory (~190 MiB) would otherwise stay in the serving thread's heap until a collection that
- * may never come. Ending the thread returns it at once, and the first start's peak holds one instance, not two.
- */
-async function initializeApart(dataDir: string, startParams: string[]): Promise<void> {
-  const first = new ThreadedPglite(dataDir, startParams);
-  try {
-    await first.waitReady;
-  } finally {
-    await first.close();
-  }
 }
 
 function engine(pool: pg.Pool, description: string, closeDatabase: () => Promise<void>): DatabaseEngine {
