@@ -8,7 +8,7 @@
 // to a running server, with the relay's peak resident memory. Medians of RUNS runs with min–max.
 // The split comes from bench/lib/footprint-probe.cjs, preloaded into the server (worker threads inherit it).
 // Usage: tsx bench/footprint.ts   Env: BENCH_COPIES (4: the corpus copies), BENCH_CALLS (100), RUNS (3),
-// BENCH_SKIP_CORPUS (1: only the empty-vault and start-up figures)
+// BENCH_SKIP_CORPUS (1: only the empty-vault and start-up figures), BENCH_ONLY_CORPUS (1: only the corpus figures)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -24,6 +24,7 @@ const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const RUNS = Number(process.env.RUNS ?? 3);
 const SKIP_CORPUS = process.env.BENCH_SKIP_CORPUS === '1';
+const ONLY_CORPUS = process.env.BENCH_ONLY_CORPUS === '1';
 const MAIN = path.join(ROOT, 'dist/src/host/cli/main.js');
 const PROBE = path.join(ROOT, 'bench/lib/footprint-probe.cjs');
 const MiB = 1048576;
@@ -200,7 +201,18 @@ async function mixedCalls(url: string, key: string): Promise<void> {
       requestInit: { headers: { Authorization: `Bearer ${key}` } },
     }),
   );
-  const listed = (await client.callTool({ name: 'list_notes', arguments: { limit: 200 } })) as {
+  // A refusal that says a retry can help (a deadline passed on a busy machine) is retried, a few times.
+  const call = async (name: string, args: Record<string, unknown>) => {
+    for (let attempt = 0; ; attempt++) {
+      const res = (await client.callTool({ name, arguments: args })) as {
+        isError?: boolean;
+        content?: Array<{ text?: string }>;
+        structuredContent?: Record<string, unknown>;
+      };
+      if (!res.isError || attempt >= 3 || !/"retryable":true/.test(res.content?.[0]?.text ?? '')) return res;
+    }
+  };
+  const listed = (await call('list_notes', { limit: 200 })) as {
     structuredContent?: { notes?: Array<{ path: string }> };
   };
   const paths = (listed.structuredContent?.notes ?? []).map((n) => n.path);
@@ -223,7 +235,7 @@ async function mixedCalls(url: string, key: string): Promise<void> {
   ];
   for (let i = 0; i < CALLS; i++) {
     const [name, args] = calls[i % calls.length](i);
-    const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content?: unknown };
+    const res = await call(name, args);
     if (res.isError && name !== 'edit_note') throw new Error(`${name} refused: ${JSON.stringify(res.content)}`);
   }
   await client.close();
@@ -240,38 +252,42 @@ function record(into: Figures, prefix: string, s: Split): void {
   into[`${prefix}_native_rest`] = s.rest / MiB;
 }
 
+/** The empty-vault figures: a first start on a fresh data directory, a restart, the stdio relay, stdio alone. */
+async function emptyVaultFigures(dir: string, f: Figures): Promise<void> {
+  // An empty vault on a fresh data directory: the server seeds the Welcome note.
+  const vault = path.join(dir, 'vault');
+  mkdirSync(vault);
+  const configFile = await writeConfig(dir, vault, path.join(dir, 'db'));
+  const fresh = await serve(configFile, dir);
+  f.first_start_ready_ms = fresh.readyMs;
+  f.first_start_peak = procMemory(fresh.child.pid!).peak / MiB;
+  await sleep(3000);
+  record(f, 'idle_empty_fresh', await split(fresh.child.pid!, fresh.probeOut));
+  await stop(fresh.child);
+
+  const again = await serve(configFile, dir);
+  f.restart_ready_ms = again.readyMs;
+  f.restart_peak = procMemory(again.child.pid!).peak / MiB;
+  await sleep(3000);
+  record(f, 'idle_empty', await split(again.child.pid!, again.probeOut));
+  const relay = await stdioInitialize(configFile, dir);
+  f.stdio_relay_initialize_ms = relay.ms;
+  f.stdio_relay_peak = relay.peak / MiB;
+  await stop(again.child);
+
+  // `exocortex stdio` serving itself on a fresh data directory (nothing running).
+  const direct = path.join(dir, 'direct');
+  mkdirSync(path.join(direct, 'vault'), { recursive: true });
+  const directConfig = await writeConfig(direct, path.join(direct, 'vault'), path.join(direct, 'db'));
+  const standalone = await stdioInitialize(directConfig, direct);
+  f.stdio_fresh_initialize_ms = standalone.ms;
+}
+
 async function runOnce(): Promise<Figures> {
   const f: Figures = {};
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-footprint-'));
   try {
-    // An empty vault on a fresh data directory: the server seeds the Welcome note.
-    const vault = path.join(dir, 'vault');
-    mkdirSync(vault);
-    const configFile = await writeConfig(dir, vault, path.join(dir, 'db'));
-    const fresh = await serve(configFile, dir);
-    f.first_start_ready_ms = fresh.readyMs;
-    f.first_start_peak = procMemory(fresh.child.pid!).peak / MiB;
-    await sleep(3000);
-    record(f, 'idle_empty_fresh', await split(fresh.child.pid!, fresh.probeOut));
-    await stop(fresh.child);
-
-    const again = await serve(configFile, dir);
-    f.restart_ready_ms = again.readyMs;
-    f.restart_peak = procMemory(again.child.pid!).peak / MiB;
-    await sleep(3000);
-    record(f, 'idle_empty', await split(again.child.pid!, again.probeOut));
-    const relay = await stdioInitialize(configFile, dir);
-    f.stdio_relay_initialize_ms = relay.ms;
-    f.stdio_relay_peak = relay.peak / MiB;
-    await stop(again.child);
-
-    // `exocortex stdio` serving itself on a fresh data directory (nothing running).
-    const direct = path.join(dir, 'direct');
-    mkdirSync(path.join(direct, 'vault'), { recursive: true });
-    const directConfig = await writeConfig(direct, path.join(direct, 'vault'), path.join(direct, 'db'));
-    const standalone = await stdioInitialize(directConfig, direct);
-    f.stdio_fresh_initialize_ms = standalone.ms;
-
+    if (!ONLY_CORPUS) await emptyVaultFigures(dir, f);
     if (!SKIP_CORPUS) {
       const big = path.join(dir, 'big');
       for (let i = 0; i < COPIES; i++)
