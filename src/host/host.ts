@@ -13,7 +13,7 @@ import type { OperationTarget } from './admin/operations.js';
 import { adminSocketPath } from './admin/protocol.js';
 import { Admission, effectiveLimits, type WriteCallGauge } from './admission/index.js';
 import { DatabaseQuota } from './admission/quota.js';
-import { HostMetrics } from './metrics/index.js';
+import type { HostMetrics } from './metrics/index.js';
 import {
   ApiKeyVerifier,
   closedCredentials,
@@ -29,7 +29,7 @@ import { Forwarder } from './cluster/forward.js';
 import { checkFence, VaultLeases } from './cluster/leases.js';
 import { storedSecret } from './db/stored-secret.js';
 import { AuditWriter } from './audit/batch-writer.js';
-import { migrateHost, openDatabase, type DatabaseService } from './db/index.js';
+import { migrateHost, openDatabase, pgliteMemoryOf, type DatabaseService } from './db/index.js';
 import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
 import { FamilyManager, type ApplyResult } from './families/manager.js';
@@ -125,6 +125,8 @@ export class Host {
     readonly services: HostServices,
     builtinDir: string | undefined,
     leases?: VaultLeases,
+    /** The metrics module, loaded only when metrics.enabled (prom-client costs memory and start-up). */
+    metricsModule?: typeof import('./metrics/index.js'),
   ) {
     const h = settings.host;
     this.workers = services.workers as PiscinaPool;
@@ -177,8 +179,8 @@ export class Host {
     });
     this.leases = leases;
     this.manager.registry.on('changed', () => this.vaults.contributorsChanged());
-    if (h.metrics.enabled) {
-      const metrics = new HostMetrics({
+    if (h.metrics.enabled && metricsModule) {
+      const metrics = new metricsModule.HostMetrics({
         sessions: () => this.hub.size,
         subscriptions: () => this.subscriptions.count(),
         listenStreams: () => this.hub.streamCount,
@@ -211,6 +213,7 @@ export class Host {
       poolSize: h.database.poolSize,
       pgliteThread: h.database.pgliteThread,
       pgliteMaintenanceSeconds: h.database.pgliteMaintenanceSeconds,
+      pgliteMemory: pgliteMemoryOf(h.database),
       log,
     });
     let host: Host | undefined;
@@ -251,7 +254,8 @@ export class Host {
               lost: (id) => host!.vaultOwnershipChanged(id, false),
             })
           : undefined;
-      host = new Host(settings, log, database, vaultId, services, options.builtinDir, leases);
+      const metricsModule = h.metrics.enabled ? await import('./metrics/index.js') : undefined;
+      host = new Host(settings, log, database, vaultId, services, options.builtinDir, leases, metricsModule);
       if (leases) {
         const { key } = await storedSecret(database.db, 'request-state-key', () => ({
           key: randomBytes(32).toString('base64'),

@@ -1,7 +1,7 @@
 // The admin channel's wire contract, shared by the server and the CLI: its version, the hello answer,
 // and where the socket lives for a given configuration.
 import path from 'node:path';
-import { embeddedDir } from '../db/index.js';
+import { embeddedDir } from '../db/location.js';
 import { ADMIN_SOCKET_FILE } from '../db/owner-lock.js';
 import { resolvePath, type Settings } from '../settings/load.js';
 

@@ -107,7 +107,7 @@ async function withDatabase<T>(
   fn: (db: DatabaseService, vaultId: number) => Promise<T>,
 ): Promise<T> {
   const [
-    { migrateHost, openDatabase },
+    { migrateHost, openDatabase, pgliteMemoryOf },
     { ensureVault },
     { ensureOperator },
     { applyDeclared, DeclaredConflict },
@@ -123,6 +123,7 @@ async function withDatabase<T>(
     baseDir: settings.baseDir,
     poolSize: 2,
     pgliteThread: settings.host.database.pgliteThread,
+    pgliteMemory: pgliteMemoryOf(settings.host.database),
   });
   try {
     await migrateHost(database.db);
@@ -199,7 +200,7 @@ export async function runStdio(settings: Settings): Promise<void> {
   const [{ AdminClient }, { adminSocketPath }, { embeddedDir }, { isLocked }] = await Promise.all([
     import('../admin/channel-client.js'),
     import('../admin/protocol.js'),
-    import('../db/index.js'),
+    import('../db/location.js'),
     import('../db/owner-lock.js'),
   ]);
   const socket = adminSocketPath(settings);

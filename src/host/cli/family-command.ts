@@ -4,7 +4,7 @@
 import type { AdminClient } from '../admin/channel-client.js';
 import { familyCommandOp } from '../admin/operations.js';
 import { ensureVault } from '../auth/vaults.js';
-import { migrateHost, openDatabase } from '../db/index.js';
+import { migrateHost, openDatabase, pgliteMemoryOf } from '../db/index.js';
 import { FamilyManager } from '../families/manager.js';
 import { createLogger } from '../log/logger.js';
 import { resolvePath, type Settings } from '../settings/load.js';
@@ -44,6 +44,7 @@ async function runHere(
     baseDir: settings.baseDir,
     poolSize: 2,
     pgliteThread: h.database.pgliteThread,
+    pgliteMemory: pgliteMemoryOf(h.database),
   });
   const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging }).catch(async (e) => {
     await database.close();

@@ -1,16 +1,17 @@
 // Database service: opens the configured engine, wraps it in Kysely, runs host and family migrations.
 // The only module that knows how a database URL maps to an engine.
-import { resolveFrom } from '../settings/load.js';
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { FamilyMigration } from '../../sdk/types.js';
 import { hostMigrations } from '../../../migrations/index.js';
-import { openPglite } from './engines/pglite.js';
+import { openPglite, type PgliteMemory } from './engines/pglite.js';
+import { embeddedDir, pgliteDir } from './location.js';
 import { DEFAULT_MAINTENANCE_POLICY, EmbeddedMaintenance } from './engines/pglite-maintenance.js';
 import { acquireOwnerLock, type OwnerLock } from './owner-lock.js';
 import { openPostgres } from './engines/postgres.js';
 import type { DatabaseEngine } from './engines/types.js';
 
 export type { DatabaseEngine };
+export { embeddedDir, pgliteDir };
 
 /** How long queries waited for a pooled connection, and the pool's counts (for /metrics). */
 export interface PoolWatch {
@@ -40,7 +41,24 @@ export interface OpenDatabaseOptions {
    * autovacuum); 0 or absent: none (short-lived CLI opens). Ignored for a server, whose autovacuum does it.
    */
   readonly pgliteMaintenanceSeconds?: number;
+  /** The embedded engine's memory settings (engines/pglite-memory.ts); absent: its defaults. */
+  readonly pgliteMemory?: PgliteMemory;
   readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+/** The embedded engine's memory settings from the `database` settings section. */
+export function pgliteMemoryOf(d: {
+  pgliteSharedBuffersMb: number;
+  pgliteWalBuffersKb: number;
+  pgliteWorkMemMb: number;
+  pgliteMaintenanceWorkMemMb: number;
+}): PgliteMemory {
+  return {
+    sharedBuffersMb: d.pgliteSharedBuffersMb,
+    walBuffersKb: d.pgliteWalBuffersKb,
+    workMemMb: d.pgliteWorkMemMb,
+    maintenanceWorkMemMb: d.pgliteMaintenanceWorkMemMb,
+  };
 }
 
 /**
@@ -53,7 +71,10 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
   let engine: DatabaseEngine;
   try {
     engine = url.startsWith('pglite:')
-      ? await openPglite(pgliteDir(url, options.baseDir), { thread: options.pgliteThread ?? true })
+      ? await openPglite(pgliteDir(url, options.baseDir), {
+          thread: options.pgliteThread ?? true,
+          memory: options.pgliteMemory,
+        })
       : await openPostgres(url, options.poolSize ?? 10);
   } catch (e) {
     lock?.release();
@@ -100,18 +121,6 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
       lock?.release();
     },
   };
-}
-
-/** The on-disk PGlite directory a URL names, or undefined (in-memory PGlite, a server). */
-export function embeddedDir(url: string, baseDir: string): string | undefined {
-  if (!url.startsWith('pglite:')) return undefined;
-  const dir = pgliteDir(url, baseDir);
-  return dir.startsWith('memory://') ? undefined : dir;
-}
-
-export function pgliteDir(url: string, baseDir: string): string {
-  const rest = url.slice('pglite:'.length);
-  return rest.startsWith('memory://') ? rest : resolveFrom(baseDir, rest);
 }
 
 class RecordMigrationProvider implements MigrationProvider {

@@ -9,9 +9,9 @@ import helmet from '@fastify/helmet';
 import type { FamilyRegistry } from '../families/registry.js';
 import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
 import type { OAuthServer } from '../oauth/server.js';
-import { mayScrape, type HostMetrics } from '../metrics/index.js';
+import type { HostMetrics } from '../metrics/index.js';
+import { mayScrape } from '../metrics/scrape-access.js';
 import type { PanelDeps } from '../panel/context.js';
-import { registerPanel } from '../panel/server.js';
 import { hostCheck } from './host-check.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
@@ -194,7 +194,11 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
   });
 
-  if (o.panel) await registerPanel(app, { ...o.panel, isAllowedHost, isAllowedOrigin });
+  if (o.panel) {
+    // Loaded only when the panel is on: its pages and views cost nothing otherwise.
+    const { registerPanel } = await import('../panel/server.js');
+    await registerPanel(app, { ...o.panel, isAllowedHost, isAllowedOrigin });
+  }
   o.oauth?.register(app);
   const oauth = o.oauth;
   registerMcpRoutes(app, {

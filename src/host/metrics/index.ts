@@ -5,7 +5,6 @@
 // queue, audit queue and drops, database pool connections, waiters and wait times, families' health
 // counts per vault, read once per scrape, and each backlog a family declares, e.g. exocortex_embedding_backlog), plus prom-client's default process metrics. Holds no vault content:
 // labels are tool names, method names, refusal codes and vault names only.
-import { timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { backlogOf, type HealthBacklog } from '../../sdk/define-family.js';
 
@@ -253,21 +252,4 @@ export class HostMetrics {
   }
 }
 
-/** Who may scrape: a bearer secret (compared in constant time), or a loopback peer when allowed. */
-export function mayScrape(
-  o: { token: string; allowLoopback: boolean },
-  authorization: string | undefined,
-  peer: string | undefined,
-  forwarded: boolean,
-): boolean {
-  if (o.token) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (m) {
-      const given = Buffer.from(m[1]);
-      const want = Buffer.from(o.token);
-      if (given.length === want.length && timingSafeEqual(given, want)) return true;
-    }
-  }
-  // A loopback peer that forwards for someone (a reverse proxy) is not a local scraper.
-  return o.allowLoopback && !forwarded && (peer === '127.0.0.1' || peer === '::1' || peer === '::ffff:127.0.0.1');
-}
+export { mayScrape } from './scrape-access.js';

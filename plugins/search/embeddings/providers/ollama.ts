@@ -1,6 +1,6 @@
 // Ollama embeddings through the `ollama` client (`POST {baseUrl}/api/embed`, batch input). The client
 // gets a fetch bound to the configured URL; batching is the caller's, retries on 429/5xx are withRetry's.
-import { Ollama } from 'ollama';
+// The client library loads on the first embed, so a server without embeddings never pays for it.
 import type { EmbeddingSettings } from '../../settings.js';
 import { boundFetch, withRetry } from '../http.js';
 import { ProviderError, type EmbeddingProvider } from '../types.js';
@@ -13,6 +13,7 @@ export function ollamaProvider(s: EmbeddingSettings): EmbeddingProvider {
     model: s.model,
     dimensions: s.dimensions,
     async embed(texts, signal) {
+      const { Ollama } = await import('ollama');
       return withRetry(
         async () => {
           const client = new Ollama({

@@ -1,7 +1,7 @@
 // OpenAI-compatible embeddings through the `openai` client (`POST {baseUrl}/embeddings`): any endpoint
 // speaking that protocol. The client gets a fetch bound to the configured URL, no environment
 // fallbacks and no retries of its own; batching is the caller's, retries on 429/5xx are withRetry's.
-import OpenAI from 'openai';
+// The client library (about 200 modules) loads on the first embed, so a server without embeddings never pays for it.
 import type { EmbeddingSettings } from '../../settings.js';
 import { boundFetch, withRetry } from '../http.js';
 import { ProviderError, type EmbeddingProvider } from '../types.js';
@@ -13,6 +13,7 @@ export function openAiProvider(s: EmbeddingSettings): EmbeddingProvider {
     model: s.model,
     dimensions: s.dimensions,
     async embed(texts, signal) {
+      const { default: OpenAI } = await import('openai');
       return withRetry(
         async () => {
           const client = new OpenAI({

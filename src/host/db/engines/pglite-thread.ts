@@ -10,10 +10,10 @@ import type { ThreadReply, ThreadRequest } from './pglite-threaded.js';
 const port = parentPort;
 if (!port) throw new Error('pglite-thread runs only as a worker thread');
 
-const { dataDir } = workerData as { dataDir: string };
+const { dataDir, startParams } = workerData as { dataDir: string; startParams?: string[] };
 
 async function open(): Promise<PGlite> {
-  const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+  const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
   return pglite;
 }

@@ -64,8 +64,8 @@ export class ThreadedPglite implements ProtocolTarget {
   private beginsHeld = 0;
   private failure: Error | undefined;
 
-  constructor(dataDir: string) {
-    this.worker = new Worker(bootstrap(), { eval: true, workerData: { dataDir } });
+  constructor(dataDir: string, startParams?: readonly string[]) {
+    this.worker = new Worker(bootstrap(), { eval: true, workerData: { dataDir, startParams } });
     this.waitReady = new Promise<void>((resolve, reject) => {
       this.calls.set(0, {
         resolve: (r) => (r.error ? reject(new Error(`PGlite failed to open ${dataDir}: ${r.error}`)) : resolve()),

@@ -9,16 +9,26 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
+import { DEFAULT_PGLITE_MEMORY, memoryStartParams, type PgliteMemory } from './pglite-memory.js';
 import { ThreadedPglite } from './pglite-threaded.js';
 import { nameStatements } from './statement-cache.js';
 import type { DatabaseEngine } from './types.js';
 
-export async function openPglite(dataDir: string, options: { thread?: boolean } = {}): Promise<DatabaseEngine> {
+export type { PgliteMemory };
+
+export interface OpenPgliteOptions {
+  /** On its own worker thread (default) or on the calling one. */
+  readonly thread?: boolean;
+  readonly memory?: PgliteMemory;
+}
+
+export async function openPglite(dataDir: string, options: OpenPgliteOptions = {}): Promise<DatabaseEngine> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) mkdirSync(dataDir, { recursive: true });
   const where = memory ? 'in memory' : 'embedded';
+  const startParams = [...PGlite.defaultStartParams, ...memoryStartParams(options.memory ?? DEFAULT_PGLITE_MEMORY)];
   if (options.thread ?? true) {
-    const threaded = new ThreadedPglite(dataDir);
+    const threaded = new ThreadedPglite(dataDir, startParams);
     try {
       await threaded.waitReady;
     } catch (e) {
@@ -30,7 +40,7 @@ export async function openPglite(dataDir: string, options: { thread?: boolean } 
     nameStatements(pool);
     return engine(pool, `pglite (${where}, own thread)`, () => threaded.close());
   }
-  const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+  const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
   const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
   nameStatements(pool);
