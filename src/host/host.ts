@@ -249,6 +249,7 @@ export class Host {
               canServe: (id) => host!.canServeVault(id),
               acquired: (id) => host!.vaultOwnershipChanged(id, true),
               lost: (id) => host!.vaultOwnershipChanged(id, false),
+              drain: (id) => host!.drainWrites(id),
             })
           : undefined;
       host = new Host(settings, log, database, vaultId, services, options.builtinDir, leases);
@@ -612,6 +613,12 @@ export class Host {
     return this.vaults.canServe(id);
   }
 
+  /** Wait (bounded) until no write call is in flight on a vault here: a vault handed back finishes its writes first. */
+  async drainWrites(id: number): Promise<void> {
+    const deadline = Date.now() + HANDBACK_DRAIN_MS;
+    while (this.writeCalls.inFlight(id) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
   /** The lease of a vault was won or lost: start its pipeline here, or stop it and hold the vault on standby. */
   async vaultOwnershipChanged(id: number, owned: boolean): Promise<void> {
     if (this.closed) return this.vaults.stop(id);
@@ -762,6 +769,8 @@ async function applyDeclaredOrRefuse(
 
 /** How long /health waits for one family's counts. */
 const FAMILY_HEALTH_TIMEOUT_MS = 1000;
+/** How long a vault handed back to rebalance waits for its write calls in flight before its pipeline stops. */
+const HANDBACK_DRAIN_MS = 5000;
 
 /** Strip absolute paths from messages shown on /health. */
 function redact(text: string): string {
