@@ -229,6 +229,9 @@ export class Host {
         log,
         server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind },
         vault: (id) => host!.vaults.handle(id ?? vaultId),
+        routeByVault: (id, request, reply, write, family) =>
+          host?.forwarder ? host.forwarder.route(request, reply, id, { write, family }) : Promise.resolve(false),
+        clientAddress: (request) => host?.forwarder?.clientAddress(request) ?? request.ip,
         named: new Map<string, unknown>([
           ['db', database.db],
           ['workers', workers],
@@ -306,6 +309,7 @@ export class Host {
           log,
           metrics: h3.metrics,
           bodyLimitBytes: h3.requestBodyLimit(),
+          operator: (id) => ({ ...h3.operator, vaultId: id }),
         });
       }
       if (options.http) await host.listen();
@@ -355,6 +359,7 @@ export class Host {
       command,
       health: () => this.health(),
       bodyLimitBytes: this.requestBodyLimit(),
+      forwarder: this.forwarder,
     });
   }
 
@@ -413,6 +418,9 @@ export class Host {
             health: () => this.health(),
             signInBudget: this.signInBudget,
             startedAt: this.startedAt,
+            route: this.forwarder
+              ? (id, request, reply, write) => this.forwarder!.route(request, reply, id, { write })
+              : undefined,
           }
         : undefined,
     });

@@ -118,15 +118,7 @@ export class VaultLeases {
   private readOwners(): Promise<void> {
     this.ownersRead ??= (async () => {
       try {
-        const rows = await sql<{ vault_id: number; owner: string; epoch: string; internal_url: string | null }>`
-          SELECT l.vault_id, l.owner, l.epoch, p.internal_url
-          FROM vault_leases l
-          JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
-            AND k.classid = ${LOCK_SPACE}::oid AND k.objid = l.vault_id::oid
-          LEFT JOIN cluster_processes p ON p.id = l.owner`.execute(this.o.db);
-        const next = new Map<number, OwnerInfo>();
-        for (const r of rows.rows)
-          next.set(Number(r.vault_id), { owner: r.owner, url: r.internal_url, epoch: Number(r.epoch) });
+        const next = await vaultOwners(this.o.db);
         this.owners = next;
         this.ownersAt = Date.now();
       } finally {
@@ -330,6 +322,20 @@ export class VaultLeases {
       await client.end().catch(() => undefined);
     }
   }
+}
+
+/** Each vault's live owner: the process whose lease session holds its lock, with its address and epoch. */
+export async function vaultOwners(db: Kysely<any>): Promise<Map<number, OwnerInfo>> {
+  const rows = await sql<{ vault_id: number; owner: string; epoch: string; internal_url: string | null }>`
+    SELECT l.vault_id, l.owner, l.epoch, p.internal_url
+    FROM vault_leases l
+    JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
+      AND k.classid = ${LOCK_SPACE}::oid AND k.objid = l.vault_id::oid
+    LEFT JOIN cluster_processes p ON p.id = l.owner`.execute(db);
+  const out = new Map<number, OwnerInfo>();
+  for (const r of rows.rows)
+    out.set(Number(r.vault_id), { owner: r.owner, url: r.internal_url, epoch: Number(r.epoch) });
+  return out;
 }
 
 /** Rounds a vault may stay without an owner before a process past its share takes it anyway. */
