@@ -693,9 +693,7 @@ export class Host {
             ...(byVault[name] && Object.keys(byVault[name]).length ? { familyHealth: byVault[name] } : {}),
             ...(v.reason ? { reason: redact(v.reason) } : {}),
             ...(v.lastError ? { lastError: redact(v.lastError) } : {}),
-            ...(owners
-              ? { owner: owners.get(this.vaults.all().find((e) => e.row.name === name)?.row.id ?? -1)?.owner ?? null }
-              : {}),
+            ...(owners ? ownerFields(owners, this.leases!, this.vaults.all().find((e) => e.row.name === name)?.row.id) : {}),
           },
         ]),
       ),
@@ -773,6 +771,15 @@ async function applyDeclaredOrRefuse(
     if (e instanceof DeclaredConflict) throw new SettingsError(e.problems);
     throw e;
   }
+}
+
+/** A vault's owner process (by its lease) and the epoch under which this process owns it (null: it does not). */
+function ownerFields(
+  owners: ReadonlyMap<number, { owner: string }>,
+  leases: VaultLeases,
+  id: number | undefined,
+): { owner: string | null; leaseEpoch: number | null } {
+  return { owner: owners.get(id ?? -1)?.owner ?? null, leaseEpoch: leases.epoch(id ?? -1) ?? null };
 }
 
 /** How long /health waits for one family's counts. */
