@@ -693,7 +693,9 @@ export class Host {
             ...(byVault[name] && Object.keys(byVault[name]).length ? { familyHealth: byVault[name] } : {}),
             ...(v.reason ? { reason: redact(v.reason) } : {}),
             ...(v.lastError ? { lastError: redact(v.lastError) } : {}),
-            ...(owners ? ownerFields(owners, this.leases!, this.vaults.all().find((e) => e.row.name === name)?.row.id) : {}),
+            ...(owners
+              ? ownerFields(owners, this.leases!, this.vaults.all().find((e) => e.row.name === name)?.row.id)
+              : {}),
           },
         ]),
       ),

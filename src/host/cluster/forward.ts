@@ -244,6 +244,8 @@ export class Forwarder {
       if (name === 'content-length' || name === 'transfer-encoding') continue;
       headers[name] = value;
     }
+    // The admin channel's socket has no host name of its own: the owner is addressed by its internal one.
+    if (operator) headers.host = target.host;
     if (body === 'stream') {
       for (const name of ['content-length', 'transfer-encoding'])
         if (request.headers[name] !== undefined) headers[name] = request.headers[name];

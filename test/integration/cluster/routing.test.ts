@@ -108,7 +108,10 @@ t.test('requests follow their vault, and a joining process takes its share', { s
   const tvOwner = (await c.ownerOf(tv.id))!;
   const tvOther = await nonOwner(tv.id);
   const minter = await c.connect(tvOwner.url, tv.key, 'minter');
-  const made = await minter.callTool({ name: 'create_note', arguments: { path: 'share.md', content: 'shared bytes\n' } });
+  const made = await minter.callTool({
+    name: 'create_note',
+    arguments: { path: 'share.md', content: 'shared bytes\n' },
+  });
   t.notOk(made.isError, 'a note to share');
   const dl = await minter.callTool({ name: 'request_download', arguments: { path: 'share.md' } });
   const dlToken = String((dl.structuredContent as { url: string }).url).split('#')[1];
@@ -158,23 +161,32 @@ t.test('requests follow their vault, and a joining process takes its share', { s
   const operatorVault = allVaults.find((v) => !vaultNames.includes(v.name))!;
   const bridgeTo = await nonOwner(operatorVault.id);
   const stdio = new Client({ name: 'stdio-test', version: '1.0.0' });
-  await stdio.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
-      cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), EXO_CONFIG: '' },
-      stderr: 'pipe',
-    }),
-  );
-  t.teardown(() => stdio.close().catch(() => undefined));
-  const viaStdio = await stdio.callTool({
-    name: 'create_note',
-    arguments: { path: 'from-stdio.md', content: 'through the bridge\n' },
+  const bridge = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), EXO_CONFIG: '' },
+    stderr: 'pipe',
   });
-  t.notOk(viaStdio.isError, `a write over stdio on a non-owner reaches the owner (${JSON.stringify(viaStdio.content)})`);
+  let bridgeSaid = '';
+  bridge.stderr?.on('data', (d: Buffer) => {
+    bridgeSaid += d.toString();
+  });
+  await stdio.connect(bridge).catch((e: Error) => t.fail(`stdio connects: ${e.message}\n${bridgeSaid}`));
+  t.teardown(() => stdio.close().catch(() => undefined));
+  const viaStdio = await stdio
+    .callTool({ name: 'create_note', arguments: { path: 'from-stdio.md', content: 'through the bridge\n' } })
+    .catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: `${e.message}\n${bridgeSaid}` }] }));
+  t.notOk(
+    viaStdio.isError,
+    `a write over stdio on a non-owner reaches the owner (${JSON.stringify(viaStdio.content)})`,
+  );
   const operatorRoot = path.join(dir, 'vaults', 'operator');
-  t.equal(readFileSync(path.join(operatorRoot, 'from-stdio.md'), 'utf8'), 'through the bridge\n', 'the note is on disk');
+  t.equal(
+    readFileSync(path.join(operatorRoot, 'from-stdio.md'), 'utf8'),
+    'through the bridge\n',
+    'the note is on disk',
+  );
   const forgedOperator = await fetch(`${c.processes[0].url}/mcp`, {
     method: 'POST',
     headers: {
