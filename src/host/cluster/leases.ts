@@ -69,6 +69,8 @@ export class VaultLeases {
   private readonly owned = new Map<number, number>();
   /** Vaults seen without any lock holder, by consecutive rounds (to take them past the share). */
   private readonly freeRounds = new Map<number, number>();
+  /** Vaults whose work is still stopping after a fail-stop: a new lease on one waits for it. */
+  private readonly stopping = new Map<number, Promise<void>>();
   /** Vaults this process could not open: not bid for again until this time. */
   private readonly backoff = new Map<number, number>();
   private owners = new Map<number, OwnerInfo>();
@@ -225,6 +227,8 @@ export class VaultLeases {
     this.counters.acquired++;
     this.o.log.info({ vault: id, epoch, process: this.processId }, 'vault lease acquired');
     try {
+      // Won back right after a fail-stop: the old pipeline must be gone before a new one starts.
+      await this.stopping.get(id);
       await this.o.acquired(id, epoch);
     } catch (e) {
       this.o.log.warn({ vault: id, err: String(e) }, 'vault lease acquired but the vault cannot be served here');
@@ -306,7 +310,12 @@ export class VaultLeases {
     const ids = [...this.owned.keys()];
     this.owned.clear();
     this.counters.lost += ids.length;
-    for (const id of ids) void this.o.lost(id, reason);
+    for (const id of ids) {
+      const stopped = this.o.lost(id, reason).finally(() => {
+        if (this.stopping.get(id) === stopped) this.stopping.delete(id);
+      });
+      this.stopping.set(id, stopped);
+    }
   }
 
   async close(): Promise<void> {
