@@ -1,6 +1,8 @@
 // Public /transfer/* routes: the pages, link info, PUT upload (claim → stream to temp → publish through
 // VaultFs) and GET download. Every refused redemption is one identical 404; reasons go to the log only.
-// Never reads a token from the URL, never logs one, never publishes a partial body.
+// Never reads a token from the URL, never logs one, never publishes a partial body. With several processes
+// on one PostgreSQL server a link is redeemed where its vault is owned: the link's row names the vault,
+// and the request (its upload body streamed) goes there; the owner checks the token again.
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -91,7 +93,7 @@ export function transferRoutes(deps: TransferDeps): FamilyRoutes {
       };
       const limited = (request: FastifyRequest, reply: FastifyReply, bucket: 'page' | 'bytes'): boolean => {
         const limit = bucket === 'page' ? s.pageRequestsPerMinute : s.byteRequestsPerMinute;
-        if (limiter.take(`${bucket}:${request.ip}`, limit, Date.now())) return false;
+        if (limiter.take(`${bucket}:${fam.clientAddress(request)}`, limit, Date.now())) return false;
         if (bucket === 'bytes') closeAfterResponse(request, reply);
         void reply
           .code(429)
@@ -156,6 +158,7 @@ export function transferRoutes(deps: TransferDeps): FamilyRoutes {
         if (limited(request, reply, 'bytes')) return reply;
         const { row, reason } = await usable(bearer(request), 'download');
         if (!row || reason) return notValid(reply, reason ?? 'unusable', row);
+        if (await fam.routeToOwner(row.vaultId, request, reply, { write: false })) return reply;
         let bytes: Buffer;
         try {
           bytes = await fam.vault(row.vaultId).fs.readBytes(row.path, { maxBytes: row.maxBytes });
@@ -180,6 +183,9 @@ export function transferRoutes(deps: TransferDeps): FamilyRoutes {
           closeAfterResponse(request, reply);
           return notValid(reply, 'no bearer token');
         }
+        // Before a slot or the claim: the owner of the link's vault claims it (an unknown token is refused here).
+        const known = await store.byToken(token, 'upload');
+        if (known && (await fam.routeToOwner(known.vaultId, request, reply, { write: true }))) return reply;
         if (activeUploads >= s.maxConcurrentUploads) {
           closeAfterResponse(request, reply);
           return reply

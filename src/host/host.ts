@@ -232,6 +232,9 @@ export class Host {
         log,
         server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind },
         vault: (id) => host!.vaults.handle(id ?? vaultId),
+        routeByVault: (id, request, reply, write, family) =>
+          host?.forwarder ? host.forwarder.route(request, reply, id, { write, family }) : Promise.resolve(false),
+        clientAddress: (request) => host?.forwarder?.clientAddress(request) ?? request.ip,
         named: new Map<string, unknown>([
           ['db', database.db],
           ['workers', workers],
@@ -252,6 +255,7 @@ export class Host {
               canServe: (id) => host!.canServeVault(id),
               acquired: (id) => host!.vaultOwnershipChanged(id, true),
               lost: (id) => host!.vaultOwnershipChanged(id, false),
+              drain: (id) => host!.drainWrites(id),
             })
           : undefined;
       const metricsModule = h.metrics.enabled ? await import('./metrics/index.js') : undefined;
@@ -309,6 +313,7 @@ export class Host {
           log,
           metrics: h3.metrics,
           bodyLimitBytes: h3.requestBodyLimit(),
+          operator: (id) => ({ ...h3.operator, vaultId: id }),
         });
       }
       if (options.http) await host.listen();
@@ -358,6 +363,7 @@ export class Host {
       command,
       health: () => this.health(),
       bodyLimitBytes: this.requestBodyLimit(),
+      forwarder: this.forwarder,
     });
   }
 
@@ -416,6 +422,9 @@ export class Host {
             health: () => this.health(),
             signInBudget: this.signInBudget,
             startedAt: this.startedAt,
+            route: this.forwarder
+              ? (id, request, reply, write) => this.forwarder!.route(request, reply, id, { write })
+              : undefined,
           }
         : undefined,
     });
@@ -616,6 +625,12 @@ export class Host {
     return this.vaults.canServe(id);
   }
 
+  /** Wait (bounded) until no write call is in flight on a vault here: a vault handed back finishes its writes first. */
+  async drainWrites(id: number): Promise<void> {
+    const deadline = Date.now() + HANDBACK_DRAIN_MS;
+    while (this.writeCalls.inFlight(id) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
   /** The lease of a vault was won or lost: start its pipeline here, or stop it and hold the vault on standby. */
   async vaultOwnershipChanged(id: number, owned: boolean): Promise<void> {
     if (this.closed) return this.vaults.stop(id);
@@ -683,7 +698,7 @@ export class Host {
             ...(v.reason ? { reason: redact(v.reason) } : {}),
             ...(v.lastError ? { lastError: redact(v.lastError) } : {}),
             ...(owners
-              ? { owner: owners.get(this.vaults.all().find((e) => e.row.name === name)?.row.id ?? -1)?.owner ?? null }
+              ? ownerFields(owners, this.leases!, this.vaults.all().find((e) => e.row.name === name)?.row.id)
               : {}),
           },
         ]),
@@ -764,8 +779,19 @@ async function applyDeclaredOrRefuse(
   }
 }
 
+/** A vault's owner process (by its lease) and the epoch under which this process owns it (null: it does not). */
+function ownerFields(
+  owners: ReadonlyMap<number, { owner: string }>,
+  leases: VaultLeases,
+  id: number | undefined,
+): { owner: string | null; leaseEpoch: number | null } {
+  return { owner: owners.get(id ?? -1)?.owner ?? null, leaseEpoch: leases.epoch(id ?? -1) ?? null };
+}
+
 /** How long /health waits for one family's counts. */
 const FAMILY_HEALTH_TIMEOUT_MS = 1000;
+/** How long a vault handed back to rebalance waits for its write calls in flight before its pipeline stops. */
+const HANDBACK_DRAIN_MS = 5000;
 
 /** Strip absolute paths from messages shown on /health. */
 function redact(text: string): string {

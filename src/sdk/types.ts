@@ -1,6 +1,7 @@
 // Types of the plugin contract: what a family declares and what a handler receives through ctx.
 // Pure declarations; imports nothing of ours but other sdk modules.
 
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { RefusalCode, RefusalDetails } from './refusals.js';
 import type { ResultPaging } from './result-budget.js';
@@ -418,6 +419,21 @@ export interface FamilyRouteContext extends ServiceLookup {
   readonly settings: Record<string, unknown>;
   /** The vault of the operator (single-vault mode) or by id. */
   vault(id?: number): VaultHandle;
+  /**
+   * Serve a request where its vault is owned (several processes on one PostgreSQL server). Call it once
+   * the request's own credential named the vault, before acting on the vault: false when this process
+   * serves it; true when it was answered (streamed to the owner and back, or refused) and the handler
+   * must return the reply untouched. `write`: the request changes the vault (a read-only deployment
+   * never relays it).
+   */
+  routeToOwner(
+    vaultId: number,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    opts: { write: boolean },
+  ): Promise<boolean>;
+  /** The client's address: the socket peer's, or the one a verified forwarding process saw. */
+  clientAddress(request: FastifyRequest): string;
 }
 
 export interface FamilyRoutes {

@@ -1,6 +1,7 @@
 // Operator commands on users and vaults (`exocortex users …`, `exocortex vaults …`), over whatever owns the
 // database: the running server, which starts and stops the vault's pipeline live, or the CLI process.
 // Refusals carry the catalog's codes and sentences; nothing here writes to the terminal.
+import { vaultOwners, type OwnerInfo } from '../cluster/leases.js';
 import { sql, type Kysely } from 'kysely';
 import { Refusal, type RefusalCode, type RefusalDetails } from '../../sdk/refusals.js';
 import {
@@ -58,6 +59,11 @@ export interface VaultView {
   readonly users: readonly string[];
   /** Live status when a server serves it; `stopped` when no server runs. */
   readonly status: VaultHealth | { readonly state: 'stopped' };
+  /**
+   * Several processes on one PostgreSQL server: the process holding the vault's lease (null: none now)
+   * and the epoch it holds it under. Absent with one process (the embedded database).
+   */
+  readonly owner?: { readonly process: string; readonly url: string | null; readonly epoch: number } | null;
 }
 
 /** A refusal from the catalog, as an operator command's failure. */
@@ -230,8 +236,13 @@ export async function vaultsAddOp(
 }
 
 export async function vaultsListOp(t: Pick<AccountTarget, 'db' | 'vaults'>): Promise<VaultView[]> {
-  const [vaults, users] = await Promise.all([listVaults(t.db), listUsers(t.db)]);
+  const [vaults, users, owners] = await Promise.all([
+    listVaults(t.db),
+    listUsers(t.db),
+    vaultOwners(t.db).catch(() => new Map<number, OwnerInfo>()),
+  ]);
   const health = t.vaults?.health() ?? {};
+  const leased = await hasLeases(t.db);
   return vaults.map((v) => ({
     name: v.name,
     root: v.root,
@@ -239,7 +250,21 @@ export async function vaultsListOp(t: Pick<AccountTarget, 'db' | 'vaults'>): Pro
     source: v.source,
     users: users.filter((u) => u.vaultId === v.id && !u.disabledAt).map((u) => u.name),
     status: health[v.name] ?? { state: 'stopped' as const },
+    ...(leased ? { owner: ownerView(owners.get(v.id)) } : {}),
   }));
+}
+
+function ownerView(o: OwnerInfo | undefined): VaultView['owner'] {
+  return o ? { process: o.owner, url: o.url, epoch: o.epoch } : null;
+}
+
+/** Whether vault leases were ever taken here (several processes on one PostgreSQL server). */
+async function hasLeases(db: AccountTarget['db']): Promise<boolean> {
+  try {
+    return (await db.selectFrom('vault_leases').select('vault_id').limit(1).execute()).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -331,9 +356,22 @@ export function renderVaults(vaults: readonly VaultView[]): string {
       s.state === 'serving'
         ? `${s.notes ?? 0} notes, ${s.pending ?? 0} pending, watcher ${s.watcher ?? '-'}${s.lastError ? `, last error: ${s.lastError}` : ''}`
         : (s.reason ?? '');
-    return [v.name, v.root, v.shared ? 'shared' : '-', v.source, v.users.join(',') || '-', s.state, detail].join('\t');
+    const owner = v.owner === undefined ? [] : [v.owner ? `${v.owner.process} (epoch ${v.owner.epoch})` : 'none'];
+    return [
+      v.name,
+      v.root,
+      v.shared ? 'shared' : '-',
+      v.source,
+      v.users.join(',') || '-',
+      s.state,
+      ...owner,
+      detail,
+    ].join('\t');
   });
-  return ['name\troot\tshared\tsource\tusers\tstate\tdetail', ...lines].join('\n');
+  const ownerColumn = vaults.some((v) => v.owner !== undefined) ? ['owner'] : [];
+  return [['name', 'root', 'shared', 'source', 'users', 'state', ...ownerColumn, 'detail'].join('\t'), ...lines].join(
+    '\n',
+  );
 }
 
 export { OPERATOR_USER, type VaultRow };

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { Scope } from '../../sdk/scopes.js';
+import type { Forwarder } from '../cluster/forward.js';
 import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
@@ -52,6 +53,8 @@ export interface AdminChannelOptions {
   readonly health: () => Promise<Record<string, unknown>>;
   /** The same body limit as the HTTP server's, so a bridged client can send what a remote one can. */
   readonly bodyLimitBytes: number;
+  /** Several processes on one PostgreSQL server: the operator's calls go to their vault's owner. */
+  readonly forwarder?: Forwarder;
 }
 
 export interface AdminChannel {
@@ -184,6 +187,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
     log: o.log,
     isAllowedHost: () => true,
     isAllowedOrigin: (origin) => origin === undefined,
+    forwarder: o.forwarder,
   });
   app.setNotFoundHandler((_request, reply) => jsonRpcError(reply, 404, -32601, 'no such admin route'));
 

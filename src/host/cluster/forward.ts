@@ -4,7 +4,10 @@
 // carries it untouched), so a forwarder can never widen what a credential may do; it can only narrow
 // it: its own families and read-only switches travel as a scope ceiling, signed with the cluster's hop
 // key (a secret in PostgreSQL), and the owner intersects the credential's scopes with it. A hop header
-// without a valid signature is refused, so nothing from outside passes for a forwarder.
+// without a valid signature is refused, so nothing from outside passes for a forwarder. Other vault-bound
+// HTTP routes (transfer links, the panel's vault pages) go the same way once their own credential named
+// the vault (`route`), their bodies streamed; the local operator of the admin channel (`exocortex stdio`)
+// travels as a signed assertion, which only a process holding the database's hop key can make.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +19,10 @@ import type { VaultLeases } from './leases.js';
 export const HOP_HEADER = 'x-exocortex-hop';
 const CEILING_HEADER = 'x-exocortex-ceiling';
 const SIGNATURE_HEADER = 'x-exocortex-hop-signature';
+/** A hop asserting the local operator of the forwarding process's admin channel (`operator:<vault id>`). */
+const AS_HEADER = 'x-exocortex-as';
+/** The client's address as the forwarding process saw it (trusted only on a verified hop). */
+const CLIENT_HEADER = 'x-exocortex-client';
 /** Hop-by-hop headers (RFC 9110 §7.6.1) never copied across a hop. */
 const HOP_BY_HOP = new Set([
   'connection',
@@ -50,6 +57,22 @@ export interface ForwarderOptions {
   readonly metrics?: ForwardMetrics;
   /** The largest request body relayed (server.bodyLimitBytes, as the owner enforces). */
   readonly bodyLimitBytes: number;
+  /** The local operator bound to a vault (what a hop from another process's admin channel asserts). */
+  readonly operator: (vaultId: number) => Principal;
+}
+
+/** What a verified hop carries: the forwarder's scope ceiling, an asserted operator, the client's address. */
+interface VerifiedHop {
+  readonly scopes: Scope[];
+  readonly operatorVault?: number;
+  readonly client?: string;
+}
+
+/** How a routed request is checked at the owner: a write needs a write scope in the forwarder's ceiling. */
+export interface RouteOptions {
+  readonly write: boolean;
+  /** The family whose write scope a write needs (else any family's). */
+  readonly family?: string;
 }
 
 export class Forwarder {
@@ -64,22 +87,81 @@ export class Forwarder {
    * the forwarder's ceiling; an invalid hop throws (the caller refuses it 403).
    */
   narrow(request: FastifyRequest, principal: Principal): Principal {
+    const hop = this.verifyHop(request);
+    if (!hop) return principal;
+    const families = this.o.families();
+    // A forwarder that allows everything here changes nothing (the credential keeps its own scopes).
+    if (families.every((f) => mayWrite(hop.scopes, f))) return principal;
+    return { ...principal, scopes: intersectScopes(principal.scopes, hop.scopes, families) };
+  }
+
+  /**
+   * The local operator a verified hop asserts (another process's admin channel forwarded it), or
+   * undefined for a request that asserts none; a hop that does not verify throws.
+   */
+  assertedOperator(request: FastifyRequest): Principal | undefined {
+    if (request.headers[AS_HEADER] === undefined) return undefined;
+    const vault = this.verifyHop(request)?.operatorVault;
+    if (vault === undefined) throw new HopRefused('an operator assertion without a valid forwarding');
+    return this.o.operator(vault);
+  }
+
+  /** The client's address: the socket peer's, or on a verified hop the address the forwarder saw. */
+  clientAddress(request: FastifyRequest): string {
+    try {
+      return this.verifyHop(request)?.client ?? request.ip;
+    } catch {
+      return request.ip;
+    }
+  }
+
+  /** The hop's signed headers, checked; undefined when the request came straight from a client. */
+  private verifyHop(request: FastifyRequest): VerifiedHop | undefined {
     const hop = request.headers[HOP_HEADER];
-    if (hop === undefined) return principal;
+    if (hop === undefined) return undefined;
     const ceiling = header(request, CEILING_HEADER);
     const signature = header(request, SIGNATURE_HEADER);
     if (typeof hop !== 'string' || ceiling === undefined || signature === undefined)
       throw new HopRefused('an incomplete forwarding header set');
     const [at, scopes] = splitCeiling(ceiling);
-    const expected = this.sign(hop, ceiling, header(request, 'authorization') ?? '');
+    const as = header(request, AS_HEADER) ?? '';
+    const client = header(request, CLIENT_HEADER) ?? '';
+    const expected = this.sign(hop, ceiling, credentialOf(request), as, client);
     const given = Buffer.from(signature, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
       throw new HopRefused('a forwarding signature that does not verify');
     if (!Number.isFinite(at) || Math.abs(Date.now() - at) > HOP_TTL_MS) throw new HopRefused('an expired forwarding');
-    const families = this.o.families();
-    // A forwarder that allows everything here changes nothing (the credential keeps its own scopes).
-    if (families.every((f) => mayWrite(scopes, f))) return principal;
-    return { ...principal, scopes: intersectScopes(principal.scopes, scopes, families) };
+    const operator = /^operator:(\d{1,12})$/.exec(as);
+    return { scopes, operatorVault: operator ? Number(operator[1]) : undefined, client: client || undefined };
+  }
+
+  /**
+   * Route a vault-bound HTTP request (a transfer link, a panel page) whose own credential named `vaultId`:
+   * false when this process serves it (it owns the vault, or the hop that brought it verifies and allows
+   * it), true when this call answered it (streamed to the owner and back, or refused). A caller that gets
+   * true returns without touching the reply.
+   */
+  async route(request: FastifyRequest, reply: FastifyReply, vaultId: number, opts: RouteOptions): Promise<boolean> {
+    let hop: VerifiedHop | undefined;
+    try {
+      hop = this.verifyHop(request);
+    } catch (e) {
+      if (!(e instanceof HopRefused)) throw e;
+      reply.hijack();
+      rawError(reply, 403, `Forbidden: ${e.message}`);
+      return true;
+    }
+    // The forwarding process's own configuration bounds what it may relay: no write through a read-only one.
+    if (
+      hop &&
+      opts.write &&
+      !hop.scopes.some((s) => (opts.family ? mayWrite([s], opts.family) : s.endsWith(':write')))
+    ) {
+      reply.hijack();
+      rawError(reply, 403, 'Forbidden: the process this request came through is read-only for it');
+      return true;
+    }
+    return this.forward(request, reply, vaultId, { stream: true });
   }
 
   /**
@@ -88,23 +170,39 @@ export class Forwarder {
    * While a vault changes owner (a failover) the request waits for the new one instead of failing.
    */
   async maybeForward(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<boolean> {
-    const vaultId = principal.vaultId;
+    return this.forward(request, reply, principal.vaultId, {
+      stream: false,
+      operator: principal.kind === 'operator',
+    });
+  }
+
+  private async forward(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    vaultId: number,
+    opts: { stream: boolean; operator?: boolean },
+  ): Promise<boolean> {
     if (this.o.leases.owns(vaultId)) return false;
     const started = performance.now();
     // A request that already crossed one hop is never sent on: ownership moved while it travelled, and
     // the process that forwarded it looks the owner up again.
     if (request.headers[HOP_HEADER] !== undefined) {
-      noOwner(reply, false, true);
+      reply.hijack();
+      noOwner(reply, true);
       return true;
     }
     reply.hijack();
-    let body: Buffer | undefined;
-    try {
-      body = await readBody(request, this.o.bodyLimitBytes);
-    } catch {
-      rawError(reply, 413, 'Request body too large');
-      return true;
-    }
+    // An MCP message is one JSON document, read whole (a lost hop can be sent again); other routes'
+    // bodies (an upload) are streamed through as they arrive.
+    let body: Buffer | 'stream' | undefined;
+    if (opts.stream) body = hasBody(request) ? 'stream' : undefined;
+    else
+      try {
+        body = await readBody(request, this.o.bodyLimitBytes);
+      } catch {
+        rawError(reply, 413, 'Request body too large');
+        return true;
+      }
     // The client may give up while the request waits for an owner (the request stream itself has ended).
     let gone = false;
     reply.raw.once('close', () => {
@@ -113,8 +211,8 @@ export class Forwarder {
     const deadline = Date.now() + OWNER_WAIT_MS;
     for (let fresh = false; ; fresh = true) {
       const owner = await this.o.leases.ownerOf(vaultId, fresh);
-      if (owner?.url) {
-        const sent = await this.send(request, reply, owner.url, body, principal, started);
+      if (owner?.url && owner.owner !== this.o.leases.processId) {
+        const sent = await this.send(request, reply, owner.url, body, vaultId, started, opts.operator === true);
         if (sent === 'done') return true;
       }
       if (Date.now() > deadline || gone) break;
@@ -122,7 +220,7 @@ export class Forwarder {
     }
     this.counts.noOwner++;
     this.o.metrics?.forwarded((performance.now() - started) / 1000, 'no_owner');
-    noOwner(reply, true);
+    noOwner(reply);
     return true;
   }
 
@@ -134,9 +232,10 @@ export class Forwarder {
     request: FastifyRequest,
     reply: FastifyReply,
     base: string,
-    body: Buffer | undefined,
-    principal: Principal,
+    body: Buffer | 'stream' | undefined,
+    vaultId: number,
     started: number,
+    operator: boolean,
   ): Promise<'done' | 'retry'> {
     const target = new URL(request.url, base);
     const headers: http.OutgoingHttpHeaders = {};
@@ -145,22 +244,31 @@ export class Forwarder {
       if (name === 'content-length' || name === 'transfer-encoding') continue;
       headers[name] = value;
     }
-    if (body) headers['content-length'] = String(body.length);
-    // The owner learns the client's address from this process, never from what the client claimed.
-    headers['x-forwarded-for'] = request.ip;
+    // The admin channel's socket has no host name of its own: the owner is addressed by its internal one.
+    if (operator) headers.host = target.host;
+    if (body === 'stream') {
+      for (const name of ['content-length', 'transfer-encoding'])
+        if (request.headers[name] !== undefined) headers[name] = request.headers[name];
+    } else if (body) headers['content-length'] = String(body.length);
+    // The owner learns the client's address from this process (signed), never from what the client claimed.
+    const client = request.ip ?? '';
+    if (client) headers['x-forwarded-for'] = client;
     const ceiling = `${Date.now()} ${this.o.ceiling().join(' ')}`;
+    const as = operator ? `operator:${vaultId}` : '';
     headers[HOP_HEADER] = this.o.leases.processId;
     headers[CEILING_HEADER] = ceiling;
-    headers[SIGNATURE_HEADER] = this.sign(
-      this.o.leases.processId,
-      ceiling,
-      header(request, 'authorization') ?? '',
-    ).toString('base64url');
+    if (as) headers[AS_HEADER] = as;
+    if (client) headers[CLIENT_HEADER] = client;
+    headers[SIGNATURE_HEADER] = this.sign(this.o.leases.processId, ceiling, credentialOf(request), as, client).toString(
+      'base64url',
+    );
     return new Promise((resolve) => {
+      let streaming = false;
       const upstream = http.request(target, { method: request.method, headers, agent: this.agent }, (res) => {
-        if (res.statusCode === 503 && res.headers[NOT_OWNER_HEADER]) {
+        // A streamed body already went (in part) to the wrong process: its 503 is the client's answer.
+        if (res.statusCode === 503 && res.headers[NOT_OWNER_HEADER] && body !== 'stream') {
           res.resume();
-          void this.o.leases.ownerOf(principal.vaultId, true).catch(() => undefined);
+          void this.o.leases.ownerOf(vaultId, true).catch(() => undefined);
           return resolve('retry');
         }
         const out: http.OutgoingHttpHeaders = {};
@@ -181,7 +289,7 @@ export class Forwarder {
         res.on('close', () => {
           if (res.complete) return;
           this.counts.failed++;
-          const id = requestId(body);
+          const id = requestId(body === 'stream' ? undefined : body);
           if (id !== undefined && String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
             const error = {
               jsonrpc: '2.0',
@@ -199,12 +307,12 @@ export class Forwarder {
         res.on('error', () => undefined);
       });
       upstream.on('error', (e: NodeJS.ErrnoException) => {
-        void this.o.leases.ownerOf(principal.vaultId, true).catch(() => undefined);
+        void this.o.leases.ownerOf(vaultId, true).catch(() => undefined);
         // Refused: nothing reached the owner (it died or has not started listening); try the next one.
-        if (e.code === 'ECONNREFUSED') return resolve('retry');
+        if (e.code === 'ECONNREFUSED' && !streaming) return resolve('retry');
         this.counts.failed++;
         this.o.metrics?.forwarded((performance.now() - started) / 1000, 'failed');
-        this.o.log.warn({ vault: principal.vaultId, owner: base, err: e.message }, 'forward to the vault owner failed');
+        this.o.log.warn({ vault: vaultId, owner: base, err: e.message }, 'forward to the vault owner failed');
         // Reset after the request went out: its outcome is unknown, so it is never sent again.
         if (!reply.raw.headersSent)
           rawError(
@@ -219,12 +327,23 @@ export class Forwarder {
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) upstream.destroy();
       });
-      upstream.end(body);
+      // A streamed body starts flowing once the owner accepted the connection, so a refused one can be
+      // sent elsewhere with nothing lost.
+      if (body === 'stream')
+        upstream.once('socket', (socket) => {
+          const pipe = () => {
+            streaming = true;
+            request.raw.pipe(upstream);
+          };
+          if (socket.connecting) socket.once('connect', pipe);
+          else pipe();
+        });
+      else upstream.end(body);
     });
   }
 
-  private sign(hop: string, ceiling: string, authorization: string): Buffer {
-    return createHmac('sha256', this.o.key).update(`${hop}\n${ceiling}\n${authorization}`).digest();
+  private sign(hop: string, ceiling: string, credential: string, as: string, client: string): Buffer {
+    return createHmac('sha256', this.o.key).update(`${hop}\n${ceiling}\n${credential}\n${as}\n${client}`).digest();
   }
 
   close(): void {
@@ -238,6 +357,16 @@ export class HopRefused extends Error {}
 function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** What a hop is bound to: the request's own credential (a bearer, or the panel's session cookie). */
+function credentialOf(request: FastifyRequest): string {
+  return `${header(request, 'authorization') ?? ''}\n${header(request, 'cookie') ?? ''}`;
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function splitCeiling(ceiling: string): [number, Scope[]] {
@@ -255,7 +384,7 @@ export function intersectScopes(a: readonly Scope[], b: readonly Scope[], famili
   return out;
 }
 
-function noOwner(reply: FastifyReply, raw = false, notOwner = false): void {
+function noOwner(reply: FastifyReply, notOwner = false): void {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     error: {
@@ -270,12 +399,8 @@ function noOwner(reply: FastifyReply, raw = false, notOwner = false): void {
     'retry-after': '1',
     ...(notOwner ? { [NOT_OWNER_HEADER]: '1' } : {}),
   };
-  if (raw) {
-    reply.raw.writeHead(503, headers);
-    reply.raw.end(body);
-    return;
-  }
-  void reply.code(503).headers(headers).send(body);
+  reply.raw.writeHead(503, headers);
+  reply.raw.end(body);
 }
 
 function rawError(reply: FastifyReply, status: number, message: string): void {

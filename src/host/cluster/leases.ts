@@ -6,9 +6,13 @@
 // vault is given up at once, before the process tries to reconnect and bid again.
 //
 // Placement: a process bids only for vaults it can serve (their root is visible here), and while it
-// owns fewer than its share (⌈vaults / bidding processes⌉); a vault left unowned for a few rounds is
-// taken by anyone, so a share never strands a vault. A process owning more than its share plus one
-// hands one back per round (a newly started process gets work without a restart of the others).
+// owns fewer than its share (⌈vaults / live bidders⌉, the bidders read from `cluster_processes`); a vault
+// left unowned for a few rounds is taken by anyone, so a share never strands a vault. Fair shares: once
+// every vault has an owner, the process owning the most hands back what it holds past its share (or one
+// vault, when it owns two more than the least loaded live bidder) — only while another live bidder is
+// under its share, never twice within a settle period — by the same fenced path as a failover: it stops
+// routing the vault, waits for its writes in flight, stops the pipeline, then unlocks; the next owner's
+// bid bumps the epoch.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -39,6 +43,8 @@ export interface LeaseOptions {
   readonly acquired: (vaultId: number, epoch: number) => Promise<void>;
   /** Stop serving a vault now (lease lost or handed back); must not throw. */
   readonly lost: (vaultId: number, reason: string) => Promise<void>;
+  /** Before a vault is handed back: wait (bounded) for its calls in flight here; must not throw. */
+  readonly drain?: (vaultId: number) => Promise<void>;
 }
 
 export interface OwnerInfo {
@@ -52,6 +58,8 @@ export interface LeaseCounters {
   lost: number;
   handedBack: number;
   connectionLosses: number;
+  /** Bidding processes seen alive at the last round (this one included when it bids). */
+  liveBidders: number;
 }
 
 export class VaultLeases {
@@ -61,6 +69,8 @@ export class VaultLeases {
   private readonly owned = new Map<number, number>();
   /** Vaults seen without any lock holder, by consecutive rounds (to take them past the share). */
   private readonly freeRounds = new Map<number, number>();
+  /** Vaults whose work is still stopping after a fail-stop: a new lease on one waits for it. */
+  private readonly stopping = new Map<number, Promise<void>>();
   /** Vaults this process could not open: not bid for again until this time. */
   private readonly backoff = new Map<number, number>();
   private owners = new Map<number, OwnerInfo>();
@@ -69,7 +79,9 @@ export class VaultLeases {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private closed = false;
-  readonly counters: LeaseCounters = { acquired: 0, lost: 0, handedBack: 0, connectionLosses: 0 };
+  readonly counters: LeaseCounters = { acquired: 0, lost: 0, handedBack: 0, connectionLosses: 0, liveBidders: 0 };
+  /** When this process last took or handed back a vault (a rebalance waits for things to settle). */
+  private lastMove = 0;
 
   constructor(private readonly o: LeaseOptions) {}
 
@@ -108,15 +120,7 @@ export class VaultLeases {
   private readOwners(): Promise<void> {
     this.ownersRead ??= (async () => {
       try {
-        const rows = await sql<{ vault_id: number; owner: string; epoch: string; internal_url: string | null }>`
-          SELECT l.vault_id, l.owner, l.epoch, p.internal_url
-          FROM vault_leases l
-          JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
-            AND k.classid = ${LOCK_SPACE}::oid AND k.objid = l.vault_id::oid
-          LEFT JOIN cluster_processes p ON p.id = l.owner`.execute(this.o.db);
-        const next = new Map<number, OwnerInfo>();
-        for (const r of rows.rows)
-          next.set(Number(r.vault_id), { owner: r.owner, url: r.internal_url, epoch: Number(r.epoch) });
+        const next = await vaultOwners(this.o.db);
         this.owners = next;
         this.ownersAt = Date.now();
       } finally {
@@ -144,20 +148,32 @@ export class VaultLeases {
     // The heartbeat doubles as the check that the lease session is alive (query_timeout bounds it).
     await client.query('UPDATE cluster_processes SET seen_at = now() WHERE id = $1', [this.processId]);
     if (!this.o.bid || this.closed) return;
-    const state = await client.query<{ id: number; held: boolean; bidders: string }>(
-      `SELECT v.id,
+    const state = await client.query<{ id: number; held: boolean; owner: string | null }>(
+      `SELECT v.id, l.owner,
               EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
-                        AND k.classid = $1::oid AND k.objid = v.id::oid) AS held,
-              (SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE $2) AS bidders
-       FROM vaults v ORDER BY v.id`,
-      [LOCK_SPACE, `${APP_PREFIX}:bid:%`],
+                        AND k.classid = $1::oid AND k.objid = v.id::oid) AS held
+       FROM vaults v LEFT JOIN vault_leases l ON l.vault_id = v.id ORDER BY v.id`,
+      [LOCK_SPACE],
+    );
+    // Live bidders: processes that bid and renewed their row within a few rounds (a paused or dead one
+    // drops out of the count; its vaults stay its own until its lock goes).
+    const live = await client.query<{ id: string }>(
+      `SELECT id FROM cluster_processes WHERE bids AND seen_at > now() - make_interval(secs => $1)`,
+      [liveWindowMs(this.o.intervalMs) / 1000],
     );
     const vaults = state.rows.map((r) => Number(r.id));
-    const bidders = Math.max(1, Number(state.rows[0]?.bidders ?? 1));
-    const share = Math.ceil(vaults.length / bidders);
+    const load = new Map<string, number>(live.rows.map((r) => [r.id, 0]));
+    load.set(this.processId, 0);
+    for (const r of state.rows)
+      if (r.held && r.owner !== null && load.has(r.owner)) load.set(r.owner, load.get(r.owner)! + 1);
+    load.set(this.processId, this.owned.size);
+    this.counters.liveBidders = load.size;
+    const share = Math.ceil(vaults.length / load.size);
+    const lowest = Math.min(...[...load].filter(([id]) => id !== this.processId).map(([, n]) => n), Infinity);
     for (const id of this.owned.keys())
       if (!vaults.includes(id)) await this.giveUp(id, 'the vault was removed', client);
     const now = Date.now();
+    let free = 0;
     for (const r of state.rows) {
       const id = Number(r.id);
       if (this.owned.has(id)) continue;
@@ -165,17 +181,24 @@ export class VaultLeases {
         this.freeRounds.delete(id);
         continue;
       }
+      free++;
       const rounds = (this.freeRounds.get(id) ?? 0) + 1;
       this.freeRounds.set(id, rounds);
-      if (this.owned.size >= share && rounds < STRANDED_ROUNDS) continue;
+      if (rounds < STRANDED_ROUNDS) {
+        if (this.owned.size >= share) continue;
+        // A vault handed back goes first to the least loaded live bidder (one round's head start).
+        if (rounds < 2 && this.owned.size > lowest) continue;
+      }
       if ((this.backoff.get(id) ?? 0) > now) continue;
       if (!(await this.o.canServe(id))) continue;
       await this.bid(id, client);
     }
-    if (this.owned.size > share + 1) {
-      const last = [...this.owned.keys()].at(-1)!;
-      this.counters.handedBack++;
-      await this.giveUp(last, `handed back: ${this.owned.size} vaults owned, a share is ${share}`, client);
+    const surplus = rebalanceSurplus(this.processId, load, vaults.length);
+    if (surplus > 0 && free === 0 && now - this.lastMove > settleMs(this.o.intervalMs)) {
+      for (const id of [...this.owned.keys()].slice(-surplus)) {
+        this.counters.handedBack++;
+        await this.giveUp(id, `handed back: ${this.owned.size} vaults owned, ${load.size} live bidders`, client, true);
+      }
     }
   }
 
@@ -200,9 +223,12 @@ export class VaultLeases {
     }
     this.owned.set(id, epoch);
     this.freeRounds.delete(id);
+    this.lastMove = Date.now();
     this.counters.acquired++;
     this.o.log.info({ vault: id, epoch, process: this.processId }, 'vault lease acquired');
     try {
+      // Won back right after a fail-stop: the old pipeline must be gone before a new one starts.
+      await this.stopping.get(id);
       await this.o.acquired(id, epoch);
     } catch (e) {
       this.o.log.warn({ vault: id, err: String(e) }, 'vault lease acquired but the vault cannot be served here');
@@ -211,10 +237,16 @@ export class VaultLeases {
     }
   }
 
-  private async giveUp(id: number, reason: string, client: pg.Client | undefined): Promise<void> {
+  private async giveUp(id: number, reason: string, client: pg.Client | undefined, graceful = false): Promise<void> {
     if (!this.owned.has(id)) return;
+    // Calls arriving from now on are forwarded (they wait for the next owner); those in flight finish first.
     this.owned.delete(id);
     this.counters.lost++;
+    this.lastMove = Date.now();
+    if (graceful) {
+      this.o.log.info({ vault: id, process: this.processId, reason }, 'vault lease handed back');
+      await this.o.drain?.(id);
+    }
     await this.o.lost(id, reason);
     await client?.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_SPACE, id]).catch(() => undefined);
     await client?.query('SELECT pg_notify($1, $2)', [OWNER_CHANNEL, String(id)]).catch(() => undefined);
@@ -278,7 +310,12 @@ export class VaultLeases {
     const ids = [...this.owned.keys()];
     this.owned.clear();
     this.counters.lost += ids.length;
-    for (const id of ids) void this.o.lost(id, reason);
+    for (const id of ids) {
+      const stopped = this.o.lost(id, reason).finally(() => {
+        if (this.stopping.get(id) === stopped) this.stopping.delete(id);
+      });
+      this.stopping.set(id, stopped);
+    }
   }
 
   async close(): Promise<void> {
@@ -296,8 +333,53 @@ export class VaultLeases {
   }
 }
 
+/** Each vault's live owner: the process whose lease session holds its lock, with its address and epoch. */
+export async function vaultOwners(db: Kysely<any>): Promise<Map<number, OwnerInfo>> {
+  const rows = await sql<{ vault_id: number; owner: string; epoch: string; internal_url: string | null }>`
+    SELECT l.vault_id, l.owner, l.epoch, p.internal_url
+    FROM vault_leases l
+    JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
+      AND k.classid = ${LOCK_SPACE}::oid AND k.objid = l.vault_id::oid
+    LEFT JOIN cluster_processes p ON p.id = l.owner`.execute(db);
+  const out = new Map<number, OwnerInfo>();
+  for (const r of rows.rows)
+    out.set(Number(r.vault_id), { owner: r.owner, url: r.internal_url, epoch: Number(r.epoch) });
+  return out;
+}
+
 /** Rounds a vault may stay without an owner before a process past its share takes it anyway. */
 const STRANDED_ROUNDS = 3;
+/** How recently a process must have renewed its row to count as a live bidder. */
+function liveWindowMs(intervalMs: number): number {
+  return Math.max(3 * intervalMs, 1500);
+}
+/** How long after a move (a vault taken or handed back) a process waits before it hands one back. */
+function settleMs(intervalMs: number): number {
+  return Math.max(4 * intervalMs, 1000);
+}
+
+/**
+ * How many vaults `me` should hand back now, from every live bidder's load: none unless `me` is the most
+ * loaded (ties go to the lowest id, so one process moves at a time) and another bidder is under its
+ * share. The surplus past ⌈vaults / bidders⌉, else one vault when `me` owns two more than the least
+ * loaded (so 4+0+3 ends 3+2+2, and 3+2+2 stays put: a difference of one never moves anything).
+ */
+export function rebalanceSurplus(me: string, load: ReadonlyMap<string, number>, vaults: number): number {
+  const mine = load.get(me) ?? 0;
+  if (load.size < 2 || mine === 0) return 0;
+  const share = Math.ceil(vaults / load.size);
+  const others = [...load].filter(([id]) => id !== me);
+  const lowest = Math.min(...others.map(([, n]) => n));
+  if (lowest >= share) return 0;
+  if (others.some(([id, n]) => n > mine || (n === mine && id < me))) return 0;
+  if (mine > share)
+    return Math.min(
+      mine - share,
+      others.reduce((room, [, n]) => room + Math.max(0, share - n), 0),
+    );
+  return mine - lowest >= 2 ? 1 : 0;
+}
+
 /** A lease statement or connect slower than this counts as a lost lease connection. */
 const LEASE_QUERY_TIMEOUT_MS = 3000;
 

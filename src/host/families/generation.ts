@@ -157,6 +157,11 @@ export class FamilyGeneration {
         service,
         hasService,
         vault: (id) => host.vault(id),
+        routeToOwner: (id, request, reply, opts) =>
+          host.routeByVault
+            ? host.routeByVault(id, request, reply, opts.write, this.family.name)
+            : Promise.resolve(false),
+        clientAddress: (request) => host.clientAddress?.(request) ?? request.ip,
       };
       await app.register(this.family.routes.plugin, { family: routeCtx });
       await app.ready();

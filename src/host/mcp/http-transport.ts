@@ -140,8 +140,11 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
     let principal: Principal;
     try {
-      principal = await o.verifier.verify(bearer(request));
+      // Another process's admin channel forwards its local operator as a signed assertion (no bearer).
+      principal = o.forwarder?.assertedOperator(request) ?? (await o.verifier.verify(bearer(request)));
     } catch (e) {
+      if (e instanceof HopRefused)
+        return jsonRpcError(reply.header('connection', 'close'), 403, -32000, `Forbidden: ${e.message}`);
       if (!isRefusal(e)) throw e;
       reply
         .header(

@@ -23,7 +23,14 @@ export interface MetricsSources {
   /** The backlogs serving families declare (`healthBacklog`: which health fields to sum). */
   backlogs(): ReadonlyArray<HealthBacklog & { family: string }>;
   /** Vault leases (several processes on one PostgreSQL server): owned now, and the lease events so far. */
-  leases?(): { owned: number; acquired: number; lost: number; connectionLosses: number };
+  leases?(): {
+    owned: number;
+    acquired: number;
+    lost: number;
+    handedBack: number;
+    connectionLosses: number;
+    liveBidders: number;
+  };
 }
 
 type Health = Record<string, Record<string, unknown>>;
@@ -119,7 +126,7 @@ export class HostMetrics {
     });
     this.forwards = new Histogram({
       name: 'exocortex_forward_seconds',
-      help: "MCP requests forwarded to their vault's owner process, by outcome (ok, failed, no_owner), to the end of the answer.",
+      help: "Requests (MCP calls, transfer links, panel pages) forwarded to their vault's owner process, by outcome (ok, failed, no_owner), to the end of the answer.",
       labelNames: ['outcome'],
       buckets: BUCKETS,
       registers,
@@ -131,15 +138,21 @@ export class HostMetrics {
         'Vaults this process owns (serves, indexes, writes) now.',
         () => leases().owned,
       );
+      gauge(
+        'exocortex_cluster_live_bidders',
+        'Processes bidding for vault leases seen alive at the last lease round (this one included); a fair share is ⌈vaults ÷ this⌉.',
+        () => leases().liveBidders,
+      );
       new Gauge({
         name: 'exocortex_vault_lease_events',
-        help: 'Vault lease events since start: acquired, lost (handed back or taken), connection_losses (fail-stops).',
+        help: 'Vault lease events since start: acquired, lost (handed back or taken), handed_back (to even the shares), connection_losses (fail-stops).',
         labelNames: ['event'],
         registers,
         collect() {
           const c = leases();
           this.set({ event: 'acquired' }, c.acquired);
           this.set({ event: 'lost' }, c.lost);
+          this.set({ event: 'handed_back' }, c.handedBack);
           this.set({ event: 'connection_losses' }, c.connectionLosses);
         },
       });

@@ -30,6 +30,11 @@ export interface PanelDeps {
   readonly startedAt: number;
   /** Failed sign-ins per address: the same budget the OAuth sign-in page spends. */
   readonly signInBudget: AttemptBudget;
+  /**
+   * Several processes on one PostgreSQL server: serve a vault's page where the vault is owned (true: the
+   * request was answered there, or refused).
+   */
+  readonly route?: (vaultId: number, request: FastifyRequest, reply: FastifyReply, write: boolean) => Promise<boolean>;
 }
 
 export type Form = Record<string, string | string[] | undefined>;

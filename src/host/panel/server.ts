@@ -103,7 +103,13 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
         const url = request.url.split('?')[0];
         if (PUBLIC.has(url)) return;
         request.panelUser = (await sessionUser(deps.db, request.cookies[SESSION_COOKIE])) ?? null;
-        if (request.panelUser) return;
+        if (request.panelUser) {
+          // A page of one vault is served by the process that owns it (the session cookie travels along).
+          const vaultId = deps.route ? await pageVault(ctx, request, url) : undefined;
+          if (vaultId !== undefined && (await deps.route!(vaultId, request, reply, request.method !== 'GET')))
+            return reply;
+          return;
+        }
         if (request.headers['hx-request']) return reply.code(401).header('hx-redirect', '/admin/sign-in').send('');
         if (request.method === 'GET')
           return reply.redirect(`/admin/sign-in?next=${encodeURIComponent(request.url)}`, 303);
@@ -222,6 +228,21 @@ export async function registerPanel(app: FastifyInstance, deps: PanelDeps): Prom
     },
     { prefix: '/admin' },
   );
+}
+
+/**
+ * The vault a page reads or changes, when it is one vault's: a note, a note's revisions and diffs, a
+ * restore or undo, one user's agent edits. Pages over every vault or none are served where they land.
+ */
+async function pageVault(ctx: PanelContext, request: FastifyRequest, url: string): Promise<number | undefined> {
+  const user = request.panelUser!;
+  if (url.startsWith('/admin/notes/')) return user.vaultId;
+  if (/^\/admin\/edits\/(?:diff|note|restore|undo)$/.test(url)) return (await ctx.userOf(request)).vaultId;
+  if (url === '/admin/edits') {
+    const subject = await ctx.userOf(request);
+    return user.admin && subject === user ? undefined : subject.vaultId;
+  }
+  return undefined;
 }
 
 /** The one-shot message a redirect left (escaped when rendered); a cookie that does not decode is ignored. */

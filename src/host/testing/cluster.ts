@@ -25,6 +25,8 @@ export interface ClusterProcess {
   readonly name: string;
   readonly port: number;
   readonly url: string;
+  /** Its configuration file (an `exocortex` command run with it reaches this process's admin socket). */
+  readonly config: string;
   child: ChildProcess;
   /** Start it again after a kill (same config, same port). */
   start(): Promise<void>;
@@ -64,6 +66,8 @@ export interface ClusterOptions {
   /** Settings merged into every process's config. */
   readonly config?: Record<string, unknown>;
   readonly balancer?: boolean;
+  /** Give each process its own admin socket (`<dir>/<name>.sock`), for the CLI and `exocortex stdio`. */
+  readonly adminSockets?: boolean;
 }
 
 export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
@@ -92,12 +96,14 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
     const port = await freePort();
     const config = path.join(o.dir, `${name}.yaml`);
     const server = { ...shared.server, ...(overrides.server as object), port };
-    writeFileSync(config, YAML.stringify({ ...shared, ...overrides, server }));
+    const admin = o.adminSockets ? { admin: { socketPath: path.join(o.dir, `${name}.sock`) } } : {};
+    writeFileSync(config, YAML.stringify({ ...shared, ...admin, ...overrides, server }));
     const log = createWriteStream(path.join(o.dir, `${name}.log`), { flags: 'a' });
     const p: ClusterProcess & { exited: boolean } = {
       name,
       port,
       url: `http://127.0.0.1:${port}`,
+      config,
       child: undefined as unknown as ChildProcess,
       exited: true,
       async start() {
@@ -112,7 +118,11 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
         p.child.once('exit', () => {
           p.exited = true;
         });
-        await waitHealthy(p.url, () => p.exited);
+        await waitHealthy(p.url, () => p.exited).catch((e: Error) => {
+          // The process's own words say why it did not serve (a refused configuration, a port taken).
+          const said = readFileSync(path.join(o.dir, `${name}.log`), 'utf8').slice(-2000);
+          throw new Error(`${e.message}\n${said}`);
+        });
       },
       kill(signal) {
         p.child.kill(signal);
