@@ -617,7 +617,9 @@ export class Host {
     // Another process records and announces this vault's changes from now on: end what listens here.
     if (!owned) await this.hub.closeVault(id);
     if (this.closed) return this.vaults.stop(id);
-    const row = (await listVaults(this.database.db)).find((r) => r.id === id) ?? this.vaults.get(id)?.row;
+    // The database may be what went away (a restart took the lease): the row this process holds will do.
+    const rows = await listVaults(this.database.db).catch(() => []);
+    const row = rows.find((r) => r.id === id) ?? this.vaults.get(id)?.row;
     if (!row) return;
     const entry = await this.vaults.serve(row, {
       // A lost lease always stops the pipeline, even if the vault was won back meanwhile: the new one

@@ -278,7 +278,10 @@ export class VaultLeases {
     const ids = [...this.owned.keys()];
     this.owned.clear();
     this.counters.lost += ids.length;
-    for (const id of ids) void this.o.lost(id, reason);
+    for (const id of ids)
+      void this.o
+        .lost(id, reason)
+        .catch((e) => this.o.log.error({ vault: id, err: String(e) }, 'stopping a vault failed'));
   }
 
   async close(): Promise<void> {
