@@ -204,9 +204,9 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
             reader ??= await connectModern(lb, vault.key);
             for (;;) {
               const r = await reader.callTool(
-                { name: 'get_changes', arguments: { since: l.cursor, limit: 500 } },
+                { name: 'get_changes', arguments: { since: l.cursor, limit: 100 } },
                 {
-                  timeout: 5000,
+                  timeout: 15_000,
                 },
               );
               const out = r.structuredContent as
