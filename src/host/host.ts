@@ -633,10 +633,17 @@ export class Host {
 
   /** The lease of a vault was won or lost: start its pipeline here, or stop it and hold the vault on standby. */
   async vaultOwnershipChanged(id: number, owned: boolean): Promise<void> {
+    // Another process records and announces this vault's changes from now on: end what listens here.
+    if (!owned) await this.hub.closeVault(id);
     if (this.closed) return this.vaults.stop(id);
-    const row = (await listVaults(this.database.db)).find((r) => r.id === id) ?? this.vaults.get(id)?.row;
+    // The database may be what went away (a restart took the lease): the row this process holds will do.
+    const rows = await listVaults(this.database.db).catch(() => []);
+    const row = rows.find((r) => r.id === id) ?? this.vaults.get(id)?.row;
     if (!row) return;
     const entry = await this.vaults.serve(row, {
+      // A lost lease always stops the pipeline, even if the vault was won back meanwhile: the new one
+      // starts with a scan under the new epoch, so nothing the old one could not commit is dropped.
+      restart: !owned,
       prepare:
         owned && id === this.defaultVaultId && !this.settings.host.vault.readOnly
           ? (fs) => seedWelcomeNote(fs, this.log)

@@ -311,9 +311,14 @@ export class VaultLeases {
     this.owned.clear();
     this.counters.lost += ids.length;
     for (const id of ids) {
-      const stopped = this.o.lost(id, reason).finally(() => {
-        if (this.stopping.get(id) === stopped) this.stopping.delete(id);
-      });
+      // Awaited by a later bid for the vault (stopping); a stop that fails (the database is down) is logged,
+      // never left to reject unheard.
+      const stopped = this.o
+        .lost(id, reason)
+        .catch((e) => this.o.log.error({ vault: id, err: String(e) }, 'stopping a vault failed'))
+        .finally(() => {
+          if (this.stopping.get(id) === stopped) this.stopping.delete(id);
+        });
       this.stopping.set(id, stopped);
     }
   }

@@ -225,7 +225,7 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
         // A listen stream is a connection like a session: the same per-credential and per-user caps.
         const capped = await connectionCapped(principal, o, 'listen streams');
         if (capped) return jsonRpcError(reply, 503, -32000, capped, undefined, idOf(request.body));
-        o.hub.trackStream(principal.id, reply.raw, principal.user);
+        o.hub.trackStream(principal.id, reply.raw, principal.user, principal.vaultId);
       }
       reply.hijack();
       await modernFor(principal.vaultId)(request.raw, reply.raw, request.body);
@@ -391,6 +391,7 @@ async function openSession(
         transport,
         credentialId: principal.id,
         user: principal.user,
+        vaultId: principal.vaultId,
         lastSeen: Date.now(),
         async close() {
           await transport.close();

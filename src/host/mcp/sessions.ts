@@ -12,6 +12,8 @@ export interface LiveSession {
   readonly credentialId: string;
   /** The user the credential belongs to (per-user session caps). */
   readonly user?: string;
+  /** The vault the session's principal is bound to (absent for stdio, which serves the one vault). */
+  readonly vaultId?: number;
   lastSeen: number;
   /** Requests being answered on this session now (a session with one is never evicted). */
   inFlight?: number;
@@ -24,6 +26,8 @@ export class SessionHub {
   private readonly streams = new Map<string, Set<{ destroy(): void }>>();
   /** The user of each open listen stream (per-user caps count streams with sessions). */
   private readonly streamUsers = new Map<{ destroy(): void }, string>();
+  /** The vault of each open listen stream (ended when this process stops owning the vault). */
+  private readonly streamVaults = new Map<{ destroy(): void }, number>();
   /** Open sessions one user may hold (0: no per-user cap); the host sets it from the users' limits. */
   sessionsPerUser: (user: string) => number = () => 0;
   /** Publishers onto open subscriptions/listen streams (one per 2026-07-28 HTTP handler and vault), by vault id. */
@@ -73,14 +77,17 @@ export class SessionHub {
     credentialId: string,
     stream: { destroy(): void; once(event: 'close', f: () => void): unknown },
     user?: string,
+    vaultId?: number,
   ): void {
     let set = this.streams.get(credentialId);
     if (!set) this.streams.set(credentialId, (set = new Set()));
     set.add(stream);
     if (user !== undefined) this.streamUsers.set(stream, user);
+    if (vaultId !== undefined) this.streamVaults.set(stream, vaultId);
     stream.once('close', () => {
       set.delete(stream);
       this.streamUsers.delete(stream);
+      this.streamVaults.delete(stream);
       if (set.size === 0 && this.streams.get(credentialId) === set) this.streams.delete(credentialId);
     });
   }
@@ -149,6 +156,30 @@ export class SessionHub {
       this.streams.delete(id);
     }
     if (streams) this.log.info({ streams }, 'listen streams of disabled credentials closed');
+    await Promise.all(victims.map(([, s]) => s.close().catch(() => undefined)));
+    return victims.length + streams;
+  }
+
+  /**
+   * Close every session and listen stream of a vault this process stopped owning (cluster failover):
+   * its changes are now recorded and announced by another process, so a stream left open here would
+   * go silent. Clients see their stream end, reconnect (reaching the new owner) and resume from their
+   * cursor.
+   */
+  async closeVault(vaultId: number): Promise<number> {
+    const victims = [...this.sessions].filter(([, s]) => s.vaultId === vaultId);
+    for (const [id] of victims) this.sessions.delete(id);
+    let streams = 0;
+    for (const [stream, v] of [...this.streamVaults]) {
+      if (v !== vaultId) continue;
+      stream.destroy();
+      streams++;
+    }
+    if (victims.length + streams)
+      this.log.info(
+        { vault: vaultId, sessions: victims.length, streams },
+        'sessions and listen streams of a vault no longer owned here closed',
+      );
     await Promise.all(victims.map(([, s]) => s.close().catch(() => undefined)));
     return victims.length + streams;
   }

@@ -64,6 +64,8 @@ export interface VaultHealth {
 
 export class VaultRegistry {
   private readonly served = new Map<number, ServedVault>();
+  /** The serve() in progress of each vault (they run one after the other). */
+  private readonly serving = new Map<number, Promise<unknown>>();
   private checkTimer: NodeJS.Timeout | undefined;
   private checking = false;
   private closed = false;
@@ -88,13 +90,38 @@ export class VaultRegistry {
    * Open a vault and start its pipeline. `strict` (the vault.path vault) throws when it cannot be opened;
    * any other vault is kept as unavailable with the reason, so the rest keep serving.
    */
-  async serve(
+  serve(
     row: VaultRow,
-    options: { strict?: boolean; prepare?: (fs: VaultHandle['fs']) => Promise<void> } = {},
+    options: {
+      strict?: boolean;
+      prepare?: (fs: VaultHandle['fs']) => Promise<void>;
+      /** Reopen even when the state would not change (a lease lost and maybe won back: a fresh pipeline). */
+      restart?: boolean;
+    } = {},
+  ): Promise<ServedVault> {
+    // One change of a vault at a time: a lease lost and won back at once (a reconnect) must not interleave
+    // a standby open with a serving one (the late one would overwrite the other's entry, pipeline and all).
+    // Each run reads the ownership as it is when it starts.
+    const previous = this.serving.get(row.id) ?? Promise.resolve();
+    const next = previous.then(
+      () => this.serveNow(row, options),
+      () => this.serveNow(row, options),
+    );
+    const tail = next.catch(() => undefined);
+    this.serving.set(row.id, tail);
+    void tail.then(() => {
+      if (this.serving.get(row.id) === tail) this.serving.delete(row.id);
+    });
+    return next;
+  }
+
+  private async serveNow(
+    row: VaultRow,
+    options: { strict?: boolean; prepare?: (fs: VaultHandle['fs']) => Promise<void>; restart?: boolean },
   ): Promise<ServedVault> {
     const existing = this.served.get(row.id);
     const owned = this.deps.ownership?.owns(row.id) ?? true;
-    if (existing?.state === (owned ? 'serving' : 'standby')) return existing;
+    if (!options.restart && existing?.state === (owned ? 'serving' : 'standby')) return existing;
     if (existing?.handle) await this.stop(row.id, CHANGING_OWNER);
     const entry: ServedVault = existing ?? { row, state: 'unavailable' };
     this.served.set(row.id, entry);

@@ -26,6 +26,12 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
   pool.on('error', () => {
     // An idle client died (server restart); the pool replaces it on next use.
   });
+  // A checked-out client whose connection dies between queries (a server restart mid-transaction) emits
+  // 'error' with no pool listener attached: without one of its own that is an uncaught exception that
+  // ends the process. Its query in flight still fails, and the pool discards the dead client on release.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const u = new URL(url);
   return {
     kind: 'postgres',
