@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { EmbeddingsService } from '../plugins/search/embeddings/types.js';
+import type { KeywordIndexService } from '../plugins/search/family.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
 import { startEmbeddingServer, type FakeEmbeddingServer } from '../test/integration/search/embedding-server.js';
@@ -246,6 +247,10 @@ try {
   const index = server.host.services.named.get('index') as IndexService;
   if (!(await index.whenReady(vaultId, 1_800_000))) throw new Error('the index did not finish its scan');
   const notes = index.status(vaultId).indexed;
+  // Every query ranks on one path: the in-memory scoring index, loaded before the first (SQL answers while it loads).
+  await (
+    server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined
+  )?.memory?.ensure(vaultId);
   if (needsSemantic) {
     const svc = server.host.manager.registry.providedService('embeddings') as EmbeddingsService;
     for (;;) {
