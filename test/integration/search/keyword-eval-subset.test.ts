@@ -9,6 +9,7 @@ import t from 'tap';
 import { corpus } from '../../fixtures/corpus.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
+import type { KeywordIndexService } from '../../../plugins/search/family.js';
 
 /** What the subset holds today and how many of its English questions land in the top 10 (keyword_search). */
 const EN_TITLES = 22;
@@ -46,6 +47,10 @@ t.teardown(async () => {
 });
 const index = server.host.services.named.get('index') as IndexService;
 const ready = await index.whenReady(server.host.vaultHandle.id, 110_000);
+// Every query ranks on one path: the keyword memory index, loaded before the first (SQL answers while it loads).
+await (
+  server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined
+)?.memory?.ensure(server.host.vaultHandle.id);
 const client = await server.connect();
 
 const top10 = new Map<string, { n: number; hit: number }>();
