@@ -1,9 +1,10 @@
-// Search evaluation: recall@5, recall@10, recall@50 and MRR@10 per query kind for keyword, semantic and
-// hybrid search through the real host and MCP client on a temp copy of the judged corpora, beside a plain
+// Search evaluation: recall@5, recall@10, recall@50 and MRR@10 per split (tune/test), language and query style
+// for keyword, semantic and hybrid search through the real host and MCP client on a temp copy of the judged corpora, beside a plain
 // Okapi BM25 baseline computed here over the same files and, with --peer, mcpvault's search_notes over its
 // stdio MCP interface (installed into a temp dir, never a dependency). Semantic uses the deterministic test
 // embedding server on loopback unless a provider is given. Never writes the corpora.
-// Usage: node --import tsx scripts/search-eval.ts [--judgments FILE.jsonl] [--corpora DIR] [--extra a,b]
+// The judged set's split was drawn once, by vault at random: choose constants with `--split tune`, quote `test`.
+// Usage: node --import tsx scripts/search-eval.ts [--judgments FILE.jsonl] [--split tune,test] [--corpora DIR] [--extra a,b]
 //   [--methods keyword,semantic,hybrid] [--peer] [--fts english,simple] [--dims 256]
 //   [--provider ollama|openai --base-url URL --model M --dimensions N] [--json] [--misses]
 //   [--ranking JSON] (search.ranking settings for the run, e.g. '{"codeWeight":0}')
@@ -16,16 +17,23 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { EmbeddingsService } from '../plugins/search/embeddings/types.js';
+import type { KeywordIndexService } from '../plugins/search/family.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
 import { startEmbeddingServer, type FakeEmbeddingServer } from '../test/integration/search/embedding-server.js';
 import { benchCorpora } from '../test/fixtures/corpus.js';
 
+/** One judged query: `split` (tune or test) was drawn once, by vault at random; constants are chosen on `tune`. */
 interface Judgment {
-  kind: string;
+  split: 'tune' | 'test';
+  vault: string;
+  lang: 'en' | 'zh';
+  style: string;
   query: string;
   relevant: string[];
 }
+/** Styles that are not questions: the query is the note's title or a phrase copied from it. */
+const LOOKUP_STYLES = new Set(['title', 'phrase']);
 
 type ServerMethod = 'keyword' | 'semantic' | 'hybrid';
 type Method = ServerMethod | 'bm25' | 'peer';
@@ -51,6 +59,7 @@ const { values: args } = parseArgs({
     model: { type: 'string' },
     dimensions: { type: 'string' },
     json: { type: 'boolean', default: false },
+    split: { type: 'string', default: 'tune,test' },
     misses: { type: 'boolean', default: false },
     ranking: { type: 'string' },
   },
@@ -58,15 +67,17 @@ const { values: args } = parseArgs({
 const serverMethods = args.methods.split(',').filter(Boolean) as ServerMethod[];
 const METHODS: Method[] = [...serverMethods, 'bm25', ...(args.peer ? (['peer'] as const) : [])];
 
+const SPLITS = args.split.split(',').filter(Boolean);
 const judgments: Judgment[] = readFileSync(args.judgments, 'utf8')
   .split('\n')
   .filter((l) => l.trim())
   .map((l, i) => {
     const j = JSON.parse(l) as Judgment;
-    if (!j.kind || !j.query || !Array.isArray(j.relevant) || !j.relevant.length)
-      throw new Error(`line ${i + 1}: needs kind, query and relevant[]`);
+    if (!j.style || !j.query || !j.lang || !j.split || !Array.isArray(j.relevant) || !j.relevant.length)
+      throw new Error(`line ${i + 1}: needs split, lang, style, query and relevant[]`);
     return j;
-  });
+  })
+  .filter((j) => SPLITS.includes(j.split));
 
 // The vault: every corpus a judgment names (first path segment) plus the distractor corpora.
 const corpusNames = [
@@ -236,6 +247,10 @@ try {
   const index = server.host.services.named.get('index') as IndexService;
   if (!(await index.whenReady(vaultId, 1_800_000))) throw new Error('the index did not finish its scan');
   const notes = index.status(vaultId).indexed;
+  // Every query ranks on one path: the in-memory scoring index, loaded before the first (SQL answers while it loads).
+  await (
+    server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined
+  )?.memory?.ensure(vaultId);
   if (needsSemantic) {
     const svc = server.host.manager.registry.providedService('embeddings') as EmbeddingsService;
     for (;;) {
@@ -267,10 +282,26 @@ try {
   const degraded = runs.filter(
     (r) => (r.notes.semantic ?? '').startsWith('unavailable') || (r.notes.hybrid ?? '').startsWith('keyword-only'),
   );
-  const kinds = [...new Set(judgments.map((j) => j.kind)), 'all'];
+  // Rows per split, language and style, plus `questions` (every style but titles and phrases) and `all`.
+  const styles = [...new Set(judgments.map((j) => j.style))];
+  const groups: Array<{ split: string; lang: string; style: string; of: (j: Judgment) => boolean }> = [];
+  for (const split of SPLITS)
+    for (const lang of ['en', 'zh'])
+      for (const style of [...styles, 'questions', 'all'])
+        groups.push({
+          split,
+          lang,
+          style,
+          of: (j) =>
+            j.split === split &&
+            j.lang === lang &&
+            (style === 'all' || (style === 'questions' ? !LOOKUP_STYLES.has(j.style) : j.style === style)),
+        });
   const rows: Array<{
     method: Method;
-    kind: string;
+    split: string;
+    lang: string;
+    style: string;
     n: number;
     recall5: number;
     recall10: number;
@@ -279,8 +310,9 @@ try {
     top10: number;
   }> = [];
   for (const m of METHODS) {
-    for (const kind of kinds) {
-      const subset = runs.filter((r) => kind === 'all' || r.j.kind === kind);
+    for (const g of groups) {
+      const subset = runs.filter((r) => g.of(r.j));
+      if (!subset.length) continue;
       let r5 = 0;
       let r10 = 0;
       let r50 = 0;
@@ -298,11 +330,13 @@ try {
           top10 += 1;
         }
       }
-      const n = subset.length || 1;
+      const n = subset.length;
       rows.push({
         method: m,
-        kind,
-        n: subset.length,
+        split: g.split,
+        lang: g.lang,
+        style: g.style,
+        n,
         recall5: r5 / n,
         recall10: r10 / n,
         recall50: r50 / n,
@@ -328,10 +362,10 @@ try {
       ),
     );
   } else {
-    const counts = kinds
-      .filter((k) => k !== 'all')
-      .map((k) => `${k} ${judgments.filter((j) => j.kind === k).length}`)
-      .join(', ');
+    const counts = SPLITS.map(
+      (split) =>
+        `${split}: ${['en', 'zh'].map((lang) => `${lang} ${judgments.filter((j) => j.split === split && j.lang === lang).length}`).join(' ')}`,
+    ).join(', ');
     console.log(
       `search-eval: ${judgments.length} queries (${counts}) · vault ${notes} notes from ${corpusNames.join(', ')} · ftsConfigs ${args.fts} · prepared in ${prepSeconds.toFixed(1)} s`,
     );
@@ -344,11 +378,11 @@ try {
         `WARNING: the semantic arm was unavailable for ${degraded.length} queries (${degraded[0].notes.semantic || degraded[0].notes.hybrid})`,
       );
     console.log(
-      `${'method'.padEnd(9)}${'kind'.padEnd(13)}${'n'.padStart(4)}${'top10'.padStart(7)}${'R@5'.padStart(8)}${'R@10'.padStart(8)}${'R@50'.padStart(8)}${'MRR@10'.padStart(8)}`,
+      `${'method'.padEnd(9)}${'split'.padEnd(6)}${'lang'.padEnd(5)}${'style'.padEnd(12)}${'n'.padStart(4)}${'top10'.padStart(7)}${'R@5'.padStart(8)}${'R@10'.padStart(8)}${'R@50'.padStart(8)}${'MRR@10'.padStart(8)}`,
     );
     for (const r of rows) {
       console.log(
-        `${r.method.padEnd(9)}${r.kind.padEnd(13)}${String(r.n).padStart(4)}${String(r.top10).padStart(7)}${r.recall5.toFixed(3).padStart(8)}${r.recall10.toFixed(3).padStart(8)}${r.recall50.toFixed(3).padStart(8)}${r.mrr10.toFixed(3).padStart(8)}`,
+        `${r.method.padEnd(9)}${r.split.padEnd(6)}${r.lang.padEnd(5)}${r.style.padEnd(12)}${String(r.n).padStart(4)}${String(r.top10).padStart(7)}${r.recall5.toFixed(3).padStart(8)}${r.recall10.toFixed(3).padStart(8)}${r.recall50.toFixed(3).padStart(8)}${r.mrr10.toFixed(3).padStart(8)}`,
       );
     }
     if (args.misses) {
@@ -357,7 +391,7 @@ try {
           const first = ranked[m].findIndex((p) => j.relevant.includes(p));
           if (first < 0 || first >= 10)
             console.log(
-              `miss@10 ${m.padEnd(8)} ${j.kind.padEnd(12)} ${JSON.stringify(j.query)} → ${first < 0 ? `not in top ${ranked[m].length}` : `rank ${first + 1}`}`,
+              `miss@10 ${m.padEnd(8)} ${j.split} ${j.lang} ${j.style.padEnd(11)} ${JSON.stringify(j.query)} → ${first < 0 ? `not in top ${ranked[m].length}` : `rank ${first + 1}`}`,
             );
         }
       }

@@ -177,7 +177,7 @@ export const searchSettingsSchema = {
           maximum: 1,
           default: 0.4,
           description:
-            "BM25 b: how much a long note's term counts are discounted (0 none, 1 full); 0.4 measured best on the judged set, against 0.75 (docs/performance.md)",
+            "BM25 b: how much a long note's term counts are discounted (0 none, 1 full); 0.4 held on the judged set's test half against 0.6 and the textbook 0.75 (docs/performance.md)",
         },
         titleWeight: {
           type: 'number',

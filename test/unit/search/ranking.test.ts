@@ -110,25 +110,50 @@ t.test('noteUrl: an obsidian:// deep link with both parts encoded', async (t) =>
   t.equal(noteUrl('My Vault', 'A & B/C#1.md'), 'obsidian://open?vault=My%20Vault&file=A%20%26%20B%2FC%231.md');
 });
 
-t.test('the public judgment set: ≥ 60 queries of three kinds, every judged path exists', async (t) => {
-  const file = new URL('../../fixtures/search/judgments.jsonl', import.meta.url);
-  const rows = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { kind: string; query: string; relevant: string[] });
-  t.ok(rows.length >= 60, `${rows.length} queries`);
-  for (const kind of ['title', 'phrase', 'paraphrase']) t.ok(rows.filter((r) => r.kind === kind).length >= 20, kind);
-  t.equal(new Set(rows.map((r) => r.query)).size, rows.length, 'queries are unique');
-  // The judged notes live in the full public corpora (scripts/search-eval.ts runs there); the vendored
-  // trimmed copy the tests use holds only some of them.
-  const { root, full } = benchCorpora();
-  if (!full) {
-    t.pass('full corpora not present: judged paths not checked');
-    return;
-  }
-  const missing = rows.flatMap((r) => r.relevant).filter((p) => !existsSync(path.join(root, p)));
-  t.same(missing, []);
-});
+t.test(
+  'the public judgment set: ≥ 150 queries in both languages and several styles, split once into tune and test',
+  async (t) => {
+    const file = new URL('../../fixtures/search/judgments.jsonl', import.meta.url);
+    const rows = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            split: string;
+            vault: string;
+            lang: string;
+            style: string;
+            query: string;
+            relevant: string[];
+          },
+      );
+    t.ok(rows.length >= 150, `${rows.length} queries`);
+    for (const style of ['title', 'phrase', 'question', 'keywords', 'misspelled', 'concept'])
+      for (const lang of ['en', 'zh'])
+        t.ok(rows.filter((r) => r.style === style && r.lang === lang).length >= 4, `${style} ${lang}`);
+    for (const r of rows) {
+      if (!['tune', 'test'].includes(r.split) || r.vault !== r.relevant[0].split('/')[0]) t.fail(JSON.stringify(r));
+    }
+    // Each vault's questions fall on both sides of the split.
+    for (const vault of new Set(rows.map((r) => r.vault)))
+      for (const split of ['tune', 'test'])
+        t.ok(
+          rows.some((r) => r.vault === vault && r.split === split),
+          `${vault} has ${split} queries`,
+        );
+    t.equal(new Set(rows.map((r) => r.query)).size, rows.length, 'queries are unique');
+    // The judged notes live in the full public corpora (scripts/search-eval.ts runs there); the vendored
+    // trimmed copy the tests use holds only some of them.
+    const { root, full } = benchCorpora();
+    if (!full) {
+      t.pass('full corpora not present: judged paths not checked');
+      return;
+    }
+    const missing = rows.flatMap((r) => r.relevant).filter((p) => !existsSync(path.join(root, p)));
+    t.same(missing, []);
+  },
+);
 
 t.test(
   'termSnippet marks whole words a stem or query word starts, in the window with the most distinct terms',
