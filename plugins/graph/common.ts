@@ -2,8 +2,7 @@
 // (Folder scope, limits and SQL arrays are the SDK's: src/sdk/query.)
 // Pure helpers and read-only lookups; never writes rows and never reads vault bytes.
 import { sql, type RawBuilder } from 'kysely';
-import type { Database, DatabaseTransaction, ToolContext } from '../../src/sdk/types.js';
-import { resolveNotePath } from '../../src/sdk/note-target.js';
+import { type Database, type DatabaseTransaction, type ToolContext, resolveNotePath } from '../../src/sdk/index.js';
 
 export interface GraphSettings {
   maxLinksPerNote: number;

@@ -1,8 +1,16 @@
 // Shared pieces of the history tools: revision ids, the revision as tools show it, paths, the live
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
 import { unifiedPatch } from '../../src/markdown/index.js';
-import { isRefusal, resolveNotePath, type ToolContext } from '../../src/sdk/index.js';
-import { clampLimit, cursorCodec, isAgentActor, textWindow, type CursorCodec } from '../../src/sdk/query/index.js';
+import {
+  isRefusal,
+  resolveNotePath,
+  type ToolContext,
+  clampLimit,
+  cursorCodec,
+  isAgentActor,
+  textWindow,
+  type CursorCodec,
+} from '../../src/sdk/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { HISTORY, historySettings } from './recorder.js';
 import type { HistorySettings } from './settings.js';

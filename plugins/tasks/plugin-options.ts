@@ -1,6 +1,6 @@
 // The recurrence options of the vault's Obsidian Tasks plugin (where the next occurrence goes, created and
 // scheduled dates), read from its settings file. Reads only that file; defaults when it is absent or unreadable.
-import type { ToolContext } from '../../src/sdk/types.js';
+import type { ToolContext } from '../../src/sdk/index.js';
 import { TASKS_SETTINGS_FILE } from './statuses.js';
 
 export interface RecurrenceOptions {
