@@ -100,7 +100,7 @@ export interface NoteRef {
 }
 
 /** The indexed note at `path` (also tried with `.md` appended), or a `not_found` refusal. */
-export async function findNote(ctx: GraphCtx | ToolContext<any>, path: string): Promise<NoteRef> {
+export async function findNote(ctx: GraphCtx | ToolContext<unknown>, path: string): Promise<NoteRef> {
   const resolved = await resolveNotePath(ctx, path);
   const { rows } = await sql<{ id: string | number; path: string; title: string }>`
     SELECT id, path, title FROM notes WHERE vault_id = ${ctx.vault.id} AND path = ${resolved}`.execute(ctx.db);

@@ -7,7 +7,7 @@ import type { ToolContext } from '../../src/sdk/index.js';
 export class VaultFiles {
   private index: Promise<{ index: LinkIndex; paths: Set<string> }> | undefined;
 
-  constructor(private readonly ctx: ToolContext<any>) {}
+  constructor(private readonly ctx: ToolContext<unknown>) {}
 
   private load(): Promise<{ index: LinkIndex; paths: Set<string> }> {
     this.index ??= (async () => {

@@ -12,7 +12,7 @@ export interface RecurrenceOptions {
   removeScheduled: boolean;
 }
 
-export async function recurrenceOptions(ctx: ToolContext<any>): Promise<RecurrenceOptions> {
+export async function recurrenceOptions(ctx: ToolContext<unknown>): Promise<RecurrenceOptions> {
   const out: RecurrenceOptions = { nextOnLineBelow: false, setCreatedDate: false, removeScheduled: false };
   try {
     const data = JSON.parse((await ctx.vault.fs.readAppConfig(TASKS_SETTINGS_FILE)) ?? '{}') as Record<string, unknown>;

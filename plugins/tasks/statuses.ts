@@ -25,7 +25,7 @@ export const TASKS_SETTINGS_FILE = 'plugins/obsidian-tasks-plugin/data.json';
 
 /** Status character → meaning, beyond the parser's defaults (empty when nothing custom is known). */
 export async function customStatuses(
-  ctx: ToolContext<any>,
+  ctx: ToolContext<unknown>,
   configured: Record<string, StatusType>,
 ): Promise<Map<string, StatusType>> {
   const out = new Map<string, StatusType>();

@@ -25,7 +25,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-export async function readChanges(ctx: ToolContext<any>, input: Input, cap: number): Promise<Output> {
+export async function readChanges(ctx: ToolContext<unknown>, input: Input, cap: number): Promise<Output> {
   const v = ctx.vault.id;
   const limit = clampLimit(input.limit, cap, 50);
   const meta = (
