@@ -145,7 +145,10 @@ async function scan(
  * every link that resolved to it. Refuses `already_exists` before anything changes, and `move_aborted`
  * when a rewrite would break a limit.
  */
-export async function moveWithLinks(ctx: ToolContext<unknown>, opts: MoveWithLinksOptions): Promise<MoveWithLinksResult> {
+export async function moveWithLinks(
+  ctx: ToolContext<unknown>,
+  opts: MoveWithLinksOptions,
+): Promise<MoveWithLinksResult> {
   const { from, to } = opts;
   if (await ctx.vault.fs.exists(to)) throw new Refusal('already_exists', { path: to });
   const out: MoveWithLinksResult = {
