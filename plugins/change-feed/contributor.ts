@@ -8,7 +8,7 @@ import type {
   IndexContributor,
   IndexedNote,
   RemoveReason,
-} from '../../src/sdk/types.js';
+} from '../../src/sdk/index.js';
 
 export interface FeedSettings {
   retentionDays: number;

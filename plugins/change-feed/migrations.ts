@@ -1,7 +1,7 @@
 // The change feed's tables: the append-only event log, the last seen state of every note, and
 // retention bookkeeping. Only SQL PostgreSQL 15 understands.
 import { sql, type Kysely } from 'kysely';
-import type { FamilyMigration } from '../../src/sdk/types.js';
+import type { FamilyMigration } from '../../src/sdk/index.js';
 
 export const feedMigrations: Record<string, FamilyMigration> = {
   '0001-change-feed': {

@@ -2,8 +2,7 @@
 // (Folder scope, limits and SQL arrays are the SDK's: src/sdk/query.)
 // Pure helpers and read-only lookups; never writes rows and never reads vault bytes.
 import { sql, type RawBuilder } from 'kysely';
-import type { Database, DatabaseTransaction, ToolContext } from '../../src/sdk/types.js';
-import { resolveNotePath } from '../../src/sdk/note-target.js';
+import { type Database, type DatabaseTransaction, type ToolContext, resolveNotePath } from '../../src/sdk/index.js';
 
 export interface GraphSettings {
   maxLinksPerNote: number;
@@ -101,7 +100,7 @@ export interface NoteRef {
 }
 
 /** The indexed note at `path` (also tried with `.md` appended), or a `not_found` refusal. */
-export async function findNote(ctx: GraphCtx | ToolContext<any>, path: string): Promise<NoteRef> {
+export async function findNote(ctx: GraphCtx | ToolContext<unknown>, path: string): Promise<NoteRef> {
   const resolved = await resolveNotePath(ctx, path);
   const { rows } = await sql<{ id: string | number; path: string; title: string }>`
     SELECT id, path, title FROM notes WHERE vault_id = ${ctx.vault.id} AND path = ${resolved}`.execute(ctx.db);

@@ -4,10 +4,18 @@
 // Runs only inside the pipeline's transaction; never reads vault bytes and never commits by itself.
 import { sql } from 'kysely';
 import { resolveLink, buildLinkIndex, type NoteModel, type Link } from '../../src/markdown/index.js';
-import type { ContributorItem, DatabaseTransaction, IndexContributor, IndexedNote } from '../../src/sdk/types.js';
+import {
+  type ContributorItem,
+  type DatabaseTransaction,
+  type IndexContributor,
+  type IndexedNote,
+  bigintArray,
+  jsonb,
+  textArray,
+  jsonPieces,
+  rowSlices,
+} from '../../src/sdk/index.js';
 import { aliasKey, isAttachmentTarget, nameKeyOfPath, nameKeyOfTarget, targetKeyOf, type Executor } from './common.js';
-import { bigintArray, jsonb, textArray } from '../../src/sdk/query/index.js';
-import { jsonPieces, rowSlices } from '../../src/sdk/index.js';
 
 interface NodeRow {
   note_id: number;

@@ -1,7 +1,7 @@
 // The graph family's tables: one node row per indexed note (its name keys) and one row per link.
 // Only SQL PostgreSQL 15 understands; never touches host tables beyond foreign keys to notes.
 import { sql, type Kysely } from 'kysely';
-import type { FamilyMigration } from '../../src/sdk/types.js';
+import type { FamilyMigration } from '../../src/sdk/index.js';
 
 export const graphMigrations: Record<string, FamilyMigration> = {
   '0001-graph': {

@@ -2,12 +2,12 @@
 // (they name another kind of file) are resolved here, with the same resolver, against one walk of the vault.
 // Read-only: lists paths through ctx.vault.fs and never reads a file's bytes.
 import { buildLinkIndex, resolveLink, type LinkIndex, type LinkResolution } from '../../src/markdown/index.js';
-import type { ToolContext } from '../../src/sdk/types.js';
+import type { ToolContext } from '../../src/sdk/index.js';
 
 export class VaultFiles {
   private index: Promise<{ index: LinkIndex; paths: Set<string> }> | undefined;
 
-  constructor(private readonly ctx: ToolContext<any>) {}
+  constructor(private readonly ctx: ToolContext<unknown>) {}
 
   private load(): Promise<{ index: LinkIndex; paths: Set<string> }> {
     this.index ??= (async () => {

@@ -1,8 +1,16 @@
 // Shared pieces of the history tools: revision ids, the revision as tools show it, paths, the live
 // note's bytes, versions' bytes and bounded diffs. Reads the vault only through ctx.vault.fs.
 import { unifiedPatch } from '../../src/markdown/index.js';
-import { isRefusal, resolveNotePath, type ToolContext } from '../../src/sdk/index.js';
-import { clampLimit, cursorCodec, isAgentActor, textWindow, type CursorCodec } from '../../src/sdk/query/index.js';
+import {
+  isRefusal,
+  resolveNotePath,
+  type ToolContext,
+  clampLimit,
+  cursorCodec,
+  isAgentActor,
+  textWindow,
+  type CursorCodec,
+} from '../../src/sdk/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { HISTORY, historySettings } from './recorder.js';
 import type { HistorySettings } from './settings.js';
@@ -11,12 +19,12 @@ import { historyRefusals } from './refusals.js';
 
 export type RevisionOut = HistoryTools['list_revisions']['output']['revisions'][number];
 
-export function settingsOf(ctx: ToolContext<any>): HistorySettings {
+export function settingsOf(ctx: ToolContext<unknown>): HistorySettings {
   return historySettings(ctx.settings as Record<string, unknown>);
 }
 
 /** Wait for revisions of writes still being stored (group commit), so a tool reads the store as it is. */
-export async function settledStore(ctx: ToolContext<any>): Promise<void> {
+export async function settledStore(ctx: ToolContext<unknown>): Promise<void> {
   if (ctx.hasService(HISTORY)) await ctx.service(HISTORY).settled();
 }
 
@@ -29,7 +37,7 @@ export function parseRevisionId(text: string): number | undefined {
 }
 
 /** A path as history keys it: a name without an extension is a note (`.md` added), as the notes tools do. */
-export function historyPath(ctx: ToolContext<any>, input: string): string {
+export function historyPath(ctx: ToolContext<unknown>, input: string): string {
   const last = input.split('/').pop() ?? '';
   return ctx.vault.fs.checkPath(last.includes('.') ? input : `${input}.md`);
 }
@@ -39,13 +47,13 @@ export function historyPath(ctx: ToolContext<any>, input: string): string {
  * note's link-style name resolved as the read tools resolve it (`Quarks` → `physics/Quarks.md`).
  * Restores and undos keep the exact path: a write never lands on a note the caller did not name.
  */
-export async function historyReadPath(ctx: ToolContext<any>, input: string): Promise<string> {
+export async function historyReadPath(ctx: ToolContext<unknown>, input: string): Promise<string> {
   const exact = historyPath(ctx, input);
   if (!exact.toLowerCase().endsWith('.md') || (await latest(ctx.db, ctx.vault.id, exact))) return exact;
   return resolveNotePath(ctx, input);
 }
 
-export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
+export function toOut(ctx: ToolContext<unknown>, r: RevisionRow): RevisionOut {
   const agent = isAgentActor(r.actor_kind);
   return {
     revision: revisionId(r.id),
@@ -73,7 +81,7 @@ export function toOut(ctx: ToolContext<any>, r: RevisionRow): RevisionOut {
  * The revision `id` of the note at `path` in the caller's vault — kept at that path or at one the note was
  * moved from — or unknown_revision (another vault's, another note's, pruned).
  */
-export async function findRevision(ctx: ToolContext<any>, path: string, id: string): Promise<RevisionRow> {
+export async function findRevision(ctx: ToolContext<unknown>, path: string, id: string): Promise<RevisionRow> {
   const n = parseRevisionId(id);
   const row = n === undefined ? undefined : await revision(ctx.db, ctx.vault.id, n);
   if (!row || (row.path !== path && !(await inLineage(ctx.db, ctx.vault.id, path, n!))))
@@ -82,13 +90,13 @@ export async function findRevision(ctx: ToolContext<any>, path: string, id: stri
 }
 
 /** The bytes a revision names, or undefined when its version was skipped or pruned. */
-export async function versionBytes(ctx: ToolContext<any>, row: RevisionRow): Promise<Buffer | undefined> {
+export async function versionBytes(ctx: ToolContext<unknown>, row: RevisionRow): Promise<Buffer | undefined> {
   if (row.hash === null) return undefined;
   return blob(ctx.db, ctx.vault.id, row.hash);
 }
 
 /** The file at `path` now, or null when there is none. */
-export async function currentBytes(ctx: ToolContext<any>, path: string, maxBytes: number): Promise<Buffer | null> {
+export async function currentBytes(ctx: ToolContext<unknown>, path: string, maxBytes: number): Promise<Buffer | null> {
   try {
     return await ctx.vault.fs.readBytes(path, { maxBytes });
   } catch (e) {
@@ -114,7 +122,7 @@ const INLINE_DIFF_CHARS = 32 * 1024;
 
 /** A unified diff (the dry runs' helper; in the worker pool for large texts), cut at history.maxDiffChars. */
 export async function boundedDiff(
-  ctx: ToolContext<any>,
+  ctx: ToolContext<unknown>,
   path: string,
   before: string,
   after: string,
@@ -145,7 +153,7 @@ const cursors: Record<PagedTool, CursorCodec<string>> = {
 };
 
 export function cursorOf(
-  ctx: ToolContext<any>,
+  ctx: ToolContext<unknown>,
   tool: PagedTool,
   rows: readonly RevisionRow[],
   limit: number,
@@ -153,7 +161,7 @@ export function cursorOf(
   return rows.length > limit ? cursors[tool].encode(ctx, rows[limit - 1].id) : null;
 }
 
-export function parseCursor(ctx: ToolContext<any>, tool: PagedTool, cursor: string | undefined): number | null {
+export function parseCursor(ctx: ToolContext<unknown>, tool: PagedTool, cursor: string | undefined): number | null {
   const id = cursors[tool].decode(ctx, cursor);
   return id === undefined ? null : Number(id);
 }

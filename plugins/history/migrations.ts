@@ -1,7 +1,7 @@
 // The history family's tables: content-addressed versions (one row per distinct content per vault) and
 // the revisions that name them, with who, when and which tool. Only SQL PostgreSQL 15 understands.
 import { sql, type Kysely } from 'kysely';
-import type { FamilyMigration } from '../../src/sdk/types.js';
+import type { FamilyMigration } from '../../src/sdk/index.js';
 
 export const historyMigrations: Record<string, FamilyMigration> = {
   '0001-history': {

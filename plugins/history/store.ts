@@ -2,8 +2,7 @@
 // them back, and prune by age and size. SQL only; every query is scoped by vault_id, so a revision
 // of another vault is simply not found.
 import { sql } from 'kysely';
-import type { Database } from '../../src/sdk/index.js';
-import { agentActorSql, textArray } from '../../src/sdk/query/index.js';
+import { type Database, agentActorSql, textArray } from '../../src/sdk/index.js';
 
 export type RevisionKind = 'outside' | 'create' | 'write' | 'move' | 'delete';
 

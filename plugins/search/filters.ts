@@ -1,8 +1,7 @@
 // Shared search filters (folder, tags, frontmatter) as SQL over the host's `notes` row aliased `n`.
 // Builds parameterised fragments only; never interpolates user text into SQL.
 import { sql, type RawBuilder } from 'kysely';
-import type { NoteFilters } from '../../src/sdk/contracts/embeddings.js';
-import { escapeLike, folderScope, tagKey, underFolder } from '../../src/sdk/query/index.js';
+import { type NoteFilters, escapeLike, folderScope, tagKey, underFolder } from '../../src/sdk/index.js';
 
 /** The search tools' filters: the SDK's NoteFilters, which the embeddings contract also takes. */
 export type SearchFilters = NoteFilters;

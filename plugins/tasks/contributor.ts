@@ -2,8 +2,8 @@
 // Runs inside the pipeline's transaction; never reads vault bytes and never commits by itself.
 import { sql } from 'kysely';
 import type { NoteModel } from '../../src/markdown/index.js';
+import type { ContributorItem, DatabaseTransaction, IndexContributor } from '../../src/sdk/index.js';
 import { jsonPieces, rowSlices } from '../../src/sdk/index.js';
-import type { ContributorItem, DatabaseTransaction, IndexContributor } from '../../src/sdk/types.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const date = (d: string | null): string | null => (d !== null && DATE.test(d) ? d : null);

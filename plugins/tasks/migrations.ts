@@ -1,7 +1,7 @@
 // The tasks family's tables: one row per checkbox task and one per note the contributor has seen.
 // Only SQL PostgreSQL 15 understands; dates are ISO `YYYY-MM-DD` text so a bad date never fails a batch.
 import { sql, type Kysely } from 'kysely';
-import type { FamilyMigration } from '../../src/sdk/types.js';
+import type { FamilyMigration } from '../../src/sdk/index.js';
 
 export const tasksMigrations: Record<string, FamilyMigration> = {
   '0001-tasks': {

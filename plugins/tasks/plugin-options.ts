@@ -1,6 +1,6 @@
 // The recurrence options of the vault's Obsidian Tasks plugin (where the next occurrence goes, created and
 // scheduled dates), read from its settings file. Reads only that file; defaults when it is absent or unreadable.
-import type { ToolContext } from '../../src/sdk/types.js';
+import type { ToolContext } from '../../src/sdk/index.js';
 import { TASKS_SETTINGS_FILE } from './statuses.js';
 
 export interface RecurrenceOptions {
@@ -12,7 +12,7 @@ export interface RecurrenceOptions {
   removeScheduled: boolean;
 }
 
-export async function recurrenceOptions(ctx: ToolContext<any>): Promise<RecurrenceOptions> {
+export async function recurrenceOptions(ctx: ToolContext<unknown>): Promise<RecurrenceOptions> {
   const out: RecurrenceOptions = { nextOnLineBelow: false, setCreatedDate: false, removeScheduled: false };
   try {
     const data = JSON.parse((await ctx.vault.fs.readAppConfig(TASKS_SETTINGS_FILE)) ?? '{}') as Record<string, unknown>;

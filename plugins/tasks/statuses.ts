@@ -1,6 +1,6 @@
 // Task status meanings: the Tasks plugin's defaults, the vault's Tasks settings file when readable, and
 // the operator's tasks.statuses setting (strongest). Reads only the plugin's settings file, never a note.
-import type { ToolContext } from '../../src/sdk/types.js';
+import type { ToolContext } from '../../src/sdk/index.js';
 
 export type StatusType = 'todo' | 'in_progress' | 'done' | 'cancelled' | 'other';
 export const STATUS_FILTERS = {
@@ -25,7 +25,7 @@ export const TASKS_SETTINGS_FILE = 'plugins/obsidian-tasks-plugin/data.json';
 
 /** Status character → meaning, beyond the parser's defaults (empty when nothing custom is known). */
 export async function customStatuses(
-  ctx: ToolContext<any>,
+  ctx: ToolContext<unknown>,
   configured: Record<string, StatusType>,
 ): Promise<Map<string, StatusType>> {
   const out = new Map<string, StatusType>();

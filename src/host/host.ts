@@ -43,6 +43,7 @@ import { RequestStateSeal } from './mcp/request-state.js';
 import { SessionHub } from './mcp/sessions.js';
 import { ResourceSubscriptions } from './mcp/subscriptions.js';
 import { loadSettings, resolvePath, SettingsError, type Settings } from './settings/load.js';
+import { restartOnlyChanges } from './settings/schema.js';
 import { applyDeclared, DeclaredConflict, type DeclaredChanges } from './vaults/declared.js';
 import { VaultRegistry } from './vaults/registry.js';
 import { PiscinaPool } from './workers/pool.js';
@@ -516,22 +517,7 @@ export class Host {
       this.manager.lastResult = { ...result, at: new Date().toISOString() };
       return result;
     }
-    const restartOnly = (
-      [
-        'vault',
-        'server',
-        'database',
-        'auth',
-        'oauth',
-        'admission',
-        'tools',
-        'audit',
-        'workers',
-        'log',
-        'index',
-        'metrics',
-      ] as const
-    ).filter((k) => JSON.stringify(next.host[k]) !== JSON.stringify(this.settings.host[k]));
+    const restartOnly = restartOnlyChanges(this.settings.host, next.host);
     if (restartOnly.length) this.log.warn({ keys: restartOnly }, 'these settings change only on restart');
     try {
       await this.applyVaultChanges(

@@ -72,12 +72,12 @@ export function renderMoveResult(
 
 const isNote = (p: string): boolean => /\.md$/i.test(p);
 
-function indexOf(ctx: ToolContext<any>): IndexService | undefined {
+function indexOf(ctx: ToolContext<unknown>): IndexService | undefined {
   return ctx.hasService(INDEX) ? ctx.service(INDEX) : undefined;
 }
 
 async function writeThrough(
-  ctx: ToolContext<any>,
+  ctx: ToolContext<unknown>,
   what: string,
   run: (s: IndexService) => Promise<void>,
 ): Promise<void> {
@@ -93,7 +93,7 @@ async function writeThrough(
 
 /** Every vault file path and the notes whose text could hold a link to `from` or to `to`'s name. */
 async function scan(
-  ctx: ToolContext<any>,
+  ctx: ToolContext<unknown>,
   opts: MoveWithLinksOptions,
 ): Promise<{ files: string[]; sources: SourceNote[]; originals: Map<string, string>; skipped: string[] }> {
   const files: string[] = [];
@@ -145,7 +145,10 @@ async function scan(
  * every link that resolved to it. Refuses `already_exists` before anything changes, and `move_aborted`
  * when a rewrite would break a limit.
  */
-export async function moveWithLinks(ctx: ToolContext<any>, opts: MoveWithLinksOptions): Promise<MoveWithLinksResult> {
+export async function moveWithLinks(
+  ctx: ToolContext<unknown>,
+  opts: MoveWithLinksOptions,
+): Promise<MoveWithLinksResult> {
   const { from, to } = opts;
   if (await ctx.vault.fs.exists(to)) throw new Refusal('already_exists', { path: to });
   const out: MoveWithLinksResult = {

@@ -18,7 +18,7 @@ export function notePathAsGiven(input: string): string {
  * resolved from the vault root among indexed notes; else the path as given (the caller answers
  * not_found, or creates it). Ambiguous names are refused as ambiguous_note with their candidates.
  */
-export async function resolveNotePath(ctx: ToolContext<any>, input: string): Promise<string> {
+export async function resolveNotePath(ctx: ToolContext<unknown>, input: string): Promise<string> {
   const given = ctx.vault.fs.checkPath(notePathAsGiven(input));
   const target = input.trim().replace(/\\/g, '/').replace(/\.md$/i, '');
   const name = target.slice(target.lastIndexOf('/') + 1).toLowerCase();

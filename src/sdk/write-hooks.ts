@@ -89,20 +89,20 @@ export interface NoteWriteResult {
  */
 export interface NoteWriter {
   /** `.md` added when missing, then the vault's path check. */
-  notePath(ctx: ToolContext<any>, path: string): string;
+  notePath(ctx: ToolContext<unknown>, path: string): string;
   /** Refuse a malformed expected_hash (step 1, before any path work). */
-  checkHash(ctx: ToolContext<any>, expectedHash: string | undefined): void;
+  checkHash(ctx: ToolContext<unknown>, expectedHash: string | undefined): void;
   /** Read the incumbent and climb the ladder (expected_hash, notes.write.preconditionRequired). */
-  read(ctx: ToolContext<any>, path: string, expectedHash: string | undefined): Promise<NoteIncumbent>;
+  read(ctx: ToolContext<unknown>, path: string, expectedHash: string | undefined): Promise<NoteIncumbent>;
   /** Size and frontmatter caps for new content; the bytes to publish. */
-  checkSize(ctx: ToolContext<any>, path: string, text: string): Buffer;
+  checkSize(ctx: ToolContext<unknown>, path: string, text: string): Buffer;
   /** Publish over the incumbent; someone else's change since the read is `concurrent_write`. */
-  replace(ctx: ToolContext<any>, incumbent: NoteIncumbent, bytes: Buffer): Promise<NoteWriteResult>;
+  replace(ctx: ToolContext<unknown>, incumbent: NoteIncumbent, bytes: Buffer): Promise<NoteWriteResult>;
   /** No-clobber create (`already_exists`). */
-  create(ctx: ToolContext<any>, path: string, bytes: Buffer): Promise<NoteWriteResult>;
+  create(ctx: ToolContext<unknown>, path: string, bytes: Buffer): Promise<NoteWriteResult>;
   /** Soft delete into .trash (or permanent), re-checked against the incumbent's hash. */
   remove(
-    ctx: ToolContext<any>,
+    ctx: ToolContext<unknown>,
     incumbent: NoteIncumbent,
     options?: { permanent?: boolean },
   ): Promise<{ trashPath?: string }>;
@@ -110,7 +110,7 @@ export interface NoteWriter {
    * Move the note (no links rewritten), seen by the observers; `already_exists` when `to` is taken.
    * The incumbent is the one `read` returned under the caller's precondition.
    */
-  move(ctx: ToolContext<any>, incumbent: NoteIncumbent, to: string): Promise<NoteWriteResult>;
+  move(ctx: ToolContext<unknown>, incumbent: NoteIncumbent, to: string): Promise<NoteWriteResult>;
   /** Unified diff of two texts, bounded like the dry runs' diffs. */
-  diff(ctx: ToolContext<any>, path: string, before: string, after: string): Promise<string>;
+  diff(ctx: ToolContext<unknown>, path: string, before: string, after: string): Promise<string>;
 }

@@ -32,7 +32,7 @@ export interface WriteScope {
  * The write scope of a tool call. An OAuth token's registered client names the writer before the name an
  * MCP session gives itself: a connector without a session (claude.ai's backend) is still named.
  */
-export function toolWriteScope(ctx: ToolContext<any>): WriteScope {
+export function toolWriteScope(ctx: ToolContext<unknown>): WriteScope {
   const oauth = ctx.principal.client;
   const client = oauth?.name ?? ctx.client.clientName;
   return {
@@ -87,7 +87,7 @@ export async function observeWrite<T>(
 }
 
 /** `observeWrite` for a tool call. */
-export function observedWrite<T>(ctx: ToolContext<any>, intent: WriteIntent, write: () => Promise<T>): Promise<T> {
+export function observedWrite<T>(ctx: ToolContext<unknown>, intent: WriteIntent, write: () => Promise<T>): Promise<T> {
   return observeWrite(toolWriteScope(ctx), intent, write, ctx.log);
 }
 

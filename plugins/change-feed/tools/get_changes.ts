@@ -1,8 +1,15 @@
 // get_changes: the vault's change events after a cursor (ev:<n>, exact) or a UTC date (approximate), oldest first.
 // Read-only; gap/reset meta events always pass the filters, and next_since never loses or repeats an event.
 import { sql, type RawBuilder } from 'kysely';
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
-import { agentActorSql, clampLimit, folderScope, textArray, underFolder } from '../../../src/sdk/query/index.js';
+import {
+  defineTool,
+  type ToolContext,
+  agentActorSql,
+  clampLimit,
+  folderScope,
+  textArray,
+  underFolder,
+} from '../../../src/sdk/index.js';
 import type { ChangeFeedTools } from '../../../src/generated/change-feed/index.js';
 import type { FeedSettings } from '../contributor.js';
 
@@ -18,7 +25,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-export async function readChanges(ctx: ToolContext<any>, input: Input, cap: number): Promise<Output> {
+export async function readChanges(ctx: ToolContext<unknown>, input: Input, cap: number): Promise<Output> {
   const v = ctx.vault.id;
   const limit = clampLimit(input.limit, cap, 50);
   const meta = (

@@ -1,8 +1,13 @@
 // list_files: an ls-style listing of one vault folder (optionally recursive), glob-filtered and capped.
 // Hidden entries are never listed and symlinks are reported, not followed (the vault service enforces both).
-import { defineTool, type ToolContext, type VaultEntry } from '../../../src/sdk/index.js';
-import { printable } from '../../../src/sdk/index.js';
-import { clampLimit, folderScope } from '../../../src/sdk/query/index.js';
+import {
+  defineTool,
+  type ToolContext,
+  type VaultEntry,
+  printable,
+  clampLimit,
+  folderScope,
+} from '../../../src/sdk/index.js';
 import { formatBytes } from '../kinds.js';
 import type { FilesCtxSettings } from '../settings.js';
 import type { FilesTools } from '../../../src/generated/files/index.js';

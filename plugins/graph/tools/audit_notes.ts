@@ -2,10 +2,9 @@
 // notes, duplicate titles/basenames, ambiguous links, frontmatter errors. Read-only; never reads notes
 // (links naming attachments are checked against a listing of the vault's files).
 import { sql } from 'kysely';
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, clampLimit, folderScope, underFolder } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { isOrphan, pendingNotes, type GraphCtx } from '../common.js';
-import { clampLimit, folderScope, underFolder } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['audit_notes']['output'];

@@ -1,10 +1,9 @@
 // find_orphans: notes with no link in or out (self-links do not count; ambiguous ones do, see isOrphan), newest first.
 // Read-only over notes + graph tables; reports how many notes the graph has not seen yet.
 import { sql } from 'kysely';
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, clampLimit, cursorPaging, folderScope, offsetPager, underFolder } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { isOrphan, pendingNotes, type GraphCtx } from '../common.js';
-import { clampLimit, cursorPaging, folderScope, offsetPager, underFolder } from '../../../src/sdk/query/index.js';
 import { tagList } from './get_neighborhood.js';
 
 const pages = offsetPager('find_orphans');

@@ -1,10 +1,9 @@
 // find_related: semantic neighbours of a note through the `embeddings` service (the SDK's EMBEDDINGS contract,
 // which the search family provides).
 // Read-only; refuses service_unavailable cleanly when no family offers embeddings or it cannot answer now.
-import { defineTool, EMBEDDINGS } from '../../../src/sdk/index.js';
+import { defineTool, EMBEDDINGS, clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clip, findNote, type GraphCtx } from '../common.js';
-import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type Output = GraphTools['find_related']['output'];
 

@@ -2,10 +2,9 @@
 // Read-only; self-links and dangling references are never counted, and an ambiguous link is listed for
 // every file it could mean, marked ambiguous with its candidates, never silently given to one of them.
 import { sql } from 'kysely';
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clip, findNote, nameKeyOfPath, type GraphCtx } from '../common.js';
-import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['get_backlinks']['output'];

@@ -1,10 +1,9 @@
 // get_links: a note's outgoing links in document order, grouped resolved / ambiguous / attachments / dangling.
 // Read-only, from the graph tables plus a listing of the vault's files; never reads the note itself.
 import { sql } from 'kysely';
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { clip, findNote, type GraphCtx } from '../common.js';
-import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 import { VaultFiles } from '../vault-files.js';
 
 type Output = GraphTools['get_links']['output'];

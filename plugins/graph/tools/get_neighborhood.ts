@@ -1,10 +1,9 @@
 // get_neighborhood: undirected breadth-first walk over resolved links, one SQL query per depth level.
 // Read-only; never issues a query per node and never follows dangling or self links.
 import { sql } from 'kysely';
-import { defineTool } from '../../../src/sdk/index.js';
+import { defineTool, bigintArray, clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import type { GraphTools } from '../../../src/generated/graph/index.js';
 import { findNote, type GraphCtx } from '../common.js';
-import { bigintArray, clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type Output = GraphTools['get_neighborhood']['output'];
 

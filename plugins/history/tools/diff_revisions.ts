@@ -1,6 +1,5 @@
 // diff_revisions: a bounded unified diff between two kept versions, or a version and the note now.
-import { defineTool } from '../../../src/sdk/index.js';
-import { windowPaging } from '../../../src/sdk/query/index.js';
+import { defineTool, windowPaging } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import {
   asText,

@@ -1,6 +1,5 @@
 // list_deleted_notes: notes deleted through the tools whose last version history still keeps. Read-only.
-import { defineTool } from '../../../src/sdk/index.js';
-import { clampLimit, cursorPaging } from '../../../src/sdk/query/index.js';
+import { defineTool, clampLimit, cursorPaging } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { cursorOf, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { deletedNotes } from '../store.js';

@@ -1,6 +1,5 @@
 // list_revisions: the kept versions of one note or file, newest first, with who made each. Read-only.
-import { defineTool } from '../../../src/sdk/index.js';
-import { clampLimit, cursorPaging } from '../../../src/sdk/query/index.js';
+import { defineTool, clampLimit, cursorPaging } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { currentBytes, cursorOf, historyReadPath, parseCursor, settingsOf, toOut, settledStore } from '../lib.js';
 import { listRevisions as rows } from '../store.js';

@@ -1,6 +1,5 @@
 // read_revision: the content of one kept version (text cut at history.maxReadChars; binary summarised).
-import { defineTool } from '../../../src/sdk/index.js';
-import { clampLimit, textWindow, windowPaging } from '../../../src/sdk/query/index.js';
+import { defineTool, clampLimit, textWindow, windowPaging } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, findRevision, historyReadPath, revisionId, settingsOf, versionBytes } from '../lib.js';
 

@@ -1,8 +1,7 @@
 // restore_revision: put a kept version back through the one note-write path (itself a revision, indexed,
 // attributed), with expected_hash and dry_run. Never overwrites a note this history has not seen
 // unless the caller names its hash.
-import { defineTool, NOTE_WRITER } from '../../../src/sdk/index.js';
-import { windowPaging } from '../../../src/sdk/query/index.js';
+import { defineTool, NOTE_WRITER, windowPaging } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, boundedDiff, findRevision, historyPath, revisionId, versionBytes, settledStore } from '../lib.js';
 import { knownHash } from '../store.js';

@@ -1,8 +1,7 @@
 // undo_changes: revert a selection of agents' changes, newest note first, through the one note-write
 // path. A note someone else changed after (or between) the selected changes is reported as a conflict
 // with both diffs and left as it is; dry_run (the default) only plans, and a long plan comes in pages.
-import { defineTool, isRefusal, NOTE_WRITER } from '../../../src/sdk/index.js';
-import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
+import { defineTool, isRefusal, NOTE_WRITER, clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import type { HistoryTools } from '../../../src/generated/history/index.js';
 import { asText, boundedDiff, currentBytes, historyPath, revisionId, settingsOf, settledStore } from '../lib.js';
 import { agentRevisions, blob, newestRevisionId, revisionsAfter, type RevisionRow, type UndoFilter } from '../store.js';

@@ -1,9 +1,15 @@
 // Note listings with keyset paging: from the index's notes table when the index service is present,
 // else from a filesystem walk (titles are file stems then). Read-only; cursors are the SDK's bound codec.
 import { sql } from 'kysely';
-import { indexLag } from '../../../src/sdk/index-service.js';
-import { printable, type ResultPaging } from '../../../src/sdk/index.js';
-import { clampLimit, cursorCodec, folderScope, underFolder } from '../../../src/sdk/query/index.js';
+import {
+  indexLag,
+  printable,
+  type ResultPaging,
+  clampLimit,
+  cursorCodec,
+  folderScope,
+  underFolder,
+} from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { deepLink } from './note-io.js';

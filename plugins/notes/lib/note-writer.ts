@@ -23,7 +23,7 @@ import type { LoadedNote } from './note-io.js';
 export function createNoteWriter(factory: ServiceFactoryContext): NoteWriter {
   const settings = factory.settings as { notes: NotesSettings };
   // The caller's principal, vault, signal and services; the notes family's settings.
-  const as = (ctx: ToolContext<any>): NotesCtx => ({ ...ctx, settings });
+  const as = (ctx: ToolContext<unknown>): NotesCtx => ({ ...ctx, settings });
   return {
     notePath: (ctx, path) => notePath(as(ctx), path),
     checkHash: (ctx, expected) => checkHashSyntax(as(ctx), expected),

@@ -1,13 +1,12 @@
 // get_recent_periodic_notes: Recent periodic notes.
 // get_periodic_note, get_recent_periodic_notes and get_vault_stats. Periodic notes follow the vault's
 // plugin settings when the vault core lets us read them, else the configured defaults. Creates only on request.
-import { defineTool, isRefusal } from '../../../src/sdk/index.js';
+import { defineTool, isRefusal, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
 import { bodyStartByte, loadNote, sliceBytes } from '../lib/note-io.js';
 import { periodicPath, periodStart } from '../lib/periodic.js';
 import { periodicConfig } from '../lib/periodic-notes.js';
-import { cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type RecentPeriodicOut = NotesTools['get_recent_periodic_notes']['output'];
 

@@ -26,4 +26,4 @@ export type {
   EmbeddingCounts,
   EmbeddingsService,
   NearestNote,
-} from '../../../src/sdk/contracts/embeddings.js';
+} from '../../../src/sdk/index.js';

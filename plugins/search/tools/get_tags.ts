@@ -1,8 +1,15 @@
 // get_tags: the vault's tags with note counts, nested tags aggregated into their parents
 // (`a/b` counts toward `a`). Reads the host's `notes.tags` column only; never reads note bytes.
 import { sql } from 'kysely';
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
-import { clampLimit, cursorPaging, escapeLike, offsetPager, tagKey } from '../../../src/sdk/query/index.js';
+import {
+  defineTool,
+  type ToolContext,
+  clampLimit,
+  cursorPaging,
+  escapeLike,
+  offsetPager,
+  tagKey,
+} from '../../../src/sdk/index.js';
 import type { SearchSettingsSection } from '../settings.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 

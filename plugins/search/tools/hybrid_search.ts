@@ -1,7 +1,7 @@
 // hybrid_search: reciprocal rank fusion of the keyword and semantic arms (each arm's top
 // search.armDepth). Without a working semantic arm it returns the keyword ranking, marked so on
 // every return path. Optional rerank of the fused candidates.
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, type ToolContext, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import { describeFilters } from '../filters.js';
 import { confidenceOf, reciprocalRankFusion } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
@@ -10,7 +10,6 @@ import { runKeywordSearch } from './keyword_search.js';
 import { fixed, quote, withDeepLink } from '../render-util.js';
 import { sectionLocator, semanticArm } from '../semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
-import { cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type HybridSearchInput = SearchTools['hybrid_search']['input'];
 type HybridSearchOutput = SearchTools['hybrid_search']['output'];

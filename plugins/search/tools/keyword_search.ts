@@ -1,6 +1,6 @@
 // keyword_search: full text over the keyword vectors, AND first then partial fill, with snippets.
 // Bounded output: `limit` ≤ search.maxLimit rows, snippets ≤ search.snippetChars.
-import { defineTool, type ToolContext } from '../../../src/sdk/index.js';
+import { defineTool, type ToolContext, cursorPaging, offsetPager } from '../../../src/sdk/index.js';
 import { describeFilters } from '../filters.js';
 import { keywordSearch } from '../keyword/search.js';
 import type { SearchSettingsSection } from '../settings.js';
@@ -8,7 +8,6 @@ import { indexSettled } from '../settled.js';
 import { quote, withDeepLink } from '../render-util.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
 import type { KeywordIndexService } from '../family.js';
-import { cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type KeywordSearchInput = SearchTools['keyword_search']['input'];
 type KeywordSearchOutput = SearchTools['keyword_search']['output'];

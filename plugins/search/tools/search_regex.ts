@@ -2,8 +2,17 @@
 // The regex runs on a killable thread under one time budget; output is bounded and says when it cut.
 import { sql } from 'kysely';
 import picomatch from 'picomatch';
-import { defineTool, mapLimit, Refusal, type ToolContext } from '../../../src/sdk/index.js';
-import { clampLimit, cursorPaging, folderScope, offsetPager, underFolder } from '../../../src/sdk/query/index.js';
+import {
+  defineTool,
+  mapLimit,
+  Refusal,
+  type ToolContext,
+  clampLimit,
+  cursorPaging,
+  folderScope,
+  offsetPager,
+  underFolder,
+} from '../../../src/sdk/index.js';
 import { RegexSession } from '../regex/runner.js';
 import type { RegexFileResult } from '../regex/match.js';
 import type { SearchSettingsSection } from '../settings.js';

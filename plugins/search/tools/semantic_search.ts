@@ -1,6 +1,13 @@
 // semantic_search: notes by meaning, one row per note (its best chunk), with a section locator and
 // preview; stale rows keep their rank without a preview. Optional rerank of the fetched candidates.
-import { defineTool, EMBEDDINGS, type ToolContext } from '../../../src/sdk/index.js';
+import {
+  defineTool,
+  EMBEDDINGS,
+  type ToolContext,
+  clampLimit,
+  cursorPaging,
+  offsetPager,
+} from '../../../src/sdk/index.js';
 import { describeFilters } from '../filters.js';
 import { confidenceOf } from '../ranking/rrf.js';
 import { orderByScores, rerank } from '../ranking/rerank.js';
@@ -9,7 +16,6 @@ import { indexSettled } from '../settled.js';
 import { fixed, quote, withDeepLink } from '../render-util.js';
 import { sectionLocator, semanticArm } from '../semantic-arm.js';
 import type { SearchTools } from '../../../src/generated/search/index.js';
-import { clampLimit, cursorPaging, offsetPager } from '../../../src/sdk/query/index.js';
 
 type SemanticSearchInput = SearchTools['semantic_search']['input'];
 type SemanticSearchOutput = SearchTools['semantic_search']['output'];

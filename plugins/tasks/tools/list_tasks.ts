@@ -1,9 +1,11 @@
 // list_tasks: checkbox tasks from the index, filtered, ordered by due date (undated last), keyset-paged.
 // Read-only; never reads notes, and its header always says how much of the vault is not indexed yet.
 import { sql, type RawBuilder } from 'kysely';
-import { indexLag } from '../../../src/sdk/index-service.js';
-import { defineTool, INDEX, type ToolContext } from '../../../src/sdk/index.js';
 import {
+  indexLag,
+  defineTool,
+  INDEX,
+  type ToolContext,
   clampLimit,
   cursorCodec,
   folderScope,
@@ -11,7 +13,7 @@ import {
   tagKeys,
   textArray,
   underFolder,
-} from '../../../src/sdk/query/index.js';
+} from '../../../src/sdk/index.js';
 import type { TasksTools } from '../../../src/generated/tasks/index.js';
 import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
 

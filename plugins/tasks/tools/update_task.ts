@@ -12,7 +12,7 @@ type Output = TasksTools['update_task']['output'];
 type NextOccurrence = NonNullable<Output['next_occurrence']>;
 
 export default defineTool<TasksTools['update_task']>({
-  async handler(input, ctx: ToolContext<any>) {
+  async handler(input, ctx: ToolContext<unknown>) {
     if (input.status !== undefined && input.done !== undefined)
       ctx.refuse('invalid_arguments', { problems: 'give status or done, not both' });
     const writer = ctx.service(NOTE_WRITER);

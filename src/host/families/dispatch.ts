@@ -4,7 +4,8 @@
 // refusals with a reference.
 import { randomUUID } from 'node:crypto';
 import { indexLag, type IndexLag, type IndexService } from '../../sdk/index-service.js';
-import { Refusal, isRefusal, renderRefusal } from '../../sdk/refusals.js';
+import { Refusal, isRefusal } from '../../sdk/refusals.js';
+import { refusalToolResult } from '../refusal-presenter.js';
 import { budgetFields, budgetSentence, fitToBudget, type BudgetCut } from '../../sdk/result-budget.js';
 import type { ContentBlock, Principal, ToolContext } from '../../sdk/types.js';
 import { isInputNeeded, silentChannel, type ClientChannel, type InputNeeded } from '../../sdk/client-channel.js';
@@ -82,7 +83,7 @@ export class ToolDispatcher {
       const refusal = this.toRefusal(e, name);
       outcome = refusal.code === 'internal' ? 'error' : 'refused';
       refusalCode = refusal.code;
-      result = { content: [{ type: 'text', text: renderRefusal(refusal) }], isError: true };
+      result = refusalToolResult(refusal);
       options.client?.log(refusal.code === 'internal' ? 'error' : 'warning', {
         tool: name,
         refusal: refusal.code,

@@ -18,6 +18,7 @@ import {
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
 import { isRefusal, Refusal } from '../../sdk/refusals.js';
+import { refusalHttpResponse } from '../refusal-presenter.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { ApiKeyVerifier } from '../auth/api-keys.js';
 import { HopRefused, type Forwarder } from '../cluster/forward.js';
@@ -61,6 +62,12 @@ function methodOf(request: FastifyRequest): string {
 }
 
 /** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
+/** A refusal of the transport's own (no credential, too narrow a scope), as the refusal presenter words it. */
+function sendRefusal(reply: FastifyReply, refusal: Refusal, id: string | number | null = null): FastifyReply {
+  const { status, body } = refusalHttpResponse(refusal, id);
+  return reply.code(status).header('content-type', 'application/json').send(body);
+}
+
 export function jsonRpcError(
   reply: FastifyReply,
   status: number,
@@ -154,7 +161,7 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
             : 'Bearer realm="exocortex"',
         )
         .header('connection', 'close');
-      return jsonRpcError(reply, 401, -32001, (e as Refusal).message, { refusal: { code: (e as Refusal).code } });
+      return sendRefusal(reply, e as Refusal);
     }
     if (o.forwarder) {
       try {
@@ -200,14 +207,7 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
         'www-authenticate',
         o.challenge!(request.url, { error: 'insufficient_scope', scope: needed.scope, description: needed.why }),
       );
-      return jsonRpcError(
-        reply,
-        403,
-        -32001,
-        refusal.message,
-        { refusal: { code: refusal.code, ...refusal.details } },
-        idOf(request.body),
-      );
+      return sendRefusal(reply, refusal, idOf(request.body));
     }
     if (request.method === 'POST' && !(await isLegacyRequest(headersOnly(request), request.body ?? null))) {
       const mismatch = paramHeaderProblem(request, o.deps);

@@ -19,6 +19,7 @@ import type { ToolDispatcher } from '../families/dispatch.js';
 import type { FamilyRegistry, ResourceEntry } from '../families/registry.js';
 import type { RequestStateSeal } from './request-state.js';
 import type { ResourceSubscriptions } from './subscriptions.js';
+import { refusalJsonRpcError } from '../refusal-presenter.js';
 import { PACKAGE_VERSION } from '../package-info.js';
 
 export const SERVER_NAME = 'exocortex';
@@ -404,24 +405,14 @@ export function matchResource(
 
 /** Resource not found as the SDK's ResourceNotFoundError reads it (InvalidParams carrying the uri), with the refusal. */
 function resourceNotFound(uri: string, r: Refusal): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, r.message, {
-    uri,
-    refusal: { code: r.code, ...r.details },
-  });
+  const body = refusalJsonRpcError(r, { uri });
+  return new ProtocolError(body.code, body.message, body.data);
 }
 
 function protocolError(e: unknown): ProtocolError {
   if (isRefusal(e)) {
-    const r = e as Refusal;
-    // A resource that does not exist is invalid params on every revision (the 2026-07-28 spec's MUST).
-    const code =
-      r.code === 'unknown_resource' || r.code === 'unknown_prompt' || r.code === 'invalid_arguments'
-        ? ProtocolErrorCode.InvalidParams
-        : ProtocolErrorCode.InternalError;
-    return new ProtocolError(code, r.message, {
-      refusal: { code: r.code, ...r.details },
-      ...(r.code === 'unknown_resource' ? { uri: r.details.uri } : {}),
-    });
+    const body = refusalJsonRpcError(e as Refusal);
+    return new ProtocolError(body.code, body.message, body.data);
   }
   return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error');
 }

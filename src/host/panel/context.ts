@@ -7,6 +7,7 @@ import type { AttemptBudget } from '../auth/attempt-budget.js';
 import type { InputNeeded } from '../../sdk/client-channel.js';
 import { OperationError, type OperationTarget } from '../admin/operations.js';
 import { Refusal } from '../../sdk/refusals.js';
+import { refusalPanelText } from '../refusal-presenter.js';
 import type { CallResult } from '../families/dispatch.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { Settings } from '../settings/load.js';
@@ -79,7 +80,11 @@ export async function runOperation<T>(op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (e) {
-    if (e instanceof OperationError || e instanceof Refusal) throw new PanelError(400, e.message);
+    if (e instanceof Refusal) {
+      const { status, text } = refusalPanelText(e);
+      throw new PanelError(status, text);
+    }
+    if (e instanceof OperationError) throw new PanelError(400, e.message);
     throw e;
   }
 }

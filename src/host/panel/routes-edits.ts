@@ -4,6 +4,7 @@
 // principal: the same tools, admission, validation and audit an agent's call gets.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isInputNeeded } from '../../sdk/client-channel.js';
+import { refusalOfToolResult, refusalPanelText } from '../refusal-presenter.js';
 import { html, type Html } from './html.js';
 import { csrfField, page, type Frame } from './layout.js';
 import { first, me, PanelError, type Form, type PanelContext } from './context.js';
@@ -11,7 +12,7 @@ import type { PanelUser } from './sessions.js';
 import { usersListOp } from '../admin/account-operations.js';
 import { userByName } from '../auth/users.js';
 
-/** A tool's structured result, or a PanelError carrying the refusal's sentence. */
+/** A tool's structured result, or a PanelError carrying the refusal as the refusal presenter words it for a page. */
 export async function callAs(
   ctx: PanelContext,
   request: FastifyRequest,
@@ -21,15 +22,12 @@ export async function callAs(
 ): Promise<Record<string, any>> {
   const result = await ctx.callTool(ctx.principalOf(subject), tool, args);
   if (isInputNeeded(result)) throw new PanelError(400, `${tool} asked for input the panel cannot give.`);
-  if (result.isError || !result.structuredContent) {
-    const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-    const sentence = text
-      .split('\n')
-      .filter((l) => !l.startsWith('MCP-REFUSAL'))
-      .join(' ')
-      .trim();
-    throw new PanelError(/unknown_tool|not_found/.test(text) ? 404 : 400, sentence || `${tool} failed.`);
+  const refusal = refusalOfToolResult(result);
+  if (refusal) {
+    const { status, text } = refusalPanelText(refusal);
+    throw new PanelError(status, text || `${tool} failed.`);
   }
+  if (result.isError || !result.structuredContent) throw new PanelError(400, `${tool} gave no structured result.`);
   return result.structuredContent as Record<string, any>;
 }
 

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from './harness.js';
+import { refusalOf } from '../../sdk/testkit.js';
 
 /** 'none': no outside writer (the baseline: agent writes must then never meet concurrent_write). */
 export type OutsideWriterMode = 'rename' | 'append' | 'none';
@@ -78,10 +79,10 @@ function runOutsideWriter(file: string, mode: OutsideWriterMode, seconds: number
   });
 }
 
+/** The refusal code a client reads from a result's contract line (the SDK's own parser, as any client would). */
 function refusalCode(r: { isError?: boolean; content?: unknown }): string | undefined {
   if (!r.isError) return undefined;
-  const text = (r.content as Array<{ text?: string }> | undefined)?.map((c) => c.text ?? '').join('\n') ?? '';
-  return /MCP-REFUSAL \{"code":"([a-z_]+)"/.exec(text)?.[1] ?? 'unparsed';
+  return refusalOf(r)?.code ?? 'unparsed';
 }
 
 export async function runExternalWriterRace(o: RaceOptions): Promise<RaceResult> {

@@ -1,5 +1,5 @@
 // Every tool argument under schemas/ — top-level and nested in objects and arrays — is snake_case, the one
-// naming convention of the tool surface (CONVENTIONS.md). Fails naming each tool and argument that is not.
+// naming convention of the tool surface (docs/conventions.md). Fails naming each tool and argument that is not.
 import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -1,0 +1,71 @@
+// The floors of the house, as a test (docs/architecture.md): families never import the host, the host
+// never imports a family except through the loader, no family imports another, markdown imports nothing of
+// ours, the SDK never imports the host, and a built-in family reaches the SDK only through its public entry,
+// as a third-party family must. The rules are checked on synthetic graphs too, so that a test that passes
+// is known to be able to fail.
+import path from 'node:path';
+import t from 'tap';
+import { EXCEPTIONS, type ImportEdge, edgeViolations, importGraph, importsOf, violations } from './import-graph.js';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const graph = importGraph(root, ['src', 'plugins']);
+
+t.test('the repository respects every floor', async (t) => {
+  t.ok(graph.length > 500, `the graph was read (${graph.length} imports)`);
+  t.same(violations(graph), []);
+});
+
+t.test('every exception is still needed', async (t) => {
+  for (const e of EXCEPTIONS)
+    t.ok(
+      graph.some((edge) => edge.from === e.from && edge.to === e.to),
+      `${e.from} → ${e.to} still exists (otherwise drop the exception)`,
+    );
+});
+
+t.test('imports are read in every form: type-only, re-export, dynamic, import() type', async (t) => {
+  const edges = importsOf(root, 'src/sdk/testkit.ts').map((e) => e.to);
+  t.ok(edges.includes('src/host/testing/harness.ts'), 'an import() type is an edge');
+  t.ok(edges.includes('src/sdk/refusals.ts'), 'a relative .js specifier resolves to its .ts file');
+  const entry = importsOf(root, 'src/sdk/index.ts').map((e) => e.to);
+  t.ok(entry.includes('src/sdk/define-tool.ts'), 'a re-export is an edge');
+});
+
+const edge = (from: string, to: string): ImportEdge => ({ from, specifier: to, to });
+
+t.test('each rule fails on a violation', async (t) => {
+  const cases: Array<[ImportEdge, RegExp]> = [
+    [edge('plugins/notes/family.ts', 'src/host/vault/vault-fs.ts'), /a family never imports the host/],
+    [edge('plugins/notes/tools/x.ts', 'plugins/search/filters.ts'), /a family never imports another family/],
+    [edge('plugins/notes/tools/x.ts', 'src/generated/search/index.ts'), /a family never imports another family/],
+    [edge('plugins/notes/tools/x.ts', 'src/sdk/query/index.ts'), /only through src\/sdk\/index.ts/],
+    [edge('plugins/notes/tools/x.ts', 'src/markdown/links.ts'), /only through src\/markdown\/index.ts/],
+    [edge('src/host/mcp/server-factory.ts', 'plugins/notes/family.ts'), /the host never imports a family/],
+    [edge('src/sdk/define-tool.ts', 'src/host/families/dispatch.ts'), /the SDK never imports the host/],
+    [edge('src/sdk/define-tool.ts', 'plugins/search/family.ts'), /the SDK never imports a family/],
+    [edge('src/markdown/links.ts', 'src/sdk/index.ts'), /markdown imports nothing of ours/],
+    [edge('src/markdown/links.ts', 'src/host/log/logger.ts'), /markdown imports nothing of ours/],
+  ];
+  for (const [e, rule] of cases) {
+    const found = edgeViolations(e);
+    t.equal(found.length, 1, `${e.from} → ${e.to} is refused`);
+    t.match(found[0], rule);
+  }
+  // And one violation in an otherwise clean graph makes the whole check fail.
+  t.equal(violations([...graph, cases[0][0]]).length, 1);
+});
+
+t.test('what the floors allow', async (t) => {
+  const allowed: ImportEdge[] = [
+    edge('plugins/notes/tools/x.ts', 'src/sdk/index.ts'),
+    edge('plugins/notes/tools/x.ts', 'src/markdown/index.ts'),
+    edge('plugins/notes/tools/x.ts', 'plugins/notes/lib/listing.ts'),
+    edge('plugins/notes/tools/x.ts', 'src/generated/notes/index.ts'),
+    edge('src/host/families/discover.ts', 'plugins/notes/family.ts'),
+    edge('src/host/mcp/server-factory.ts', 'src/sdk/refusals.ts'),
+    edge('src/sdk/link-moves.ts', 'src/markdown/rewrite-links.ts'),
+    edge('src/markdown/links.ts', 'src/markdown/tokens.ts'),
+    { from: 'src/markdown/links.ts', specifier: 'unified', to: null },
+  ];
+  for (const e of allowed) t.same(edgeViolations(e), [], `${e.from} → ${e.to}`);
+});
