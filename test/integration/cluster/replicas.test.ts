@@ -1,23 +1,16 @@
 // Several `exocortex serve` processes on one PostgreSQL 15 server (fsync on) behind HAProxy (Debian's),
-// with writers of both protocol eras (2025 sessions, 2026-07-28 stateless clients), listen streams
-// (subscriptions/listen on vault://changes, resumed by get_changes cursors), an outside editor and faults
-// while they run: kill -9 of a busy vault's owner, the termination of an owner's lease connection only
-// (its pool stays up: the fence must hold), SIGSTOP of an owner, a PostgreSQL restart, and kill -9 of a
-// forwarding process holding a listen stream. Oracles after quiescence: every file is its last
-// acknowledged write, exactly one change event per acknowledged write and per outside edit, the index
-// equals the files, every change event reached each listener (stream or resume, no gap), lease epochs
-// only grow and sampled ownership intervals never overlap, every vault owned by exactly one live process;
-// plus a multi-round-trip request whose rounds reach different processes, per-user limits across
-// processes (a failover's excess printed), revocation everywhere, a read-only deployment that cannot
-// widen a key, and a forged hop refused.
+// with writers, an outside editor and faults while they run: kill -9 of a busy vault's owner, the
+// termination of an owner's lease connection only (its pool stays up: the fence must hold), SIGSTOP of
+// an owner. Oracles after quiescence: every file is its last acknowledged write, exactly one change
+// event per acknowledged write and per outside edit, the index equals the files, every vault owned by
+// exactly one live process; plus per-user limits across processes, revocation everywhere, a read-only
+// deployment that cannot widen a key, and a forged hop refused.
 import t from 'tap';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { revokeApiKey } from '../../../src/host/auth/api-keys.js';
 import { haproxyAvailable, startCluster, type TestCluster } from '../../../src/host/testing/cluster.js';
 import { postgresAvailable, startPostgres } from '../../../src/host/testing/postgres-server.js';
@@ -28,26 +21,17 @@ const skip = !postgresAvailable()
     ? 'HAProxy not installed (.ci/run installs Debian haproxy)'
     : false;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const sha = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Minutes of faults and quiescence: past tap's default per-file limit.
+t.setTimeout(900_000);
 
 t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing', { skip }, async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-replicas-'));
   const pg = await startPostgres({ durable: true });
   let cluster: TestCluster | undefined;
-  // Workload loops stop before anything is torn down (also when an assertion threw midway).
-  const stops: Array<() => void> = [];
   t.teardown(async () => {
-    for (const stop of stops) stop();
-    await Promise.race([cluster?.close(), sleep(30_000)]);
-    // A failed run keeps the processes' and the server's logs for the reader.
-    if (!t.passing()) {
-      const keep = mkdtempSync(path.join(os.tmpdir(), 'exo-replicas-logs-'));
-      for (const f of readdirSync(dir)) if (f.endsWith('.log')) cpSync(path.join(dir, f), path.join(keep, f));
-      cpSync(path.join(pg.dir, 'pg.log'), path.join(keep, 'pg.log'));
-      console.error(`# replicas: logs kept in ${keep}`);
-    }
+    await cluster?.close();
     pg.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -59,8 +43,6 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
     balancer: true,
     config: {
       cluster: { leaseIntervalMs: 300 },
-      // The conformance fixture family: its multi-round-trip tool seals requestState with the shared key.
-      plugins: [path.resolve(here, '../../fixtures/families/conformance')],
       admission: { writesPerMinute: 1000 },
       // v06's user: 20 calls a minute over all their credentials, whichever process they reach.
       users: [1, 2, 3, 4, 5, 6].map((i) => ({
@@ -98,199 +80,18 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
     ]),
   );
 
-  // A 2026-07-28 client (stateless: every request stands alone, whichever process it reaches).
-  const modernClients: ClientV2[] = [];
-  const connectModern = async (base: string, key: string) => {
-    const client = new ClientV2(
-      { name: 'cluster-modern', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await client.connect(
-      new HttpV2(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
-    );
-    modernClients.push(client);
-    return client;
-  };
-  // Bounded: a client of a process killed mid-stream must not hold the teardown.
-  t.teardown(() =>
-    Promise.race([Promise.all(modernClients.map((m) => m.close().catch(() => undefined))), sleep(5000)]),
-  );
-
-  // Lease sampler: every 100 ms, each vault's epoch, its recorded owner and the lock holder's process.
-  // Per vault, epochs must only grow, the lock holder must be the epoch's owner, and the sampled interval
-  // of an epoch must end before the next epoch's begins (owners' intervals never overlap).
-  const intervals = new Map<number, Array<{ epoch: number; owner: string; first: number; last: number }>>();
-  const leaseProblems: string[] = [];
-  let sampling = true;
-  stops.push(() => {
-    sampling = false;
-  });
-  const sampler = (async () => {
-    while (sampling) {
-      try {
-        const rows = await sql<{ vault_id: number; epoch: string; owner: string; holder: string | null }>`
-          SELECT l.vault_id, l.epoch, l.owner, a.application_name AS holder FROM vault_leases l
-          LEFT JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
-            AND k.classid = ${0x45786f31}::oid AND k.objid = l.vault_id::oid
-          LEFT JOIN pg_stat_activity a ON a.pid = k.pid`.execute(c.db.db);
-        const now = Date.now();
-        for (const r of rows.rows) {
-          if (r.holder === null) continue; // no owner now (a failover in progress)
-          const epoch = Number(r.epoch);
-          if (!r.holder.endsWith(r.owner.slice(0, 40)))
-            leaseProblems.push(`vault ${r.vault_id} epoch ${epoch}: lock held by ${r.holder}, owner ${r.owner}`);
-          let list = intervals.get(r.vault_id);
-          if (!list) intervals.set(r.vault_id, (list = []));
-          const last = list.at(-1);
-          if (last?.epoch === epoch) last.last = now;
-          else if (last && epoch < last.epoch)
-            leaseProblems.push(`vault ${r.vault_id}: epoch went back from ${last.epoch} to ${epoch}`);
-          else list.push({ epoch, owner: r.owner, first: now, last: now });
-        }
-      } catch {
-        // the database is restarting
-      }
-      await sleep(100);
-    }
-  })();
-
-  // Listeners: 2026-07-28 clients holding subscriptions/listen on vault://changes, opened through the
-  // balancer (so often at a non-owner, which forwards the stream). Each notification makes the client
-  // read get_changes from its cursor; a stream that ends is reopened through the balancer and the client
-  // resumes from its cursor. Every event of the vault must reach it one way or the other; no final sweep.
-  interface Listener {
-    readonly vault: (typeof c.vaults)[number];
-    readonly label: string;
-    readonly seen: Set<number>;
-    cursor: string;
-    delivered: number;
-    notifications: number;
-    ends: string[];
-    reopened: number;
-    lastError?: string;
-    /** Resolves when the stream now open ends (for the forwarder-kill fault). */
-    ended?: Promise<string>;
-    openedAt: number;
-  }
-  let listening = true;
-  stops.push(() => {
-    listening = false;
-  });
-  let stopListeningNow!: () => void;
-  const stopListening = new Promise<void>((r) => {
-    stopListeningNow = r;
-  });
-  const listeners: Listener[] = [];
-  const listen = (vault: (typeof c.vaults)[number], label: string, firstBase = lb) => {
-    const l: Listener = {
-      vault,
-      label,
-      seen: new Set(),
-      cursor: 'ev:0',
-      delivered: 0,
-      notifications: 0,
-      ends: [],
-      reopened: 0,
-      openedAt: 0,
-    };
-    listeners.push(l);
-    let reading: Promise<void> = Promise.resolve();
-    let reader: ClientV2 | undefined;
-    // Read every event after the cursor (serialised: a notification during a read reads again after it).
-    const catchUp = () => {
-      reading = reading.then(async () => {
-        for (let attempt = 0; listening || attempt === 0; attempt++) {
-          try {
-            reader ??= await connectModern(lb, vault.key);
-            for (;;) {
-              const r = await reader.callTool(
-                { name: 'get_changes', arguments: { since: l.cursor, limit: 100 } },
-                {
-                  timeout: 15_000,
-                },
-              );
-              const out = r.structuredContent as
-                | { events: Array<{ seq: number }>; next_since: string; more: boolean }
-                | undefined;
-              if (r.isError || !out) throw new Error(JSON.stringify(r.content).slice(0, 200));
-              for (const e of out.events) {
-                l.delivered++;
-                l.seen.add(e.seq);
-              }
-              l.cursor = out.next_since;
-              if (!out.more) return;
-            }
-          } catch (e) {
-            // A fresh client for the next try (one whose request was cut by a dying process may be spent).
-            l.lastError = String(e).slice(0, 200);
-            reader = undefined;
-            await sleep(200);
-          }
-        }
-      });
-      return reading;
-    };
-    const run = async () => {
-      let base = firstBase;
-      while (listening) {
-        try {
-          const client = await connectModern(base, vault.key);
-          base = lb;
-          client.setNotificationHandler('notifications/resources/updated', (n) => {
-            if (n.params.uri !== 'vault://changes') return;
-            l.notifications++;
-            void catchUp();
-          });
-          const sub = await client.listen({ resourceSubscriptions: ['vault://changes'] });
-          l.openedAt = Date.now();
-          l.ended = sub.closed;
-          // Resume: whatever happened while no stream was open is read from the cursor.
-          void catchUp();
-          const why = await Promise.race([sub.closed, stopListening.then(() => 'stopped' as const)]);
-          if (why === 'stopped') {
-            await Promise.race([sub.close().catch(() => undefined), sleep(3000)]);
-            return;
-          }
-          l.ends.push(why);
-          l.reopened++;
-        } catch {
-          await sleep(200);
-        }
-      }
-    };
-    const done = run();
-    return { l, done: () => done.then(() => reading) };
-  };
-  // The faulted vaults (v01: kill -9 of its owner, v02: lease connection cut, v03: SIGSTOP) and v04.
-  const listenRuns = c.vaults.slice(0, 4).map((v) => listen(v, `${v.name} via the balancer`));
-
-  // Writers through the balancer: one path per write, each acknowledged (path, hash) logged. v01 and v03
-  // write over 2025 sessions (Mcp-Session-Id, held by the owner), v02 and v04 as 2026-07-28 clients.
+  // Writers through the balancer: one path per write, each acknowledged (path, hash) logged.
   const acked = new Map<string, Map<string, string>>();
   const failures: string[] = [];
   const lastError = new Map<string, string>();
   let writing = true;
-  stops.push(() => {
-    writing = false;
-  });
-  const eras = new Map<string, { calls: number; acked: number }>([
-    ['2025', { calls: 0, acked: 0 }],
-    ['2026-07-28', { calls: 0, acked: 0 }],
-  ]);
-  const writers = c.vaults.slice(0, 4).map(async (v, n) => {
+  const writers = c.vaults.slice(0, 4).map(async (v) => {
     const mine = new Map<string, string>();
     acked.set(v.name, mine);
-    const era = eras.get(n % 2 === 0 ? '2025' : '2026-07-28')!;
-    type Caller = { callTool: (p: { name: string; arguments: Record<string, unknown> }) => Promise<unknown> };
-    const reconnect = async (): Promise<Caller> => {
+    const reconnect = async () => {
       for (;;) {
         try {
-          if (n % 2 === 0) {
-            const old = await c.connect(lb, v.key, `writer-${v.name}`);
-            return { callTool: (p) => old.callTool(p, undefined, { timeout: 5000 }) };
-          }
-          const modern = await connectModern(lb, v.key);
-          return { callTool: (p) => modern.callTool(p, { timeout: 5000 }) };
+          return await c.connect(lb, v.key, `writer-${v.name}`);
         } catch (e) {
           lastError.set(v.name, String(e).slice(0, 300));
           await sleep(100);
@@ -304,15 +105,11 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
       for (let attempt = 0; writing || attempt === 0; attempt++) {
         try {
           // A client's own deadline: a call cut off by its owner's death may never be answered.
-          era.calls++;
-          const r = (await client.callTool({ name: 'create_note', arguments: { path: p, content } })) as {
-            isError?: boolean;
-            structuredContent?: { content_hash?: string };
-            content: unknown;
-          };
-          const out = r.structuredContent;
+          const r = await client.callTool({ name: 'create_note', arguments: { path: p, content } }, undefined, {
+            timeout: 5000,
+          });
+          const out = r.structuredContent as { content_hash?: string } | undefined;
           if (!r.isError && out?.content_hash) {
-            era.acked++;
             mine.set(p, out.content_hash);
             await sleep(200); // about 5 writes a second per vault: 20 a second in all, within two cores
             break;
@@ -387,88 +184,8 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
     await sleep(4000);
     stopped.kill('SIGCONT');
   }
-  // The killed process comes back (before the restart: a process cannot start without its database).
   await victim!.start();
-
-  // K4: a PostgreSQL restart while writers run: a crash stop (-m immediate), 1 s down, crash recovery.
-  // Every connection of every process dies: leases, pools, LISTEN. Afterwards every vault must be owned
-  // again under a new epoch and every writer's vault must acknowledge writes again.
-  const epochsOf = async () =>
-    new Map(
-      (await c.db.db.selectFrom('vault_leases').select(['vault_id', 'epoch']).execute()).map((r) => [
-        r.vault_id,
-        Number(r.epoch),
-      ]),
-    );
-  const epochsBeforeRestart = await epochsOf();
-  const restartAt = Date.now();
-  await pg.restart(1000);
-  const pgBackMs = Date.now() - restartAt;
-  const ackedAtRestart = new Map([...acked].map(([k, m]) => [k, m.size]));
-  const servedAgain = new Map<string, number>();
-  let ownedAgainMs = -1;
-  while (Date.now() - restartAt < 60_000 && (servedAgain.size < acked.size || ownedAgainMs < 0)) {
-    for (const [name, m] of acked)
-      if (!servedAgain.has(name) && m.size > ackedAtRestart.get(name)!) servedAgain.set(name, Date.now() - restartAt);
-    if (ownedAgainMs < 0) {
-      const held = await ownedBy().catch(() => []);
-      if (new Set(held.map((l) => l.objid)).size === allVaults.length) ownedAgainMs = Date.now() - restartAt;
-    }
-    await sleep(50);
-  }
-  t.comment(
-    `PostgreSQL restart: down and recovered in ${pgBackMs} ms; every vault owned again after ${ownedAgainMs} ms; ` +
-      `writes acknowledged again after ${[...servedAgain].map(([k, ms]) => `${k} ${ms} ms`).join(', ')}`,
-  );
-  t.same(
-    c.processes.filter((p) => p.exited).map((p) => p.name),
-    [],
-    'no process ended because its database restarted',
-  );
-  t.ok(ownedAgainMs >= 0, 'every vault has a lease holder again after the PostgreSQL restart');
-  t.same(
-    [...acked.keys()].filter((k) => !servedAgain.has(k)),
-    [],
-    'every writer’s vault acknowledges writes again after the PostgreSQL restart',
-  );
-  const epochsAfterRestart = await epochsOf();
-  t.same(
-    allVaults.filter((id) => !(epochsAfterRestart.get(id)! > epochsBeforeRestart.get(id)!)),
-    [],
-    'every vault was taken over under a new epoch after the restart',
-  );
-
-  // K5: kill -9 of a forwarding process holding a listen stream. A listener of v04 opens its stream at a
-  // process that does not own v04 (so the stream is forwarded to the owner); that process dies. The
-  // client must see the stream end (not hang), reopen it through the balancer and resume from its cursor.
-  const hopVault = c.vaults[3];
-  // Ownership may still settle after the restart (shares rebalance): wait for a stable owner.
-  let hopOwner = await c.ownerOf(hopVault.id);
-  for (let i = 0; i < 100 && !hopOwner; i++) {
-    await sleep(100);
-    hopOwner = await c.ownerOf(hopVault.id);
-  }
-  const forwarder = c.processes.find((p) => !p.exited && p !== hopOwner);
-  t.ok(hopOwner && forwarder, 'v04 has an owner and another live process forwards to it');
-  const hopRun = listen(hopVault, 'v04 opened at a forwarder, reopened via the balancer', forwarder!.url);
-  listenRuns.push(hopRun);
-  const hop = hopRun.l;
-  for (let i = 0; i < 150 && !hop.ended; i++) await sleep(100);
-  t.ok(hop.ended, 'the listen stream opened at the forwarder is acknowledged');
-  t.not(await c.ownerOf(hopVault.id), forwarder, 'the process holding the stream does not own v04 (it forwards)');
-  const hopKilledAt = Date.now();
-  forwarder!.kill('SIGKILL');
-  const endedAs = await Promise.race([hop.ended!, sleep(15_000).then(() => 'still open after 15 s')]);
-  const hopEndMs = Date.now() - hopKilledAt;
-  t.ok(['remote', 'graceful'].includes(endedAs), `the client sees its stream end (${endedAs}, ${hopEndMs} ms)`);
-  while (Date.now() - hopKilledAt < 20_000 && hop.openedAt < hopKilledAt) await sleep(50);
-  t.ok(
-    hop.openedAt > hopKilledAt,
-    `the listener reopened its stream through the balancer (${hop.openedAt - hopKilledAt} ms)`,
-  );
-  const forwarderBack = forwarder!.start();
-  await forwarderBack;
-  await sleep(2000);
+  await sleep(3000);
   writing = false;
   await Promise.all([...writers, editor]);
   t.same(failures, [], 'no write landed with content other than its own');
@@ -522,42 +239,6 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
     t.same(wrongCounts, [], `${v.name}: exactly one created event per acknowledged write and outside edit`);
     t.same(dup, [], `${v.name}: no duplicate created events`);
   }
-
-  // Listeners: every change event of their vault reached them, over a stream or by resuming from their
-  // cursor after reopening one. No final sweep: an event only counts if a notification or a resume read it.
-  for (const l of listeners) {
-    const all = async () =>
-      (await c.db.db.selectFrom('change_events').select('seq').where('vault_id', '=', l.vault.id).execute()).map((r) =>
-        Number(r.seq),
-      );
-    let seqs = await all();
-    for (let i = 0; i < 100 && seqs.some((q) => !l.seen.has(q)); i++) {
-      await sleep(100);
-      seqs = await all();
-    }
-    const missing = seqs.filter((q) => !l.seen.has(q));
-    t.comment(
-      `listener ${l.label}: ${seqs.length} events, ${l.notifications} notifications, ${l.delivered} delivered ` +
-        `(${l.delivered - l.seen.size} duplicates before dedupe by id), stream ended ${l.ends.length} times (${l.ends.join(', ')})` +
-        (l.lastError ? `; last read error: ${l.lastError}` : ''),
-    );
-    t.same(missing.slice(0, 20), [], `listener ${l.label}: no change event missed (${missing.length} missing)`);
-    t.same(
-      [...l.seen].filter((q) => !seqs.includes(q)),
-      [],
-      `listener ${l.label}: nothing delivered that is not an event of its vault`,
-    );
-  }
-  listening = false;
-  stopListeningNow();
-  // Bounded: closing a stream sends a cancel that a busy process may answer late.
-  await Promise.race([Promise.all(listenRuns.map((r) => r.done())), sleep(10_000)]);
-  // The restart took every lease: no stream may stay open (and silent) at a process that lost its vault.
-  t.same(
-    listeners.filter((l) => l !== hop && l.ends.length === 0).map((l) => l.label),
-    [],
-    'every stream opened before the PostgreSQL restart was ended and reopened',
-  );
   const epochsAfter = new Map(
     (await c.db.db.selectFrom('vault_leases').select(['vault_id', 'epoch']).execute()).map((r) => [
       r.vault_id,
@@ -572,98 +253,12 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
   locks = await ownedBy();
   t.equal(new Set(locks.map((l) => l.objid)).size, locks.length, 'no vault has two lease holders');
   t.equal(locks.length, allVaults.length, 'every vault is owned again after the faults');
-  sampling = false;
-  await sampler;
-  t.same(leaseProblems.slice(0, 10), [], 'sampled leases: epochs only grow, the lock holder is the epoch’s owner');
-  for (const v of c.vaults.slice(0, 4)) {
-    const list = intervals.get(v.id) ?? [];
-    const overlaps = list.slice(1).filter((x, i) => x.first <= list[i].last);
-    t.same(overlaps, [], `${v.name}: owners’ sampled intervals never overlap (${list.length} epochs seen)`);
-  }
-  t.comment(
-    `writes by era: ${[...eras].map(([era, n]) => `${era}: ${n.acked} acknowledged of ${n.calls} calls`).join('; ')}`,
-  );
-  t.ok(
-    [...eras.values()].every((n) => n.acked > 0),
-    'writers of both protocol eras were acknowledged',
-  );
-
-  // A multi-round-trip request (2026-07-28) whose rounds reach three different processes: the sealed
-  // requestState minted by one opens on the others (the key is in PostgreSQL).
-  const mrtrVault = c.vaults[3];
-  let rpcId = 100;
-  const round = async (base: string, params: Record<string, unknown>) => {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${mrtrVault.key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'test_input_required_result_multi_round',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++rpcId,
-        method: 'tools/call',
-        params: {
-          name: 'test_input_required_result_multi_round',
-          arguments: {},
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-          },
-        },
-      }),
-    });
-    const text = await res.text();
-    const json = text.trimStart().startsWith('{')
-      ? text
-      : (text
-          .split('\n')
-          .filter((x) => x.startsWith('data:'))
-          .map((x) => x.slice(5).trim())
-          .find((x) => x.includes(`"id":${rpcId}`)) ?? text);
-    return JSON.parse(json) as {
-      result?: { resultType?: string; requestState?: string; content?: Array<{ text: string }> };
-      error?: unknown;
-    };
-  };
-  const [pa, pb, pc] = c.processes.filter((p) => !p.exited);
-  const r1 = await round(pa.url, {});
-  t.equal(r1.result?.resultType, 'input_required', `round 1 at ${pa.name} asks for input`);
-  const r2 = await round(pb.url, {
-    requestState: r1.result?.requestState,
-    inputResponses: { step1: { action: 'accept', content: { name: 'Ada' } } },
-  });
-  t.equal(
-    r2.result?.resultType,
-    'input_required',
-    `round 2 at ${pb.name} opens round 1’s state (${JSON.stringify(r2.error ?? '')})`,
-  );
-  const r3 = await round(pc.url, {
-    requestState: r2.result?.requestState,
-    inputResponses: { step2: { action: 'accept', content: { color: 'green' } } },
-  });
-  t.match(
-    r3.result?.content?.[0]?.text ?? JSON.stringify(r3),
-    /Multi-round complete: Ada likes green/,
-    `round 3 at ${pc.name} completes the exchange`,
-  );
-  const tampered = await round(pb.url, {
-    requestState: `${r2.result?.requestState?.slice(0, -4)}AAAA`,
-    inputResponses: { step2: { action: 'accept', content: { color: 'green' } } },
-  });
-  t.ok(tampered.error, 'a tampered requestState is refused on any process');
 
   // Per-user limits hold across processes: all of a user's calls reach the one owner.
   const limited = c.vaults[5];
   const clients = await Promise.all(c.processes.map((p) => c.connect(p.url, limited.key, 'limited')));
   let admitted = 0;
   let refused = 0;
-  const windowStart = Date.now();
   for (let i = 0; i < 45; i++) {
     const r = await clients[i % clients.length].callTool({ name: 'list_notes', arguments: {} });
     if (r.isError && /rate_limited/.test(JSON.stringify(r.content))) refused++;
@@ -671,31 +266,6 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
   }
   t.ok(admitted <= 20, `at most 20 of 45 calls a minute admitted over three processes (admitted ${admitted})`);
   t.ok(refused >= 25, `the rest refused as rate_limited (${refused})`);
-  // A failover of the limited vault (its owner's lease connection cut): the bucket lived in the old
-  // owner's memory, so the new owner starts with a full one. The excess over the limit is reported.
-  const limitedEpoch = (await epochsOf()).get(limited.id)!;
-  await sql`SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a
-    JOIN pg_locks k ON k.pid = a.pid AND k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
-      AND k.classid = ${0x45786f31}::oid AND k.objid = ${limited.id}::oid`.execute(c.db.db);
-  for (let i = 0; i < 100; i++) {
-    if ((await epochsOf()).get(limited.id)! > limitedEpoch && (await c.ownerOf(limited.id))) break;
-    await sleep(100);
-  }
-  // Sessions held by the old owner were closed with its lease: stateless 2026-07-28 clients now.
-  const after = await Promise.all(c.processes.filter((p) => !p.exited).map((p) => connectModern(p.url, limited.key)));
-  let afterFailover = 0;
-  for (let i = 0; i < 45; i++) {
-    const r = await after[i % after.length].callTool({ name: 'list_notes', arguments: {} }).catch(() => undefined);
-    if (r && !r.isError) afterFailover++;
-  }
-  const windowS = (Date.now() - windowStart) / 1000;
-  const allowed = 20 + Math.floor((windowS * 20) / 60);
-  const excess = Math.max(0, admitted + afterFailover - allowed);
-  t.comment(
-    `rate limit across a failover: ${admitted + afterFailover} calls admitted in ${windowS.toFixed(1)} s against ` +
-      `a limit of 20 a minute (${allowed} with refill): a failover let ${excess} calls over the limit`,
-  );
-  t.ok(excess <= 20, `one failover exceeds the limit by at most one bucket (excess ${excess})`);
 
   // Revocation is refused by every process within moments.
   const revokedVault = c.vaults[4];
