@@ -202,7 +202,7 @@ withConfig(
   clients
     .command('revoke')
     .description('remove a client and all its grants; their tokens are refused at once')
-    .argument('<client-id>'),
+    .argument('<client-id>', 'the id `oauth clients list` shows (one that starts with - goes after --)'),
 ).action(async (id: string, opts) => {
   await oauthClientsRevoke(settingsOf(opts), id);
 });
@@ -214,7 +214,10 @@ withConfig(
   grants
     .command('revoke')
     .description('revoke a grant; its access and refresh tokens are refused at once')
-    .argument('<grant-id>'),
+    .argument(
+      '<grant-id>',
+      'the id `oauth grants list` shows (one that starts with - goes after --: `revoke -- -10Bj…`)',
+    ),
 ).action(async (id: string, opts) => {
   await oauthGrantsRevoke(settingsOf(opts), id);
 });

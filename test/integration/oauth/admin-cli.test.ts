@@ -34,7 +34,8 @@ t.test('users passwd, login-link and oauth clients|grants list|revoke, live', as
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
-        [...cliArgs({ typescriptFamilies: true }), ...args, '--config', server.configFile],
+        // --config before a `--` (after it every word is an argument, as a user types `revoke --config F -- ID`).
+        [...cliArgs({ typescriptFamilies: true }), ...withConfigFile(args, server.configFile)],
         { encoding: 'utf8', cwd: process.cwd(), env: { ...process.env, EXO_CONFIG: '' } },
         (err, stdout, stderr) =>
           resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -100,7 +101,7 @@ t.test('users passwd, login-link and oauth clients|grants list|revoke, live', as
   t.equal(grants.length, 1);
   t.match(grants[0], { user: 'operator', clientId, scopes: 'vault:read' });
 
-  const revoked = await cli(['oauth', 'grants', 'revoke', grants[0].id]);
+  const revoked = await cli(['oauth', 'grants', 'revoke', '--', grants[0].id]); // a generated id may start with -
   t.equal(revoked.status, 0, revoked.stderr);
   t.equal((await mcp(tok.body.access_token)).status, 401, "the revoked grant's access token is refused at once");
   const refresh = await postForm(`${base}/token`, {
@@ -121,3 +122,8 @@ t.test('users passwd, login-link and oauth clients|grants list|revoke, live', as
     .catch((e: { code: string }) => e);
   t.equal((missing as { code: string }).code, 'not_found');
 });
+
+function withConfigFile(args: string[], file: string): string[] {
+  const end = args.indexOf('--');
+  return end < 0 ? [...args, '--config', file] : [...args.slice(0, end), '--config', file, ...args.slice(end)];
+}
