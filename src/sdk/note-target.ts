@@ -23,6 +23,9 @@ export async function resolveNotePath(ctx: ToolContext<unknown>, input: string):
   const target = input.trim().replace(/\\/g, '/').replace(/\.md$/i, '');
   const name = target.slice(target.lastIndexOf('/') + 1).toLowerCase();
   if (name === '' || target.startsWith('/') || target.startsWith('.')) return given;
+  // A file at the path as given is always the answer: checked first, a read needs no query (an index
+  // transaction holding the embedded database does not delay it).
+  if (await ctx.vault.fs.exists(given)) return given;
   // Every note a link to `target` can mean has its file name: the candidates are read by that name only.
   const { rows } = await sql<{ path: string }>`
     SELECT path FROM notes WHERE vault_id = ${ctx.vault.id}
@@ -30,7 +33,6 @@ export async function resolveNotePath(ctx: ToolContext<unknown>, input: string):
     LIMIT 200`.execute(ctx.db);
   const paths = rows.map((r) => r.path);
   if (paths.includes(given) || paths.length === 0) return given;
-  if (await ctx.vault.fs.exists(given)) return given;
   const r = resolveLink(target, '', buildLinkIndex(paths));
   if (r.ambiguous) ctx.refuse('ambiguous_note', { target: input, candidates: r.candidates.slice(0, 20).join(', ') });
   return r.resolved ?? given;
