@@ -52,11 +52,13 @@ export {
   viewOfModel,
   countsOf,
   distinctTags,
+  filterLinks,
   packModel,
   unpackModel,
   type PackedModel,
   type ModelView,
   type ModelViewSpec,
+  type LinkFilter,
   type ModelCounts,
   type NoteModelField,
 } from './model-view.js';

@@ -23,6 +23,32 @@ export interface ModelViewSpec<F extends NoteModelField = NoteModelField> {
    * frontmatter-vs-inline check reads, without one entry per occurrence (later lines are dropped).
    */
   readonly distinctTags?: boolean;
+  /**
+   * With `links` in fields: only the links this names (embeds only, a target ending with a suffix, at most
+   * `max`), so a caller looking for a few kinds of link does not receive a huge note's every link.
+   */
+  readonly linkFilter?: LinkFilter;
+}
+
+/** Which links a model view keeps (see ModelViewSpec.linkFilter). */
+export interface LinkFilter {
+  readonly embedsOnly?: boolean;
+  /** Case-insensitive suffix of the link's target, e.g. `.base`. */
+  readonly targetSuffix?: string;
+  readonly max?: number;
+}
+
+/** The links a filter keeps, in document order. */
+export function filterLinks<L extends { embed: boolean; target: string }>(links: readonly L[], f: LinkFilter): L[] {
+  const suffix = f.targetSuffix?.toLowerCase();
+  const out: L[] = [];
+  for (const l of links) {
+    if (f.max !== undefined && out.length >= f.max) break;
+    if (f.embedsOnly && !l.embed) continue;
+    if (suffix !== undefined && !l.target.toLowerCase().endsWith(suffix)) continue;
+    out.push(l);
+  }
+  return out;
 }
 
 export type ModelView<F extends NoteModelField = NoteModelField> = Pick<NoteModel, F | 'path'> & {
@@ -57,7 +83,13 @@ export function distinctTags(tags: readonly NoteTag[]): NoteTag[] {
 
 export function viewOfModel<F extends NoteModelField>(model: NoteModel, spec: ModelViewSpec<F>): ModelView<F> {
   const view: Record<string, unknown> = { path: model.path, counts: countsOf(model) };
-  for (const f of spec.fields) view[f] = f === 'tags' && spec.distinctTags ? distinctTags(model.tags) : model[f];
+  for (const f of spec.fields)
+    view[f] =
+      f === 'tags' && spec.distinctTags
+        ? distinctTags(model.tags)
+        : f === 'links' && spec.linkFilter
+          ? filterLinks(model.links, spec.linkFilter)
+          : model[f];
   return view as ModelView<F>;
 }
 

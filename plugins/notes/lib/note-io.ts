@@ -3,6 +3,7 @@
 import {
   countsOf,
   parseNote,
+  type LinkFilter,
   type ModelCounts,
   type ModelView,
   type ModelViewSpec,
@@ -36,6 +37,8 @@ export interface LoadNoteOptions<F extends NoteModelField> {
   readonly fields?: readonly F[];
   /** With `tags` in fields: one tag per (identity, source) pair, enough for tag lists and has-tag checks. */
   readonly distinctTags?: boolean;
+  /** With `links` in fields: only these links (a huge note's other links stay in the worker). */
+  readonly linkFilter?: LinkFilter;
 }
 
 /** Notes are `.md` files: add the extension when the caller left it off (case-insensitively present is kept). */
@@ -110,6 +113,7 @@ export async function loadNote<F extends NoteModelField = NoteModelField>(
     const view = await viewInPool(ctx, path, bytes, {
       fields: options.fields,
       ...(options.distinctTags ? { distinctTags: true } : {}),
+      ...(options.linkFilter ? { linkFilter: options.linkFilter } : {}),
     });
     model = view;
     counts = view.counts;

@@ -1,6 +1,6 @@
 // read_note: one note as structured data (content windows, section reads, outline, metadata budgets).
 // Read-only; never writes and never returns more than the read budgets allow.
-import { baseBlocks } from '../../../src/markdown/index.js';
+import { baseBlocks, filterLinks, type Link } from '../../../src/markdown/index.js';
 import { defineTool, resolveNotePath } from '../../../src/sdk/index.js';
 import type { NotesTools } from '../../../src/generated/notes/index.js';
 import type { NotesCtx } from '../settings.js';
@@ -20,8 +20,9 @@ export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<Rea
   const budget = Math.min(input.limit ?? max, max);
   // Only what this tool reads crosses back from a worker parse (a huge note's tasks and links never do).
   const note = await loadNote(ctx, path, {
-    fields: ['title', 'tags', 'frontmatter', 'outline'],
+    fields: ['title', 'tags', 'frontmatter', 'outline', 'links'],
     distinctTags: true,
+    linkFilter: BASE_EMBEDS,
   });
   const m = note.model;
   let body: string;
@@ -79,6 +80,9 @@ export async function readNote(input: ReadNoteInput, ctx: NotesCtx): Promise<Rea
 /** Base references read_note reports at most (each embed costs one or two existence checks). */
 const MAX_BASE_REFERENCES = 20;
 
+/** The only links read_note reads: embeds of a .base file (a huge note's other links stay in the worker). */
+const BASE_EMBEDS = { embedsOnly: true, targetSuffix: '.base', max: MAX_BASE_REFERENCES } as const;
+
 type BaseReference = NonNullable<ReadNoteOutput['bases']>[number];
 
 /**
@@ -88,7 +92,7 @@ type BaseReference = NonNullable<ReadNoteOutput['bases']>[number];
 async function baseReferences(
   ctx: NotesCtx,
   path: string,
-  note: { bytes: Buffer; text: string },
+  note: { bytes: Buffer; text: string; model: { links: readonly Link[] } },
 ): Promise<BaseReference[]> {
   const out: BaseReference[] = [];
   const text = sliceBytes(note.bytes, 0);
@@ -98,12 +102,9 @@ async function baseReferences(
     });
   }
   const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : '';
-  // Embeds come from the note's links, asked for only when the text names a .base file: the first load kept
-  // a huge note's links in the worker, and most notes embed no base.
-  const links = /\.base\b/i.test(note.text) ? (await loadNote(ctx, path, { fields: ['links'] })).model.links : [];
-  for (const l of links) {
+  // Embeds come from the note's links (for a note parsed in a worker, only its .base embeds crossed back).
+  for (const l of filterLinks(note.model.links, BASE_EMBEDS)) {
     if (out.length >= MAX_BASE_REFERENCES) break;
-    if (!l.embed || !/\.base$/i.test(l.target)) continue;
     let found: string | undefined;
     for (const candidate of [...new Set([folder + l.target, l.target])])
       if (await ctx.vault.fs.exists(candidate)) {

@@ -137,3 +137,22 @@ t.test('reads of the note get their fields and counts back, not its 50,000 tasks
   }
   t.equal(lines.crossed.length, 0, 'read_note_lines parses nothing');
 });
+
+t.test('a big note embedding a base: one parse, and only its .base embeds cross back', slow, async (t) => {
+  const links = Array.from({ length: 3_000 }, (_, i) => `- see [[Other note number ${i}]] and ![[picture ${i}.png]]`);
+  writeFileSync(path.join(server.vaultDir, 'Books.base'), 'views:\n  - type: table\n    name: Mine\n');
+  await call(client, 'create_note', {
+    path: 'Shelf',
+    content: `# Shelf\n${links.join('\n')}\n\n![[Books.base#Mine]]\n`,
+  });
+  crossings.length = 0;
+  const out = await call(client, 'read_note', { path: 'Shelf', limit: 200 });
+  t.same(
+    out.bases,
+    [{ kind: 'embed', line: links.length + 3, target: 'Books.base', query: { path: 'Books.base', view: 'Mine' } }],
+    'the embed is reported as a query_base reference',
+  );
+  t.equal(crossings.length, 1, 'the note is parsed once');
+  // 6,000 links would be about 600 KB; only the one .base embed crosses.
+  t.ok(crossings[0]!.bytes < 16 * 1024, `${crossings[0]!.bytes} bytes crossed back`);
+});
