@@ -1,7 +1,7 @@
 // Renders docs/configuration.md from the settings schemas: the host's zod schema (as JSON Schema) and each
 // built-in family's settings sections. One row per setting: path, type, default, EXO_ variable, meaning.
 import { z } from 'zod';
-import { hostSettingsSchema } from '../../src/host/settings/schema.js';
+import { HOST_SECTIONS, hostSettingsSchema } from '../../src/host/settings/schema.js';
 import { envName } from '../../src/host/settings/load.js';
 import type { DocFamily } from './families.js';
 import { GENERATED_BANNER, cell, code, table, text, typeText, valueText, type JsonSchemaNode } from './markdown.js';
@@ -59,6 +59,18 @@ function render(section: Section, level: number): string[] {
   return out;
 }
 
+/** A host section's description followed by when a change to it applies (its section's reload marking). */
+function withReloadMode(section: Section, key: string): Section {
+  const mark = HOST_SECTIONS[key as keyof typeof HOST_SECTIONS];
+  if (!mark) return section;
+  const restartKeys = mark.restartKeys.map((k) => code(`${key}.${k}`)).join(', ');
+  const note =
+    mark.reload === 'restart'
+      ? '*Takes effect on restart.*'
+      : `*Applied on reload*${restartKeys ? `, except ${restartKeys}, which ${mark.restartKeys.length > 1 ? 'take' : 'takes'} effect on restart` : ''}.`;
+  return { ...section, description: section.description ? `${section.description} ${note}` : note };
+}
+
 /** EXO_ name of a host setting; families.<name>.* uses the placeholder, as applyEnvOverrides accepts it. */
 function hostEnv(leaf: readonly string[]): string {
   return `EXO_${envName(leaf.map((part) => (part === '<name>' ? '\0' : part)))}`.replace('\0', '<NAME>');
@@ -77,8 +89,9 @@ export function renderConfiguration(families: readonly DocFamily[]): string {
     '`true`, `false`, `null`, a number, a `[list]` or an `{object}`, else as a string. Everything is validated at start: an',
     'unknown key or variable, a wrong type or a value out of range refuses to start, naming the setting.',
     '',
-    'Relative paths resolve against the directory the server starts in. Host settings outside `families` and `plugins` take',
-    'effect on restart; family sections, `families` and `plugins` are reloaded when the config file changes (or on SIGHUP).',
+    'Relative paths resolve against the directory the server starts in. The config file is reloaded when it changes (or on',
+    'SIGHUP): family sections, `families`, `plugins` and the host sections marked "applied on reload" take effect then;',
+    'a reload that changes a setting marked "takes effect on restart" keeps the old value and logs the key.',
     '',
     '## Contents',
     '',
@@ -87,7 +100,7 @@ export function renderConfiguration(families: readonly DocFamily[]): string {
   const topRows: string[][] = [];
   for (const [key, sub] of Object.entries(props(host) ?? {})) {
     const s = walk([], { properties: { [key]: sub } }, hostEnv);
-    hostSections.push(...s.children);
+    hostSections.push(...s.children.map((c) => withReloadMode(c, key)));
     topRows.push(...s.rows);
   }
   const familySections: Array<{ family: DocFamily; sections: Section[] }> = families.map((family) => ({

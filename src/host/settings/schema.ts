@@ -65,9 +65,22 @@ export type HostSettings = z.infer<typeof hostSettingsSchema>;
 /** Top-level keys the host owns; any other top-level key must be claimed by a family's settings. */
 export const HOST_KEYS: ReadonlySet<string> = new Set(Object.keys(hostSettingsSchema.shape));
 
-/** The sections a reload from `before` to `after` changes that only a restart applies (the host warns of them). */
+/**
+ * What a reload from `before` to `after` changes that only a restart applies (the host warns of them): whole
+ * restart sections by name, and a live section's restart keys as `section.key`.
+ */
 export function restartOnlyChanges(before: HostSettings, after: HostSettings): string[] {
-  return (Object.keys(HOST_SECTIONS) as Array<keyof typeof HOST_SECTIONS>).filter(
-    (k) => HOST_SECTIONS[k].reload === 'restart' && JSON.stringify(before[k]) !== JSON.stringify(after[k]),
-  );
+  const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const out: string[] = [];
+  for (const k of Object.keys(HOST_SECTIONS) as Array<keyof typeof HOST_SECTIONS>) {
+    const s = HOST_SECTIONS[k];
+    if (s.reload === 'restart') {
+      if (changed(before[k], after[k])) out.push(k);
+      continue;
+    }
+    const b = before[k] as Record<string, unknown>;
+    const a = after[k] as Record<string, unknown>;
+    for (const key of s.restartKeys) if (changed(b?.[key], a?.[key])) out.push(`${k}.${key}`);
+  }
+  return out;
 }

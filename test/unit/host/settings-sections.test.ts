@@ -24,6 +24,7 @@ t.test('the sections restart-only today (what the host warned of before the spli
     .map(([k]) => k)
     .sort();
   t.same(restart, [
+    'admin',
     'admission',
     'audit',
     'auth',
@@ -37,4 +38,18 @@ t.test('the sections restart-only today (what the host warned of before the spli
     'vault',
     'workers',
   ]);
+});
+
+t.test('a live section names the keys only a restart applies', async (t) => {
+  t.equal(HOST_SECTIONS.panel.reload, 'live');
+  const next = hostSettingsSchema.parse({
+    panel: { enabled: false, pageSize: 77 },
+    cluster: { leaseIntervalMs: 2000 },
+  });
+  t.same(restartOnlyChanges(defaults, next), ['cluster.leaseIntervalMs', 'panel.enabled'], 'pageSize is live');
+  t.same(restartOnlyChanges(defaults, hostSettingsSchema.parse({ panel: { pageSize: 77 } })), []);
+  for (const [name, s] of Object.entries(HOST_SECTIONS)) {
+    const parsed = (defaults as unknown as Record<string, Record<string, unknown>>)[name]!;
+    for (const key of s.restartKeys) t.ok(key in parsed, `${name}.${key} is a key of its section`);
+  }
 });

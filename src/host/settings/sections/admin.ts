@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { section } from './section.js';
 
 export const adminSection = section(
-  'live',
+  'restart',
   z
     .object({
       socketPath: z

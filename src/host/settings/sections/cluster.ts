@@ -35,4 +35,6 @@ export const clusterSection = section(
     .describe(
       'Several processes on one PostgreSQL server (ignored with embedded PGlite): each vault has one owner under a lease held in PostgreSQL; any process accepts any request and forwards it to the owner.',
     ),
+  // Read once at start: whether this process bids for leases, and the lease round's length.
+  { restartKeys: ['ownVaults', 'leaseIntervalMs'] },
 );

@@ -84,7 +84,5 @@ export const indexSection = section(
     })
     .strict()
     .prefault({})
-    .describe(
-      'The live index pipeline (initial scan, watcher, reconcile passes, write-through). Takes effect on restart.',
-    ),
+    .describe('The live index pipeline (initial scan, watcher, reconcile passes, write-through).'),
 );

@@ -34,4 +34,6 @@ export const panelSection = section(
     .describe(
       'The operator panel (/admin): server-rendered pages for vaults, usage, credentials, agent edits, index and search, and the danger zone. Sign-in failures share oauth.signInFailures per address.',
     ),
+  // Read once at start: the panel's routes are registered (and its code loaded) only when it is on.
+  { restartKeys: ['enabled'] },
 );
