@@ -1,22 +1,10 @@
 // The bases family's settings: page caps and the bounds on what one query may cost. Declarations and defaults only.
 import type { ToolContext } from '../../src/sdk/index.js';
 import type { EngineLimits } from './engine.js';
+import type { BasesSettings } from '../../src/generated/bases/settings.js';
 
-export interface BasesSettings {
-  rowsCap: number;
-  listCap: number;
-  listScanNotes: number;
-  maxBaseBytes: number;
-  maxExpressionChars: number;
-  maxExpressionDepth: number;
-  maxExpressionNodes: number;
-  maxFormulas: number;
-  maxWorkSteps: number;
-  maxStringChars: number;
-  maxLinks: number;
-  cacheNotes: number;
-  filesCacheSeconds: number;
-}
+// The section's shape is generated from its schema below (npm run gen): the two cannot drift.
+export type { BasesSettings };
 
 export type BasesCtx = ToolContext<{ bases: BasesSettings }>;
 

@@ -9,14 +9,10 @@ import type {
   IndexedNote,
   RemoveReason,
 } from '../../src/sdk/index.js';
+import type { ChangeFeedSettings } from '../../src/generated/change-feed/settings.js';
 
-export interface FeedSettings {
-  retentionDays: number;
-  maxEvents: number;
-  pruneEvery: number;
-  pageCap: number;
-  maxEventsPerPass: number;
-}
+/** The `changeFeed` settings section, generated from its schema in family.ts (npm run gen). */
+export type FeedSettings = ChangeFeedSettings;
 
 /**
  * Optional extras a pipeline may attach to the note it passes (not in the contract yet): who made the

@@ -1,18 +1,9 @@
 // The files family's settings (config section `files`): every limit the file tools apply, with defaults.
 // Declarations only; handlers read the validated values through ctx.settings.
+import type { FilesSettings } from '../../src/generated/files/settings.js';
 
-export interface FilesSettings {
-  /** Largest file read_file returns (bytes). */
-  readonly maxReadBytes: number;
-  /** Largest file write_file accepts after decoding (bytes). */
-  readonly maxWriteBytes: number;
-  /** Default text window of read_file (characters). */
-  readonly textWindowChars: number;
-  /** Upper bound on list_files' limit. */
-  readonly maxListEntries: number;
-  /** move_file's link rewrite: notes larger than maxNoteBytes are skipped, a note needing more rewrites aborts the move. */
-  readonly move: { readonly maxNoteBytes: number; readonly maxRewritesPerNote: number; readonly diffContext: number };
-}
+// The section's shape is generated from its schema below (npm run gen): the two cannot drift.
+export type { FilesSettings };
 
 export type FilesCtxSettings = { files: FilesSettings };
 

@@ -3,18 +3,10 @@
 // Pure helpers and read-only lookups; never writes rows and never reads vault bytes.
 import { sql, type RawBuilder } from 'kysely';
 import { type Database, type DatabaseTransaction, type ToolContext, resolveNotePath } from '../../src/sdk/index.js';
+import type { GraphSettings } from '../../src/generated/graph/settings.js';
 
-export interface GraphSettings {
-  maxLinksPerNote: number;
-  backlinksCap: number;
-  linksCap: number;
-  neighborhoodMaxDepth: number;
-  neighborhoodCap: number;
-  orphansCap: number;
-  relatedCap: number;
-  auditCapPerClass: number;
-  linkTextChars: number;
-}
+// The section's shape is generated from its schema below (npm run gen): the two cannot drift.
+export type { GraphSettings };
 
 export type GraphCtx = ToolContext<{ graph: GraphSettings }>;
 

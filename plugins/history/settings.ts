@@ -1,18 +1,10 @@
 // The history family's settings: retention, size limits and what a failed recording does to the write.
 // Declarations and defaults only.
 import type { ToolContext } from '../../src/sdk/index.js';
+import type { HistorySettings } from '../../src/generated/history/settings.js';
 
-export interface HistorySettings {
-  retentionDays: number;
-  maxStoreBytes: number;
-  maxVersionBytes: number;
-  onRecordFailure: 'refuse' | 'write';
-  pruneIntervalMinutes: number;
-  listCap: number;
-  maxDiffChars: number;
-  maxReadChars: number;
-  undoCap: number;
-}
+// The section's shape is generated from its schema below (npm run gen): the two cannot drift.
+export type { HistorySettings };
 
 export const HISTORY_DEFAULTS: HistorySettings = {
   retentionDays: 90,

@@ -1,29 +1,14 @@
-// The notes family's configuration: one `notes` section (JSON Schema with defaults) and its TS shape.
+// The notes family's configuration: one `notes` section (JSON Schema with defaults); its TS shape is generated.
 // Declarations only; handlers read the validated values from ctx.settings.notes, never from here.
 import type { JsonSchema, ToolContext } from '../../src/sdk/index.js';
+import type { NotesSettings } from '../../src/generated/notes/settings.js';
 
-export type Granularity = 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'yearly';
+// The section's shape is generated from notesSettingsSchema below (npm run gen): the two cannot drift.
+export type { NotesSettings };
 
-export interface PeriodicDefault {
-  folder: string;
-  format: string;
-}
+export type Granularity = keyof NotesSettings['periodic'];
 
-export interface NotesSettings {
-  /** Frontmatter blocks larger than this (UTF-8 bytes of the YAML) are never parsed: reads serve them raw, writes are refused. */
-  maxFrontmatterBytes: number;
-  /** Notes up to this size are parsed on the event loop; larger ones in the worker pool. */
-  inlineParseMaxBytes: number;
-  read: { maxChars: number; maxBatch: number; headChars: number; maxLineCount: number; maxNoteBytes: number };
-  write: { maxNoteBytes: number; preconditionRequired: boolean };
-  list: { defaultLimit: number; maxLimit: number };
-  regex: { timeoutMs: number; maxOccurrences: number };
-  rename: { maxNotes: number };
-  move: { maxRewritesPerNote: number };
-  diff: { context: number };
-  guide: { files: string[]; maxChars: number };
-  periodic: Record<Granularity, PeriodicDefault>;
-}
+export type PeriodicDefault = NotesSettings['periodic'][Granularity];
 
 export type NotesCtx = ToolContext<{ notes: NotesSettings }>;
 

@@ -1,85 +1,14 @@
 // The search family's settings: one `search` config section, its JSON Schema with defaults, and the
 // typed view handlers read. Every limit of the family is named here; nothing else holds a number.
+import type { SearchSettings } from '../../src/generated/search/settings.js';
 
-export interface EmbeddingSettings {
-  provider: 'none' | 'ollama' | 'openai';
-  baseUrl: string;
-  model: string;
-  dimensions: number;
-  apiKey: string;
-  allowPlaintext: boolean;
-  queryPrefix: string;
-  batchSize: number;
-  notesPerPass: number;
-  pollMs: number;
-  timeoutMs: number;
-  retries: number;
-  backoffMs: number;
-  maxBackoffMs: number;
-  chunkTokens: number;
-  chunkOverlap: number;
-  maxChunksPerNote: number;
-}
-
-export interface RerankSettings {
-  url: string;
-  model: string;
-  apiKey: string;
-  timeoutMs: number;
-  allowPlaintext: boolean;
-}
-
-export interface RegexSettings {
-  timeoutMs: number;
-  maxLimit: number;
-  maxMatchesPerFile: number;
-  lineChars: number;
-  maxFileBytes: number;
-  batchFiles: number;
-  readConcurrency: number;
-  maxOutputChars: number;
-}
-
-export interface ConnectorSettings {
-  results: number;
-  fetchMaxChars: number;
-  fetchMaxBytes: number;
-  vaultName: string;
-}
-
-export interface RankingSettings {
-  k1: number;
-  b: number;
-  titleWeight: number;
-  allTermsFirst: boolean;
-  questionWords: boolean;
-}
-
-export interface SearchSettings {
-  ftsConfigs: string[];
-  rrfK: number;
-  armDepth: number;
-  lowConfidenceSimilarity: number;
-  keywordCandidates: number;
-  keywordRescore: number;
-  keywordMemory: boolean;
-  snippetRows: number;
-  snippetChars: number;
-  snippetScanChars: number;
-  headChars: number;
-  bodyChars: number;
-  maxLimit: number;
-  tagsMaxLimit: number;
-  vectorIndex: 'auto' | 'exact' | 'hnsw' | 'quantized';
-  hnswEfSearch: number;
-  quantizedCandidates: number;
-  quantizedExactBelow: number;
-  embedding: EmbeddingSettings;
-  rerank: RerankSettings;
-  ranking: RankingSettings;
-  regex: RegexSettings;
-  connector: ConnectorSettings;
-}
+// The section's shape is generated from searchSettingsSchema below (npm run gen): the two cannot drift.
+export type { SearchSettings };
+export type EmbeddingSettings = SearchSettings['embedding'];
+export type RerankSettings = SearchSettings['rerank'];
+export type RegexSettings = SearchSettings['regex'];
+export type ConnectorSettings = SearchSettings['connector'];
+export type RankingSettings = SearchSettings['ranking'];
 
 export type SearchSettingsSection = { search: SearchSettings };
 

@@ -1,31 +1,9 @@
 // The transfer family's settings (config section `transfer`): origins, link lifetimes, byte caps,
 // concurrency, rate limits and the import rules, each with a default. Declarations only.
+import type { TransferSettings } from '../../src/generated/transfer/settings.js';
 
-export interface TransferSettings {
-  /** Public origin links are minted on (e.g. https://vault.example.org); null refuses minting. */
-  readonly publicUrl: string | null;
-  readonly defaultTtlSeconds: number;
-  readonly minTtlSeconds: number;
-  readonly maxTtlSeconds: number;
-  /** A credential with less runway than this cannot mint. */
-  readonly minRunwaySeconds: number;
-  readonly maxUploadBytes: number;
-  /** How long a claimed upload may stream before it is cut off and the link consumed. */
-  readonly uploadStreamSeconds: number;
-  readonly maxConcurrentUploads: number;
-  readonly maxDownloadBytes: number;
-  readonly pageRequestsPerMinute: number;
-  readonly byteRequestsPerMinute: number;
-  /** Link rows are deleted this many days after they expire. */
-  readonly retainDays: number;
-  readonly import: {
-    readonly allowHttp: boolean;
-    readonly maxBytes: number;
-    readonly timeoutMs: number;
-    readonly maxRedirects: number;
-    readonly maxUrlLength: number;
-  };
-}
+// The section's shape is generated from its schema below (npm run gen): the two cannot drift.
+export type { TransferSettings };
 
 export type TransferCtxSettings = { transfer: TransferSettings };
 

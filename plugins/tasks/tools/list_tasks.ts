@@ -15,12 +15,11 @@ import {
   underFolder,
 } from '../../../src/sdk/index.js';
 import type { TasksTools } from '../../../src/generated/tasks/index.js';
+import type { TasksSettings } from '../../../src/generated/tasks/settings.js';
 import { customStatuses, STATUS_FILTERS, type StatusType } from '../statuses.js';
 
-export interface TasksSettings {
-  listCap: number;
-  statuses: Record<string, StatusType>;
-}
+// The `tasks` settings section, generated from its schema in family.ts (npm run gen).
+export type { TasksSettings };
 
 type Ctx = ToolContext<{ tasks: TasksSettings }>;
 

@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 
+// Five compiler runs: minutes on a loaded machine.
+t.setTimeout(600_000);
+
 const root = path.resolve(import.meta.dirname, '../../..');
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const gen = (...args: string[]) =>
@@ -68,3 +71,28 @@ t.test('a handler that disagrees with its schema fails tsc', async (t) => {
   t.not(r.status, 0, 'tsc refuses it');
   t.match(r.out, /wrong-handler\.ts\(3,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
 });
+
+t.test(
+  "a family's settings type follows its schema: a key with a default is always there, an unknown key fails tsc",
+  async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'exo-settings-type-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');
+    const file = path.join(dir, 'settings-reader.ts');
+    const generated = JSON.stringify(path.join(root, 'src/generated/notes/settings.js'));
+    writeFileSync(
+      file,
+      [
+        `import type { NotesSettings } from ${generated};`,
+        // maxFrontmatterBytes has a default, so the validated section always holds it: a number, never undefined.
+        'export const ok = (s: NotesSettings): number => s.maxFrontmatterBytes + s.read.maxChars;',
+        'export const wrong = (s: NotesSettings): number => s.maxFrontmaterBytes;',
+        '',
+      ].join('\n'),
+    );
+    const r = typecheck([file]);
+    t.not(r.status, 0, 'tsc refuses the misspelt key');
+    t.match(r.out, /settings-reader\.ts\(3,\d+\): error TS2551: Property 'maxFrontmaterBytes' does not exist/);
+    t.notMatch(r.out, /settings-reader\.ts\(2,/, 'the keys with defaults are required numbers');
+  },
+);
