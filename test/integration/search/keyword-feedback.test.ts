@@ -1,6 +1,6 @@
 // keyword_search's optional ranking stages, switched on through search.ranking (both are off by default): the
-// proximity bonus (a note where the question's words sit together outranks one where they lie apart, and says so
-// in its `why`) and RM3 feedback (a question's expansion terms bring in a note that shares its best notes' words,
+// proximity bonus (a note where the question's words sit together gets it, says so in its `why`, and ranks
+// first) and RM3 feedback (a question's expansion terms bring in a note that shares its best notes' words,
 // and a title lookup keeps its exact title first). Real host, index pipeline and MCP client on a small vault.
 import t from 'tap';
 import { textOf } from '../../../src/sdk/testkit.js';
@@ -14,7 +14,7 @@ type Row = { path: string; why?: string };
 const filler = 'Other words fill this note so that both notes have the same length and the same counts here.';
 const server = await startTestServer({
   files: {
-    // Near is the longer note, so BM25 alone would rank Apart first; only the words' proximity lifts Near.
+    // Near holds the question's words side by side, Apart the same words far apart (and Near is the longer note).
     'Near.md': `# Near\n\n${filler}\nThe garden irrigation schedule runs at dawn.\n${filler}\n${filler}\n`,
     'Apart.md': `# Apart\n\nThe garden is quiet. ${filler} The irrigation pump is new. ${filler} Dawn is when it runs, on a weekly schedule.\n`,
     'Sourdough starter.md': '# Sourdough starter\n\nFeed the starter flour and water; the levain rises overnight.\n',
