@@ -10,12 +10,13 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { cjkSnippet, escapeRegExp, termSnippet } from '../ranking/snippet.js';
-import { idf, saturate, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
+import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import { cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
-import { feedbackApplies, readVectors, relevanceModel, type ExpansionTerm, type FeedbackOptions } from './feedback.js';
+import { feedbackApplies, readVectors, relevanceModel, type FeedbackOptions } from './feedback.js';
+import { scoreScan, type Scored } from './memory-score.js';
 import { phraseText } from './index-text.js';
 import { minDistance, PROXIMITY_DOCS, proximityBonus, readPositions } from './proximity.js';
-import type { KeywordMemory, MemoryScan, VaultMemoryIndex } from './memory-index.js';
+import type { KeywordMemory, VaultMemoryIndex } from './memory-index.js';
 import { parseQuery, planQuery, planText, type ParsedQuery, type QueryPlan } from './query-parse.js';
 
 export interface RankingOptions extends FeedbackOptions {
@@ -168,24 +169,6 @@ async function compile(db: Database, vaultId: number, configs: readonly string[]
     q_any: cjkPrefixQuery(c.q_any),
     units: c.units.map((u) => u && cjkPrefixQuery(u)),
   };
-}
-
-interface Scored {
-  id: number;
-  exact: boolean;
-  phrase: boolean;
-  score: number;
-  unitScores: number[];
-  hits: boolean[];
-  match: 'all' | 'any';
-  /** Per lexeme slot: BM25F term frequency (body + titleWeight × title). */
-  tf: number[];
-  /** Per lexeme slot: whether the title holds it, when the ranker knows (the memory index counts title hits apart). */
-  inTitle?: boolean[];
-  /** What pseudo-relevance feedback's expansion terms added to the score, when the query had feedback. */
-  expansion?: number;
-  /** What the proximity of the query's units added to the score. */
-  proximity?: number;
 }
 
 export async function keywordSearch(
@@ -638,114 +621,8 @@ async function memoryRank(
   const L = lexemes.length;
   const onlyAll = !o.fill || plan.units.length < 2 || plan.hasOr;
   const U = units.length;
-  const evidence = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0));
-  const unitsWithEvidence = evidence.filter(Boolean).length;
-  // One pass over a scan: the query's units over its first L lexemes, and with feedback, the expansion terms after
-  // them (RM3: the query's mean unit score weighs `weight`, the expansion's BM25 the rest).
-  const scoreScan = (scan: MemoryScan, fb?: { terms: ExpansionTerm[]; weight: number }) => {
-    const S = L + (fb?.terms.length ?? 0);
-    const stats: VaultStats = { docs: scan.docs, avgLength: scan.avgLength };
-    const idfs = scan.df.map((d) => idf(d, stats.docs));
-    // Every candidate is scored in typed arrays; only the ones a page or the phrase tier can use become rows.
-    const C = scan.notes.length;
-    const score = new Float64Array(C);
-    const expansion = new Float64Array(C);
-    const near = new Float64Array(C);
-    const matchedUnits = new Uint8Array(C);
-    const keep = new Uint8Array(C);
-    const tf = new Float64Array(S);
-    // "Holds every unit" counts the units that have lexemes: a word the config drops as a stop word (`have`) is held by
-    // no note, and counting it once skipped the phrase tier for every phrase holding one.
-    const holdsAll = new Uint8Array(C);
-    for (let ci = 0; ci < C; ci++) {
-      if (allowed && !allowed.has(scan.notes[ci])) continue;
-      let any = false;
-      const row = ci * S;
-      for (let i = 0; i < S; i++) {
-        tf[i] = scan.body[row + i] + tw * scan.title[row + i];
-        if (tf[i] > 0) any = true;
-      }
-      const exact = exactIds.has(scan.notes[ci]);
-      if (!any && !exact) continue;
-      let total = 0;
-      let matched = 0;
-      let held = 0;
-      for (let u = 0; u < U; u++) {
-        let best = 0;
-        let hit = false;
-        for (const slotsOf of units[u].perConfig) {
-          let sum = 0;
-          let all = slotsOf.length > 0;
-          for (const i of slotsOf) {
-            if (tf[i] > 0) sum += idfs[i] * saturate(tf[i], scan.lengths[ci], stats, ranking);
-            else all = false;
-          }
-          if (sum > best) best = sum;
-          if (all) hit = true;
-        }
-        total += best;
-        if (hit) {
-          matched++;
-          if (evidence[u]) held++;
-        }
-      }
-      if (onlyAll && matched !== U && !exact && !plan.hasOr) continue;
-      if (fb) {
-        let e = 0;
-        for (let f = 0; f < fb.terms.length; f++) {
-          const i = L + f;
-          if (tf[i] > 0) e += fb.terms[f].weight * idfs[i] * saturate(tf[i], scan.lengths[ci], stats, ranking);
-        }
-        expansion[ci] = (1 - fb.weight) * e;
-        total = (fb.weight * total) / Math.max(1, U) + expansion[ci];
-      }
-      score[ci] = total;
-      matchedUnits[ci] = matched;
-      holdsAll[ci] = held === unitsWithEvidence ? 1 : 0;
-      keep[ci] = 1;
-    }
-    const candidates: number[] = [];
-    for (let ci = 0; ci < C; ci++) if (keep[ci]) candidates.push(ci);
-    const byIndex = (a: number, b: number) => score[b] - score[a] || scan.notes[a] - scan.notes[b];
-    const rowOf = (ci: number): Scored => {
-      const t = new Array<number>(L);
-      const inTitle = new Array<boolean>(L);
-      for (let i = 0; i < L; i++) {
-        t[i] = scan.body[ci * S + i] + tw * scan.title[ci * S + i];
-        inTitle[i] = scan.title[ci * S + i] > 0;
-      }
-      const per = unitScores(units as UnitLexemes[], idfs, t, scan.lengths[ci], stats, ranking);
-      const hits = units.map((u) =>
-        u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((x) => t[x] > 0)),
-      );
-      return {
-        id: scan.notes[ci],
-        exact: exactIds.has(scan.notes[ci]),
-        phrase: false,
-        score: score[ci],
-        unitScores: per,
-        hits,
-        match: matchedUnits[ci] === U ? 'all' : 'any',
-        tf: t,
-        inTitle,
-        ...(fb ? { expansion: expansion[ci] } : {}),
-        ...(near[ci] ? { proximity: near[ci] } : {}),
-      };
-    };
-    const chosen = new Map<number, Scored>();
-    const materialise = (list: number[]) => list.map((ci) => chosen.get(ci) ?? chosen.set(ci, rowOf(ci)).get(ci)!);
-    const boost = (ci: number, by: number) => {
-      score[ci] += by;
-      near[ci] = by;
-      const s = chosen.get(ci);
-      if (s) {
-        s.score = score[ci];
-        s.proximity = by;
-      }
-    };
-    return { scan, candidates, byIndex, materialise, holdsAll, matchedUnits, boost };
-  };
-  let pass = scoreScan(mem.scan(lexemes, [...exactIds]));
+  const sc = { units, L, exactIds, allowed, onlyAll, hasOr: plan.hasOr, ranking, tw };
+  let pass = scoreScan(mem.scan(lexemes, [...exactIds]), sc);
   // The phrase tier: among the best `rescore` notes holding every unit (by score), those holding the whole query as a
   // phrase, checked on their stored vectors (one primary-key read each). Asking the GIN index for the first 20 phrase
   // holders instead rechecked every note holding all the words, tens of ms for common pairs (`docker network`).
@@ -787,7 +664,7 @@ async function memoryRank(
       ranking.feedbackTerms,
     );
     if (terms.length) {
-      pass = scoreScan(mem.scan([...lexemes, ...terms.map((t) => t.lexeme)], [...exactIds]), {
+      pass = scoreScan(mem.scan([...lexemes, ...terms.map((t) => t.lexeme)], [...exactIds]), sc, {
         terms,
         weight: ranking.feedbackWeight,
       });
