@@ -6,7 +6,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { keywordSearch } from '../plugins/search/keyword/search.js';
+import { DEFAULT_RANKING, keywordSearch, type RankingOptions } from '../plugins/search/keyword/search.js';
 import type { KeywordIndexService } from '../plugins/search/family.js';
 import { KeywordMemory } from '../plugins/search/keyword/memory-index.js';
 import { searchSettingsSchema } from '../plugins/search/settings.js';
@@ -34,6 +34,13 @@ const QUERIES: Record<string, string> = {
   cjk_substring: '保持健康',
 };
 
+// BENCH_RANKINGS='{"name":{search.ranking…}}' times those rankings beside the defaults (figures suffixed _name).
+const variants: Array<[string, RankingOptions]> = [
+  ['', DEFAULT_RANKING],
+  ...Object.entries(JSON.parse(process.env.BENCH_RANKINGS ?? '{}') as Record<string, Partial<RankingOptions>>).map(
+    ([label, r]): [string, RankingOptions] => [`_${label}`, { ...DEFAULT_RANKING, ...r }],
+  ),
+];
 const p50s = new Map<string, Array<{ notes: number; p50: number }>>();
 console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, pglite embedded`);
 for (const copies of sizes) {
@@ -92,20 +99,26 @@ for (const copies of sizes) {
       memory,
     };
     for (const [name, q] of Object.entries(QUERIES)) {
-      await keywordSearch(db, vaultId, q, {}, options); // warm
-      const times: number[] = [];
-      let rows = 0;
+      // Each ranking's rounds interleave with the others', so a loaded machine slows them alike.
+      const times = variants.map(() => [] as number[]);
+      const rows = variants.map(() => 0);
+      for (const [, ranking] of variants) await keywordSearch(db, vaultId, q, {}, { ...options, ranking }); // warm
       for (let i = 0; i < rounds; i++) {
-        const s = process.hrtime.bigint();
-        const r = await keywordSearch(db, vaultId, q, {}, options);
-        times.push(Number(process.hrtime.bigint() - s) / 1e6);
-        rows = r.hits.length;
+        for (const [v, [, ranking]] of variants.entries()) {
+          const s = process.hrtime.bigint();
+          const r = await keywordSearch(db, vaultId, q, {}, { ...options, ranking });
+          times[v].push(Number(process.hrtime.bigint() - s) / 1e6);
+          rows[v] = r.hits.length;
+        }
       }
-      const p50 = percentile(times, 50);
-      console.log(`keyword_${name}_p50${suffix}: ${p50.toFixed(1)} ms`);
-      console.log(`keyword_${name}_p95${suffix}: ${percentile(times, 95).toFixed(1)} ms`);
-      console.log(`keyword_${name}_rows${suffix}: ${rows} rows`);
-      p50s.set(name, [...(p50s.get(name) ?? []), { notes: status.indexed, p50 }]);
+      for (const [v, [label]] of variants.entries()) {
+        const key = `${name}${label}`;
+        const p50 = percentile(times[v], 50);
+        console.log(`keyword_${key}_p50${suffix}: ${p50.toFixed(1)} ms`);
+        console.log(`keyword_${key}_p95${suffix}: ${percentile(times[v], 95).toFixed(1)} ms`);
+        console.log(`keyword_${key}_rows${suffix}: ${rows[v]} rows`);
+        p50s.set(key, [...(p50s.get(key) ?? []), { notes: status.indexed, p50 }]);
+      }
     }
     console.log(`rss${suffix}: ${Math.round(process.memoryUsage().rss / 1048576)} MiB`);
   } finally {

@@ -6,8 +6,10 @@
 // The judged set's split was drawn once, by vault at random: choose constants with `--split tune`, quote `test`.
 // Usage: node --import tsx scripts/search-eval.ts [--judgments FILE.jsonl] [--split tune,test] [--corpora DIR] [--extra a,b]
 //   [--methods keyword,semantic,hybrid] [--peer] [--fts english,simple] [--dims 256]
-//   [--provider ollama|openai --base-url URL --model M --dimensions N] [--json] [--misses]
-//   [--ranking JSON] (search.ranking settings for the run, e.g. '{"codeWeight":0}')
+//   [--provider ollama|openai --base-url URL --model M --dimensions N] [--json] [--misses] [--ranks]
+//   [--ranking JSON] (search.ranking settings for the run, e.g. '{"b":0.75}')
+//   [--variants JSON] (more keyword rankers ranked in-process on the same index, one method `kw:NAME` each, for
+//   sweeps without re-indexing: '[{"name":"b75","ranking":{"b":0.75}}]')
 //   (API key for a real provider: EXO_EVAL_API_KEY)
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { EmbeddingsService } from '../plugins/search/embeddings/types.js';
 import type { KeywordIndexService } from '../plugins/search/family.js';
+import { DEFAULT_RANKING, keywordSearch, type RankingOptions } from '../plugins/search/keyword/search.js';
+import { searchSettingsSchema } from '../plugins/search/settings.js';
 import { startTestServer } from '../src/host/testing/harness.js';
 import type { IndexService } from '../src/sdk/index-service.js';
 import { startEmbeddingServer, type FakeEmbeddingServer } from '../test/integration/search/embedding-server.js';
@@ -36,7 +40,7 @@ interface Judgment {
 const LOOKUP_STYLES = new Set(['title', 'phrase']);
 
 type ServerMethod = 'keyword' | 'semantic' | 'hybrid';
-type Method = ServerMethod | 'bm25' | 'peer';
+type Method = string;
 const DEPTH = 50;
 /** The peer's own cap on search_notes' limit. */
 const PEER_LIMIT = 20;
@@ -61,11 +65,22 @@ const { values: args } = parseArgs({
     json: { type: 'boolean', default: false },
     split: { type: 'string', default: 'tune,test' },
     misses: { type: 'boolean', default: false },
+    ranks: { type: 'boolean', default: false },
     ranking: { type: 'string' },
+    variants: { type: 'string' },
   },
 });
 const serverMethods = args.methods.split(',').filter(Boolean) as ServerMethod[];
-const METHODS: Method[] = [...serverMethods, 'bm25', ...(args.peer ? (['peer'] as const) : [])];
+const variants = (args.variants ? JSON.parse(args.variants) : []) as Array<{
+  name: string;
+  ranking: Partial<RankingOptions>;
+}>;
+const METHODS: Method[] = [
+  ...serverMethods,
+  ...variants.map((v) => `kw:${v.name}`),
+  'bm25',
+  ...(args.peer ? ['peer'] : []),
+];
 
 const SPLITS = args.split.split(',').filter(Boolean);
 const judgments: Judgment[] = readFileSync(args.judgments, 'utf8')
@@ -248,9 +263,9 @@ try {
   if (!(await index.whenReady(vaultId, 1_800_000))) throw new Error('the index did not finish its scan');
   const notes = index.status(vaultId).indexed;
   // Every query ranks on one path: the in-memory scoring index, loaded before the first (SQL answers while it loads).
-  await (
-    server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined
-  )?.memory?.ensure(vaultId);
+  const memory = (server.host.manager.registry.providedService('search-keyword') as KeywordIndexService | undefined)
+    ?.memory;
+  await memory?.ensure(vaultId);
   if (needsSemantic) {
     const svc = server.host.manager.registry.providedService('embeddings') as EmbeddingsService;
     for (;;) {
@@ -274,6 +289,29 @@ try {
       };
       ranked[m] = (r.structuredContent?.rows ?? []).map((x) => x.path);
       notesOf[m] = r.structuredContent?.semantic ?? r.structuredContent?.arms ?? '';
+    }
+    const base = args.ranking ? JSON.parse(args.ranking) : {};
+    const d = searchSettingsSchema.properties;
+    for (const v of variants) {
+      const r = await keywordSearch(
+        server.host.database.db,
+        vaultId,
+        j.query,
+        {},
+        {
+          configs: args.fts.split(','),
+          limit: DEPTH,
+          candidates: d.keywordCandidates.default,
+          rescore: d.keywordRescore.default,
+          snippetRows: d.snippetRows.default,
+          snippetChars: d.snippetChars.default,
+          snippetScanChars: d.snippetScanChars.default,
+          fill: true,
+          ranking: { ...DEFAULT_RANKING, ...base, ...v.ranking },
+          ...(memory ? { memory } : {}),
+        },
+      );
+      ranked[`kw:${v.name}`] = r.hits.map((h) => h.path);
     }
     ranked.bm25 = bm25(j.query);
     if (peer) ranked.peer = await peer.search(j.query);
@@ -384,6 +422,13 @@ try {
       console.log(
         `${r.method.padEnd(9)}${r.split.padEnd(6)}${r.lang.padEnd(5)}${r.style.padEnd(12)}${String(r.n).padStart(4)}${String(r.top10).padStart(7)}${r.recall5.toFixed(3).padStart(8)}${r.recall10.toFixed(3).padStart(8)}${r.recall50.toFixed(3).padStart(8)}${r.mrr10.toFixed(3).padStart(8)}`,
       );
+    }
+    if (args.ranks) {
+      console.log(`ranks (first answer, 0 = not in ${DEPTH}): ${METHODS.join(' ')}`);
+      for (const { j, ranked } of runs)
+        console.log(
+          `rank ${j.split} ${j.lang} ${j.style.padEnd(11)} ${METHODS.map((m) => String(ranked[m].findIndex((p) => j.relevant.includes(p)) + 1).padStart(3)).join('')}  ${JSON.stringify(j.query)}`,
+        );
     }
     if (args.misses) {
       for (const { j, ranked } of runs) {

@@ -125,6 +125,31 @@ export const searchSettingsSchema = {
           default: true,
           description: 'drop question words (what, how, my, notes, 如何 …) from queries that read as questions',
         },
+        proximity: {
+          type: 'number',
+          minimum: 0,
+          maximum: 10,
+          default: 0,
+          description:
+            "term proximity (Tao & Zhai's α, 0 = off): the best 30 notes gain log(α + e^−d) − log α, d the fewest words between two query units; off: no better on the judged set and ~2x a question's time (docs/performance.md)",
+        },
+        feedbackDocs: {
+          ...int(0, 0, 20),
+          description:
+            "pseudo-relevance feedback (RM3, 0 = off): notes of a question's first ranking whose words expand it; never for titles, phrases, OR or quotes; off: it lost questions on the judged set (docs/performance.md)",
+        },
+        feedbackTerms: { ...int(10, 1, 50), description: 'feedback: expansion terms kept' },
+        feedbackWeight: {
+          type: 'number',
+          minimum: 0,
+          maximum: 1,
+          default: 0.5,
+          description: "feedback: the original query's share of the score (RM3's λ), the expansion gets the rest",
+        },
+        feedbackMinTerms: {
+          ...int(3, 1, 32),
+          description: 'feedback: units of evidence (after stop and question words) a query needs to get it',
+        },
       },
     },
     regex: {

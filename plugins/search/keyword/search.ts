@@ -10,13 +10,18 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Database } from '../../../src/sdk/index.js';
 import { filterSql, hasFilters, type SearchFilters } from '../filters.js';
 import { cjkSnippet, escapeRegExp, termSnippet } from '../ranking/snippet.js';
-import { idf, saturate, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
+import { idf, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import { cjkPrefixQuery, hasCjk, isSingleCjk } from './cjk.js';
+import { feedbackApplies, readVectors, relevanceModel, type FeedbackOptions } from './feedback.js';
+import { scoreScan, type Scored } from './memory-score.js';
 import { phraseText } from './index-text.js';
+import { minDistance, PROXIMITY_DOCS, proximityBonus, readPositions } from './proximity.js';
 import type { KeywordMemory, VaultMemoryIndex } from './memory-index.js';
 import { parseQuery, planQuery, planText, type ParsedQuery, type QueryPlan } from './query-parse.js';
 
-export interface RankingOptions {
+export interface RankingOptions extends FeedbackOptions {
+  /** Tao & Zhai's α for the proximity bonus of the best notes (0: off). */
+  readonly proximity: number;
   readonly k1: number;
   readonly b: number;
   readonly titleWeight: number;
@@ -30,6 +35,11 @@ export const DEFAULT_RANKING: RankingOptions = {
   titleWeight: 3,
   allTermsFirst: false,
   questionWords: true,
+  proximity: 0,
+  feedbackDocs: 0,
+  feedbackTerms: 10,
+  feedbackWeight: 0.5,
+  feedbackMinTerms: 3,
 };
 
 export interface KeywordOptions {
@@ -159,20 +169,6 @@ async function compile(db: Database, vaultId: number, configs: readonly string[]
     q_any: cjkPrefixQuery(c.q_any),
     units: c.units.map((u) => u && cjkPrefixQuery(u)),
   };
-}
-
-interface Scored {
-  id: number;
-  exact: boolean;
-  phrase: boolean;
-  score: number;
-  unitScores: number[];
-  hits: boolean[];
-  match: 'all' | 'any';
-  /** Per lexeme slot: BM25F term frequency (body + titleWeight × title). */
-  tf: number[];
-  /** Per lexeme slot: whether the title holds it, when the ranker knows (the memory index counts title hits apart). */
-  inTitle?: boolean[];
 }
 
 export async function keywordSearch(
@@ -511,6 +507,8 @@ function explainRow(plan: QueryPlan, s: Scored, unitTitles: boolean[], unitBodie
     .sort((a, b) => b.w - a.w)
     .slice(0, 6)
     .map(({ u, w, t, b }) => `${u.shown} ${t && b ? 't+b' : t ? 't' : 'b'} ${w.toFixed(2)}`)
+    .concat(s.expansion ? [`feedback ${s.expansion.toFixed(2)}`] : [])
+    .concat(s.proximity ? [`near ${s.proximity.toFixed(2)}`] : [])
     .join(' · ');
 }
 
@@ -619,99 +617,22 @@ async function memoryRank(
   const lexemes = [...slots.keys()];
   if (!lexemes.length) return empty;
   const exactIds = new Set(mem.exactTitle(plan.exact).filter((id) => !allowed || allowed.has(id)));
-  const scan = mem.scan(lexemes, [...exactIds]);
-  const stats: VaultStats = { docs: scan.docs, avgLength: scan.avgLength };
-  const idfs = scan.df.map((d) => idf(d, stats.docs));
   const tw = Math.max(1, ranking.titleWeight);
   const L = lexemes.length;
   const onlyAll = !o.fill || plan.units.length < 2 || plan.hasOr;
-  // Every candidate is scored in typed arrays; only the ones a page or the phrase tier can use become rows.
-  const C = scan.notes.length;
   const U = units.length;
-  const score = new Float64Array(C);
-  const matchedUnits = new Uint8Array(C);
-  const keep = new Uint8Array(C);
-  const tf = new Float64Array(L);
-  const evidence = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0));
-  const unitsWithEvidence = evidence.filter(Boolean).length;
-  // "Holds every unit" counts the units that have lexemes: a word the config drops as a stop word (`have`) is held by
-  // no note, and counting it once skipped the phrase tier for every phrase holding one.
-  const holdsAll = new Uint8Array(C);
-  for (let ci = 0; ci < C; ci++) {
-    if (allowed && !allowed.has(scan.notes[ci])) continue;
-    let any = false;
-    const row = ci * L;
-    for (let i = 0; i < L; i++) {
-      tf[i] = scan.body[row + i] + tw * scan.title[row + i];
-      if (tf[i] > 0) any = true;
-    }
-    const exact = exactIds.has(scan.notes[ci]);
-    if (!any && !exact) continue;
-    let total = 0;
-    let matched = 0;
-    let held = 0;
-    for (let u = 0; u < U; u++) {
-      let best = 0;
-      let hit = false;
-      for (const slotsOf of units[u].perConfig) {
-        let sum = 0;
-        let all = slotsOf.length > 0;
-        for (const i of slotsOf) {
-          if (tf[i] > 0) sum += idfs[i] * saturate(tf[i], scan.lengths[ci], stats, ranking);
-          else all = false;
-        }
-        if (sum > best) best = sum;
-        if (all) hit = true;
-      }
-      total += best;
-      if (hit) {
-        matched++;
-        if (evidence[u]) held++;
-      }
-    }
-    if (onlyAll && matched !== U && !exact && !plan.hasOr) continue;
-    score[ci] = total;
-    matchedUnits[ci] = matched;
-    holdsAll[ci] = held === unitsWithEvidence ? 1 : 0;
-    keep[ci] = 1;
-  }
-  const byIndex = (a: number, b: number) => score[b] - score[a] || scan.notes[a] - scan.notes[b];
-  const candidates: number[] = [];
-  for (let ci = 0; ci < C; ci++) if (keep[ci]) candidates.push(ci);
-  const rowOf = (ci: number): Scored => {
-    const t = new Array<number>(L);
-    const inTitle = new Array<boolean>(L);
-    for (let i = 0; i < L; i++) {
-      t[i] = scan.body[ci * L + i] + tw * scan.title[ci * L + i];
-      inTitle[i] = scan.title[ci * L + i] > 0;
-    }
-    const per = unitScores(units as UnitLexemes[], idfs, t, scan.lengths[ci], stats, ranking);
-    const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((x) => t[x] > 0)));
-    return {
-      id: scan.notes[ci],
-      exact: exactIds.has(scan.notes[ci]),
-      phrase: false,
-      score: score[ci],
-      unitScores: per,
-      hits,
-      match: matchedUnits[ci] === U ? 'all' : 'any',
-      tf: t,
-      inTitle,
-    };
-  };
-  const chosen = new Map<number, Scored>();
-  const materialise = (list: number[]) => list.map((ci) => chosen.get(ci) ?? chosen.set(ci, rowOf(ci)).get(ci)!);
-  const byScore = (a: Scored, b: Scored) => b.score - a.score || a.id - b.id;
+  const sc = { units, L, exactIds, allowed, onlyAll, hasOr: plan.hasOr, ranking, tw };
+  let pass = scoreScan(mem.scan(lexemes, [...exactIds]), sc);
   // The phrase tier: among the best `rescore` notes holding every unit (by score), those holding the whole query as a
   // phrase, checked on their stored vectors (one primary-key read each). Asking the GIN index for the first 20 phrase
   // holders instead rechecked every note holding all the words, tens of ms for common pairs (`docker network`).
   const phraseable = plan.units.length > 1 && !plan.hasOr && !parsed.units.some((u) => u.startsWith('"'));
   const holders = phraseable
-    ? materialise(
+    ? pass.materialise(
         top(
-          candidates.filter((ci) => holdsAll[ci]),
+          pass.candidates.filter((ci) => pass.holdsAll[ci]),
           Math.max(o.limit, o.rescore ?? DEFAULT_RESCORE),
-          byIndex,
+          pass.byIndex,
         ),
       )
     : [];
@@ -729,10 +650,50 @@ async function memoryRank(
     const inPhrase = new Set(p.rows.filter((x) => x.hit).map((x) => Number(x.note_id)));
     for (const s of holders) if (inPhrase.has(s.id)) s.phrase = true;
   }
+  // Feedback for a question the first ranking did not answer as a lookup: the expansion from its best notes, then
+  // every note holding a query lexeme or an expansion term scored again. Exact titles and phrase holders keep their tiers.
+  let phrased = holders.filter((s) => s.phrase);
+  if (feedbackApplies(plan, parsed, ranking, exactIds.size > 0 || phrased.length > 0)) {
+    const best = pass.materialise(top(pass.candidates, ranking.feedbackDocs, pass.byIndex));
+    const vectors = await readVectors(
+      db,
+      best.map((s) => s.id),
+    );
+    const terms = relevanceModel(
+      best.flatMap((s) => (vectors.has(s.id) ? [{ score: s.score, vector: vectors.get(s.id)! }] : [])),
+      ranking.feedbackTerms,
+    );
+    if (terms.length) {
+      pass = scoreScan(mem.scan([...lexemes, ...terms.map((t) => t.lexeme)], [...exactIds]), sc, {
+        terms,
+        weight: ranking.feedbackWeight,
+      });
+      phrased = [];
+    }
+  }
+  // Proximity: the best PROXIMITY_DOCS notes gain by how close two of the query's units sit (Tao & Zhai's MinDist).
+  if (ranking.proximity > 0 && U > 1 && !plan.hasOr) {
+    const best = top(pass.candidates, PROXIMITY_DOCS, pass.byIndex);
+    const wanted = lexemes.filter((l) => !isSingleCjk(l));
+    const positions = await readPositions(
+      db,
+      best.map((ci) => pass.scan.notes[ci]),
+      wanted,
+    );
+    for (const ci of best) {
+      const at = positions.get(pass.scan.notes[ci]);
+      if (!at) continue;
+      const perUnit = units.map((u) => u.perConfig.flat().flatMap((i) => at.get(lexemes[i]) ?? []));
+      const bonus = proximityBonus(minDistance(perUnit.filter((x) => x.length)), ranking.proximity);
+      if (bonus > 0) pass.boost(ci, bonus);
+    }
+  }
+  const { candidates, byIndex, materialise, matchedUnits } = pass;
+  const byScore = (a: Scored, b: Scored) => b.score - a.score || a.id - b.id;
   // Only the page is sorted: exact titles, phrase holders, and the best by score (all-terms ones too, for allTermsFirst).
   const page = new Set<Scored>([
-    ...materialise(candidates.filter((ci) => exactIds.has(scan.notes[ci]))),
-    ...holders.filter((s) => s.phrase),
+    ...materialise(candidates.filter((ci) => exactIds.has(pass.scan.notes[ci]))),
+    ...phrased,
     ...materialise(top(candidates, o.limit, byIndex)),
   ]);
   if (ranking.allTermsFirst)
