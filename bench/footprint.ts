@@ -3,7 +3,7 @@
 // empty vault (one Welcome note) and the peak of its first start on a fresh data directory; idle after a
 // restart; the peak while ~10k notes (oldwinter-knowledge-garden ×4) are first indexed, resident with the
 // index ready, and after 100 mixed tool calls over HTTP; each split into the main thread's V8 heap, the
-// worker threads' heaps, WebAssembly memory (PGlite's) and the rest (native: code, Node's own, malloc);
+// worker threads' heaps, WebAssembly memory (the pages PGlite's touched) and the rest (native: code, Node's own, malloc);
 // start → MCP initialize answered over stdio on a fresh data directory, and for `exocortex stdio` relaying
 // to a running server, with the relay's peak resident memory. Medians of RUNS runs with min–max.
 // The split comes from bench/lib/footprint-probe.cjs, preloaded into the server (worker threads inherit it).
@@ -46,7 +46,33 @@ interface ThreadSample {
   main: boolean;
   heapPhysical: number;
   external: number;
-  wasm: number;
+  wasmSizes: number[];
+}
+
+/**
+ * The resident part of each WebAssembly memory: V8 maps a memory as one read-write anonymous region of its
+ * size (inside a larger reservation), so the region of that size says how much of it was touched.
+ */
+function wasmResident(pid: number, sizes: number[]): number {
+  const regions: Array<{ size: number; rss: number }> = [];
+  let current: { size: number; rss: number; anonRw: boolean } | undefined;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(\S*)/.exec(line);
+    if (head) {
+      current = {
+        size: Number.parseInt(head[2], 16) - Number.parseInt(head[1], 16),
+        rss: 0,
+        anonRw: head[3] === 'rw-p' && head[4] === '',
+      };
+      if (current.anonRw) regions.push(current);
+    } else if (current && line.startsWith('Rss:')) current.rss = Number(/(\d+)/.exec(line)![1]) * 1024;
+  }
+  let total = 0;
+  for (const size of sizes) {
+    const i = regions.findIndex((r) => r.size === size);
+    if (i >= 0) total += regions.splice(i, 1)[0].rss;
+  }
+  return total;
 }
 interface Split {
   rss: number;
@@ -67,7 +93,10 @@ async function split(pid: number, outFile: string): Promise<Split> {
   const main = threads.find((t) => t.main)!;
   const others = threads.filter((t) => !t.main);
   const workerHeaps = others.reduce((n, t) => n + t.heapPhysical, 0);
-  const wasm = threads.reduce((n, t) => n + t.wasm, 0);
+  const wasm = wasmResident(
+    pid,
+    threads.flatMap((t) => t.wasmSizes),
+  );
   return {
     rss,
     mainHeap: main.heapPhysical,

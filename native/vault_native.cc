@@ -1,8 +1,11 @@
 // Exocortex native fs core: only the Linux syscalls Node lacks (openat2, O_TMPFILE publication by linkat,
-// renameat2, statx with mount ids, *at directory calls, flock). Each call X is async on the libuv thread pool
+// renameat2, statx with mount ids, *at directory calls, flock), and glibc's malloc_trim. Each call X is async on the libuv thread pool
 // and returns a Promise; XSync makes the same calls on the calling thread and returns the value. Failures
 // are Node-style errors (code, errno, syscall, path), rejected or thrown.
 #include "worker.h"
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace {
 
@@ -233,6 +236,22 @@ class FlockOp : public Call {
   int fd_, op_;
 };
 
+// trimMemory() -> true when memory went back to the system. glibc keeps what threads freed in its arenas (V8's
+// compiler zones, PGlite's start-up) and returns it only from the top of each heap; malloc_trim(0) releases
+// every free page. Elsewhere (musl) it does nothing and says false. On the pool: it walks every arena.
+class TrimOp : public Call {
+ public:
+  TrimOp() : Call("malloc_trim") {}
+  void Execute() override {
+#ifdef __GLIBC__
+    released_ = malloc_trim(0) == 1;
+#endif
+  }
+  Napi::Value Result(Napi::Env env) override { return Napi::Boolean::New(env, released_); }
+
+ private:
+  bool released_ = false;
+};
 
 // leaseProbe(fd) -> true when no open file description has the inode open for writing (a shared writable
 // mmap included: it keeps its file open), false when one does. `fd` must be read-only. It takes a read lease
@@ -385,6 +404,8 @@ Napi::Value Flock(const Napi::CallbackInfo& info, bool sync) {
   return Dispatch(info, sync, new FlockOp(ArgInt(info, 0), ArgInt(info, 1)));
 }
 
+Napi::Value TrimMemory(const Napi::CallbackInfo& info) { return Dispatch(info, false, new TrimOp()); }
+
 // preadNowait(fd, buffer, offset, length, position) -> bytes read, or -1 when the data is not all in the
 // page cache yet (preadv2 RWF_NOWAIT gave EAGAIN) or the filesystem cannot say (EOPNOTSUPP): the caller then
 // reads through the pool. Runs on the calling thread: a cached read copies memory and never waits on a disk.
@@ -440,6 +461,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("exchangeChecked", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return ExchangeChecked(i, false); }));
   exports.Set("leaseProbeSync", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return LeaseProbe(i, true); }));
   exports.Set("preadNowait", Napi::Function::New(env, PreadNowait));
+  exports.Set("trimMemory", Napi::Function::New(env, TrimMemory));
   Napi::Object c = Napi::Object::New(env);
   c.Set("O_RDONLY", Napi::Number::New(env, static_cast<double>(O_RDONLY)));
   c.Set("O_WRONLY", Napi::Number::New(env, static_cast<double>(O_WRONLY)));

@@ -26,10 +26,13 @@ WebAssembly.Memory = new Proxy(OriginalMemory, {
   },
 });
 
-function wasmBytes() {
-  let bytes = 0;
-  for (const ref of memories) bytes += ref.deref()?.buffer.byteLength ?? 0;
-  return bytes;
+function wasmSizes() {
+  const sizes = [];
+  for (const ref of memories) {
+    const bytes = ref.deref()?.buffer.byteLength;
+    if (bytes) sizes.push(bytes);
+  }
+  return sizes;
 }
 
 function sample() {
@@ -41,7 +44,8 @@ function sample() {
     heapPhysical: heap.total_physical_size,
     heapUsed: heap.used_heap_size,
     external: usage.external,
-    wasm: wasmBytes(),
+    // Each memory's size; only the pages it touched are resident (the bench reads those from smaps).
+    wasmSizes: wasmSizes(),
     rss: usage.rss,
   };
 }

@@ -38,6 +38,7 @@ import type { OAuthServer } from './oauth/server.js';
 import type { ProviderOptions } from './oauth/provider.js';
 import type { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
+import { MemoryTrim } from './memory-trim.js';
 import type { ServerDeps } from './mcp/server-factory.js';
 import { RequestStateSeal } from './mcp/request-state.js';
 import { SessionHub } from './mcp/sessions.js';
@@ -90,6 +91,8 @@ export class Host {
   readonly verifier: ApiKeyVerifier;
   readonly audit: AuditWriter;
   readonly workers: PiscinaPool;
+  /** Gives freed native memory back to the system (glibc's malloc_trim), from start to close. */
+  private readonly memoryTrim: MemoryTrim;
   app: FastifyInstance | undefined;
   /** Every vault this process serves, each with its own index pipeline. */
   readonly vaults: VaultRegistry;
@@ -131,6 +134,7 @@ export class Host {
   ) {
     const h = settings.host;
     this.workers = services.workers as PiscinaPool;
+    this.memoryTrim = new MemoryTrim(log);
     this.hub = new SessionHub(log);
     this.subscriptions = new ResourceSubscriptions(log, h.server.maxSubscriptionsPerSession, this.hub.listenBuses);
     services.named.set('resource-events', this.subscriptions);
@@ -323,6 +327,7 @@ export class Host {
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
       if (socketPath) await host.openAdmin(socketPath, options.command ?? 'exocortex');
       host.watchConfig();
+      host.memoryTrim.start();
       return host;
     } catch (e) {
       if (host) await host.close();
@@ -741,6 +746,7 @@ export class Host {
     process.off('SIGHUP', this.onSighup);
     clearTimeout(this.reloadTimer);
     clearInterval(this.reaper);
+    this.memoryTrim.stop();
     this.watcher?.close();
     await this.admin?.close();
     this.oauth?.close();

@@ -1,7 +1,9 @@
 // The CLI's side of the admin channel: finds the process that owns the database, checks that its socket
-// is the operator's own (owner uid, mode 0600) before sending a byte, and calls its routes.
+// is the operator's own (owner uid, mode 0600) before sending a byte, and calls its routes. Plain node:http
+// over the socket (no undici): `exocortex stdio` relaying to the server loads nothing it does not use.
 import { lstatSync } from 'node:fs';
-import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
 import { OperationError } from './errors.js';
 
@@ -38,17 +40,17 @@ export class AdminClient {
       throw new UnsafeSocketError(
         `the admin socket ${socketPath} is open to other users (mode ${(st.mode & 0o777).toString(8)}); refusing to use it: restart the server, which recreates it as 0600`,
       );
-    const agent = new Agent({ connect: { socketPath }, headersTimeout: 0, bodyTimeout: 0 });
+    const agent = new Agent({ keepAlive: true });
     let hello: Hello;
     try {
-      const res = await request(`${BASE}/v1/hello`, { dispatcher: agent });
-      hello = (await res.body.json()) as Hello;
+      const res = await send(socketPath, agent, 'GET', '/v1/hello', {});
+      hello = JSON.parse(await text(res)) as Hello;
     } catch {
-      await agent.close().catch(() => undefined);
+      agent.destroy();
       return undefined; // a dead owner's socket file: nobody to talk to
     }
     if (hello.protocol !== ADMIN_PROTOCOL) {
-      await agent.close().catch(() => undefined);
+      agent.destroy();
       throw new OperationError(
         'protocol_mismatch',
         `the running server (PID ${hello.pid}, exocortex ${hello.version}) speaks admin protocol ${hello.protocol}, this CLI speaks ${ADMIN_PROTOCOL}: run the CLI of the same installation as the server`,
@@ -58,11 +60,38 @@ export class AdminClient {
     return new AdminClient(socketPath, hello, agent);
   }
 
-  /** A fetch that reaches the owner over the socket (for the stdio bridge's MCP client transport). */
+  /**
+   * A fetch that reaches the owner over the socket (for the stdio bridge's MCP client transport): the
+   * request's method, headers, string body and abort signal; the answer streamed as it arrives.
+   */
   get fetch(): typeof globalThis.fetch {
-    const dispatcher = this.agent;
-    return ((input: string | URL, init?: RequestInit) =>
-      undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof globalThis.fetch;
+    return (async (input: string | URL | Request, init: RequestInit = {}) => {
+      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+      const body = init.body ?? undefined;
+      if (body !== undefined && typeof body !== 'string')
+        throw new TypeError('the admin channel sends string bodies only');
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, name) => {
+        headers[name] = value;
+      });
+      const res = await send(this.socketPath, this.agent, init.method ?? 'GET', url.pathname + url.search, {
+        headers,
+        body,
+        signal: init.signal ?? undefined,
+      });
+      const answer = new Headers();
+      for (const [name, value] of Object.entries(res.headers)) {
+        for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, v);
+      }
+      const status = res.statusCode ?? 502;
+      const empty = status === 204 || status === 205 || status === 304 || init.method === 'HEAD';
+      if (empty) res.resume();
+      return new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), {
+        status,
+        statusText: res.statusMessage,
+        headers: answer,
+      });
+    }) as typeof globalThis.fetch;
   }
 
   get mcpUrl(): URL {
@@ -79,9 +108,7 @@ export class AdminClient {
 
   /** A streamed command: each progress event to onEvent, then the final result. */
   async stream<T>(path: string, body: unknown, onEvent: (event: Record<string, unknown>) => void): Promise<T> {
-    const res = await request(`${BASE}${path}`, {
-      method: 'POST',
-      dispatcher: this.agent,
+    const res = await send(this.socketPath, this.agent, 'POST', path, {
       headers: this.headers(true),
       body: JSON.stringify(body),
     });
@@ -89,7 +116,7 @@ export class AdminClient {
     let buffered = '';
     let result: T | undefined;
     let error: { code: string; message: string; exitCode?: number } | undefined;
-    for await (const chunk of res.body) {
+    for await (const chunk of res) {
       buffered += chunk.toString();
       let nl: number;
       while ((nl = buffered.indexOf('\n')) >= 0) {
@@ -109,7 +136,7 @@ export class AdminClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close().catch(() => undefined);
+    this.agent.destroy();
   }
 
   private headers(json: boolean): Record<string, string> {
@@ -120,22 +147,51 @@ export class AdminClient {
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${BASE}${path}`, {
-      method,
-      dispatcher: this.agent,
+    const res = await send(this.socketPath, this.agent, method, path, {
       headers: this.headers(body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    if (res.statusCode >= 400) return failed(res);
-    return (await res.body.json()) as T;
+    if ((res.statusCode ?? 500) >= 400) return failed(res);
+    return JSON.parse(await text(res)) as T;
   }
 }
 
-async function failed(res: Dispatcher.ResponseData): Promise<never> {
-  const text = await res.body.text();
+/** One HTTP request over the socket; resolves with the answer's head, its body still to read. */
+function send(
+  socketPath: string,
+  agent: Agent,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    opts.signal?.throwIfAborted();
+    const req = request({
+      socketPath,
+      agent,
+      method,
+      path,
+      headers: { host: new URL(BASE).host, ...opts.headers },
+      signal: opts.signal,
+    });
+    req.once('response', resolve);
+    req.once('error', reject);
+    req.end(opts.body);
+  });
+}
+
+async function text(res: IncomingMessage): Promise<string> {
+  let out = '';
+  res.setEncoding('utf8');
+  for await (const chunk of res) out += chunk;
+  return out;
+}
+
+async function failed(res: IncomingMessage): Promise<never> {
+  const body = await text(res);
   let err: { code?: string; message?: string; exitCode?: number } = {};
   try {
-    err = (JSON.parse(text) as { error?: typeof err }).error ?? {};
+    err = (JSON.parse(body) as { error?: typeof err }).error ?? {};
   } catch {
     // not JSON: keep the status
   }

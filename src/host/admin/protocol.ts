@@ -3,7 +3,8 @@
 import path from 'node:path';
 import { embeddedDir } from '../db/location.js';
 import { ADMIN_SOCKET_FILE } from '../db/owner-lock.js';
-import { resolvePath, type Settings } from '../settings/load.js';
+import { resolvePath } from '../settings/file.js';
+import type { HostSettings } from '../settings/schema.js';
 
 /** Bumped when a route or a body changes shape; a CLI and a server that differ refuse each other by name. */
 export const ADMIN_PROTOCOL = 3;
@@ -23,7 +24,10 @@ export interface Hello {
  * The socket's path: admin.socketPath when set, else inside the embedded database's directory (next to
  * its lock), else none (a server database without a socket path has no admin channel).
  */
-export function adminSocketPath(settings: Settings): string | undefined {
+export function adminSocketPath(settings: {
+  readonly host: Pick<HostSettings, 'admin' | 'database'>;
+  readonly baseDir: string;
+}): string | undefined {
   const configured = settings.host.admin.socketPath;
   if (configured) return resolvePath(settings, configured);
   const dir = embeddedDir(settings.host.database.url, settings.baseDir);

@@ -8,7 +8,8 @@ import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
 import type { AccountTarget, UserView, VaultView } from '../admin/account-operations.js';
 import type { ClientView, GrantView } from '../admin/oauth-operations.js';
 import { realpathSync } from 'node:fs';
-import { DEFAULT_CONFIG_FILE, resolvePath, type Settings } from '../settings/load.js';
+import type { Settings } from '../settings/load.js';
+import { DEFAULT_CONFIG_FILE, resolvePath } from '../settings/file.js';
 import { OperationError } from '../admin/errors.js';
 import type { Scope } from '../../sdk/scopes.js';
 
@@ -196,22 +197,30 @@ export async function runServe(settings: Settings): Promise<void> {
  * and opening the admin channel so that CLI commands and other bridges reach this process). Served here,
  * initialize is answered at once and tool calls wait until the host is up.
  */
-export async function runStdio(settings: Settings): Promise<void> {
-  const [{ AdminClient }, { adminSocketPath }, { embeddedDir }, { isLocked }] = await Promise.all([
-    import('../admin/channel-client.js'),
-    import('../admin/protocol.js'),
-    import('../db/location.js'),
-    import('../db/owner-lock.js'),
-  ]);
-  const socket = adminSocketPath(settings);
-  const dir = embeddedDir(settings.host.database.url, settings.baseDir);
+/**
+ * `exocortex stdio`: relay to the running server when there is one, reading only the settings that find
+ * it (settings/relay.ts), so a relay loads neither PGlite nor the families nor the whole settings schema;
+ * otherwise load and validate every setting and serve here.
+ */
+export async function runStdio(configFile: string | undefined): Promise<void> {
+  const [{ AdminClient }, { adminSocketPath }, { embeddedDir }, { isLocked }, { loadRelaySettings }] =
+    await Promise.all([
+      import('../admin/channel-client.js'),
+      import('../admin/protocol.js'),
+      import('../db/location.js'),
+      import('../db/owner-lock.js'),
+      import('../settings/relay.js'),
+    ]);
+  const relay = loadRelaySettings({ file: configFile });
+  const socket = adminSocketPath(relay);
+  const dir = embeddedDir(relay.host.database.url, relay.baseDir);
   const deadline = Date.now() + OWNER_WAIT_MS;
   for (;;) {
     const owner = socket ? await AdminClient.connect(socket) : undefined;
     if (owner) {
       const { runStdioBridge, vaultMismatch } = await import('../mcp/stdio-bridge.js');
       // Relaying to a server that serves another vault would answer from the wrong notes, silently.
-      const mismatch = vaultMismatch(resolvePath(settings, settings.host.vault.path), owner.hello);
+      const mismatch = vaultMismatch(resolvePath(relay, relay.host.vault.path), owner.hello);
       if (mismatch) {
         await owner.close();
         throw new OperationError('vault_mismatch', mismatch, 2);
@@ -222,6 +231,7 @@ export async function runStdio(settings: Settings): Promise<void> {
     if (Date.now() > deadline) break; // serving directly now fails with the owner named
     await new Promise((r) => setTimeout(r, 250));
   }
+  const settings = (await import('../settings/load.js')).loadSettings({ file: configFile });
   refuseOnServerDatabase(settings, 'exocortex stdio');
   const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([
     import('../mcp/server-factory.js'),

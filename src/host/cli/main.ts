@@ -1,7 +1,7 @@
 // The exocortex command line: serve (default), stdio, migrate, keys, doctor. Raw output meant for
 // scripts (a new key) goes to stdout alone; everything else goes to stderr.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
+import type { Settings } from '../settings/load.js';
 import { OperationError } from '../admin/errors.js';
 import { PACKAGE_VERSION } from '../package-info.js';
 import { nativeLoadError, nativeRefusal } from '../vault/native.js';
@@ -63,22 +63,24 @@ const withConfig = (cmd: Command) =>
       'config file (YAML); default: $EXO_CONFIG, else ~/.config/exocortex/config.yaml if it exists, else the bundled config/default.yaml',
     ),
   );
-const settingsOf = (opts: { config?: string }): Settings => loadSettings({ file: opts.config });
+/** Every setting, validated (loaded when a command needs them: `exocortex stdio` relaying reads only a few). */
+const settingsOf = async (opts: { config?: string }): Promise<Settings> =>
+  (await import('../settings/load.js')).loadSettings({ file: opts.config });
 
 withConfig(
   program.command('serve', { isDefault: true }).description('serve the vault over Streamable HTTP (default command)'),
 ).action(async (opts) => {
-  await runServe(settingsOf(opts));
+  await runServe(await settingsOf(opts));
 });
 withConfig(program.command('stdio').description('serve the vault over stdin/stdout as the local operator')).action(
   async (opts) => {
-    await runStdio(settingsOf(opts));
+    await runStdio(opts.config);
   },
 );
 withConfig(
   program.command('migrate').description('apply database migrations of the host and every enabled family, then exit'),
 ).action(async (opts) => {
-  await runMigrate(settingsOf(opts));
+  await runMigrate(await settingsOf(opts));
 });
 withConfig(
   program
@@ -88,7 +90,7 @@ withConfig(
   .option('--rebuild', 're-read and re-derive every note, not only the ones that changed')
   .option('--vault <name>', 'the vault to index (see exocortex vaults list); default: the vault.path vault')
   .action(async (opts) => {
-    await runIndex(settingsOf(opts), { rebuild: opts.rebuild === true, vault: opts.vault });
+    await runIndex(await settingsOf(opts), { rebuild: opts.rebuild === true, vault: opts.vault });
   });
 const keys = program.command('keys').description('manage API keys');
 withConfig(keys.command('create').description('mint a key; prints only the raw key on stdout'))
@@ -102,14 +104,14 @@ withConfig(keys.command('create').description('mint a key; prints only the raw k
   .option('--expires <when>', 'expiry: a date (2027-01-31) or a duration (30d, 12h, 90m)')
   .option('--user <name>', 'the user the key belongs to (and whose vault it serves); default: the operator')
   .action(async (opts) => {
-    await keysCreate(settingsOf(opts), opts);
+    await keysCreate(await settingsOf(opts), opts);
   });
 withConfig(keys.command('list').description('list keys (never their secrets)')).action(async (opts) => {
-  await keysList(settingsOf(opts));
+  await keysList(await settingsOf(opts));
 });
 withConfig(keys.command('revoke').description('revoke a key by id, name or prefix').argument('<which>')).action(
   async (which: string, opts) => {
-    await keysRevoke(settingsOf(opts), which);
+    await keysRevoke(await settingsOf(opts), which);
   },
 );
 const users = program.command('users').description('manage users: each is bound to one vault and owns keys');
@@ -118,10 +120,10 @@ withConfig(users.command('add').description('add a user bound to a vault').argum
   .option('--admin', 'mark the user as an administrator')
   .option('--share', 'allow it when the vault already serves other users (marks the vault shared)')
   .action(async (name: string, opts) => {
-    await usersAdd(settingsOf(opts), { name, vault: opts.vault, admin: opts.admin, share: opts.share });
+    await usersAdd(await settingsOf(opts), { name, vault: opts.vault, admin: opts.admin, share: opts.share });
   });
 withConfig(users.command('list').description('list users, their vault, state and key count')).action(async (opts) => {
-  await usersList(settingsOf(opts));
+  await usersList(await settingsOf(opts));
 });
 const count = (v: string) => {
   if (!/^\d+$/.test(v)) throw new InvalidArgumentError('a whole number (0: no limit of this kind for the user)');
@@ -158,7 +160,7 @@ withConfig(
         concurrency: Object.keys(concurrency).length ? concurrency : undefined,
       }).filter(([, v]) => v !== undefined),
     );
-    await usersLimits(settingsOf(opts), name, { limits, clear: opts.clear });
+    await usersLimits(await settingsOf(opts), name, { limits, clear: opts.clear });
   });
 withConfig(
   users
@@ -168,12 +170,12 @@ withConfig(
 )
   .option('--off', 'take the administrator mark away')
   .action(async (name: string, opts) => {
-    await usersAdmin(settingsOf(opts), name, opts.off !== true);
+    await usersAdmin(await settingsOf(opts), name, opts.off !== true);
   });
 withConfig(
   users.command('disable').description('disable a user: every one of their keys is refused at once').argument('<name>'),
 ).action(async (name: string, opts) => {
-  await usersDisable(settingsOf(opts), name);
+  await usersDisable(await settingsOf(opts), name);
 });
 withConfig(
   users
@@ -181,7 +183,7 @@ withConfig(
     .description('set the password a user signs in with when a connector asks (OAuth); read from stdin')
     .argument('<name>'),
 ).action(async (name: string, opts) => {
-  await usersPasswd(settingsOf(opts), name);
+  await usersPasswd(await settingsOf(opts), name);
 });
 withConfig(
   users
@@ -189,14 +191,14 @@ withConfig(
     .description('mint a one-time sign-in code for the OAuth sign-in page (for users without a password)')
     .argument('<name>'),
 ).action(async (name: string, opts) => {
-  await usersLoginLink(settingsOf(opts), name);
+  await usersLoginLink(await settingsOf(opts), name);
 });
 const oauth = program.command('oauth').description('OAuth clients and grants of the embedded authorization server');
 const clients = oauth
   .command('clients')
   .description('clients that registered (DCR) or hold grants (metadata documents)');
 withConfig(clients.command('list').description('list OAuth clients')).action(async (opts) => {
-  await oauthClientsList(settingsOf(opts));
+  await oauthClientsList(await settingsOf(opts));
 });
 withConfig(
   clients
@@ -204,11 +206,11 @@ withConfig(
     .description('remove a client and all its grants; their tokens are refused at once')
     .argument('<client-id>', 'the id `oauth clients list` shows (one that starts with - goes after --)'),
 ).action(async (id: string, opts) => {
-  await oauthClientsRevoke(settingsOf(opts), id);
+  await oauthClientsRevoke(await settingsOf(opts), id);
 });
 const grants = oauth.command('grants').description('what users allowed which clients');
 withConfig(grants.command('list').description('list OAuth grants')).action(async (opts) => {
-  await oauthGrantsList(settingsOf(opts));
+  await oauthGrantsList(await settingsOf(opts));
 });
 withConfig(
   grants
@@ -219,7 +221,7 @@ withConfig(
       'the id `oauth grants list` shows (one that starts with - goes after --: `revoke -- -10Bj…`)',
     ),
 ).action(async (id: string, opts) => {
-  await oauthGrantsRevoke(settingsOf(opts), id);
+  await oauthGrantsRevoke(await settingsOf(opts), id);
 });
 const vaults = program
   .command('vaults')
@@ -233,17 +235,17 @@ withConfig(
 )
   .option('--shared', 'several users may be bound to it')
   .action(async (name: string, root: string, opts) => {
-    await vaultsAdd(settingsOf(opts), name, root, { shared: opts.shared });
+    await vaultsAdd(await settingsOf(opts), name, root, { shared: opts.shared });
   });
 withConfig(vaults.command('list').description('list vaults with their users and live status')).action(async (opts) => {
-  await vaultsList(settingsOf(opts));
+  await vaultsList(await settingsOf(opts));
 });
 withConfig(
   vaults.command('remove').description('stop serving a vault and drop its index (its files stay)').argument('<name>'),
 )
   .option('--force', 'remove it even while users use it (they are disabled)')
   .action(async (name: string, opts) => {
-    await vaultsRemove(settingsOf(opts), name, { force: opts.force });
+    await vaultsRemove(await settingsOf(opts), name, { force: opts.force });
   });
 program
   .command('init')
@@ -279,15 +281,15 @@ async function familyCommand(argv: string[]): Promise<boolean> {
   }
   requireNative();
   const { runFamilyCommand } = await import('./family-command.js');
-  process.exitCode = await runFamilyCommand(settingsOf({ config }), first, positional[0], positional.slice(1));
+  process.exitCode = await runFamilyCommand(await settingsOf({ config }), first, positional[0], positional.slice(1));
   return true;
 }
 
 try {
   if (!(await familyCommand(process.argv))) await program.parseAsync(process.argv);
 } catch (e) {
-  if (e instanceof SettingsError) {
-    process.stderr.write(`exocortex: ${e.message}\n`);
+  if ((e as Error | undefined)?.name === 'SettingsError') {
+    process.stderr.write(`exocortex: ${(e as Error).message}\n`);
     process.exit(2);
   }
   // Expected refusals (a locked database, an unsafe socket, a refused admin command): one line, no stack.

@@ -1,10 +1,16 @@
 // `exocortex stdio` beside a running server: relays every JSON-RPC message between the local client on
 // stdin/stdout and the server's MCP endpoint on its admin socket, where it runs as the local operator.
-// Never opens the database; frames nothing by hand (both ends are the SDK's transports, and the client
-// transport derives the 2026-07-28 Mcp-Method/Mcp-Name headers from each message it relays).
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+// Never opens the database and loads only the SDK's client package: the upstream end is its Streamable HTTP
+// transport (which derives the 2026-07-28 Mcp-Method/Mcp-Name headers from each message it relays), the
+// local end reads and writes lines with its ReadBuffer and serializeMessage, as the server package's stdio
+// transport does (that package would load a second copy of the SDK's core for nothing).
+import {
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { realpathSync } from 'node:fs';
 import type { AdminClient } from '../admin/channel-client.js';
 import type { Hello } from '../admin/protocol.js';
@@ -35,7 +41,7 @@ const PING_PREFIX = 'exocortex-bridge-ping-';
 
 export async function runStdioBridge(owner: AdminClient): Promise<void> {
   const upstream = new StreamableHTTPClientTransport(owner.mcpUrl, { fetch: owner.fetch });
-  const local = new StdioServerTransport();
+  const local = new StdioLines();
   const initializeIds = new Set<string | number>();
   /** Requests relayed and not yet answered: a client that closes stdin still gets their answers. */
   const inFlight = new Set<string | number>();
@@ -75,7 +81,7 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
           });
         }
         if (
-          /ECONNREFUSED|ENOENT|other side closed|fetch failed/i.test(
+          /ECONNREFUSED|ENOENT|ECONNRESET|socket hang up|other side closed|fetch failed/i.test(
             String(e.message) + String((e as { cause?: unknown }).cause),
           )
         ) {
@@ -97,11 +103,17 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
   };
   upstream.onerror = (e) => process.stderr.write(`exocortex: bridge: ${e.message}\n`);
   local.onclose = () => void shutdown(0);
-  process.stdin.on('end', () => {
+  let draining = false;
+  const drain = () => {
+    if (draining) return;
+    draining = true;
     const deadline = Date.now() + DRAIN_MS;
     const wait = () => (inFlight.size === 0 || Date.now() > deadline ? void shutdown(0) : setTimeout(wait, 20));
     wait();
-  });
+  };
+  process.stdin.on('end', drain);
+  process.stdin.on('close', drain);
+  process.stdin.on('error', drain);
 
   let pings = 0;
   const keepalive = setInterval(() => {
@@ -115,4 +127,53 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
   process.stderr.write(
     `exocortex: bridging stdio to the running server (PID ${owner.hello.pid}) as the local operator\n`,
   );
+}
+
+/**
+ * The local end: JSON-RPC messages, one per line, from stdin and to stdout (stdin's end is handled by the
+ * bridge, which drains what it owes before it exits). A line that is not JSON-RPC is reported and skipped.
+ */
+class StdioLines {
+  onmessage: (message: JSONRPCMessage) => void = () => {};
+  onclose: () => void = () => {};
+  private readonly buffer = new ReadBuffer();
+  private closed = false;
+
+  async start(): Promise<void> {
+    process.stdin.on('data', (chunk: Buffer) => {
+      try {
+        this.buffer.append(chunk);
+      } catch (e) {
+        process.stderr.write(`exocortex: bridge: ${(e as Error).message}\n`);
+        return this.close();
+      }
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.buffer.readMessage();
+        } catch (e) {
+          process.stderr.write(`exocortex: bridge: ${(e as Error).message}\n`);
+          continue;
+        }
+        if (message === null) break;
+        this.onmessage(message);
+      }
+    });
+    process.stdout.on('error', () => this.close());
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (process.stdout.write(serializeMessage(message))) resolve();
+      else process.stdout.once('drain', resolve);
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    process.stdin.pause();
+    this.onclose();
+  }
 }

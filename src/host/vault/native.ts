@@ -102,6 +102,11 @@ export interface NativeAddon {
    * Absent when every call is kept on the pool.
    */
   readonly preadNowait?: (fd: number, buffer: Buffer, offset: number, length: number, position: number) => number;
+  /**
+   * glibc's malloc_trim(0) on the pool: true when free pages went back to the system (false with musl).
+   * Absent in an addon built before it existed.
+   */
+  readonly trimMemory?: () => Promise<boolean>;
   readonly constants: NativeConstants;
 }
 
@@ -157,6 +162,7 @@ function onCallingThread(raw: RawAddon): NativeAddon {
     leaseProbe: inline(raw.leaseProbeSync),
     exchangeChecked: raw.exchangeChecked,
     preadNowait: raw.preadNowait,
+    trimMemory: raw.trimMemory,
     flock: (fd, op) => {
       if (op & c.LOCK_UN || op & c.LOCK_NB) return inline(raw.flockSync)(fd, op);
       try {
