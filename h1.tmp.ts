@@ -1,0 +1,11 @@
+import { startTestServer } from '/work/wt-t36/src/host/testing/harness.ts';
+const c0 = process.cpuUsage();
+const s = await startTestServer();
+const c1 = process.cpuUsage(c0);
+const client = await s.connect();
+await client.listTools();
+const c2 = process.cpuUsage(c0);
+await s.close();
+const c3 = process.cpuUsage(c0);
+const f = (c: NodeJS.CpuUsage) => ((c.user + c.system) / 1e6).toFixed(2);
+console.log('start', f(c1), 'connect+list', f(c2), 'close', f(c3));
