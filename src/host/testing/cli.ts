@@ -1,15 +1,18 @@
 // How a test starts the exocortex command line as a process of its own: the compiled CLI (dist/, what
 // bin/exocortex.js runs) when a build newer than every source exists — CI's `npm ci` builds it just
-// before the tests — else the TypeScript sources through tsx. A compiled start costs about 60% of the CPU
-// of one through tsx (its loader resolves and transforms every module on a thread of its own), and the
-// suite starts the CLI some hundred times. EXOCORTEX_TEST_CLI=tsx forces the sources.
+// before the tests — else the TypeScript sources through the checkout's loader (scripts/ts-loader, the one
+// the tests themselves run under: it reads the sources' prebuilt mirror), or tsx where that is absent (an
+// installed package). A compiled start costs about 60% of the CPU of one through tsx (its loader resolves and
+// transforms every module on a thread of its own), and the suite starts the CLI some hundred times.
+// EXOCORTEX_TEST_CLI=tsx forces the sources.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const COMPILED = path.join(ROOT, 'dist/src/host/cli/main.js');
 const SOURCES = path.join(ROOT, 'src/host/cli/main.ts');
+const LOADER = path.join(ROOT, 'scripts/ts-loader/register.mjs');
 /** What `npm run build` compiles or copies into dist/. */
 const INPUTS = ['src', 'plugins', 'migrations', 'schemas', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
@@ -24,16 +27,21 @@ function newestMtime(p: string): number {
 
 let chosen: readonly string[] | undefined;
 
+/** Node arguments that let a child process run TypeScript (append the .ts file and its arguments). */
+export function typescriptArgs(): readonly string[] {
+  return existsSync(LOADER) ? ['--import', pathToFileURL(LOADER).href] : ['--import', 'tsx'];
+}
+
 /**
  * Node arguments that run the CLI (append the command and its arguments). `typescriptFamilies`: the
  * config names a family written in TypeScript (a test fixture), which only a CLI run through tsx can load.
  */
 export function cliArgs(options: { typescriptFamilies?: boolean } = {}): readonly string[] {
-  if (options.typescriptFamilies) return ['--import', 'tsx', SOURCES];
+  if (options.typescriptFamilies) return [...typescriptArgs(), SOURCES];
   if (chosen) return chosen;
   const compiledAt = process.env.EXOCORTEX_TEST_CLI === 'tsx' || !existsSync(COMPILED) ? 0 : statSync(COMPILED).mtimeMs;
   const fresh = compiledAt > 0 && INPUTS.every((p) => newestMtime(path.join(ROOT, p)) <= compiledAt);
-  chosen = fresh ? [COMPILED] : ['--import', 'tsx', SOURCES];
+  chosen = fresh ? [COMPILED] : [...typescriptArgs(), SOURCES];
   return chosen;
 }
 

@@ -13,6 +13,7 @@ import { createApiKey } from '../auth/api-keys.js';
 import { LOCK_SPACE } from '../cluster/leases.js';
 import { openDatabase, type DatabaseService } from '../db/index.js';
 import { freePort } from './free-port.js';
+import { typescriptArgs } from './cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const HAPROXY = '/usr/sbin/haproxy';
@@ -110,7 +111,7 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
         p.exited = false;
         p.child = spawn(
           process.execPath,
-          ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'serve', '--config', config],
+          [...typescriptArgs(), path.join(ROOT, 'src/host/cli/main.ts'), 'serve', '--config', config],
           { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
         );
         p.child.stdout?.pipe(log, { end: false });

@@ -1,5 +1,6 @@
 // The Piscina worker entry: dispatches a task by name (built-in) or by module URL + export (family).
 import { builtinTasks } from './tasks.js';
+import { importTypeScript } from './typescript.js';
 
 interface TaskMessage {
   readonly task?: string;
@@ -26,14 +27,8 @@ export default async function runTask(message: TaskMessage): Promise<unknown> {
   return task(message.payload);
 }
 
-/**
- * Under tsx (tests, development) a family's worker module is TypeScript; worker threads do not
- * always inherit tsx's loader hooks, so load .ts modules through tsx's API explicitly.
- */
+/** A family's worker module is TypeScript when the host runs from its sources (workers/typescript.ts). */
 async function importModule(url: string): Promise<Record<string, unknown>> {
-  if (/\.[cm]?ts$/.test(new URL(url).pathname)) {
-    const { tsImport } = await import('tsx/esm/api');
-    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
-  }
+  if (/\.[cm]?ts$/.test(new URL(url).pathname)) return importTypeScript(url);
   return (await import(url)) as Record<string, unknown>;
 }

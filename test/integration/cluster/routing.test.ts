@@ -19,6 +19,7 @@ import {
   type TestCluster,
 } from '../../../src/host/testing/cluster.js';
 import { postgresAvailable, startPostgres } from '../../../src/host/testing/postgres-server.js';
+import { typescriptArgs } from '../../../src/host/testing/cli.js';
 
 const skip = !postgresAvailable()
   ? 'PostgreSQL 15 server binaries not installed'
@@ -163,7 +164,7 @@ t.test('requests follow their vault, and a joining process takes its share', { s
   const stdio = new Client({ name: 'stdio-test', version: '1.0.0' });
   const bridge = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
+    args: [...typescriptArgs(), path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), EXO_CONFIG: '' },
     stderr: 'pipe',
@@ -338,7 +339,7 @@ async function runCli(config: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), ...args, '--config', config],
+      [...typescriptArgs(), path.join(ROOT, 'src/host/cli/main.ts'), ...args, '--config', config],
       { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, timeout: 60_000 },
       (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
     ),

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FRONTMATTER_MAX_DEPTH, parseDocumentBounded, parseNote } from '../../../src/markdown/index.js';
+import { typescriptArgs } from '../../../src/host/testing/cli.js';
 
 const note = (yaml: string) => `---\n${yaml}\n---\n# Title\nbody [[Link]] #tag\n`;
 const brackets = (n: number) => `deep: ${'['.repeat(n)}${']'.repeat(n)}`;
@@ -100,7 +101,7 @@ t.test('the worker pool parsing the note survives (it once ended the process)', 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'parse-deep.mjs');
   writeFileSync(file, script);
-  const r = spawnSync(process.execPath, ['--import=tsx', file], {
+  const r = spawnSync(process.execPath, [...typescriptArgs(), file], {
     encoding: 'utf8',
     timeout: 90_000,
   });

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import t from 'tap';
+import { typescriptArgs } from '../../../src/host/testing/cli.js';
 
 // Five compiler runs: minutes on a loaded machine.
 t.setTimeout(600_000);
@@ -12,7 +13,7 @@ t.setTimeout(600_000);
 const root = path.resolve(import.meta.dirname, '../../..');
 const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const gen = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/gen-types.ts'), ...args], {
+  spawnSync(process.execPath, [...typescriptArgs(), path.join(root, 'scripts/gen-types.ts'), ...args], {
     cwd: root,
     encoding: 'utf8',
   });

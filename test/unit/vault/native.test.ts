@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadNative } from '../../../src/host/vault/native.js';
 import { readAll } from '../../../src/host/vault/fd-io.js';
+import { typescriptArgs } from '../../../src/host/testing/cli.js';
 
 const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'exo-native-')));
 t.teardown(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -102,7 +103,7 @@ t.test('EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool, with the same resu
     const err = await n.openat2(dir, 'missing.md', 0, 0, n.constants.RESOLVE_BENEATH).catch((e) => e);
     console.log(JSON.stringify({ nowait: typeof n.preadNowait, kind: st.kind, code: err.code, syscall: err.syscall }));
   `;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const r = spawnSync(process.execPath, [...typescriptArgs(), '--input-type=module', '-e', script], {
     env: { ...process.env, EXOCORTEX_NATIVE_POOL: '1' },
     encoding: 'utf8',
   });

@@ -15,6 +15,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/cli/init.ts': 'writes the user config file',
   'src/host/cli/commands.ts': 'CLI: config and key files',
   'src/host/db/engines/pglite.ts': 'the PGlite data directory',
+  'src/host/db/engines/pglite-template.ts': 'the initialised PGlite template copied into a new data directory',
   'src/host/db/index.ts': 'the data directory',
   'src/host/db/owner-lock.ts': 'the lock file inside the embedded database directory',
   'src/host/admin/channel-server.ts': "the admin socket file (its mode, and unlinking a dead owner's socket)",

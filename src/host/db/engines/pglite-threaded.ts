@@ -8,6 +8,7 @@
 // answered here and travels with the transaction's first statement. Answers come back as raw bytes and
 // are parsed here by pg-protocol, the parser node-postgres uses against a server.
 import { Worker } from 'node:worker_threads';
+import { importTypeScriptCode } from '../../workers/typescript.js';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
 
@@ -141,15 +142,9 @@ export class ThreadedPglite implements ProtocolTarget {
   }
 }
 
-/**
- * The thread's entry code. Under tsx (tests, development) the module is TypeScript and worker threads do
- * not inherit tsx's loader hooks, so it is loaded through tsx's API, as the worker pool does.
- */
+/** The thread's entry code; from the TypeScript sources (tests, development) through a loader (workers/typescript.ts). */
 function bootstrap(): string {
-  if (import.meta.url.endsWith('.ts')) {
-    const entry = new URL('./pglite-thread.ts', import.meta.url).href;
-    return `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(entry)}))`;
-  }
+  if (import.meta.url.endsWith('.ts')) return importTypeScriptCode(new URL('./pglite-thread.ts', import.meta.url).href);
   return `import(${JSON.stringify(new URL('./pglite-thread.js', import.meta.url).href)})`;
 }
 

@@ -10,6 +10,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { DEFAULT_PGLITE_MEMORY, memoryStartParams, type PgliteMemory } from './pglite-memory.js';
+import { seedFromTemplate } from './pglite-template.js';
 import { ThreadedPglite } from './pglite-threaded.js';
 import { nameStatements } from './statement-cache.js';
 import type { DatabaseEngine } from './types.js';
@@ -24,7 +25,10 @@ export interface OpenPgliteOptions {
 
 export async function openPglite(dataDir: string, options: OpenPgliteOptions = {}): Promise<DatabaseEngine> {
   const memory = dataDir.startsWith('memory://');
-  if (!memory) mkdirSync(dataDir, { recursive: true });
+  if (!memory) {
+    mkdirSync(dataDir, { recursive: true });
+    await seedFromTemplate(dataDir);
+  }
   const where = memory ? 'in memory' : 'embedded';
   const startParams = [...PGlite.defaultStartParams, ...memoryStartParams(options.memory ?? DEFAULT_PGLITE_MEMORY)];
   if (options.thread ?? true) {

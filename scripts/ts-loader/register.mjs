@@ -1,0 +1,14 @@
+// `node --import ./scripts/ts-loader/register.mjs file.ts`: runs this checkout's TypeScript without tsx
+// (the tests' loader, tap's node-arg). Prebuilding (build.mjs, part of `npm test`) makes each test
+// process read compiled files instead of transforming them; see hooks.mjs.
+import { register } from 'node:module';
+import os from 'node:os';
+
+register(new URL('./hooks.mjs', import.meta.url));
+// Worker threads do not inherit these hooks on Node 20: the host's workers register this file themselves
+// (src/host/workers/typescript.ts).
+process.env.EXOCORTEX_TS_LOADER = import.meta.url;
+
+// New PGlite databases start from an initialised template in the temp folder instead of running initdb
+// (src/host/db/engines/pglite-template.ts); the CLI processes a test starts inherit it.
+process.env.EXOCORTEX_PGLITE_TEMPLATES ??= os.tmpdir();
