@@ -5,7 +5,7 @@
 // Read-only: reads rows, lists paths, stats files only when file.ctime is asked for; never reads a note's bytes.
 import { buildLinkIndex, resolveLink } from '../../src/markdown/index.js';
 import { LINKS, mapLimit, type StoredLink } from '../../src/sdk/index.js';
-import type { VaultLookup } from './expr/evaluate.js';
+import type { VaultLookup } from './expr/runtime.js';
 import { BLink, type FileRecord, type Value } from './expr/values.js';
 import { BASES_RECORDS, BasesRecordCache, type NotesSnapshot, type WalkedFile } from './record-cache.js';
 import type { BasesCtx } from './settings.js';
@@ -177,6 +177,8 @@ function buildRecords(notes: NotesSnapshot, walked: readonly WalkedFile[] | unde
     records.push(rec);
     byPath.set(e.path, rec);
   }
+  // In path order, the engine's last sort key: a view's rows then come out of the filter already in that order.
+  records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const index = buildLinkIndex(byPath.keys());
   const resolveCache = new Map<string, string | null>();
   const resolve = (target: string, from: string): string | null => {

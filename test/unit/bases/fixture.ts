@@ -3,7 +3,7 @@
 import { buildLinkIndex, resolveLink } from '../../../src/markdown/index.js';
 import { parseBase } from '../../../plugins/bases/base-file.js';
 import { compileView, runView, type EngineLimits, type ViewResult } from '../../../plugins/bases/engine.js';
-import type { VaultLookup } from '../../../plugins/bases/expr/evaluate.js';
+import type { VaultLookup } from '../../../plugins/bases/expr/runtime.js';
 import { BLink, type FileRecord, type Value } from '../../../plugins/bases/expr/values.js';
 
 export const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
