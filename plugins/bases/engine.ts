@@ -16,7 +16,7 @@ import {
   type VaultLookup,
   type WorkBudget,
 } from './expr/runtime.js';
-import { type Cell, equals, type FileRecord, sortCompare, toCell, truthy, type Value } from './expr/values.js';
+import { BDate, type Cell, equals, type FileRecord, sortCompare, toCell, truthy, type Value } from './expr/values.js';
 import { basesRefusals } from './refusals.js';
 import { BUILTIN_SUMMARIES, summarise } from './summaries.js';
 
@@ -274,7 +274,14 @@ class Turns {
 
 export async function runView(cv: CompiledView, o: RunOptions): Promise<ViewResult> {
   const budget: WorkBudget = { steps: 0, max: o.limits.maxWorkSteps, maxStringChars: o.limits.maxStringChars };
-  const ctx: EvalContext = { vault: o.vault, nowMs: o.nowMs, budget, formulas: cv.formulaRefs, thisRec: o.thisRec };
+  const ctx: EvalContext = {
+    vault: o.vault,
+    nowMs: o.nowMs,
+    now: new BDate(o.nowMs, true),
+    budget,
+    formulas: cv.formulaRefs,
+    thisRec: o.thisRec,
+  };
   const turns = new Turns(o.signal);
   const kept: Row[] = [];
   for (let i = 0; i < o.records.length; i++) {

@@ -135,10 +135,17 @@ export function summarise(
     case 'Count':
       return values.length;
     case 'Unique': {
-      const seen = new Set<string>();
-      for (const v of values)
-        if (!isEmpty(v)) seen.add(typeof v === 'string' ? `string:${v}` : `${typeof v}:${display(v)}`);
-      return seen.size;
+      // Values are the same when their type and shown text are (numbers as shown, to 10 decimals).
+      const strings = new Set<string>();
+      const numbers = new Set<number>();
+      const others = new Set<string>();
+      for (const v of values) {
+        if (isEmpty(v)) continue;
+        if (typeof v === 'string') strings.add(v);
+        else if (typeof v === 'number') numbers.add(Number.isInteger(v) ? v : Math.round(v * 1e10) / 1e10);
+        else others.add(`${typeof v}:${display(v)}`);
+      }
+      return strings.size + numbers.size + others.size;
     }
     default: {
       const c = custom.get(summary)!;

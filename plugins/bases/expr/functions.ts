@@ -9,7 +9,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /** Global functions the engine evaluates (anything else is refused when the base is compiled). */
 export const GLOBALS: ReadonlyMap<string, GlobalFunction> = new Map<string, GlobalFunction>([
-  ['now', (_a, _r, ctx) => new BDate(ctx.nowMs, true)],
+  ['now', (_a, _r, ctx) => ctx.now],
   ['today', (_a, _r, ctx) => new BDate(ctx.nowMs - (((ctx.nowMs % DAY) + DAY) % DAY), false)],
   [
     'date',

@@ -2,7 +2,8 @@
 // formulas), a row and its formula slots, the shape of a compiled expression, and the budget's bounds.
 // Pure: no I/O; exhausting the budget is a refusal, a value of the wrong type is an EvalError (a cell error).
 import { basesRefusals } from '../refusals.js';
-import { type BLink, type FileRecord, typeOf, type Value } from './values.js';
+import type { BDate, BLink, FileRecord, Value } from './values.js';
+import { typeOf } from './values.js';
 
 /** A value that is wrong for the operation applied to it: shown in its cell, never a wrong answer. */
 export class EvalError extends Error {}
@@ -36,6 +37,8 @@ export interface FormulaRef {
 export interface EvalContext {
   readonly vault: VaultLookup;
   readonly nowMs: number;
+  /** `now()`, made once per query (values are never changed in place, so rows share it). */
+  readonly now: BDate;
   readonly budget: WorkBudget;
   readonly formulas: ReadonlyMap<string, FormulaRef>;
   readonly thisRec: FileRecord | null;

@@ -14,6 +14,12 @@ function tagKey(t: string): string {
   return t.replace(/^#/, '').toLowerCase();
 }
 
+/** Whether the tag is `w` or nested under it (`w/…`). */
+function tagWithin(tag: string, w: string): boolean {
+  if (tag.length === w.length) return tag === w;
+  return tag.length > w.length && tag.charCodeAt(w.length) === 47 /* / */ && tag.startsWith(w);
+}
+
 function folderOf(v: Value): string {
   const s = v instanceof BFile ? v.rec.path : v instanceof BLink ? (v.resolved ?? v.target) : display(v);
   return s.replace(/^\/+|\/+$/g, '');
@@ -66,7 +72,8 @@ export const FILE_METHODS: MethodTable<FileOrLink> = new Map<string, Method<File
       const rec = target(self, ctx);
       if (!rec) return false;
       const wanted = a.map((ev) => tagKey(display(ev(row, ctx, l))));
-      return rec.tags.some((tag) => wanted.some((w) => tag === w || tag.startsWith(`${w}/`)));
+      for (const tag of rec.tags) for (const w of wanted) if (tagWithin(tag, w)) return true;
+      return false;
     },
   ],
   [
