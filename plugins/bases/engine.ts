@@ -4,32 +4,21 @@
 import type { BaseDef, FilterTree, SortKey, ViewDef } from './base-file.js';
 import { ROW_VIEW_TYPES } from './base-file.js';
 import { type Compiled, type CompileState, compileExpression } from './expr/compile.js';
+import { fileField, formulaValue, rowProperty } from './expr/fields.js';
+import type { Node, ParseLimits } from './expr/parser.js';
 import {
   type EvalContext,
   EvalError,
-  evaluate,
-  formulaValue,
+  type FormulaRef,
   newRow,
-  noteProperty,
   type Row,
+  step,
   type VaultLookup,
   type WorkBudget,
-} from './expr/evaluate.js';
-import type { Node, ParseLimits } from './expr/parser.js';
-import {
-  BDate,
-  BDuration,
-  type Cell,
-  display,
-  equals,
-  type FileRecord,
-  isEmpty,
-  sortCompare,
-  toCell,
-  truthy,
-  type Value,
-} from './expr/values.js';
+} from './expr/runtime.js';
+import { BDate, type Cell, equals, type FileRecord, sortCompare, toCell, truthy, type Value } from './expr/values.js';
 import { basesRefusals } from './refusals.js';
+import { BUILTIN_SUMMARIES, summarise } from './summaries.js';
 
 export interface EngineLimits extends ParseLimits {
   readonly maxWorkSteps: number;
@@ -58,28 +47,19 @@ export interface CompiledView {
    */
   readonly notesOnly: boolean;
   readonly filter: CompiledFilter | null;
+  /** Whether a row passes the filters (null: every row does). */
+  readonly test: RowTest | null;
   readonly formulas: ReadonlyMap<string, Compiled>;
+  /** The formulas as the evaluator reads them: each with its slot in a row's formula values. */
+  readonly formulaRefs: ReadonlyMap<string, FormulaRef>;
   readonly customSummaries: ReadonlyMap<string, Compiled>;
-  readonly regexes: WeakMap<object, RegExp>;
+  /** How each column the view names (order, sort, groupBy, summaries) is read. */
+  readonly getters: ReadonlyMap<string, ColumnGetter>;
 }
 
-export const BUILTIN_SUMMARIES = [
-  'Average',
-  'Sum',
-  'Min',
-  'Max',
-  'Range',
-  'Median',
-  'Stddev',
-  'Earliest',
-  'Latest',
-  'Checked',
-  'Unchecked',
-  'Empty',
-  'Filled',
-  'Unique',
-  'Count',
-] as const;
+type RowTest = (row: Row, ctx: EvalContext) => boolean;
+/** A column's value for a row, by the column's id (`rating`, `file.name`, `formula.age`). */
+type ColumnGetter = (row: Row, ctx: EvalContext) => Value;
 
 /** Normalise a property id the way Obsidian reads it: bare names are note properties. */
 export function propertyId(id: string): string {
@@ -158,6 +138,8 @@ export function compileView(base: BaseDef, viewName: string | undefined, limits:
   }
   const all = [...formulas.values(), ...customSummaries.values(), ...collect(parts)];
   const fileIds = ids.map(propertyId);
+  const filter: CompiledFilter | null =
+    parts.length === 0 ? null : parts.length === 1 ? parts[0] : { t: 'and', items: parts };
   return {
     view,
     columns: view.order.map((id) => ({ id, name: base.displayNames[id] ?? base.displayNames[propertyId(id)] ?? id })),
@@ -167,10 +149,12 @@ export function compileView(base: BaseDef, viewName: string | undefined, limits:
       parts.some(excludesAttachments) &&
       !all.some((c) => c.resolvesFiles || c.needsLinks) &&
       !fileIds.some((p) => /^file\.(links|backlinks|embeds)$/.test(p)),
-    filter: parts.length === 0 ? null : parts.length === 1 ? parts[0] : { t: 'and', items: parts },
+    filter,
+    test: filter === null ? null : rowTest(filter),
     formulas,
+    formulaRefs: new Map([...formulas].map(([name, c], slot) => [name, { ev: c.ev, slot }] as const)),
     customSummaries,
-    regexes: state.regexes,
+    getters: new Map(ids.map((id) => [id, columnGetter(id)] as const)),
   };
 }
 
@@ -256,6 +240,7 @@ export interface ViewResult {
 }
 
 export interface RunOptions {
+  /** The files a base starts from; in path order is fastest (rows that sort equal keep path order). */
   readonly records: readonly FileRecord[];
   readonly vault: VaultLookup;
   readonly nowMs: number;
@@ -266,89 +251,114 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Rows evaluated between yields to the event loop. */
-const SLICE = 256;
+/** Rows between looks at the clock. */
+const SLICE = 32;
+/** Rows per work step a pass over the rows counts (besides what evaluating them counts). */
+const ROWS_PER_STEP = 256;
+/** Work between turns of the event loop: a base never holds it longer than about this (plus one slice). */
+const TURN_MS = 8;
 
-const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Gives the event loop a turn once the query has held it for TURN_MS, and stops there if the call was abandoned. */
+class Turns {
+  private last = performance.now();
+  constructor(private readonly signal: AbortSignal | undefined) {}
+  due(): boolean {
+    return performance.now() - this.last >= TURN_MS;
+  }
+  async take(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.signal?.throwIfAborted();
+    this.last = performance.now();
+  }
+}
 
 export async function runView(cv: CompiledView, o: RunOptions): Promise<ViewResult> {
   const budget: WorkBudget = { steps: 0, max: o.limits.maxWorkSteps, maxStringChars: o.limits.maxStringChars };
-  const formulaTrees = new Map([...cv.formulas].map(([k, c]) => [k, c.tree] as const));
   const ctx: EvalContext = {
     vault: o.vault,
     nowMs: o.nowMs,
+    now: new BDate(o.nowMs, true),
     budget,
-    formulas: formulaTrees,
-    regexes: cv.regexes as EvalContext['regexes'],
+    formulas: cv.formulaRefs,
     thisRec: o.thisRec,
   };
+  const turns = new Turns(o.signal);
   const kept: Row[] = [];
   for (let i = 0; i < o.records.length; i++) {
-    if (i % SLICE === SLICE - 1) {
-      await pause();
-      o.signal?.throwIfAborted();
-    }
+    if (i % SLICE === SLICE - 1 && turns.due()) await turns.take();
     budget.steps++;
     const row = newRow(o.records[i]);
-    if (cv.filter === null || passes(cv.filter, row, ctx)) kept.push(row);
+    if (cv.test === null || cv.test(row, ctx)) kept.push(row);
   }
-  const value = (row: Row, id: string): Value => {
-    try {
-      return columnValue(row, id, ctx);
-    } catch (e) {
-      if (e instanceof EvalError) return null;
-      throw e;
-    }
-  };
-  // Sort keys once per row (group first), then the path as the last key so equal rows keep one order.
+  // The path is the last sort key, so that rows equal on the view's keys keep one order.
+  if (!inPathOrder(kept)) kept.sort((a, b) => (a.rec.path < b.rec.path ? -1 : a.rec.path > b.rec.path ? 1 : 0));
+  // Each key column's values once per row (group first), then the row positions sorted by them.
   const keys: SortKey[] = [...(cv.view.groupBy ? [cv.view.groupBy] : []), ...cv.view.sort];
-  const keyed = kept.map((row, i) => {
-    if (i % SLICE === SLICE - 1) budget.steps++;
-    return { row, k: keys.map((k) => value(row, k.property)) };
-  });
-  budget.steps += Math.ceil(keyed.length * Math.log2(keyed.length + 1));
+  const columns = new Map<string, Value[]>();
+  for (const k of keys) {
+    if (columns.has(k.property)) continue;
+    const get = cv.getters.get(k.property)!;
+    const values: Value[] = new Array(kept.length);
+    for (let i = 0; i < kept.length; i++) {
+      if (i % ROWS_PER_STEP === ROWS_PER_STEP - 1) budget.steps++;
+      if (i % SLICE === SLICE - 1 && turns.due()) await turns.take();
+      values[i] = valueOf(get, kept[i], ctx);
+    }
+    columns.set(k.property, values);
+  }
+  budget.steps += Math.ceil(kept.length * Math.log2(kept.length + 1));
   if (budget.steps > budget.max)
     basesRefusals.refuse('bases_too_costly', { limit: budget.max, setting: 'bases.maxWorkSteps' });
-  keyed.sort((a, b) => {
-    for (let j = 0; j < keys.length; j++) {
-      const c = sortCompare(a.k[j], b.k[j]);
-      if (c !== 0) return keys[j].direction === 'DESC' ? -c : c;
-    }
-    return a.row.rec.path < b.row.rec.path ? -1 : a.row.rec.path > b.row.rec.path ? 1 : 0;
-  });
-  const limited = cv.view.limit !== null ? keyed.slice(0, cv.view.limit) : keyed;
-  await pause();
+  const order = Array.from(kept, (_, i) => i);
+  if (keys.length > 0) {
+    const keyed = keys.map((k) => ({ values: columns.get(k.property)!, sign: k.direction === 'DESC' ? -1 : 1 }));
+    order.sort((i, j) => {
+      for (const k of keyed) {
+        const c = sortCompare(k.values[i], k.values[j]);
+        if (c !== 0) return k.sign * c;
+      }
+      return i - j;
+    });
+  }
+  const limited = cv.view.limit !== null ? order.slice(0, cv.view.limit) : order;
+  if (turns.due()) await turns.take();
   // Groups over the whole view; one entry per distinct key, in view order (rows of a group are contiguous).
+  const groupKeys = cv.view.groupBy ? columns.get(cv.view.groupBy.property)! : null;
   const groups: { key: Value; count: number; start: number }[] = [];
-  if (cv.view.groupBy) {
-    for (let i = 0; i < limited.length; i++) {
-      const r = limited[i];
+  if (groupKeys) {
+    for (let p = 0; p < limited.length; p++) {
+      const key = groupKeys[limited[p]];
       const last = groups[groups.length - 1];
-      if (last && equals(last.key, r.k[0])) last.count++;
-      else groups.push({ key: r.k[0], count: 1, start: i });
+      if (last && equals(last.key, key)) last.count++;
+      else groups.push({ key, count: 1, start: p });
     }
   }
-  // Each summarised column's values once, for the view's summaries and its groups'.
-  const columnValues = new Map<string, Value[]>();
+  // Each summarised column's values once (in view order), for the view's summaries and its groups'.
+  const summarised = new Map<string, Value[]>();
   for (const column of Object.keys(cv.view.summaries)) {
-    columnValues.set(
-      column,
-      limited.map((r) => value(r.row, column)),
-    );
+    const held = columns.get(column);
+    const get = cv.getters.get(column)!;
+    const values: Value[] = new Array(limited.length);
+    for (let p = 0; p < limited.length; p++) {
+      if (p % SLICE === SLICE - 1 && turns.due()) await turns.take();
+      values[p] = held ? held[limited[p]] : valueOf(get, kept[limited[p]], ctx);
+    }
+    summarised.set(column, values);
     budget.steps += limited.length;
   }
-  const summariesOf = (from: number, to: number) =>
+  const summariesOf = (from: number, to: number): Summary[] =>
     Object.entries(cv.view.summaries).map(([column, summary]) => {
-      const all = columnValues.get(column)!;
+      const all = summarised.get(column)!;
       const values = from === 0 && to === all.length ? all : all.slice(from, to);
-      return { column, summary, value: toCell(summarise(summary, values, cv, ctx)) };
+      return { column, summary, value: toCell(summarise(summary, values, cv.customSummaries, ctx)) };
     });
   const summaries = summariesOf(0, limited.length);
   const pageEnd = Math.min(limited.length, o.offset + o.pageSize);
-  const page = limited.slice(o.offset, pageEnd).map(({ row, k }): ViewRow => {
+  const page = limited.slice(o.offset, pageEnd).map((i): ViewRow => {
+    const row = kept[i];
     const cells: Record<string, Cell> = {};
-    for (const c of cv.columns) cells[c.id] = cellOf(row, c.id, ctx);
-    return { path: row.rec.path, cells, group: cv.view.groupBy ? toCell(k[0]) : null };
+    for (const c of cv.columns) cells[c.id] = cellOf(cv.getters.get(c.id)!, row, ctx);
+    return { path: row.rec.path, cells, group: groupKeys ? toCell(groupKeys[i]) : null };
   });
   return {
     total: limited.length,
@@ -366,108 +376,71 @@ export async function runView(cv: CompiledView, o: RunOptions): Promise<ViewResu
   };
 }
 
-function passes(f: CompiledFilter, row: Row, ctx: EvalContext): boolean {
+function inPathOrder(rows: readonly Row[]): boolean {
+  for (let i = 1; i < rows.length; i++) if (rows[i - 1].rec.path > rows[i].rec.path) return false;
+  return true;
+}
+
+/** The filters as one test per row: a filter that errors on a row (a method on the wrong type) leaves it out, as Obsidian does. */
+function rowTest(f: CompiledFilter): RowTest {
   switch (f.t) {
-    case 'expr':
-      try {
-        return truthy(evaluate(f.c.tree, row, ctx));
-      } catch (e) {
-        // A filter that errors on a row (a method on the wrong type) leaves the row out, as Obsidian does.
-        if (e instanceof EvalError) return false;
-        throw e;
-      }
-    case 'and':
-      return f.items.every((x) => passes(x, row, ctx));
-    case 'or':
-      return f.items.some((x) => passes(x, row, ctx));
-    case 'not':
+    case 'expr': {
+      const ev = f.c.ev;
+      return (row, ctx) => {
+        try {
+          return truthy(ev(row, ctx, undefined));
+        } catch (e) {
+          if (e instanceof EvalError) return false;
+          throw e;
+        }
+      };
+    }
+    case 'and': {
+      const items = f.items.map(rowTest);
+      return (row, ctx) => items.every((x) => x(row, ctx));
+    }
+    case 'or': {
+      const items = f.items.map(rowTest);
+      return (row, ctx) => items.some((x) => x(row, ctx));
+    }
+    case 'not': {
       // Obsidian's `not` holds when none of its items holds.
-      return !f.items.some((x) => passes(x, row, ctx));
+      const items = f.items.map(rowTest);
+      return (row, ctx) => !items.some((x) => x(row, ctx));
+    }
   }
 }
 
-function columnValue(row: Row, id: string, ctx: EvalContext): Value {
+/** How a column's value is read, by its id; decided once per compiled view. */
+function columnGetter(id: string): ColumnGetter {
   const p = propertyId(id);
   const dot = p.indexOf('.');
   const ns = p.slice(0, dot);
   const name = p.slice(dot + 1);
-  if (ns === 'formula') return formulaValue(name, row, ctx);
-  if (ns === 'file') {
-    return evaluate({ t: 'member', obj: { t: 'id', name: 'file' }, name }, row, ctx);
-  }
-  const props = row.rec.properties;
-  if (!props || !Object.hasOwn(props, name)) return null;
-  return noteProperty(row.rec, name, ctx);
+  if (ns === 'formula') return (row, ctx) => formulaValue(name, row, ctx);
+  if (ns === 'file')
+    return (row, ctx) => {
+      step(ctx, 2);
+      return fileField(row.rec, name, ctx);
+    };
+  return (row, ctx) => rowProperty(row, name, ctx);
 }
 
-function cellOf(row: Row, id: string, ctx: EvalContext): Cell {
+/** A column's value for sorting, grouping and summaries: an error counts as no value. */
+function valueOf(get: ColumnGetter, row: Row, ctx: EvalContext): Value {
   try {
-    return toCell(columnValue(row, id, ctx));
+    return get(row, ctx);
   } catch (e) {
-    if (e instanceof EvalError) return { type: 'error', value: e.message };
+    if (e instanceof EvalError) return null;
     throw e;
   }
 }
 
-function summarise(summary: string, values: Value[], cv: CompiledView, ctx: EvalContext): Value {
-  const nums = values.flatMap((v) => (typeof v === 'number' ? [v] : v instanceof BDuration ? [v.ms] : []));
-  const dates = values.filter((v): v is BDate => v instanceof BDate);
-  const sum = nums.reduce((a, b) => a + b, 0);
-  switch (summary) {
-    case 'Average':
-      return nums.length ? sum / nums.length : null;
-    case 'Sum':
-      return nums.length ? sum : null;
-    case 'Min':
-      return nums.length ? Math.min(...nums) : dates.length ? dates.reduce((a, b) => (b.ms < a.ms ? b : a)) : null;
-    case 'Max':
-      return nums.length ? Math.max(...nums) : dates.length ? dates.reduce((a, b) => (b.ms > a.ms ? b : a)) : null;
-    case 'Range':
-      if (nums.length) return Math.max(...nums) - Math.min(...nums);
-      if (dates.length) return new BDuration(Math.max(...dates.map((d) => d.ms)) - Math.min(...dates.map((d) => d.ms)));
-      return null;
-    case 'Median': {
-      if (!nums.length) return null;
-      const s = [...nums].sort((a, b) => a - b);
-      const m = s.length >> 1;
-      return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-    }
-    case 'Stddev': {
-      if (!nums.length) return null;
-      const mean = sum / nums.length;
-      return Math.sqrt(nums.reduce((a, b) => a + (b - mean) ** 2, 0) / nums.length);
-    }
-    case 'Earliest':
-      return dates.length ? dates.reduce((a, b) => (b.ms < a.ms ? b : a)) : null;
-    case 'Latest':
-      return dates.length ? dates.reduce((a, b) => (b.ms > a.ms ? b : a)) : null;
-    case 'Checked':
-      return values.filter((v) => v === true).length;
-    case 'Unchecked':
-      return values.filter((v) => v === false).length;
-    case 'Empty':
-      return values.filter((v) => isEmpty(v)).length;
-    case 'Filled':
-      return values.filter((v) => !isEmpty(v)).length;
-    case 'Count':
-      return values.length;
-    case 'Unique': {
-      const seen = new Set<string>();
-      for (const v of values) if (!isEmpty(v)) seen.add(`${typeof v}:${display(v)}`);
-      return seen.size;
-    }
-    default: {
-      const c = cv.customSummaries.get(summary)!;
-      try {
-        // A custom summary sees the column's values as `values`, outside any row.
-        const row = newRow(
-          ctx.thisRec ?? { path: '', size: 0, mtimeMs: 0, ctimeMs: null, tags: [], properties: null, isNote: false },
-        );
-        return evaluate(c.tree, row, ctx, { values });
-      } catch (e) {
-        if (e instanceof EvalError) return `error: ${e.message}`;
-        throw e;
-      }
-    }
+function cellOf(get: ColumnGetter, row: Row, ctx: EvalContext): Cell {
+  try {
+    return toCell(get(row, ctx));
+  } catch (e) {
+    if (e instanceof EvalError) return { type: 'error', value: e.message };
+    throw e;
   }
 }

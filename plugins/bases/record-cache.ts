@@ -219,7 +219,9 @@ export class BasesRecordCache {
       const now = Date.now();
       if (e.files && ttlMs > 0 && now - e.files.at < ttlMs && !e.stale) return e.files;
       const list = await walk();
-      const snap = { list, at: now, version: (e.files?.version ?? 0) + 1 };
+      // A walk that finds what the last one found keeps its version, so what was built from it is kept too.
+      const same = e.files !== null && sameFiles(e.files.list, list);
+      const snap = { list: same ? e.files!.list : list, at: now, version: (e.files?.version ?? 0) + (same ? 0 : 1) };
       if (!e.stale) e.files = snap;
       return snap;
     });
@@ -314,6 +316,13 @@ export class BasesRecordCache {
     while (held() > this.maxNotes && byAge.length > 0) this.vaults.delete(byAge.shift()![0]);
     return true;
   }
+}
+
+function sameFiles(a: readonly WalkedFile[], b: readonly WalkedFile[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++)
+    if (a[i].path !== b[i].path || a[i].size !== b[i].size || a[i].mtimeMs !== b[i].mtimeMs) return false;
+  return true;
 }
 
 function sameRow(a: NoteRow, b: NoteRow): boolean {

@@ -5,8 +5,8 @@
 // Read-only: reads rows, lists paths, stats files only when file.ctime is asked for; never reads a note's bytes.
 import { buildLinkIndex, resolveLink } from '../../src/markdown/index.js';
 import { LINKS, mapLimit, type StoredLink } from '../../src/sdk/index.js';
-import type { VaultLookup } from './expr/evaluate.js';
-import { BLink, type FileRecord, type Value } from './expr/values.js';
+import type { VaultLookup } from './expr/runtime.js';
+import { BLink, type FileRecord, recordMemo } from './expr/values.js';
 import { BASES_RECORDS, BasesRecordCache, type NotesSnapshot, type WalkedFile } from './record-cache.js';
 import type { BasesCtx } from './settings.js';
 
@@ -66,11 +66,21 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
     return out;
   };
   const typesLoaded = propertyTypes(ctx);
+  // How long each step took (only the slow ones are logged: a first load, a catch-up, a walk).
+  const took: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    took[name] = Math.round(now - t);
+    t = now;
+  };
   try {
     const notes = await cache.notes(vaultId, ctx.signal);
+    lap('notes');
     const stored = needs.links
       ? await cache.links(vaultId, ctx.service(LINKS), ctx.settings.bases.maxLinks, ctx.signal)
       : undefined;
+    lap('links');
     // Attachments (and .base, .canvas…) are not in the index: a walk of the vault's paths finds them. A view of
     // notes only still walks when a note's property links to an attachment (so the link resolves).
     const withFiles =
@@ -79,12 +89,14 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
         [...notes.rows.values()].some((r) => linksToAttachment(r.frontmatter)),
       );
     const files = withFiles ? await cache.files(vaultId, ctx.settings.bases.filesCacheSeconds * 1000, walk) : undefined;
+    lap('walk');
     const base = cache.derived(
       vaultId,
       withFiles ? 'records+files' : 'records',
       `${notes.version}:${files?.version ?? '-'}`,
       () => buildRecords(notes, files?.list),
     );
+    lap('records');
     const linkMaps = stored
       ? cache.derived(
           vaultId,
@@ -93,6 +105,7 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
           () => buildLinkMaps(base, stored.bySource),
         )
       : undefined;
+    lap('linkMaps');
     if (needs.ctime) {
       await mapLimit(
         base.records,
@@ -108,16 +121,19 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
       );
     }
     const types = await typesLoaded;
+    lap('types');
+    if (Object.values(took).some((ms) => ms >= 100)) ctx.log.debug({ vault: vaultId, ms: took }, 'bases: vault loaded');
     const none: readonly BLink[] = [];
     const { byPath } = base;
     const typesKey = JSON.stringify([...types].sort());
-    let memo = base.memos.get(typesKey);
-    if (!memo) {
-      if (base.memos.size >= 4) base.memos.clear();
-      memo = new WeakMap();
-      base.memos.set(typesKey, memo);
+    // One key per set of property types: values converted under other types are converted again.
+    let memoKey = base.memoKeys.get(typesKey);
+    if (!memoKey) {
+      if (base.memoKeys.size >= 4) base.memoKeys.clear();
+      memoKey = {};
+      base.memoKeys.set(typesKey, memoKey);
     }
-    const memos = memo;
+    const key = memoKey;
     return {
       records: base.records,
       byPath,
@@ -130,11 +146,7 @@ export async function loadVault(ctx: BasesCtx, needs: LoadNeeds): Promise<Loaded
         backlinks: (rec) => linkMaps?.incoming.get(rec.path) ?? none,
         propertyType: (name) => types.get(name),
         ctime: (rec) => rec.ctimeMs,
-        memo: (rec) => {
-          let m = memos.get(rec);
-          if (!m) memos.set(rec, (m = new Map()));
-          return m;
-        },
+        memo: (rec) => recordMemo(rec, key),
       },
     };
   } finally {
@@ -148,8 +160,8 @@ interface BuiltRecords {
   readonly byPath: ReadonlyMap<string, FileRecord>;
   readonly pathOfId: ReadonlyMap<number, string>;
   readonly resolve: (target: string, from: string) => string | null;
-  /** Converted property values per record, by the property types they were converted under. */
-  readonly memos: Map<string, WeakMap<FileRecord, Map<string, Value>>>;
+  /** The memo key of each set of property types the records' values were converted under (see recordMemo). */
+  readonly memoKeys: Map<string, object>;
 }
 
 /** The records of the notes (and, when walked, the other files), and the resolver over their paths. */
@@ -177,6 +189,8 @@ function buildRecords(notes: NotesSnapshot, walked: readonly WalkedFile[] | unde
     records.push(rec);
     byPath.set(e.path, rec);
   }
+  // In path order, the engine's last sort key: a view's rows then come out of the filter already in that order.
+  records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const index = buildLinkIndex(byPath.keys());
   const resolveCache = new Map<string, string | null>();
   const resolve = (target: string, from: string): string | null => {
@@ -190,7 +204,7 @@ function buildRecords(notes: NotesSnapshot, walked: readonly WalkedFile[] | unde
     }
     return r;
   };
-  return { records, byPath, pathOfId, resolve, memos: new Map() };
+  return { records, byPath, pathOfId, resolve, memoKeys: new Map() };
 }
 
 interface LinkMaps {

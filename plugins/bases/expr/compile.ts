@@ -1,13 +1,18 @@
 // Compiling an expression: parse it, refuse by name what the engine does not evaluate (unknown functions and
-// methods, regular expressions that could backtrack without bound), and collect what it needs (formulas, links).
-// Pure: no I/O. Everything refused here is refused before a single row is read.
+// methods, regular expressions that could backtrack without bound), collect what it needs (formulas, links), and
+// build its evaluator. Pure: no I/O. Everything refused here is refused before a single row is read.
 import { basesRefusals } from '../refusals.js';
-import { GLOBAL_FUNCTIONS, METHODS } from './evaluate.js';
+import { compileEvaluator } from './evaluate.js';
+import { GLOBALS } from './functions.js';
+import { METHODS } from './methods/index.js';
 import { clipExpr, type Node, type ParseLimits, parseExpression } from './parser.js';
+import type { Ev } from './runtime.js';
 
 export interface Compiled {
   readonly source: string;
   readonly tree: Node;
+  /** The expression's value for a row. */
+  readonly ev: Ev;
   /** Formulas it names (formula.x, formula["x"]). */
   readonly formulas: ReadonlySet<string>;
   /** Whether it reads links (file.links, file.backlinks, file.embeds, hasLink, linksTo). */
@@ -57,7 +62,7 @@ export function compileExpression(source: string, state: CompileState, where: st
       case 'call':
         if ((n.callee.t === 'id' || n.callee.t === 'member') && RESOLVING.has(n.callee.name)) resolvesFiles = true;
         if (n.callee.t === 'id') {
-          if (!GLOBAL_FUNCTIONS.has(n.callee.name)) unsupported(`the function ${n.callee.name}()`);
+          if (!GLOBALS.has(n.callee.name)) unsupported(`the function ${n.callee.name}()`);
         } else if (n.callee.t === 'member') {
           if (!METHODS.has(n.callee.name)) unsupported(`the method .${n.callee.name}()`);
           if (LINK_METHODS.has(n.callee.name)) needsLinks = true;
@@ -81,7 +86,8 @@ export function compileExpression(source: string, state: CompileState, where: st
     }
   };
   walk(tree);
-  return { source, tree, formulas, needsLinks, needsCtime, resolvesFiles };
+  const ev = compileEvaluator(tree, state.regexes);
+  return { source, tree, ev, formulas, needsLinks, needsCtime, resolvesFiles };
 }
 
 /**

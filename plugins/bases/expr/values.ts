@@ -13,6 +13,21 @@ export interface FileRecord {
   /** Frontmatter as JSON (null for attachments and notes without one). */
   readonly properties: Readonly<Record<string, unknown>> | null;
   readonly isNote: boolean;
+  /** Its converted property values, kept by the query's lookup (see recordMemo); absent until first read. */
+  memo?: PropertyMemo;
+}
+
+/** Converted property values kept with a record, valid while `key` is the lookup's (one per set of property types). */
+export interface PropertyMemo {
+  readonly key: object;
+  readonly values: Map<string, Value>;
+}
+
+/** The record's converted values under `key`, started afresh when it has none or another key's. */
+export function recordMemo(rec: FileRecord, key: object): Map<string, Value> {
+  let m = rec.memo;
+  if (m === undefined || m.key !== key) rec.memo = m = { key, values: new Map() };
+  return m.values;
 }
 
 export class BDate {

@@ -3,8 +3,8 @@
 import { buildLinkIndex, resolveLink } from '../../../src/markdown/index.js';
 import { parseBase } from '../../../plugins/bases/base-file.js';
 import { compileView, runView, type EngineLimits, type ViewResult } from '../../../plugins/bases/engine.js';
-import type { VaultLookup } from '../../../plugins/bases/expr/evaluate.js';
-import { BLink, type FileRecord, type Value } from '../../../plugins/bases/expr/values.js';
+import type { VaultLookup } from '../../../plugins/bases/expr/runtime.js';
+import { BLink, type FileRecord, recordMemo } from '../../../plugins/bases/expr/values.js';
 
 export const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -59,7 +59,7 @@ export function vault(notes: FakeNote[], types: Record<string, string> = {}) {
       }
     }
   }
-  const memos = new WeakMap<FileRecord, Map<string, Value>>();
+  const memoKey = {};
   const lookup: VaultLookup = {
     file: (p) => byPath.get(p),
     resolve,
@@ -69,11 +69,7 @@ export function vault(notes: FakeNote[], types: Record<string, string> = {}) {
     propertyType: (n) => types[n],
     ctime: (r) => r.ctimeMs,
     // As the server's lookup: converted property values kept per record across this vault's queries.
-    memo: (r) => {
-      let m = memos.get(r);
-      if (!m) memos.set(r, (m = new Map()));
-      return m;
-    },
+    memo: (r) => recordMemo(r, memoKey),
   };
   return {
     records,
