@@ -23,7 +23,7 @@ import {
 } from './auth/api-keys.js';
 import { registrationBudget, signInBudget, type AttemptBudget } from './auth/attempt-budget.js';
 import { ensureOperator, listUsers, userByName } from './auth/users.js';
-import { SESSION_COOKIE, sessionUser } from './panel/sessions.js';
+import { SESSION_COOKIE, sessionUser } from './auth/panel-sessions.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { Forwarder } from './cluster/forward.js';
 import { checkFence, VaultLeases } from './cluster/leases.js';
@@ -34,6 +34,7 @@ import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
 import { FamilyManager, type ApplyResult } from './families/manager.js';
 import { buildHttpApp } from './http/app.js';
+import type { HttpSurface } from './http/surfaces.js';
 import type { OAuthServer } from './oauth/server.js';
 import type { ProviderOptions } from './oauth/provider.js';
 import type { IndexPipeline } from './index/index.js';
@@ -62,6 +63,11 @@ export interface HostOptions {
   readonly command?: string;
   /** Test-only seams for the OAuth client metadata fetch (never set from configuration). */
   readonly oauthFetchSeams?: ProviderOptions['fetchSeams'];
+  /**
+   * Pages clients of the host mount on its HTTP listener, each when its settings turn it on (the CLI's
+   * serve passes the operator panel); the host imports none of them.
+   */
+  readonly surfaces?: readonly HttpSurface[];
 }
 
 export const WELCOME_NOTE = `# Welcome to your vault
@@ -317,7 +323,7 @@ export class Host {
           operator: (id) => ({ ...h3.operator, vaultId: id }),
         });
       }
-      if (options.http) await host.listen();
+      if (options.http) await host.listen(options.surfaces ?? []);
       // Bid only once this process can be reached: a vault it wins is forwarded to at once.
       await leases?.start();
       const socketPath = options.admin === false ? undefined : adminSocketPath(settings);
@@ -389,8 +395,9 @@ export class Host {
     };
   }
 
-  private async listen(): Promise<void> {
+  private async listen(surfaces: readonly HttpSurface[]): Promise<void> {
     const s = this.settings.host.server;
+    const mount = surfaces.filter((surface) => surface.enabled(this.settings));
     this.app = await buildHttpApp({
       mode: s.mode,
       maxSessions: s.maxSessions,
@@ -411,21 +418,24 @@ export class Host {
       health: () => this.health(),
       isOperator: (authorization, cookie) => this.isOperator(authorization, cookie),
       metricsEndpoint: this.metrics ? { registry: this.metrics, access: this.settings.host.metrics } : undefined,
-      panel: this.settings.host.panel.enabled
+      surfaces: mount.length
         ? {
-            db: this.database.db,
-            settings: () => this.settings,
-            log: this.log,
-            secure: s.publicUrl?.startsWith('https:') ?? false,
-            operations: () => this.operations,
-            registry: this.manager.registry,
-            callTool: (principal, tool, args) => this.dispatcher.call(principal, tool, args),
-            health: () => this.health(),
-            signInBudget: this.signInBudget,
-            startedAt: this.startedAt,
-            route: this.forwarder
-              ? (id, request, reply, write) => this.forwarder!.route(request, reply, id, { write })
-              : undefined,
+            mount,
+            deps: {
+              db: this.database.db,
+              settings: () => this.settings,
+              log: this.log,
+              secure: s.publicUrl?.startsWith('https:') ?? false,
+              operations: () => this.operations,
+              registry: this.manager.registry,
+              callTool: (principal, tool, args) => this.dispatcher.call(principal, tool, args),
+              health: () => this.health(),
+              signInBudget: this.signInBudget,
+              startedAt: this.startedAt,
+              route: this.forwarder
+                ? (id, request, reply, write) => this.forwarder!.route(request, reply, id, { write })
+                : undefined,
+            },
           }
         : undefined,
     });

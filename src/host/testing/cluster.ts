@@ -110,7 +110,7 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
         p.exited = false;
         p.child = spawn(
           process.execPath,
-          ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'serve', '--config', config],
+          ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', '--config', config],
           { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
         );
         p.child.stdout?.pipe(log, { end: false });

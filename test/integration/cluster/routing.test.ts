@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createSession, SESSION_COOKIE } from '../../../src/host/panel/sessions.js';
+import { createSession, SESSION_COOKIE } from '../../../src/host/auth/panel-sessions.js';
 import {
   haproxyAvailable,
   startCluster,
@@ -163,7 +163,7 @@ t.test('requests follow their vault, and a joining process takes its share', { s
   const stdio = new Client({ name: 'stdio-test', version: '1.0.0' });
   const bridge = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
+    args: ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), EXO_CONFIG: '' },
     stderr: 'pipe',
@@ -338,7 +338,7 @@ async function runCli(config: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), ...args, '--config', config],
+      ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args, '--config', config],
       { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, timeout: 60_000 },
       (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
     ),

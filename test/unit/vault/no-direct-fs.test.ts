@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 const ALLOWLIST: Record<string, string> = {
   'src/host/settings/load.ts': 'reads the config file',
   'src/host/package-info.ts': "reads the package's own package.json (its root and version)",
-  'src/host/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
-  'src/host/cli/main.ts': 'CLI: config and key files',
-  'src/host/cli/init.ts': 'writes the user config file',
-  'src/host/cli/commands.ts': 'CLI: config and key files',
+  'src/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
+  'src/cli/main.ts': 'CLI: config and key files',
+  'src/cli/init.ts': 'writes the user config file',
+  'src/cli/commands.ts': 'CLI: config and key files',
   'src/host/db/engines/pglite.ts': 'the PGlite data directory',
   'src/host/db/index.ts': 'the data directory',
   'src/host/db/owner-lock.ts': 'the lock file inside the embedded database directory',
@@ -29,7 +29,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/mcp/stdio-bridge.ts':
     "realpath of two vault roots, to compare the bridged server's vault with the config's",
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
-  'src/host/panel/server.ts': 'streams htmx.min.js from the htmx.org package (node_modules, never the vault)',
+  'src/panel/server.ts': 'streams htmx.min.js from the htmx.org package (node_modules, never the vault)',
   'plugins/transfer/receive.ts':
     'streams an upload into a private temp file outside the vault (published through VaultFs)',
   'plugins/transfer/routes.ts': 'reads that temp file back before publishing it through VaultFs',

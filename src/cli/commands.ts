@@ -1,23 +1,23 @@
 // CLI command bodies. Every command that reads or changes server state goes to the process that owns the
 // database when one runs (over its admin channel), and otherwise runs here holding the database lock:
 // the same operation either way. Heavy modules load lazily so `exocortex stdio` answers at once.
-import type { Host } from '../host.js';
-import type { DatabaseService } from '../db/index.js';
-import type { AdminClient } from '../admin/channel-client.js';
-import type { IndexSummary, KeyRow, Progress } from '../admin/operations.js';
-import type { AccountTarget, UserView, VaultView } from '../admin/account-operations.js';
-import type { ClientView, GrantView } from '../admin/oauth-operations.js';
+import type { Host } from '../host/host.js';
+import type { DatabaseService } from '../host/db/index.js';
+import type { AdminClient } from '../host/admin/channel-client.js';
+import type { IndexSummary, KeyRow, Progress } from '../host/admin/operations.js';
+import type { AccountTarget, UserView, VaultView } from '../host/admin/account-operations.js';
+import type { ClientView, GrantView } from '../host/admin/oauth-operations.js';
 import { realpathSync } from 'node:fs';
-import { DEFAULT_CONFIG_FILE, resolvePath, type Settings } from '../settings/load.js';
-import { OperationError } from '../admin/errors.js';
-import type { Scope } from '../../sdk/scopes.js';
+import { DEFAULT_CONFIG_FILE, resolvePath, type Settings } from '../host/settings/load.js';
+import { OperationError } from '../host/admin/errors.js';
+import type { Scope } from '../sdk/scopes.js';
 
-const loadHost = () => import('../host.js').then((m) => m.Host);
-const loadKeys = () => import('../auth/api-keys.js');
-const loadLogger = () => import('../log/logger.js').then((m) => m.createLogger);
-const loadOps = () => import('../admin/operations.js');
-const loadAccounts = () => import('../admin/account-operations.js');
-const loadOAuth = () => import('../admin/oauth-operations.js');
+const loadHost = () => import('../host/host.js').then((m) => m.Host);
+const loadKeys = () => import('../host/auth/api-keys.js');
+const loadLogger = () => import('../host/log/logger.js').then((m) => m.createLogger);
+const loadOps = () => import('../host/admin/operations.js');
+const loadAccounts = () => import('../host/admin/account-operations.js');
+const loadOAuth = () => import('../host/admin/oauth-operations.js');
 
 /** How long a command waits for an owner that holds the lock but does not answer yet (it is starting). */
 const OWNER_WAIT_MS = 30_000;
@@ -49,9 +49,9 @@ export async function reachOwner<T>(
   local: () => Promise<T>,
 ): Promise<T> {
   const [{ AdminClient }, { adminSocketPath }, { DatabaseLockedError }] = await Promise.all([
-    import('../admin/channel-client.js'),
-    import('../admin/protocol.js'),
-    import('../db/owner-lock.js'),
+    import('../host/admin/channel-client.js'),
+    import('../host/admin/protocol.js'),
+    import('../host/db/owner-lock.js'),
   ]);
   const socket = adminSocketPath(settings);
   const deadline = Date.now() + OWNER_WAIT_MS;
@@ -113,11 +113,11 @@ async function withDatabase<T>(
     { applyDeclared, DeclaredConflict },
     { SettingsError },
   ] = await Promise.all([
-    import('../db/index.js'),
-    import('../auth/vaults.js'),
-    import('../auth/users.js'),
-    import('../vaults/declared.js'),
-    import('../settings/load.js'),
+    import('../host/db/index.js'),
+    import('../host/auth/vaults.js'),
+    import('../host/auth/users.js'),
+    import('../host/vaults/declared.js'),
+    import('../host/settings/load.js'),
   ]);
   const database = await openDatabase(settings.host.database.url, {
     baseDir: settings.baseDir,
@@ -169,7 +169,8 @@ export function claudeAddCommand(url: string, key: string): string {
 export async function runServe(settings: Settings): Promise<void> {
   const Host = await loadHost();
   const { mintFirstAdminKey } = await loadKeys();
-  const host = await Host.start({ settings, http: true, command: 'exocortex serve' });
+  const { panelSurface } = await import('../panel/surface.js');
+  const host = await Host.start({ settings, http: true, command: 'exocortex serve', surfaces: [panelSurface] });
   const s = settings.host.server;
   const base = s.publicUrl?.replace(/\/$/, '') ?? host.url;
   const raw = settings.host.auth.mintAdminKeyOnFirstStart
@@ -198,10 +199,10 @@ export async function runServe(settings: Settings): Promise<void> {
  */
 export async function runStdio(settings: Settings): Promise<void> {
   const [{ AdminClient }, { adminSocketPath }, { embeddedDir }, { isLocked }] = await Promise.all([
-    import('../admin/channel-client.js'),
-    import('../admin/protocol.js'),
-    import('../db/location.js'),
-    import('../db/owner-lock.js'),
+    import('../host/admin/channel-client.js'),
+    import('../host/admin/protocol.js'),
+    import('../host/db/location.js'),
+    import('../host/db/owner-lock.js'),
   ]);
   const socket = adminSocketPath(settings);
   const dir = embeddedDir(settings.host.database.url, settings.baseDir);
@@ -209,7 +210,7 @@ export async function runStdio(settings: Settings): Promise<void> {
   for (;;) {
     const owner = socket ? await AdminClient.connect(socket) : undefined;
     if (owner) {
-      const { runStdioBridge, vaultMismatch } = await import('../mcp/stdio-bridge.js');
+      const { runStdioBridge, vaultMismatch } = await import('../host/mcp/stdio-bridge.js');
       // Relaying to a server that serves another vault would answer from the wrong notes, silently.
       const mismatch = vaultMismatch(resolvePath(settings, settings.host.vault.path), owner.hello);
       if (mismatch) {
@@ -224,7 +225,7 @@ export async function runStdio(settings: Settings): Promise<void> {
   }
   refuseOnServerDatabase(settings, 'exocortex stdio');
   const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([
-    import('../mcp/server-factory.js'),
+    import('../host/mcp/server-factory.js'),
     import('@modelcontextprotocol/server/stdio'),
   ]);
   const hostReady = loadHost().then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));

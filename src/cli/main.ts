@@ -1,10 +1,10 @@
 // The exocortex command line: serve (default), stdio, migrate, keys, doctor. Raw output meant for
 // scripts (a new key) goes to stdout alone; everything else goes to stderr.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { loadSettings, SettingsError, type Settings } from '../settings/load.js';
-import { OperationError } from '../admin/errors.js';
-import { PACKAGE_VERSION } from '../package-info.js';
-import { nativeLoadError, nativeRefusal } from '../vault/native.js';
+import { loadSettings, SettingsError, type Settings } from '../host/settings/load.js';
+import { OperationError } from '../host/admin/errors.js';
+import { PACKAGE_VERSION } from '../host/package-info.js';
+import { nativeLoadError, nativeRefusal } from '../host/vault/native.js';
 import {
   keysCreate,
   keysList,
