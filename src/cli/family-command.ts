@@ -10,7 +10,7 @@ import { createLogger } from '../host/log/logger.js';
 import { resolvePath, type Settings } from '../host/settings/load.js';
 import { openVault } from '../host/vault/index.js';
 import { PiscinaPool } from '../host/workers/pool.js';
-import { reachOwner } from './commands.js';
+import { reachOwner } from './owner.js';
 
 export async function runFamilyCommand(
   settings: Settings,

@@ -38,7 +38,7 @@ t.test('readme.commands: every exocortex command in the table is a CLI command',
 });
 
 t.test('readme.clients: the client commands are the ones the server prints and the tests run', async (t) => {
-  const commands = readFileSync(path.join(root, 'src/cli/commands.ts'), 'utf8');
+  const commands = readFileSync(path.join(root, 'src/cli/serve.ts'), 'utf8');
   t.match(commands, 'claude mcp add --transport http exocortex ${url}/mcp --header "Authorization: Bearer ${key}"');
   t.match(
     readme,

@@ -13,7 +13,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
   'src/cli/main.ts': 'CLI: config and key files',
   'src/cli/init.ts': 'writes the user config file',
-  'src/cli/commands.ts': 'CLI: config and key files',
+  'src/cli/owner.ts': 'CLI: realpath of the config vault and the running server vault, to say which it attached to',
   'src/host/db/engines/pglite.ts': 'the PGlite data directory',
   'src/host/db/index.ts': 'the data directory',
   'src/host/db/owner-lock.ts': 'the lock file inside the embedded database directory',
