@@ -22,7 +22,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/testing/external-writer-race.ts': 'test harness: plays the outside editor that writes a vault note',
   'src/host/families/discover.ts': 'the families loader (family manifests and code)',
   'src/host/families/tool-compiler.ts': 'the families loader (tool schema JSON)',
-  'src/host/host.ts': 'watches the config file for reloads',
+  'src/host/reload.ts': 'watches the config file for reloads',
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
   'src/host/testing/cluster.ts': 'test harness: the multi-process topology (configs, logs, vault folders)',
   'src/host/testing/cli.ts': 'test harness: whether a compiled CLI newer than every source exists',
