@@ -20,7 +20,7 @@ export async function hostHealth(host: Host): Promise<Record<string, unknown>> {
   const last = host.manager.lastResult;
   if (last && !last.ok) degraded = true;
   const caps = host.vaultHandle.fs.capabilities;
-  const byVault = await familyHealthByVault(host);
+  const byVault = await host.familyHealthByVault();
   const familyHealth = byVault[host.vaultHandle.name] ?? {};
   const vaults = host.vaults.health();
   for (const v of Object.values(vaults)) if (v.state === 'unavailable') degraded = true;
@@ -132,8 +132,8 @@ export function hostMetrics(host: Host, module: typeof import('./metrics/index.j
     workers: () => host.workers.stats(),
     audit: () => ({ pending: host.audit.pending, written: host.audit.written, dropped: host.audit.dropped }),
     pool: () => host.database.pool.counts(),
-    familyHealth: () => familyHealthByVault(host),
-    backlogs: () => healthBacklogs(host),
+    familyHealth: () => host.familyHealthByVault(),
+    backlogs: () => host.healthBacklogs(),
     leases: leases ? () => ({ owned: leases.ownedVaults().length, ...leases.counters }) : undefined,
   });
   host.database.pool.onWait = (seconds) => metrics.poolWait(seconds);
