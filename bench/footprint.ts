@@ -1,5 +1,5 @@
 // bench/footprint: what the compiled server costs a small machine, each figure from the server in its own
-// process (`node dist/src/host/cli/main.js`, default families, embedded PGlite): resident memory idle on an
+// process (`node dist/src/cli/main.js`, default families, embedded PGlite): resident memory idle on an
 // empty vault (one Welcome note) and the peak of its first start on a fresh data directory; idle after a
 // restart; the peak while ~10k notes (oldwinter-knowledge-garden ×4) are first indexed, resident with the
 // index ready, and after 100 mixed tool calls over HTTP; each split into the main thread's V8 heap, the
@@ -25,7 +25,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const RUNS = Number(process.env.RUNS ?? 3);
 const SKIP_CORPUS = process.env.BENCH_SKIP_CORPUS === '1';
 const ONLY_CORPUS = process.env.BENCH_ONLY_CORPUS === '1';
-const MAIN = path.join(ROOT, 'dist/src/host/cli/main.js');
+const MAIN = path.join(ROOT, 'dist/src/cli/main.js');
 const PROBE = path.join(ROOT, 'bench/lib/footprint-probe.cjs');
 const MiB = 1048576;
 

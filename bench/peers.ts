@@ -111,7 +111,7 @@ function installPeers(): { dir: string; seconds: number; cached: boolean } {
 
 /** dist/ only when it is at least as new as every source it was built from; a stale build would bench old code. */
 function ourCommand(configFile: string): { args: string[]; entry: string } {
-  const built = path.join(ROOT, 'dist/src/host/cli/main.js');
+  const built = path.join(ROOT, 'dist/src/cli/main.js');
   if (existsSync(built)) {
     const stale = execFileSync('find', ['src', 'plugins', '-name', '*.ts', '-newer', built], {
       cwd: ROOT,
@@ -120,7 +120,7 @@ function ourCommand(configFile: string): { args: string[]; entry: string } {
     if (!stale) return { args: [built, 'stdio', '--config', configFile], entry: 'dist' };
   }
   return {
-    args: ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', configFile],
+    args: ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'stdio', '--config', configFile],
     entry: 'tsx (dist absent or older than src)',
   };
 }

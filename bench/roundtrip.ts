@@ -17,7 +17,7 @@ import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT } from './lib/setu
 
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const CLI = path.join(ROOT, 'src/host/cli/main.ts');
+const CLI = path.join(ROOT, 'src/cli/main.ts');
 const BARE = path.join(ROOT, 'bench/lib/bare-mcp-server.ts');
 
 type Era = 'legacy' | 'modern';

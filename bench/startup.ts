@@ -32,12 +32,12 @@ async function once(args: string[]): Promise<number> {
 
 const { configFile } = await benchEnvironment({ plugins: [] });
 console.log(`# machine: ${machine()}; embedded PGlite (reopened data dir), built-in families`);
-const compiled = path.join(ROOT, 'dist/src/host/cli/main.js');
+const compiled = path.join(ROOT, 'dist/src/cli/main.js');
 const variants: Array<[string, string[]]> = [];
 if (existsSync(compiled)) variants.push(['startup_initialize_compiled', [compiled, 'stdio', '--config', configFile]]);
 variants.push([
   'startup_initialize_tsx',
-  ['--import', 'tsx', path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', configFile],
+  ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'stdio', '--config', configFile],
 ]);
 variants.push([
   'baseline_node_noop',

@@ -29,7 +29,7 @@ const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WRITERS = 8;
 const COLD_ONLY = process.env.BENCH_COLD_ONLY === '1';
-const CLI = path.join(ROOT, 'src/host/cli/main.ts');
+const CLI = path.join(ROOT, 'src/cli/main.ts');
 const engines = (process.argv[2] ?? 'pglite,postgres').split(',');
 
 type Result = { isError?: boolean; structuredContent?: Record<string, any>; content?: unknown };

@@ -2,11 +2,11 @@
 // Entry point: runs the compiled CLI when built (npm ci builds it), else the TypeScript sources via tsx.
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../dist/src/host/cli/main.js', import.meta.url);
+const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
 if (existsSync(compiled)) {
   await import(compiled.href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../src/host/cli/main.ts', import.meta.url).href);
+  await import(new URL('../src/cli/main.ts', import.meta.url).href);
 }

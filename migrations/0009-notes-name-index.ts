@@ -1,6 +1,6 @@
 // The lower-cased file name of each note (the part after the last `/`), indexed per vault, so the panel's
 // note view resolves a note's wikilinks by looking up only the notes whose file name a target could mean
-// (src/host/panel/note-render.ts must use the same expression). Only SQL PostgreSQL 15 understands.
+// (src/panel/note-render.ts must use the same expression). Only SQL PostgreSQL 15 understands.
 import { sql, type Kysely } from 'kysely';
 
 export default {

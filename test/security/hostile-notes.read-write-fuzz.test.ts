@@ -21,7 +21,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { textOf } from '../../src/sdk/testkit.js';
 import { startTestServer } from '../../src/host/testing/harness.js';
-import { renderNote } from '../../src/host/panel/note-render.js';
+import { renderNote } from '../../src/panel/note-render.js';
 
 const RUNS = Number(process.env.EXOCORTEX_FUZZ_RUNS ?? 6);
 const MAX_KIB = Number(process.env.EXOCORTEX_FUZZ_MAX_KIB ?? 40);

@@ -11,8 +11,8 @@ import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOpt
 import type { OAuthServer } from '../oauth/server.js';
 import type { HostMetrics } from '../metrics/index.js';
 import { mayScrape } from '../metrics/scrape-access.js';
-import type { PanelDeps } from '../panel/context.js';
 import { hostCheck } from './host-check.js';
+import type { HttpSurface, SurfaceDeps } from './surfaces.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {
@@ -42,8 +42,14 @@ export interface HttpAppOptions extends Omit<HttpTransportOptions, 'isAllowedHos
     readonly registry: HostMetrics;
     readonly access: { token: string; allowLoopback: boolean };
   };
-  /** The operator panel at /admin, when panel.enabled (the Host and Origin checks are this app's). */
-  readonly panel?: Omit<PanelDeps, 'isAllowedHost' | 'isAllowedOrigin'>;
+  /**
+   * Pages clients of the host mount here (the operator panel at /admin), each with what the host gives them
+   * (the Host and Origin checks are this app's).
+   */
+  readonly surfaces?: {
+    readonly mount: readonly HttpSurface[];
+    readonly deps: Omit<SurfaceDeps, 'isAllowedHost' | 'isAllowedOrigin'>;
+  };
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -194,11 +200,8 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
   });
 
-  if (o.panel) {
-    // Loaded only when the panel is on: its pages and views cost nothing otherwise.
-    const { registerPanel } = await import('../panel/server.js');
-    await registerPanel(app, { ...o.panel, isAllowedHost, isAllowedOrigin });
-  }
+  for (const surface of o.surfaces?.mount ?? [])
+    await surface.register(app, { ...o.surfaces!.deps, isAllowedHost, isAllowedOrigin });
   o.oauth?.register(app);
   const oauth = o.oauth;
   registerMcpRoutes(app, {

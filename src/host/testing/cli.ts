@@ -10,8 +10,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const COMPILED = path.join(ROOT, 'dist/src/host/cli/main.js');
-const SOURCES = path.join(ROOT, 'src/host/cli/main.ts');
+const COMPILED = path.join(ROOT, 'dist/src/cli/main.js');
+const SOURCES = path.join(ROOT, 'src/cli/main.ts');
 const LOADER = path.join(ROOT, 'scripts/ts-loader/register.mjs');
 /** What `npm run build` compiles or copies into dist/. */
 const INPUTS = ['src', 'plugins', 'migrations', 'schemas', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];

@@ -111,7 +111,7 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
         p.exited = false;
         p.child = spawn(
           process.execPath,
-          [...typescriptArgs(), path.join(ROOT, 'src/host/cli/main.ts'), 'serve', '--config', config],
+          [...typescriptArgs(), path.join(ROOT, 'src/cli/main.ts'), 'serve', '--config', config],
           { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
         );
         p.child.stdout?.pipe(log, { end: false });

@@ -26,6 +26,7 @@ import { Host, type HostOptions } from '../host.js';
 import { freePort } from './free-port.js';
 import { createLogger } from '../log/logger.js';
 import { deepMerge, loadSettings } from '../settings/load.js';
+import { panelSurface } from '../../panel/surface.js';
 
 /** This package's root (the checkout, or an installed node_modules/exocortex), run from src or from dist. */
 function packageRoot(): string {
@@ -163,6 +164,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       builtinDir,
       log: createLogger(options.logLevel ?? 'silent'),
       oauthFetchSeams: options.oauthFetchSeams,
+      surfaces: [panelSurface],
     });
   let host = await startHost();
   const db = host.database.db;

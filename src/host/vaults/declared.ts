@@ -4,6 +4,8 @@ import type { Kysely } from 'kysely';
 import { Refusal } from '../../sdk/refusals.js';
 import { disableUsers, insertUser, listUsers, OPERATOR_USER, updateUser, type UserRow } from '../auth/users.js';
 import { changeRoot, deleteVault, insertVault, listVaults, updateVault, type VaultRow } from '../auth/vaults.js';
+import type { DatabaseService } from '../db/index.js';
+import { resolvePath, SettingsError, type Settings } from '../settings/load.js';
 import type { HostSettings } from '../settings/schema.js';
 import { examineRoot, overlapOf, type RootIdentity } from '../vault/roots.js';
 
@@ -228,4 +230,18 @@ async function overlapProblems(
     known.push({ name: d.name, identity });
   }
   return out;
+}
+
+/** The config file's vaults and users at start, or a SettingsError naming each contradiction with the database. */
+export async function applyDeclaredOrRefuse(
+  database: DatabaseService,
+  settings: Settings,
+  implicit: { name: string; id: number },
+): Promise<void> {
+  try {
+    await applyDeclared(database.db, settings.host, (p) => resolvePath(settings, p), implicit);
+  } catch (e) {
+    if (e instanceof DeclaredConflict) throw new SettingsError(e.problems);
+    throw e;
+  }
 }

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createSession, SESSION_COOKIE } from '../../../src/host/panel/sessions.js';
+import { createSession, SESSION_COOKIE } from '../../../src/host/auth/panel-sessions.js';
 import {
   haproxyAvailable,
   startCluster,
@@ -164,7 +164,7 @@ t.test('requests follow their vault, and a joining process takes its share', { s
   const stdio = new Client({ name: 'stdio-test', version: '1.0.0' });
   const bridge = new StdioClientTransport({
     command: process.execPath,
-    args: [...typescriptArgs(), path.join(ROOT, 'src/host/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
+    args: [...typescriptArgs(), path.join(ROOT, 'src/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), EXO_CONFIG: '' },
     stderr: 'pipe',
@@ -339,7 +339,7 @@ async function runCli(config: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(
       process.execPath,
-      [...typescriptArgs(), path.join(ROOT, 'src/host/cli/main.ts'), ...args, '--config', config],
+      [...typescriptArgs(), path.join(ROOT, 'src/cli/main.ts'), ...args, '--config', config],
       { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, timeout: 60_000 },
       (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
     ),

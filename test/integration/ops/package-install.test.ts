@@ -87,7 +87,7 @@ t.test(
       );
     for (const needed of [
       'package/bin/exocortex.js',
-      'package/dist/src/host/cli/main.js',
+      'package/dist/src/cli/main.js',
       'package/dist/schemas/notes/read_note.json',
       'package/config/default.yaml',
       `package/prebuilds/linux-${arch}/exocortex.glibc.node`,

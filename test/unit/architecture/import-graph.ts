@@ -15,6 +15,9 @@ export interface ImportEdge {
 
 export type Layer =
   | { readonly kind: 'host' }
+  | { readonly kind: 'testkit' }
+  | { readonly kind: 'panel' }
+  | { readonly kind: 'cli' }
   | { readonly kind: 'sdk' }
   | { readonly kind: 'markdown' }
   | { readonly kind: 'family'; readonly family: string }
@@ -25,6 +28,8 @@ export const SDK_ENTRY = 'src/sdk/index.ts';
 export const MARKDOWN_ENTRY = 'src/markdown/index.ts';
 /** The one place the host may reach a family: the loader discovers families by path at run time. */
 export const FAMILY_LOADER = 'src/host/families/';
+/** What the CLI may import of the panel: the surface it hands to the host (the pages load behind it). */
+export const PANEL_SURFACE = 'src/panel/surface.ts';
 
 /** Known exceptions, each with why it stands; a test fails when one is no longer needed. */
 export const EXCEPTIONS: ReadonlyArray<{ readonly from: string; readonly to: string; readonly why: string }> = [
@@ -40,7 +45,11 @@ export function layerOf(file: string): Layer {
   if (parts[0] === 'plugins' && parts.length > 2) return { kind: 'family', family: parts[1] };
   // A built-in family's generated tool types live in src/generated/<family>: they are that family's own.
   if (parts[0] === 'src' && parts[1] === 'generated' && parts.length > 3) return { kind: 'family', family: parts[2] };
+  // The test kit composes a whole server as an operator's process does (host, panel): a client of the host.
+  if (parts[0] === 'src' && parts[1] === 'host' && parts[2] === 'testing') return { kind: 'testkit' };
   if (parts[0] === 'src' && parts[1] === 'host') return { kind: 'host' };
+  if (parts[0] === 'src' && parts[1] === 'panel') return { kind: 'panel' };
+  if (parts[0] === 'src' && parts[1] === 'cli') return { kind: 'cli' };
   if (parts[0] === 'src' && parts[1] === 'sdk') return { kind: 'sdk' };
   if (parts[0] === 'src' && parts[1] === 'markdown') return { kind: 'markdown' };
   return { kind: 'other' };
@@ -56,7 +65,8 @@ export function edgeViolations(edge: ImportEdge): string[] {
   const say = (rule: string) => out.push(`${edge.from} imports ${edge.to}: ${rule}`);
   switch (from.kind) {
     case 'family':
-      if (to.kind === 'host') say('a family never imports the host');
+      if (to.kind === 'host' || to.kind === 'testkit' || to.kind === 'panel' || to.kind === 'cli')
+        say('a family never imports the host');
       else if (to.kind === 'family' && to.family !== from.family) say('a family never imports another family');
       else if (to.kind === 'sdk' && edge.to !== SDK_ENTRY) say(`a family imports the SDK only through ${SDK_ENTRY}`);
       else if (to.kind === 'markdown' && edge.to !== MARKDOWN_ENTRY)
@@ -65,9 +75,28 @@ export function edgeViolations(edge: ImportEdge): string[] {
     case 'host':
       if (to.kind === 'family' && !edge.from.startsWith(FAMILY_LOADER))
         say('the host never imports a family (only the family loader reaches them, at run time)');
+      else if (to.kind === 'panel') say('the host never imports the panel (it mounts the surfaces it is given)');
+      else if (to.kind === 'cli') say('the host never imports a command (the CLI is a client of the host)');
+      else if (to.kind === 'testkit') say('the host never imports the test kit');
+      break;
+    case 'testkit':
+      if (to.kind === 'family') say('the test kit never imports a family (it loads them by path, as the host does)');
+      else if (to.kind === 'cli') say('the test kit never imports a command (it runs the CLI as a process)');
+      break;
+    case 'panel':
+      if (to.kind === 'family') say('the panel never imports a family (it calls their tools through the host)');
+      else if (to.kind === 'cli') say('the panel never imports a command');
+      else if (to.kind === 'testkit') say('the panel never imports the test kit');
+      break;
+    case 'cli':
+      if (to.kind === 'family') say('the CLI never imports a family (family commands load through the host)');
+      else if (to.kind === 'panel' && edge.to !== PANEL_SURFACE)
+        say(`the CLI imports the panel only through ${PANEL_SURFACE}`);
+      else if (to.kind === 'testkit') say('the CLI never imports the test kit');
       break;
     case 'sdk':
-      if (to.kind === 'host') say('the SDK never imports the host');
+      if (to.kind === 'host' || to.kind === 'testkit' || to.kind === 'panel' || to.kind === 'cli')
+        say('the SDK never imports the host');
       else if (to.kind === 'family') say('the SDK never imports a family');
       break;
     case 'markdown':

@@ -1,7 +1,7 @@
 // The floors of the house, as a test (docs/architecture.md): families never import the host, the host
-// never imports a family except through the loader, no family imports another, markdown imports nothing of
-// ours, the SDK never imports the host, and a built-in family reaches the SDK only through its public entry,
-// as a third-party family must. The rules are checked on synthetic graphs too, so that a test that passes
+// never imports a family except through the loader, nor the panel, a command or the test kit (they are its
+// clients), no family imports another, markdown imports nothing of ours, the SDK never imports the host, and
+// a built-in family reaches the SDK only through its public entry, as a third-party family must. The rules are checked on synthetic graphs too, so that a test that passes
 // is known to be able to fail.
 import path from 'node:path';
 import t from 'tap';
@@ -41,7 +41,20 @@ t.test('each rule fails on a violation', async (t) => {
     [edge('plugins/notes/tools/x.ts', 'src/sdk/query/index.ts'), /only through src\/sdk\/index.ts/],
     [edge('plugins/notes/tools/x.ts', 'src/markdown/links.ts'), /only through src\/markdown\/index.ts/],
     [edge('src/host/mcp/server-factory.ts', 'plugins/notes/family.ts'), /the host never imports a family/],
+    [edge('src/host/http/app.ts', 'src/panel/server.ts'), /the host never imports the panel/],
+    [edge('src/host/host.ts', 'src/panel/surface.ts'), /the host never imports the panel/],
+    [edge('src/host/admin/operations.ts', 'src/cli/main.ts'), /the host never imports a command/],
+    [edge('src/host/families/manager.ts', 'src/cli/family-command.ts'), /the host never imports a command/],
+    [edge('src/host/mcp/server-factory.ts', 'src/host/testing/harness.ts'), /the host never imports the test kit/],
+    [edge('src/panel/routes-users.ts', 'src/cli/users.ts'), /the panel never imports a command/],
+    [edge('src/panel/routes-notes.ts', 'plugins/notes/family.ts'), /the panel never imports a family/],
+    [edge('src/cli/main.ts', 'src/panel/server.ts'), /the CLI imports the panel only through src\/panel\/surface.ts/],
+    [edge('src/cli/main.ts', 'plugins/search/family.ts'), /the CLI never imports a family/],
+    [edge('src/host/testing/harness.ts', 'plugins/notes/family.ts'), /the test kit never imports a family/],
+    [edge('plugins/notes/family.ts', 'src/panel/html.ts'), /a family never imports the host/],
+    [edge('plugins/notes/family.ts', 'src/host/testing/harness.ts'), /a family never imports the host/],
     [edge('src/sdk/define-tool.ts', 'src/host/families/dispatch.ts'), /the SDK never imports the host/],
+    [edge('src/sdk/define-tool.ts', 'src/cli/main.ts'), /the SDK never imports the host/],
     [edge('src/sdk/define-tool.ts', 'plugins/search/family.ts'), /the SDK never imports a family/],
     [edge('src/markdown/links.ts', 'src/sdk/index.ts'), /markdown imports nothing of ours/],
     [edge('src/markdown/links.ts', 'src/host/log/logger.ts'), /markdown imports nothing of ours/],
@@ -63,6 +76,10 @@ t.test('what the floors allow', async (t) => {
     edge('plugins/notes/tools/x.ts', 'src/generated/notes/index.ts'),
     edge('src/host/families/discover.ts', 'plugins/notes/family.ts'),
     edge('src/host/mcp/server-factory.ts', 'src/sdk/refusals.ts'),
+    edge('src/panel/context.ts', 'src/host/admin/operations.ts'),
+    edge('src/cli/main.ts', 'src/host/admin/operations.ts'),
+    edge('src/cli/serve.ts', 'src/panel/surface.ts'),
+    edge('src/host/testing/harness.ts', 'src/panel/surface.ts'),
     edge('src/sdk/link-moves.ts', 'src/markdown/rewrite-links.ts'),
     edge('src/markdown/links.ts', 'src/markdown/tokens.ts'),
     { from: 'src/markdown/links.ts', specifier: 'unified', to: null },

@@ -20,7 +20,7 @@ t.test('readme.links: every relative link names a file that exists', async (t) =
 });
 
 t.test('readme.commands: every exocortex command in the table is a CLI command', async (t) => {
-  const main = readFileSync(path.join(root, 'src/host/cli/main.ts'), 'utf8');
+  const main = readFileSync(path.join(root, 'src/cli/main.ts'), 'utf8');
   const known = new Set([...main.matchAll(/\.command\('([a-z-]+)'/g)].map((m) => m[1]));
   // `exocortex <family> <command>`: a built-in family's operator commands (search rebuild-keyword, history export).
   const families = new Set(
@@ -38,7 +38,7 @@ t.test('readme.commands: every exocortex command in the table is a CLI command',
 });
 
 t.test('readme.clients: the client commands are the ones the server prints and the tests run', async (t) => {
-  const commands = readFileSync(path.join(root, 'src/host/cli/commands.ts'), 'utf8');
+  const commands = readFileSync(path.join(root, 'src/cli/serve.ts'), 'utf8');
   t.match(commands, 'claude mcp add --transport http exocortex ${url}/mcp --header "Authorization: Bearer ${key}"');
   t.match(
     readme,

@@ -1,7 +1,7 @@
 // The panel names an OAuth client by its registered name, redirect host and registration date (issue 43):
 // three clients all registered as "Claude" are told apart, and a grant whose client is gone shows its id.
 import t from 'tap';
-import { clientLabel, redirectHosts } from '../../../src/host/panel/client-label.js';
+import { clientLabel, redirectHosts } from '../../../src/panel/client-label.js';
 import type { ClientView } from '../../../src/host/admin/oauth-operations.js';
 
 const claude = (id: string, uri: string, createdAt: string): ClientView => ({

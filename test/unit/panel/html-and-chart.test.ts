@@ -3,9 +3,9 @@
 // over https; the usage rollups' latency buckets, quantile estimates and folding; and /metrics' families'
 // health (read once per scrape, every vault, declared backlogs) with plain-function sources, no server.
 import t from 'tap';
-import { html, raw } from '../../../src/host/panel/html.js';
-import { stackedBars } from '../../../src/host/panel/chart.js';
-import { safeNext } from '../../../src/host/panel/server.js';
+import { html, raw } from '../../../src/panel/html.js';
+import { stackedBars } from '../../../src/panel/chart.js';
+import { safeNext } from '../../../src/panel/server.js';
 import { noteViewUrl } from '../../../src/sdk/note-view-url.js';
 import { bucketLow, bucketOf, DAY_MS, foldRollup, histQuantile, HIST_BUCKETS } from '../../../src/host/audit/rollup.js';
 import type { UsageRow } from '../../../src/host/audit/batch-writer.js';

@@ -2,7 +2,7 @@
 // markdown makes an attribute (an image's alt text, a link's title) comes out as plain escaped text in
 // that attribute, never as markup that could close it; in text it is still a link.
 import t from 'tap';
-import { renderNote, type TargetResolver } from '../../../src/host/panel/note-render.js';
+import { renderNote, type TargetResolver } from '../../../src/panel/note-render.js';
 
 const resolve: TargetResolver = async (targets) => new Map(targets.map((x) => [x, `${x}.md`]));
 

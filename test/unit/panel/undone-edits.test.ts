@@ -1,7 +1,7 @@
 // The panel marks an agent's edit that was undone (issue 43): after undo_changes or restore_revision put
 // back the content it replaced (or deleted the note it created), its revision is shown as undone.
 import t from 'tap';
-import { undoneBy } from '../../../src/host/panel/routes-edits.js';
+import { undoneBy } from '../../../src/panel/routes-edits.js';
 
 t.test('an edit undone by a later undo or restore is found; others are not', async (t) => {
   const revisions = [

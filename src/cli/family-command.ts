@@ -1,16 +1,16 @@
 // `exocortex <family> <command> [args]`: runs an operator command a family declares. With a server
 // running it runs there (over the admin channel); otherwise here, with the database migrated and the
 // family's settings validated, without booting the family or serving.
-import type { AdminClient } from '../admin/channel-client.js';
-import { familyCommandOp } from '../admin/operations.js';
-import { ensureVault } from '../auth/vaults.js';
-import { migrateHost, openDatabase, pgliteMemoryOf } from '../db/index.js';
-import { FamilyManager } from '../families/manager.js';
-import { createLogger } from '../log/logger.js';
-import { resolvePath, type Settings } from '../settings/load.js';
-import { openVault } from '../vault/index.js';
-import { PiscinaPool } from '../workers/pool.js';
-import { reachOwner } from './commands.js';
+import type { AdminClient } from '../host/admin/channel-client.js';
+import { familyCommandOp } from '../host/admin/operations.js';
+import { ensureVault } from '../host/auth/vaults.js';
+import { migrateHost, openDatabase, pgliteMemoryOf } from '../host/db/index.js';
+import { FamilyManager } from '../host/families/manager.js';
+import { createLogger } from '../host/log/logger.js';
+import { resolvePath, type Settings } from '../host/settings/load.js';
+import { openVault } from '../host/vault/index.js';
+import { PiscinaPool } from '../host/workers/pool.js';
+import { reachOwner } from './owner.js';
 
 export async function runFamilyCommand(
   settings: Settings,

@@ -1,7 +1,7 @@
 // The panel's page frame (head, navigation, flash message) and its one stylesheet. Pages render their
 // main content with `html`; this wraps it. Pure: no request, no I/O.
 import { html, raw, type Html } from './html.js';
-import type { PanelUser } from './sessions.js';
+import type { PanelUser } from '../host/auth/panel-sessions.js';
 
 export interface Frame {
   readonly user: PanelUser | null;

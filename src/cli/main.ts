@@ -1,33 +1,15 @@
-// The exocortex command line: serve (default), stdio, migrate, keys, doctor. Raw output meant for
-// scripts (a new key) goes to stdout alone; everything else goes to stderr.
+// The exocortex command line: serve (default), stdio, migrate, index, keys, users, oauth, vaults, init, doctor
+// (one file per command group). Raw output meant for scripts (a new key) goes to stdout alone; the rest to stderr.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { Settings } from '../settings/load.js';
-import { OperationError } from '../admin/errors.js';
-import { PACKAGE_VERSION } from '../package-info.js';
-import { nativeLoadError, nativeRefusal } from '../vault/native.js';
-import {
-  keysCreate,
-  keysList,
-  keysRevoke,
-  oauthClientsList,
-  oauthClientsRevoke,
-  oauthGrantsList,
-  oauthGrantsRevoke,
-  runIndex,
-  runMigrate,
-  runServe,
-  runStdio,
-  usersAdd,
-  usersAdmin,
-  usersDisable,
-  usersLimits,
-  usersList,
-  usersLoginLink,
-  usersPasswd,
-  vaultsAdd,
-  vaultsList,
-  vaultsRemove,
-} from './commands.js';
+import type { Settings } from '../host/settings/load.js';
+import { OperationError } from '../host/admin/errors.js';
+import { PACKAGE_VERSION } from '../host/package-info.js';
+import { nativeLoadError, nativeRefusal } from '../host/vault/native.js';
+import { keysCreate, keysList, keysRevoke } from './keys.js';
+import { oauthClientsList, oauthClientsRevoke, oauthGrantsList, oauthGrantsRevoke } from './oauth.js';
+import { runIndex, runMigrate, runServe, runStdio } from './serve.js';
+import { usersAdd, usersAdmin, usersDisable, usersLimits, usersList, usersLoginLink, usersPasswd } from './users.js';
+import { vaultsAdd, vaultsList, vaultsRemove } from './vaults.js';
 
 const program = new Command();
 program
@@ -65,7 +47,7 @@ const withConfig = (cmd: Command) =>
   );
 /** Every setting, validated (loaded when a command needs them: `exocortex stdio` relaying reads only a few). */
 const settingsOf = async (opts: { config?: string }): Promise<Settings> =>
-  (await import('../settings/load.js')).loadSettings({ file: opts.config });
+  (await import('../host/settings/load.js')).loadSettings({ file: opts.config });
 
 withConfig(
   program.command('serve', { isDefault: true }).description('serve the vault over Streamable HTTP (default command)'),

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { micromark } from 'micromark';
-import { buildLinkIndex, parseNote, resolveLink, type Link } from '../../markdown/index.js';
-import { textArray } from '../../sdk/query/index.js';
+import { buildLinkIndex, parseNote, resolveLink, type Link } from '../markdown/index.js';
+import { textArray } from '../sdk/query/index.js';
 import { html } from './html.js';
 
 /** Resolves link targets written in `fromPath` to vault paths (null: dangling or ambiguous). */

@@ -6,13 +6,13 @@
 // (`exocortex <family> <command> [args]`) as a job.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { familyCommandOp, indexOp, renderIndexSummary } from '../admin/operations.js';
+import { familyCommandOp, indexOp, renderIndexSummary } from '../host/admin/operations.js';
 import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { PanelJobs, type Job } from './jobs.js';
 import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
-import type { PanelUser } from './sessions.js';
-import type { ServedVault } from '../vaults/registry.js';
+import type { PanelUser } from '../host/auth/panel-sessions.js';
+import type { ServedVault } from '../host/vaults/registry.js';
 
 const EVERY_VAULT = '*';
 

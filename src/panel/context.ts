@@ -1,42 +1,16 @@
 // What every panel page gets: the host's dependencies, the shared page helpers, the form and refusal types,
 // and the guards (signed in, admin). The server builds one PanelContext; page modules only import this file.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Logger, Principal } from '../../sdk/types.js';
-import type { AttemptBudget } from '../auth/attempt-budget.js';
-import type { InputNeeded } from '../../sdk/client-channel.js';
-import { OperationError, type OperationTarget } from '../admin/operations.js';
-import { Refusal } from '../../sdk/refusals.js';
-import { refusalPanelText } from '../refusal-presenter.js';
-import type { CallResult } from '../families/dispatch.js';
-import type { FamilyRegistry } from '../families/registry.js';
-import type { Settings } from '../settings/load.js';
+import type { Principal } from '../sdk/types.js';
+import { OperationError } from '../host/admin/operations.js';
+import type { SurfaceDeps } from '../host/http/surfaces.js';
+import { Refusal } from '../sdk/refusals.js';
+import { refusalPanelText } from '../host/refusal-presenter.js';
 import type { Frame } from './layout.js';
-import type { PanelUser } from './sessions.js';
+import type { PanelUser } from '../host/auth/panel-sessions.js';
 
-/** What the panel needs from the host (the composition root builds it). */
-export interface PanelDeps {
-  readonly db: Kysely<any>;
-  readonly settings: () => Settings;
-  readonly log: Logger;
-  /** Cookies are Secure when server.publicUrl is https. */
-  readonly secure: boolean;
-  readonly operations: () => OperationTarget;
-  readonly registry: FamilyRegistry;
-  /** A tool call through the host's dispatcher, as this principal (the same path an agent's call takes). */
-  callTool(principal: Principal, tool: string, args: Record<string, unknown>): Promise<CallResult | InputNeeded>;
-  health(): Promise<Record<string, unknown>>;
-  isAllowedHost(host: string | undefined): boolean;
-  isAllowedOrigin(origin: string | undefined): boolean;
-  readonly startedAt: number;
-  /** Failed sign-ins per address: the same budget the OAuth sign-in page spends. */
-  readonly signInBudget: AttemptBudget;
-  /**
-   * Several processes on one PostgreSQL server: serve a vault's page where the vault is owned (true: the
-   * request was answered there, or refused).
-   */
-  readonly route?: (vaultId: number, request: FastifyRequest, reply: FastifyReply, write: boolean) => Promise<boolean>;
-}
+/** What the panel gets from the host: what the host gives every HTTP surface (src/host/http/surfaces.ts). */
+export type PanelDeps = SurfaceDeps;
 
 export type Form = Record<string, string | string[] | undefined>;
 

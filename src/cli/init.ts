@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import YAML from 'yaml';
-import { resolveFrom, userConfigFile, userDataDir } from '../settings/load.js';
+import { resolveFrom, userConfigFile, userDataDir } from '../host/settings/load.js';
 
 export interface InitOptions {
   readonly vault?: string;

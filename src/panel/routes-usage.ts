@@ -8,7 +8,7 @@ import { stackedBars, type Bucket } from './chart.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { me, type PanelContext } from './context.js';
-import { DAY_MS, HIST_BUCKETS, HOUR_MS, histQuantile } from '../audit/rollup.js';
+import { DAY_MS, HIST_BUCKETS, HOUR_MS, histQuantile } from '../host/audit/rollup.js';
 
 const WINDOWS: Readonly<Record<string, { hours: number; bucket: 'hour' | 'day'; label: string }>> = {
   '24h': { hours: 24, bucket: 'hour', label: 'last 24 hours' },

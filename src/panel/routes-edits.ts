@@ -3,14 +3,14 @@
 // Every read and write here is a tool call through the host's dispatcher as the signed-in user's
 // principal: the same tools, admission, validation and audit an agent's call gets.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isInputNeeded } from '../../sdk/client-channel.js';
-import { refusalOfToolResult, refusalPanelText } from '../refusal-presenter.js';
+import { isInputNeeded } from '../sdk/client-channel.js';
+import { refusalOfToolResult, refusalPanelText } from '../host/refusal-presenter.js';
 import { html, type Html } from './html.js';
 import { csrfField, page, type Frame } from './layout.js';
 import { first, me, PanelError, type Form, type PanelContext } from './context.js';
-import type { PanelUser } from './sessions.js';
-import { usersListOp } from '../admin/account-operations.js';
-import { userByName } from '../auth/users.js';
+import type { PanelUser } from '../host/auth/panel-sessions.js';
+import { usersListOp } from '../host/admin/account-operations.js';
+import { userByName } from '../host/auth/users.js';
 
 /** A tool's structured result, or a PanelError carrying the refusal as the refusal presenter words it for a page. */
 export async function callAs(

@@ -3,14 +3,14 @@
 // open sessions close. A non-admin sees and touches only their own; clients are server-wide (admins).
 import { clientLabel, redirectHosts } from './client-label.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keysCreateOp, keysListOp, keysRevokeOp, OperationError, type KeyRow } from '../admin/operations.js';
-import { usersListOp } from '../admin/account-operations.js';
+import { keysCreateOp, keysListOp, keysRevokeOp, OperationError, type KeyRow } from '../host/admin/operations.js';
+import { usersListOp } from '../host/admin/account-operations.js';
 import {
   oauthClientsListOp,
   oauthClientsRevokeOp,
   oauthGrantsListOp,
   oauthGrantsRevokeOp,
-} from '../admin/oauth-operations.js';
+} from '../host/admin/oauth-operations.js';
 import { html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { first, me, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';

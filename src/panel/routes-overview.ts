@@ -2,12 +2,12 @@
 // read-only, generation), uptime, version and each family's declared backlog (the embedding backlog) per
 // vault, from the same data /health reports.
 import type { FastifyInstance } from 'fastify';
-import { vaultsListOp } from '../admin/account-operations.js';
-import type { VaultHealth } from '../vaults/registry.js';
+import { vaultsListOp } from '../host/admin/account-operations.js';
+import type { VaultHealth } from '../host/vaults/registry.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { me, type PanelContext } from './context.js';
-import { backlogOf } from '../../sdk/define-family.js';
+import { backlogOf } from '../sdk/define-family.js';
 
 export function duration(seconds: number): string {
   const d = Math.floor(seconds / 86400);

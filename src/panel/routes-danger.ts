@@ -1,13 +1,13 @@
 // Danger zone (admins only): disable a user, remove a vault, revoke everything of one user. Each action is
 // a GET confirmation page that names exactly what will happen, then a POST that runs the CLI's operation.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keysListOp, keysRevokeOp } from '../admin/operations.js';
-import { usersDisableOp, usersListOp, vaultsListOp, vaultsRemoveOp } from '../admin/account-operations.js';
-import { oauthGrantsListOp, oauthGrantsRevokeOp } from '../admin/oauth-operations.js';
-import { userByName } from '../auth/users.js';
+import { keysListOp, keysRevokeOp } from '../host/admin/operations.js';
+import { usersDisableOp, usersListOp, vaultsListOp, vaultsRemoveOp } from '../host/admin/account-operations.js';
+import { oauthGrantsListOp, oauthGrantsRevokeOp } from '../host/admin/oauth-operations.js';
+import { userByName } from '../host/auth/users.js';
 import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
-import { endSessionsOf } from './sessions.js';
+import { endSessionsOf } from '../host/auth/panel-sessions.js';
 import { first, PanelError, requireAdmin, type Form, type PanelContext } from './context.js';
 
 type Action = 'disable' | 'revoke-all' | 'remove-vault';

@@ -11,8 +11,8 @@ import {
   usersListOp,
   vaultsAddOp,
   vaultsListOp,
-} from '../admin/account-operations.js';
-import { usersLoginLinkOp, usersPasswdOp } from '../admin/oauth-operations.js';
+} from '../host/admin/account-operations.js';
+import { usersLoginLinkOp, usersPasswdOp } from '../host/admin/oauth-operations.js';
 import { html } from './html.js';
 import { csrfField, page, type Frame } from './layout.js';
 import { first, PanelError, requireAdmin, runOperation, type Form, type PanelContext } from './context.js';

@@ -1,12 +1,12 @@
 // exocortex doctor: checks Node, configuration, vault platform guarantees, database and families,
 // printing one line per check with the fix for anything wrong. Returns the exit code.
 import { accessSync, constants, existsSync } from 'node:fs';
-import { AdminClient } from '../admin/channel-client.js';
-import { adminSocketPath } from '../admin/protocol.js';
-import { Host } from '../host.js';
-import { createLogger } from '../log/logger.js';
-import { loadSettings, resolvePath, SettingsError, type Settings } from '../settings/load.js';
-import * as vaultModule from '../vault/index.js';
+import { AdminClient } from '../host/admin/channel-client.js';
+import { adminSocketPath } from '../host/admin/protocol.js';
+import { Host } from '../host/host.js';
+import { createLogger } from '../host/log/logger.js';
+import { loadSettings, resolvePath, SettingsError, type Settings } from '../host/settings/load.js';
+import * as vaultModule from '../host/vault/index.js';
 
 interface Check {
   name: string;

@@ -1,7 +1,7 @@
 // How the panel names an OAuth client: three clients registered as "Claude" must be told apart, so a
 // client is its registered name with its redirect host(s) and registration date, never the id alone.
 // Pure; the id stays available to the page as a title.
-import type { ClientView } from '../admin/oauth-operations.js';
+import type { ClientView } from '../host/admin/oauth-operations.js';
 
 /** The hosts a client's redirect URIs point at, in order, without repeats (unparsable ones as given). */
 export function redirectHosts(c: Pick<ClientView, 'redirectUris'>): string[] {

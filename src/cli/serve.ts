@@ -1,0 +1,196 @@
+// The commands that run a server or a pass over it: serve (HTTP, with the operator panel), stdio (served
+// here, or bridged to the running server), migrate and index.
+import type { Host } from '../host/host.js';
+import type { AdminClient } from '../host/admin/channel-client.js';
+import type { IndexSummary, Progress } from '../host/admin/operations.js';
+import type { Settings } from '../host/settings/load.js';
+import { resolvePath } from '../host/settings/file.js';
+import { OperationError } from '../host/admin/errors.js';
+import { loadHost, loadKeys, loadLogger, loadOps, OWNER_WAIT_MS, reachOwner, refuseOnServerDatabase } from './owner.js';
+
+export function claudeAddCommand(url: string, key: string): string {
+  return `claude mcp add --transport http exocortex ${url}/mcp --header "Authorization: Bearer ${key}"`;
+}
+
+export async function runServe(settings: Settings): Promise<void> {
+  const Host = await loadHost();
+  const { mintFirstAdminKey } = await loadKeys();
+  const { panelSurface } = await import('../panel/surface.js');
+  const host = await Host.start({ settings, http: true, command: 'exocortex serve', surfaces: [panelSurface] });
+  const s = settings.host.server;
+  const base = s.publicUrl?.replace(/\/$/, '') ?? host.url;
+  const raw = settings.host.auth.mintAdminKeyOnFirstStart
+    ? await mintFirstAdminKey(host.database.db, host.vaultHandle.id)
+    : undefined;
+  if (raw) {
+    process.stdout.write(
+      [
+        '',
+        'First start: minted an admin API key. It is shown only this once; store it now.',
+        `  ${raw}`,
+        'Connect Claude Code with:',
+        `  ${claudeAddCommand(base, raw)}`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  host.log.info({ url: `${base}/mcp`, vault: host.vaultHandle.name }, 'serving');
+  installShutdown(host);
+}
+
+/**
+ * stdio: bridged to the running server when one owns the database, else served here (holding the lock,
+ * and opening the admin channel so that CLI commands and other bridges reach this process). Served here,
+ * initialize is answered at once and tool calls wait until the host is up. The relay reads only the settings
+ * that find the server (settings/relay.ts), so it loads neither PGlite nor the families nor the whole
+ * settings schema; serving here loads and validates every setting.
+ */
+export async function runStdio(configFile: string | undefined): Promise<void> {
+  const [{ AdminClient }, { adminSocketPath }, { embeddedDir }, { isLocked }, { loadRelaySettings }] =
+    await Promise.all([
+      import('../host/admin/channel-client.js'),
+      import('../host/admin/protocol.js'),
+      import('../host/db/location.js'),
+      import('../host/db/owner-lock.js'),
+      import('../host/settings/relay.js'),
+    ]);
+  const relay = loadRelaySettings({ file: configFile });
+  const socket = adminSocketPath(relay);
+  const dir = embeddedDir(relay.host.database.url, relay.baseDir);
+  const deadline = Date.now() + OWNER_WAIT_MS;
+  for (;;) {
+    const owner = socket ? await AdminClient.connect(socket) : undefined;
+    if (owner) {
+      const { runStdioBridge, vaultMismatch } = await import('../host/mcp/stdio-bridge.js');
+      // Relaying to a server that serves another vault would answer from the wrong notes, silently.
+      const mismatch = vaultMismatch(resolvePath(relay, relay.host.vault.path), owner.hello);
+      if (mismatch) {
+        await owner.close();
+        throw new OperationError('vault_mismatch', mismatch, 2);
+      }
+      return runStdioBridge(owner);
+    }
+    if (!dir || !(await isLocked(dir))) break;
+    if (Date.now() > deadline) break; // serving directly now fails with the owner named
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const settings = (await import('../host/settings/load.js')).loadSettings({ file: configFile });
+  refuseOnServerDatabase(settings, 'exocortex stdio');
+  const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([
+    import('../host/mcp/server-factory.js'),
+    import('@modelcontextprotocol/server/stdio'),
+  ]);
+  const hostReady = loadHost().then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
+  const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
+  source.catch(() => undefined);
+  // The SDK decides the era from the client's first message (server/discover or initialize) and pins one
+  // instance for the connection; the newest instance is the one serving, so it is the one told of changes.
+  serveStdio(() => {
+    const server = createLazyMcpServer(source, settings.host.vault.name, { notifications: true });
+    void hostReady.then(
+      (host) =>
+        host.hub.add('stdio', { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() }),
+      () => undefined,
+    );
+    return server;
+  });
+  let host: Host;
+  try {
+    host = await hostReady;
+  } catch (e) {
+    process.stderr.write(`exocortex: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  process.stdin.on('end', () => void host.close().then(() => process.exit(0)));
+  installShutdown(host);
+}
+
+export async function runMigrate(settings: Settings): Promise<void> {
+  const remote = async (owner: AdminClient) => {
+    const health = await owner.get<{ families?: Record<string, string> }>('/v1/health');
+    const states = Object.entries(health.families ?? {})
+      .map(([n, st]) => `${n}: ${st}`)
+      .join(', ');
+    process.stderr.write(
+      `the running server (PID ${owner.hello.pid}) applied migrations when it started (host and enabled families: ${states || 'none'})\n`,
+    );
+  };
+  await reachOwner(settings, remote, () => migrateHere(settings));
+}
+
+async function migrateHere(settings: Settings): Promise<void> {
+  const [Host, createLogger] = await Promise.all([loadHost(), loadLogger()]);
+  const host = await Host.start({ settings, http: false, admin: false, log: createLogger('warn') });
+  const states = [...host.manager.registry.status].map(([n, s]) => `${n}: ${s.state}`).join(', ');
+  await host.close();
+  process.stderr.write(`migrations applied (host and enabled families: ${states || 'none'})\n`);
+}
+
+/** `exocortex index`: one full pass (catch-up, or every note with --rebuild) with a progress bar, then a summary. */
+export async function runIndex(settings: Settings, opts: { rebuild?: boolean; vault?: string }): Promise<void> {
+  const [{ default: cliProgress }, { renderIndexSummary }] = await Promise.all([import('cli-progress'), loadOps()]);
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'indexing [{bar}] {value}/{total} notes | {duration}s', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  const onProgress = (p: Progress) => {
+    if (!started) {
+      bar.start(p.total, p.done);
+      started = true;
+    }
+    bar.setTotal(p.total);
+    bar.update(p.done);
+  };
+  const rebuild = opts.rebuild === true;
+  const vault = opts.vault;
+  const remote = (owner: AdminClient) =>
+    owner
+      .stream<{ summary: IndexSummary }>(
+        '/v1/index',
+        { rebuild, ...(vault !== undefined ? { vault } : {}) },
+        (e) => e.progress && onProgress(e.progress as Progress),
+      )
+      .then((r) => r.summary);
+  const local = async () => {
+    refuseOnServerDatabase(settings, 'exocortex index');
+    const [Host, createLogger, { indexOp }] = await Promise.all([loadHost(), loadLogger(), loadOps()]);
+    const once: Settings = {
+      ...settings,
+      host: { ...settings.host, index: { ...settings.host.index, watch: false, reconcileSeconds: 0 } },
+    };
+    const host = await Host.start({
+      settings: once,
+      http: false,
+      log: createLogger('warn'),
+      command: 'exocortex index',
+    });
+    try {
+      return await indexOp(host.operations, { rebuild, vault }, onProgress);
+    } finally {
+      await host.close();
+    }
+  };
+  try {
+    const summary = await reachOwner(settings, remote, local);
+    if (started) bar.stop();
+    process.stderr.write(renderIndexSummary(summary) + '\n');
+  } finally {
+    if (started) bar.stop();
+  }
+}
+
+export function installShutdown(host: Host): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    host.log.info({ signal }, 'shutting down');
+    void host.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
