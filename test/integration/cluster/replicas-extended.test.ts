@@ -231,6 +231,8 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
     listeners.push(l);
     let reading: Promise<void> = Promise.resolve();
     let reader: ClientV2 | undefined;
+    // As a paging client does: a page that timed out is asked for again smaller, and retries back off.
+    let page = 100;
     // Read every event after the cursor (serialised: a notification during a read reads again after it).
     const catchUp = () => {
       reading = reading.then(async () => {
@@ -238,12 +240,18 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
           try {
             reader ??= await connectModern(lb, vault.key);
             for (;;) {
+              const asked = Date.now();
               const r = await reader.callTool(
-                { name: 'get_changes', arguments: { since: l.cursor, limit: 100 } },
+                { name: 'get_changes', arguments: { since: l.cursor, limit: page } },
                 {
                   timeout: 15_000,
                 },
               );
+              if (Date.now() - asked > 5000)
+                trail.push(
+                  `${new Date().toISOString()} listener ${l.label} read of ${page} took ${Date.now() - asked} ms`,
+                );
+              page = Math.min(100, page * 2);
               const out = r.structuredContent as
                 | { events: Array<{ seq: number }>; next_since: string; more: boolean }
                 | undefined;
@@ -260,7 +268,8 @@ t.test('three processes, one PostgreSQL, HAProxy in front: faults lose nothing',
             l.lastError = String(e).slice(0, 200);
             trail.push(`${new Date().toISOString()} listener ${l.label} read threw ${l.lastError}`);
             reader = undefined;
-            await sleep(200);
+            page = Math.max(10, Math.floor(page / 2));
+            await sleep(Math.min(2000, 200 * (attempt + 1)));
           }
         }
       });
