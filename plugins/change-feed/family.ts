@@ -22,8 +22,6 @@ const DEFAULTS: FeedSettings = {
   maxEventsPerPass: 1000,
 };
 export const CHANGES_URI = 'vault://changes';
-/** How long after a recorded change subscribers of vault://changes are told (lets the index commit first). */
-const NOTIFY_DELAY_MS = 150;
 
 /** The generation's contributor: its settings, the index's readiness, and a nudge to resource subscribers. */
 function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
@@ -31,16 +29,12 @@ function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
   // Whether the index is still on its initial scan decides if first sightings are a rebuild (reset) or creations.
   const readiness = (vaultId: number) => (ctx.hasService(INDEX) ? ctx.service(INDEX).status(vaultId) : undefined);
   const inner = feedContributor(() => settings, readiness);
-  // One timer per vault: each vault's subscribers hear of their own vault's changes only.
-  const timers = new Map<number, NodeJS.Timeout>();
+  // Vaults with events recorded in a transaction not yet committed. Subscribers hear of them once it
+  // commits (committed()), when a get_changes from any connection sees them; a transaction rolled back
+  // leaves its vault marked, and the next commit sends one notification too many, never one too few.
+  const recorded = new Set<number>();
   const nudge = (vaultId: number) => {
-    if (timers.has(vaultId) || !ctx.hasService(RESOURCE_EVENTS)) return;
-    const timer = setTimeout(() => {
-      timers.delete(vaultId);
-      ctx.service(RESOURCE_EVENTS).updated(CHANGES_URI, vaultId);
-    }, NOTIFY_DELAY_MS);
-    timer.unref();
-    timers.set(vaultId, timer);
+    recorded.add(vaultId);
   };
   return [
     {
@@ -65,6 +59,10 @@ function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
             },
           }
         : {}),
+      committed(vaultId) {
+        if (!recorded.delete(vaultId) || !ctx.hasService(RESOURCE_EVENTS)) return;
+        ctx.service(RESOURCE_EVENTS).updated(CHANGES_URI, vaultId);
+      },
     },
   ];
 }

@@ -365,6 +365,15 @@ export interface IndexContributor<Model = unknown> {
    */
   rename?(trx: DatabaseTransaction, note: IndexedNote, fromPath: string, model: Model): Promise<void>;
   /**
+   * Optional: called right after each index transaction of a vault commits (a write-through, a batch of
+   * a pass, deferred rows, a re-derive), whether or not it reached this contributor; never after a
+   * rollback. What `write`, `remove` and `rename` did in it is visible to every connection from now on,
+   * so this is where a contributor tells others of its rows (the change feed notifies resource
+   * subscribers here): `write` runs before the commit, which may still fail. Synchronous and quick; a
+   * throw is logged and ignored.
+   */
+  committed?(vaultId: number): void;
+  /**
    * Called once, outside the index's transaction, when the index finishes a pass in which it committed
    * notes (a drain of pending changes, or one batch of write-throughs). Lets a contributor summarise a
    * pass, e.g. the change feed's `gap` event for changes it did not itemise. Open a transaction yourself

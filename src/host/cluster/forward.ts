@@ -135,6 +135,11 @@ export class Forwarder {
     return { scopes, operatorVault: operator ? Number(operator[1]) : undefined, client: client || undefined };
   }
 
+  /** Whether this process owns the vault now (a request for it is served here, not forwarded). */
+  owns(vaultId: number): boolean {
+    return this.o.leases.owns(vaultId);
+  }
+
   /**
    * Route a vault-bound HTTP request (a transfer link, a panel page) whose own credential named `vaultId`:
    * false when this process serves it (it owns the vault, or the hop that brought it verifies and allows
@@ -210,7 +215,9 @@ export class Forwarder {
     });
     const deadline = Date.now() + OWNER_WAIT_MS;
     for (let fresh = false; ; fresh = true) {
-      const owner = await this.o.leases.ownerOf(vaultId, fresh);
+      // The reply is hijacked: a throw from here on would leave the client waiting for an answer that
+      // never comes. An owner lookup that fails (the database is restarting) counts as no owner yet.
+      const owner = await this.o.leases.ownerOf(vaultId, fresh).catch(() => undefined);
       if (owner?.url && owner.owner !== this.o.leases.processId) {
         const sent = await this.send(request, reply, owner.url, body, vaultId, started, opts.operator === true);
         if (sent === 'done') return true;

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { indexLag, type IndexLag, type IndexService } from '../../sdk/index-service.js';
 import { Refusal, isRefusal } from '../../sdk/refusals.js';
 import { refusalToolResult } from '../refusal-presenter.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../db/unavailable.js';
 import { budgetFields, budgetSentence, fitToBudget, type BudgetCut } from '../../sdk/result-budget.js';
 import type { ContentBlock, Principal, ToolContext } from '../../sdk/types.js';
 import { isInputNeeded, silentChannel, type ClientChannel, type InputNeeded } from '../../sdk/client-channel.js';
@@ -260,6 +261,11 @@ export class ToolDispatcher {
 
   private toRefusal(e: unknown, tool: string): Refusal {
     if (isRefusal(e)) return e as Refusal;
+    // The database went away under the call (a restart, a failover): retryable, not a bug.
+    if (isDatabaseUnavailable(e)) {
+      this.host.log.warn({ tool, err: (e as Error).message }, 'tool call failed: the database connection failed');
+      return databaseUnavailable();
+    }
     const reference = randomUUID().slice(0, 8);
     this.host.log.error(
       { tool, reference, err: e instanceof Error ? (e.stack ?? e.message) : String(e) },

@@ -13,6 +13,8 @@ import type { HostMetrics } from '../metrics/index.js';
 import { mayScrape } from '../metrics/scrape-access.js';
 import { hostCheck } from './host-check.js';
 import type { HttpSurface, SurfaceDeps } from './surfaces.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../db/unavailable.js';
+import { refusalJsonRpcError } from '../refusal-presenter.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {
@@ -116,6 +118,16 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
   });
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    // The database went away under the request (a restart, a failover; authentication reads it too):
+    // 503 with a retryable refusal, as a client should treat it, not an internal error.
+    if (isDatabaseUnavailable(error)) {
+      o.log.warn({ err: error.message, url: request.url }, 'request failed: the database connection failed');
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .header('content-type', 'application/json')
+        .send({ jsonrpc: '2.0', error: refusalJsonRpcError(databaseUnavailable()), id: null });
+    }
     const status = error.statusCode ?? 500;
     if (status >= 500) o.log.error({ err: error.stack ?? error.message, url: request.url }, 'http error');
     if (error.code === 'EXO_UNAUTH_BODY_TOO_LARGE') return jsonRpcError(reply, 413, -32600, error.message);

@@ -14,7 +14,14 @@ import { clearDeferred, type DeferredWrite } from './store.js';
 import { WriteThroughQueue, type WriteRequest } from './write-through.js';
 import { ContributorVersions } from './versions.js';
 import { underAny, VaultWatcher, type WatchBatch } from './watcher.js';
-import { isNotePath, type CachedNote, type PipelineDeps, type PipelineStatus, type WatcherState } from './types.js';
+import {
+  announceCommit,
+  isNotePath,
+  type CachedNote,
+  type PipelineDeps,
+  type PipelineStatus,
+  type WatcherState,
+} from './types.js';
 
 export class IndexPipeline implements IndexService {
   readonly state: IndexState;
@@ -520,6 +527,11 @@ export class IndexPipeline implements IndexService {
         }
         await clearDeferred(trx, ids);
       });
+      announceCommit(
+        work.map((w) => w.entry),
+        this.vaultId,
+        (what, e) => this.fail(what, e),
+      );
     } catch (e) {
       // The marks stay: the next pass re-derives these notes with every contributor.
       this.fail('deferred index write failed', e);

@@ -6,7 +6,7 @@ import type { NoteModel } from '../../markdown/index.js';
 import { mapLimit } from '../../sdk/map-limit.js';
 import { parseItems, prepareOne, type Prepared } from './prepare.js';
 import type { IndexPipeline } from './pipeline.js';
-import { contributorKey } from './types.js';
+import { announceCommit, contributorKey } from './types.js';
 
 /** Re-derive one batch for the first contributor with a backlog. False when there is nothing to do. */
 export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
@@ -75,6 +75,7 @@ export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
         else for (const w of work) await k.write(trx, note(w), w.model);
         await p.versions.advance(trx, job.key, lastId);
       });
+      announceCommit([entry], vault.id, (what, e) => p.fail(what, e));
     } catch (e) {
       if (e instanceof FencedError) throw e;
       for (const w of work) {
@@ -83,6 +84,7 @@ export async function rederiveStep(p: IndexPipeline): Promise<boolean> {
             await p.deps.fence?.(trx);
             await entry.contributor.write(trx, note(w), w.model);
           });
+          announceCommit([entry], vault.id, (what, e) => p.fail(what, e));
         } catch (e) {
           p.fail(`re-derive by ${job.key} failed for a note`, e);
         }

@@ -8,7 +8,7 @@ import { DerivedMemo } from './memo.js';
 import { decide } from './decide.js';
 import type { Prepared } from './prepare.js';
 import { applyOps, type ApplyResult, type DeferredWrite, type Op } from './store.js';
-import type { CachedNote, ContributorEntry, QuarantinedNote } from './types.js';
+import { announceCommit, type CachedNote, type ContributorEntry, type QuarantinedNote } from './types.js';
 
 export interface IndexCounters {
   /** Items finished (written, skipped or quarantined) since start. */
@@ -141,6 +141,7 @@ export class IndexState {
         });
       });
       this.memo.commit();
+      announceCommit(contributors, this.deps.vaultId, this.deps.fail);
       return r;
     } catch (e) {
       this.memo.discard();

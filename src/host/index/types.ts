@@ -100,6 +100,25 @@ export function contributorKey(entry: ContributorEntry): string {
   return `${entry.family}/${entry.contributor.name}`;
 }
 
+/**
+ * Tell each contributor that an index transaction of `vaultId` committed (IndexContributor.committed);
+ * a contributor's throw goes to `failed` and the others are still told.
+ */
+export function announceCommit(
+  entries: readonly ContributorEntry[],
+  vaultId: number,
+  failed: (what: string, err: unknown) => void,
+): void {
+  for (const { contributor } of entries) {
+    if (!contributor.committed) continue;
+    try {
+      contributor.committed(vaultId);
+    } catch (e) {
+      failed(`contributor ${contributor.name} failed after a commit`, e);
+    }
+  }
+}
+
 export function isNotePath(p: string): boolean {
   return p.endsWith('.md') && !p.split('/').some((part) => part.startsWith('.'));
 }

@@ -63,9 +63,17 @@ function methodOf(request: FastifyRequest): string {
 
 /** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
 /** A refusal of the transport's own (no credential, too narrow a scope), as the refusal presenter words it. */
-function sendRefusal(reply: FastifyReply, refusal: Refusal, id: string | number | null = null): FastifyReply {
+function sendRefusal(
+  reply: FastifyReply,
+  refusal: Refusal,
+  id: string | number | null = null,
+  statusOverride?: number,
+): FastifyReply {
   const { status, body } = refusalHttpResponse(refusal, id);
-  return reply.code(status).header('content-type', 'application/json').send(body);
+  return reply
+    .code(statusOverride ?? status)
+    .header('content-type', 'application/json')
+    .send(body);
 }
 
 export function jsonRpcError(
@@ -225,6 +233,16 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
         // A listen stream is a connection like a session: the same per-credential and per-user caps.
         const capped = await connectionCapped(principal, o, 'listen streams');
         if (capped) return jsonRpcError(reply, 503, -32000, capped, undefined, idOf(request.body));
+        // The vault may have changed owner since onRequest chose to serve it here (its body was read in
+        // between): a stream opened now would never hear of the vault's changes, which the new owner
+        // announces, and no lease loss would end it. The client listens again and reaches the owner.
+        if (o.forwarder && !o.forwarder.owns(principal.vaultId))
+          return sendRefusal(
+            reply.header('retry-after', '1'),
+            new Refusal('vault_unavailable', { reason: 'its owner process is changing; retry in a moment' }),
+            idOf(request.body),
+            503,
+          );
         o.hub.trackStream(principal.id, reply.raw, principal.user, principal.vaultId);
       }
       reply.hijack();

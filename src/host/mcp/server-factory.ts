@@ -21,6 +21,7 @@ import type { RequestStateSeal } from './request-state.js';
 import type { ResourceSubscriptions } from './subscriptions.js';
 import { refusalJsonRpcError } from '../refusal-presenter.js';
 import { PACKAGE_VERSION } from '../package-info.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../db/unavailable.js';
 
 export const SERVER_NAME = 'exocortex';
 export const SERVER_VERSION = PACKAGE_VERSION;
@@ -410,8 +411,9 @@ function resourceNotFound(uri: string, r: Refusal): ProtocolError {
 }
 
 function protocolError(e: unknown): ProtocolError {
-  if (isRefusal(e)) {
-    const body = refusalJsonRpcError(e as Refusal);
+  const refusal = isRefusal(e) ? (e as Refusal) : isDatabaseUnavailable(e) ? databaseUnavailable() : undefined;
+  if (refusal) {
+    const body = refusalJsonRpcError(refusal);
     return new ProtocolError(body.code, body.message, body.data);
   }
   return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error');

@@ -61,3 +61,39 @@ t.test('a client subscribed to vault://changes is told when a note changes', asy
   await new Promise((r) => setTimeout(r, 400));
   t.equal(updates.length, before, 'no notice after unsubscribe');
 });
+
+t.test('a vault://changes notification follows the commit: get_changes run on it sees the event', async (t) => {
+  const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const watcher = await server.connect({ key: server.readKey });
+  const start = (
+    (await watcher.callTool({ name: 'get_changes', arguments: { since: 'ev:0', limit: 500 } })).structuredContent as {
+      next_since: string;
+    }
+  ).next_since;
+  let cursor = start;
+  const seen: string[] = [];
+  let reading = Promise.resolve();
+  // Each notification reads on from the cursor at once, as a listener does; nothing else reads.
+  watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, async () => {
+    reading = reading.then(async () => {
+      const out = (await watcher.callTool({ name: 'get_changes', arguments: { since: cursor } })).structuredContent as {
+        events: Array<{ path: string }>;
+        next_since: string;
+      };
+      seen.push(...out.events.map((e) => e.path));
+      cursor = out.next_since;
+    });
+  });
+  await watcher.subscribeResource({ uri: 'vault://changes' });
+  const paths = Array.from({ length: 5 }, (_, i) => `agent/commit-${i}.md`);
+  for (const p of paths) await client.callTool({ name: 'create_note', arguments: { path: p, content: `${p}\n` } });
+  const end = Date.now() + 5000;
+  while (!paths.every((p) => seen.includes(p)) && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+  await reading;
+  t.same(
+    paths.filter((p) => !seen.includes(p)),
+    [],
+    'every created note was read by a get_changes that a notification started',
+  );
+  await watcher.unsubscribeResource({ uri: 'vault://changes' });
+});

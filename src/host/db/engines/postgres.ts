@@ -22,7 +22,14 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     // pg_trgm is optional for the host; families that need it say so.
   }
   await probe.end();
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // Bounded: a query waits at most POOL_WAIT_MS for a connection (a full pool, or a server that does not
+  // answer) and then fails as the database being unavailable, never holding its caller indefinitely.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: POOL_WAIT_MS,
+    keepAlive: true,
+  });
   pool.on('error', () => {
     // An idle client died (server restart); the pool replaces it on next use.
   });
@@ -92,6 +99,9 @@ export async function openPostgres(url: string, poolSize: number): Promise<Datab
     },
   };
 }
+
+/** The longest a query waits for a pooled connection (connecting included). */
+const POOL_WAIT_MS = 15_000;
 
 /** Backoff of a lost LISTEN connection's reconnects. */
 const LISTEN_RETRY_MIN_MS = 250;
