@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 /** Files allowed to import fs, each with why (none of them may open vault notes). Missing ones are skipped. */
 const ALLOWLIST: Record<string, string> = {
-  'src/host/settings/load.ts': 'reads the config file',
+  'src/host/settings/file.ts': 'reads the config file',
   'src/host/package-info.ts': "reads the package's own package.json (its root and version)",
   'src/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
   'src/cli/main.ts': 'CLI: config and key files',
