@@ -242,3 +242,4 @@ export {
 
 // Large lists in pieces (a huge note's rows and fingerprints, produced a slice per event-loop turn).
 export { JSON_PIECE_ENTRIES, jsonPieces, rowSlices } from './json-pieces.js';
+export { formatMoment } from './moment-format.js';

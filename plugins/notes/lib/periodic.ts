@@ -1,105 +1,11 @@
 // Periodic-note paths: the period containing a date (shifted by an offset) and its file path under a
 // moment.js-style format. Pure date arithmetic in the server's local time; no I/O here.
+import { formatMoment } from '../../../src/sdk/index.js';
 import type { Granularity, PeriodicDefault } from '../settings.js';
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
-
-/** ISO week number and ISO week-year (weeks start Monday; week 1 holds Jan 4). */
-function isoWeek(d: Date): { week: number; year: number } {
-  const t = new Date(d.getFullYear(), d.getMonth(), d.getDate());
-  const day = (t.getDay() + 6) % 7;
-  t.setDate(t.getDate() - day + 3);
-  const firstThursday = new Date(t.getFullYear(), 0, 4);
-  const week =
-    1 + Math.round(((t.getTime() - firstThursday.getTime()) / 86_400_000 - 3 + ((firstThursday.getDay() + 6) % 7)) / 7);
-  return { week, year: t.getFullYear() };
-}
-
-/** moment's default (en) locale week: weeks start Sunday; week 1 holds Jan 1. */
-function localeWeek(d: Date): { week: number; year: number } {
-  const start = new Date(d.getFullYear(), d.getMonth(), d.getDate() - d.getDay());
-  const end = new Date(start.getFullYear(), start.getMonth(), start.getDate() + 6);
-  const year = end.getFullYear() > start.getFullYear() ? end.getFullYear() : start.getFullYear();
-  const jan1 = new Date(year, 0, 1);
-  const week1Start = new Date(year, 0, 1 - jan1.getDay());
-  return { week: 1 + Math.round((start.getTime() - week1Start.getTime()) / (7 * 86_400_000)), year };
-}
-
-/** Format a date with the moment.js tokens periodic notes use; `[text]` is literal. */
+/** Format a date with the moment.js tokens periodic notes use, in the server's local time; `[text]` is literal. */
 export function formatDate(d: Date, format: string): string {
-  const tokens = /\[([^\]]*)]|YYYY|YY|gggg|GGGG|MMMM|MMM|MM|M|DDDD|DD|D|dddd|ddd|Do|ww|w|WW|W|Q/g;
-  return format.replace(tokens, (tok, literal: string | undefined) => {
-    if (literal !== undefined) return literal;
-    switch (tok) {
-      case 'YYYY':
-        return String(d.getFullYear());
-      case 'YY':
-        return pad(d.getFullYear() % 100);
-      case 'gggg':
-        return String(localeWeek(d).year);
-      case 'GGGG':
-        return String(isoWeek(d).year);
-      case 'MMMM':
-        return MONTHS[d.getMonth()];
-      case 'MMM':
-        return MONTHS[d.getMonth()].slice(0, 3);
-      case 'MM':
-        return pad(d.getMonth() + 1);
-      case 'M':
-        return String(d.getMonth() + 1);
-      case 'DD':
-        return pad(d.getDate());
-      case 'D':
-        return String(d.getDate());
-      case 'DDDD':
-        return pad(
-          1 +
-            Math.round(
-              (new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() -
-                new Date(d.getFullYear(), 0, 1).getTime()) /
-                86_400_000,
-            ),
-          3,
-        );
-      case 'dddd':
-        return DAYS[d.getDay()];
-      case 'ddd':
-        return DAYS[d.getDay()].slice(0, 3);
-      case 'Do': {
-        const n = d.getDate();
-        const s =
-          n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
-        return `${n}${s}`;
-      }
-      case 'ww':
-        return pad(localeWeek(d).week);
-      case 'w':
-        return String(localeWeek(d).week);
-      case 'WW':
-        return pad(isoWeek(d).week);
-      case 'W':
-        return String(isoWeek(d).week);
-      case 'Q':
-        return String(Math.floor(d.getMonth() / 3) + 1);
-      default:
-        return tok;
-    }
-  });
+  return formatMoment(d, format);
 }
 
 /** Start of the period containing `now`, shifted by `offset` periods. */
