@@ -25,26 +25,36 @@ const COMPILE_OPTIONS = {
 } as const;
 
 /**
- * `{ "type": "object" }` with no properties means any object in JSON Schema (ajv accepts any keys): give it an
- * index signature instead of the closed empty interface the closed-object default would make of it.
+ * A copy of a JSON Schema with `visit` applied to every schema node in it, innermost first (properties, items,
+ * allOf branches, definitions…); anything else is kept as it is.
  */
-function anyObject(node: unknown): unknown {
+function mapSchema(node: unknown, visit: (node: Record<string, unknown>) => Record<string, unknown>): unknown {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+  const sub = (s: unknown) => mapSchema(s, visit);
   const out: Record<string, unknown> = { ...node };
   for (const k of SCHEMA_MAPS) {
     if (out[k] && typeof out[k] === 'object')
-      out[k] = Object.fromEntries(Object.entries(out[k]).map(([name, s]) => [name, anyObject(s)]));
+      out[k] = Object.fromEntries(Object.entries(out[k]).map(([name, s]) => [name, sub(s)]));
   }
-  for (const k of SCHEMA_LISTS) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map(anyObject);
+  for (const k of SCHEMA_LISTS) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map(sub);
   for (const k of SCHEMA_ONE)
-    if (k in out) out[k] = Array.isArray(out[k]) ? (out[k] as unknown[]).map(anyObject) : anyObject(out[k]);
-  const open =
-    out.type === 'object' &&
-    !('properties' in out) &&
-    !('patternProperties' in out) &&
-    !('additionalProperties' in out);
-  return open ? { ...out, additionalProperties: true } : out;
+    if (k in out) out[k] = Array.isArray(out[k]) ? (out[k] as unknown[]).map(sub) : sub(out[k]);
+  return visit(out);
 }
+
+/**
+ * `{ "type": "object" }` with no properties means any object in JSON Schema (ajv accepts any keys): give it an
+ * index signature instead of the closed empty interface the closed-object default would make of it.
+ */
+const anyObject = (node: unknown): unknown =>
+  mapSchema(node, (out) => {
+    const open =
+      out.type === 'object' &&
+      !('properties' in out) &&
+      !('patternProperties' in out) &&
+      !('additionalProperties' in out);
+    return open ? { ...out, additionalProperties: true } : out;
+  });
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SCHEMA_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
@@ -98,25 +108,14 @@ async function familyTypeFiles(family: string, schemasDir: string, source: strin
  * A settings section as the host hands it to a family: validated with its defaults filled in, so every key
  * that has a default (or is required) is present; other keys stay optional.
  */
-function withDefaultsRequired(node: unknown): unknown {
-  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
-  const out: Record<string, unknown> = { ...node };
-  for (const k of SCHEMA_MAPS) {
-    if (out[k] && typeof out[k] === 'object')
-      out[k] = Object.fromEntries(Object.entries(out[k]).map(([name, s]) => [name, withDefaultsRequired(s)]));
-  }
-  for (const k of SCHEMA_LISTS) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map(withDefaultsRequired);
-  for (const k of SCHEMA_ONE)
-    if (k in out)
-      out[k] = Array.isArray(out[k]) ? (out[k] as unknown[]).map(withDefaultsRequired) : withDefaultsRequired(out[k]);
-  const props = out.properties as Record<string, Record<string, unknown>> | undefined;
-  if (props) {
+const withDefaultsRequired = (node: unknown): unknown =>
+  mapSchema(node, (out) => {
+    const props = out.properties as Record<string, Record<string, unknown>> | undefined;
+    if (!props) return out;
     const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : []);
     for (const [key, schema] of Object.entries(props)) if (schema && 'default' in schema) required.add(key);
-    out.required = [...required];
-  }
-  return out;
-}
+    return { ...out, required: [...required] };
+  });
 
 /** `settings.ts`: one type per settings section a family declares (`search` → SearchSettings). */
 async function settingsTypeFile(family: string, sections: Record<string, unknown>, source: string): Promise<string> {
