@@ -22,6 +22,38 @@ export interface WorkerPoolSettings {
   readonly stackSizeMb?: number;
 }
 
+const PRELOAD = /^(?:--import|--require|-r|--loader|--experimental-loader)$/;
+const PRELOAD_INLINE = /^(--import|--require|--loader|--experimental-loader)=(.*)$/;
+
+/** A preload a pool thread keeps: the one that loads TypeScript when the host runs from its sources. */
+const loadsTypeScript = (module: string): boolean =>
+  module === 'tsx' || module === process.env.EXOCORTEX_TS_LOADER || module.endsWith('ts-loader/register.mjs');
+
+/**
+ * A pool thread's flags: the process's own, less the modules it preloads (a test runner's module mocks,
+ * say) other than the TypeScript loader. Another preload's module hooks in a heap-limited thread can turn
+ * a task's out-of-memory, which must end that thread only, into a fatal error of the whole process
+ * (Node 24 with @tapjs/mock's hooks did).
+ */
+export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    const inline = PRELOAD_INLINE.exec(flag);
+    if (inline) {
+      if (loadsTypeScript(inline[2]!)) out.push(flag);
+      continue;
+    }
+    if (PRELOAD.test(flag)) {
+      const module = execArgv[++i] ?? '';
+      if (loadsTypeScript(module)) out.push(flag, module);
+      continue;
+    }
+    out.push(flag);
+  }
+  return out;
+}
+
 export class PiscinaPool implements WorkerPool {
   private readonly lanes = new Map<WorkerLane, Piscina>();
   constructor(private readonly settings: WorkerPoolSettings) {}
@@ -50,6 +82,7 @@ export class PiscinaPool implements WorkerPool {
         maxThreads: this.threads(lane),
         idleTimeout: this.settings.idleTimeoutMs,
         resourceLimits: this.resourceLimits(),
+        execArgv: workerExecArgv(),
       });
       this.lanes.set(lane, pool);
     }
