@@ -18,7 +18,7 @@ import YAML from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { benchCorpus } from '../test/fixtures/corpus.js';
-import { machine, median, ROOT } from './lib/setup.js';
+import { machine, median, ROOT, servingUrl } from './lib/setup.js';
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
@@ -157,15 +157,7 @@ async function serve(configFile: string, dir: string): Promise<Served> {
   });
   running.add(child);
   child.once('exit', () => running.delete(child));
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err.slice(-800)}`)));
-  });
+  const url = await servingUrl(child);
   return { child, url, probeOut, readyMs: performance.now() - t0 };
 }
 

@@ -13,7 +13,7 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT } from './lib/setup.js';
+import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT, servingUrl } from './lib/setup.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -47,14 +47,7 @@ async function exocortex(configFile: string): Promise<{ child: ChildProcess; tar
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await new Promise<string>((resolve) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /"url":"(http:\/\/[^"]+\/mcp)"/.exec(err);
-      if (m) resolve(m[1]);
-    });
-  });
+  const url = `${await servingUrl(child)}/mcp`;
   return {
     child,
     target: {

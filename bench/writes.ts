@@ -23,7 +23,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { postgresAvailable, startPostgres } from '../src/host/testing/postgres-server.js';
 import { benchCorpus } from '../test/fixtures/corpus.js';
-import { machine, median, percentile, ROOT } from './lib/setup.js';
+import { machine, median, percentile, ROOT, servingUrl } from './lib/setup.js';
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -53,16 +53,7 @@ async function serve(configFile: string): Promise<{ child: ChildProcess; url: st
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err.slice(-500)}`)));
-  });
-  return { child, url };
+  return { child, url: await servingUrl(child, 500) };
 }
 
 async function connect(url: string, key: string): Promise<Client> {

@@ -1,4 +1,5 @@
 // Shared bench setup: a temp vault + migrated PGlite data dir + config file, and median helpers.
+import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,4 +44,20 @@ export function percentile(xs: number[], p: number): number {
 
 export function machine(): string {
   return `${os.cpus().length} cores ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`.trim();
+}
+
+/**
+ * The base URL (`http://host:port`, no `/mcp`) an `exocortex serve` child logs once it serves, read from its
+ * stderr (spawned with stderr piped); rejects with the log's tail when the child exits first.
+ */
+export function servingUrl(child: ChildProcess, tail = 800): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d) => {
+      err += d;
+      const m = /"url":"(http:\/\/[^"]+)\/mcp"/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err.slice(-tail)}`)));
+  });
 }
