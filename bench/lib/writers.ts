@@ -5,7 +5,7 @@
 import { fork } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { refusalOf } from '../../src/sdk/testkit.js';
+import { refusalOf } from '../../src/host/testing/testkit.js';
 
 /** Each writer appends `writes` times to its own note, chaining the hash each answer returns. */
 interface DistinctJob {

@@ -2,13 +2,14 @@
 // (the tests' loader, tap's node-arg). Prebuilding (build.mjs, part of `npm test`) makes each test
 // process read compiled files instead of transforming them; see hooks.mjs.
 import { register } from 'node:module';
-import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 register(new URL('./hooks.mjs', import.meta.url));
 // Worker threads do not inherit these hooks on Node 20: the host's workers register this file themselves
 // (src/host/workers/typescript.ts).
 process.env.EXOCORTEX_TS_LOADER = import.meta.url;
 
-// New PGlite databases start from an initialised template in the temp folder instead of running initdb
-// (src/host/db/engines/pglite-template.ts); the CLI processes a test starts inherit it.
-process.env.EXOCORTEX_PGLITE_TEMPLATES ??= os.tmpdir();
+// New PGlite databases start from an initialised template instead of running initdb
+// (src/host/db/engines/pglite-template.ts), and test servers from a migrated one (src/host/testing/harness.ts),
+// both kept in the checkout's .cache/pglite across runs; the CLI processes a test starts inherit it.
+process.env.EXOCORTEX_PGLITE_TEMPLATES ??= fileURLToPath(new URL('../../.cache/pglite', import.meta.url));

@@ -231,15 +231,6 @@ export {
   type Resolver,
 } from './ssrf/guarded-fetch.js';
 
-// The test kit for family authors (starts a real host, loaded lazily).
-export {
-  refusalOf,
-  startFamilyTestServer,
-  textOf,
-  type FamilyTestOptions,
-  type FamilyTestServer,
-} from './testkit.js';
-
 // Large lists in pieces (a huge note's rows and fingerprints, produced a slice per event-loop turn).
 export { JSON_PIECE_ENTRIES, jsonPieces, rowSlices } from './json-pieces.js';
 export { formatMoment } from './moment-format.js';

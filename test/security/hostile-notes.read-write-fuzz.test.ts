@@ -19,7 +19,7 @@ import fc from 'fast-check';
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { textOf } from '../../src/sdk/testkit.js';
+import { textOf } from '../../src/host/testing/testkit.js';
 import { startTestServer } from '../../src/host/testing/harness.js';
 import { renderNote } from '../../src/panel/note-render.js';
 

@@ -2,7 +2,7 @@
 // Exocortex host with only this family loaded (from the build), and a real MCP client calls its tools.
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
-import { refusalOf, startFamilyTestServer } from 'exocortex/sdk';
+import { refusalOf, startFamilyTestServer } from 'exocortex/testkit';
 
 const family = fileURLToPath(new URL('../dist/src/family.js', import.meta.url));
 const server = await startFamilyTestServer({ families: [family], config: { bookmarks: { max: 2 } } });

@@ -1,7 +1,6 @@
 // The family loader: turns settings into a plan (which families, read-only or not, with what
 // settings), boots changed families as a new generation beside the old, swaps the registry
 // atomically, then closes the old generations once their in-flight calls finish.
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseRequirement, type DefinedFamily } from '../../sdk/define-family.js';
 import { envName, parseEnvValue, setPath, type Settings } from '../settings/load.js';
 import { migrate } from '../db/index.js';
@@ -10,7 +9,7 @@ import { builtinSources, importFamily, pluginSource, type FamilySource } from '.
 import { FamilyGeneration } from './generation.js';
 import type { HostServices } from './host-services.js';
 import { FamilyRegistry, type FamilyStatus } from './registry.js';
-import { compileFamilyTools, createAjv } from './tool-compiler.js';
+import { compileFamilyTools, compileSchema } from './tool-compiler.js';
 
 export interface ApplyResult {
   readonly ok: boolean;
@@ -29,7 +28,6 @@ interface Candidate {
 
 export class FamilyManager {
   readonly registry = new FamilyRegistry();
-  private readonly ajv: Ajv2020 = createAjv();
   private readonly modules = new Map<string, Promise<DefinedFamily>>();
   private generationCounter = 0;
   private applying: Promise<ApplyResult> = Promise.resolve({ ok: true, errors: [], booted: [], closed: [] });
@@ -135,7 +133,7 @@ export class FamilyManager {
         continue;
       }
       try {
-        const tools = await compileFamilyTools(c.family, this.ajv);
+        const tools = await compileFamilyTools(c.family);
         for (const t of tools) {
           const owner = toolOwners.get(t.name);
           if (owner) throw new Error(`tool "${t.name}" is already served by family ${owner}`);
@@ -271,7 +269,7 @@ export class FamilyManager {
           envLeft.delete(name);
           setPath(value, leaf.slice(1), parseEnvValue(raw));
         }
-        const validate = this.ajv.compile({ additionalProperties: false, ...schema });
+        const validate = compileSchema({ additionalProperties: false, ...schema });
         if (!validate(value)) {
           for (const err of (validate.errors ?? []).slice(0, 5)) {
             const at = [section, ...err.instancePath.split('/').filter(Boolean)].join('.');

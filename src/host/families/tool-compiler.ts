@@ -28,19 +28,31 @@ export interface CompiledTool {
 const ADMISSION: readonly AdmissionClass[] = ['read', 'write', 'expensive'];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({
-    allErrors: true,
-    strict: false,
-    useDefaults: true,
-    coerceTypes: false,
-    validateFormats: true,
-  });
-  addFormats(ajv);
-  return ajv;
+/**
+ * The process's one ajv. Validators are compiled once per schema text: ajv caches by object identity, and
+ * schema files are parsed anew on every load, so a family reloaded (or a second host in one process, as
+ * tests start them) would otherwise compile identical schemas again (~1 s of CPU for the built-in
+ * families). Bounded: past the limit the oldest go first.
+ */
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<string, ValidateFunction>();
+const COMPILED_LIMIT = 4096;
+
+export function compileSchema(schema: object): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  ajv ??= addFormats(
+    new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateFormats: true }),
+  );
+  const validate = ajv.compile(schema);
+  ajv.removeSchema(schema); // the validator is kept here; ajv need not keep the schema object too
+  if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, validate);
+  return validate;
 }
 
-export async function compileFamilyTools(family: DefinedFamily, ajv: Ajv2020): Promise<CompiledTool[]> {
+export async function compileFamilyTools(family: DefinedFamily): Promise<CompiledTool[]> {
   const handlers = family.tools ?? {};
   const names = Object.keys(handlers);
   if (names.length === 0) return [];
@@ -55,18 +67,12 @@ export async function compileFamilyTools(family: DefinedFamily, ajv: Ajv2020): P
     if (!files.has(`${name}.json`))
       throw new Error(`family ${family.name}: tool ${name} has no schema ${name}.json in ${fileURLToPath(dir)}`);
     const raw = JSON.parse(await readFile(new URL(`${name}.json`, dir), 'utf8')) as ToolSchemaDocument;
-    out.push(compileTool(family.name, name, raw, handlers[name], ajv));
+    out.push(compileTool(family.name, name, raw, handlers[name]));
   }
   return out;
 }
 
-export function compileTool(
-  family: string,
-  name: string,
-  doc: ToolSchemaDocument,
-  module: ToolModule,
-  ajv: Ajv2020,
-): CompiledTool {
+export function compileTool(family: string, name: string, doc: ToolSchemaDocument, module: ToolModule): CompiledTool {
   const where = `family ${family}, tool ${name}`;
   if (doc.name !== name) throw new Error(`${where}: schema name "${doc.name}" differs from its file name`);
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) throw new Error(`${where}: tool names are lowercase snake_case`);
@@ -81,7 +87,7 @@ export function compileTool(
   if ((doc.inputSchema as { type?: unknown })?.type !== 'object')
     throw new Error(`${where}: inputSchema must be an object schema`);
   const inputSchema = { additionalProperties: false, ...doc.inputSchema };
-  const validate = ajv.compile(inputSchema);
+  const validate = compileSchema(inputSchema);
   const paging = module.paging;
   if (paging) {
     const arg = ((inputSchema as { properties?: Record<string, { type?: unknown }> }).properties ?? {})[paging.limit];
@@ -90,7 +96,7 @@ export function compileTool(
   }
   let outputSchema = doc.outputSchema && doc.answersFromIndex ? withIndexLag(doc.outputSchema) : doc.outputSchema;
   if (outputSchema && paging) outputSchema = withBudgetCut(outputSchema);
-  const validateOut: ValidateFunction | undefined = outputSchema ? ajv.compile(outputSchema) : undefined;
+  const validateOut: ValidateFunction | undefined = outputSchema ? compileSchema(outputSchema) : undefined;
   const accepted = Object.keys((inputSchema as { properties?: object }).properties ?? {});
   return {
     name,

@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { createApiKey } from '../auth/api-keys.js';
 import { LOCK_SPACE } from '../cluster/leases.js';
 import { openDatabase, type DatabaseService } from '../db/index.js';
+import { sharedClientValidator } from './client-validator.js';
 import { freePort } from './free-port.js';
 import { typescriptArgs } from './cli.js';
 
@@ -177,7 +178,7 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
     balancer,
     db,
     async connect(base, key, name = 'cluster-test') {
-      const client = new Client({ name, version: '1.0.0' });
+      const client = new Client({ name, version: '1.0.0' }, { jsonSchemaValidator: sharedClientValidator });
       const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
         requestInit: { headers: { Authorization: `Bearer ${key}` } },
       });

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from './harness.js';
-import { refusalOf } from '../../sdk/testkit.js';
+import { refusalOf } from './testkit.js';
 
 /** 'none': no outside writer (the baseline: agent writes must then never meet concurrent_write). */
 export type OutsideWriterMode = 'rename' | 'append' | 'none';

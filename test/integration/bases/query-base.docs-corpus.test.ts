@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpus as corpusPath, notesOnDisk } from '../../fixtures/corpus.js';
-import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/sdk/testkit.js';
+import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import { applyOps, type Op } from '../../../src/host/index/store.js';

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/sdk/testkit.js';
+import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { Host } from '../../../src/host/host.js';
 import { loadSettings } from '../../../src/host/settings/load.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import { userByName } from '../../../src/host/auth/users.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 
 t.setTimeout(180_000);
 

@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import type { EmbeddingsService } from '../../../plugins/search/embeddings/types.js';
 import { startEmbeddingServer, waitEmbedded } from '../search/embedding-server.js';
 

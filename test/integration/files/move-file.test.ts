@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpus } from '../../fixtures/corpus.js';
-import { refusalOf } from '../../../src/sdk/testkit.js';
+import { refusalOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 
 const nfc = 'Caf\u00e9.md';
 const nfd = 'Cafe\u0301.md';

@@ -3,7 +3,7 @@
 // section, the limit, an un-embedded note answering empty, and the refusal when the provider is down.
 import t from 'tap';
 import { startTestServer } from '../../../src/host/testing/harness.js';
-import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/sdk/testkit.js';
+import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/host/testing/testkit.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import type { EmbeddingsService } from '../../../plugins/search/embeddings/types.js';
 import { startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from '../search/embedding-server.js';

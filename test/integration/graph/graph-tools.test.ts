@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { fileURLToPath } from 'node:url';
-import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/sdk/testkit.js';
+import { refusalOf as refusalOfResult, textOf as textOfResult } from '../../../src/host/testing/testkit.js';
 import { startTestServer, type TestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import { applyOps, type Op } from '../../../src/host/index/store.js';

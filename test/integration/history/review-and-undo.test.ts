@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';

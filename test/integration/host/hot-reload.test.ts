@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { writeFileSync } from 'node:fs';
-import { refusalOf } from '../../../src/sdk/testkit.js';
+import { refusalOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

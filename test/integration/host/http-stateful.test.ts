@@ -4,7 +4,7 @@ import t from 'tap';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { revokeApiKey, createApiKey } from '../../../src/host/auth/api-keys.js';
 

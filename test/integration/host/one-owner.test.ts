@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Agent, request } from 'undici';
 import { pgliteTemplate } from '../../../src/host/testing/harness.js';
 import { freePort } from '../../../src/host/testing/free-port.js';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { cliArgs } from '../../../src/host/testing/cli.js';
 
 t.setTimeout(300_000); // every CLI call is a real process start

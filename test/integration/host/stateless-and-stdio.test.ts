@@ -9,7 +9,7 @@ import YAML from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { pgliteTemplate, startTestServer } from '../../../src/host/testing/harness.js';
 import { cliArgs } from '../../../src/host/testing/cli.js';
 

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serialize } from 'node:v8';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { WorkerPool } from '../../../src/sdk/types.js';
 

@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -4,7 +4,7 @@
 // through the index once the database is free.
 import t from 'tap';
 import { sql, type Kysely } from 'kysely';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 
 // Budgets raised so that a loaded machine's slow first token count cannot fail the test; only the ordering can.

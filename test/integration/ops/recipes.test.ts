@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import { Host } from '../../../src/host/host.js';
 import { createLogger } from '../../../src/host/log/logger.js';

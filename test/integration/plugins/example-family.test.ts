@@ -1,14 +1,14 @@
 // The separately packaged example family (examples/bookmarks) as a user gets it: built with its own
 // tsconfig, installed beside a config file the way npm lays out its packed tarball, loaded by package name
 // through `plugins:`. Its own refusal codes and service reach clients and other families; then its own
-// test (the SDK's test kit, imports from `exocortex/sdk`) runs from that install as its author runs it.
+// test (the test kit, imported from `exocortex/testkit`) runs from that install as its author runs it.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { refusalOf } from '../../../src/sdk/testkit.js';
+import { refusalOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 
 t.setTimeout(180_000);
@@ -60,28 +60,31 @@ t.test('loaded by package name: its tools, its own refusal codes on the wire, it
   );
 });
 
-t.test("its own test passes from the installed package, importing exocortex/sdk as its author's would", async (t) => {
-  const consumer = mkdtempSync(path.join(os.tmpdir(), 'exo-example-consumer-'));
-  t.teardown(() => rmSync(consumer, { recursive: true, force: true }));
-  const modules = path.join(consumer, 'node_modules');
-  mkdirSync(modules);
-  for (const dep of ['exocortex', 'tap', 'tsx'])
-    symlinkSync(dep === 'exocortex' ? ROOT : path.join(ROOT, 'node_modules', dep), path.join(modules, dep), 'dir');
-  const copy = path.join(consumer, 'bookmarks');
-  mkdirSync(copy);
-  for (const part of ['package.json', 'dist', 'schemas', 'test'])
-    cpSync(path.join(EXAMPLE, part), path.join(copy, part), { recursive: true });
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(copy, 'test/bookmarks.test.ts')], {
-    cwd: copy,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  t.equal(
-    run.status,
-    0,
-    run.status === 0
-      ? "the example's test passes"
-      : `the example's test failed:\n${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`,
-  );
-  t.match(run.stdout, /# \{ total: \d+, pass: \d+ \}|^ok/m);
-});
+t.test(
+  "its own test passes from the installed package, importing exocortex/testkit as its author's would",
+  async (t) => {
+    const consumer = mkdtempSync(path.join(os.tmpdir(), 'exo-example-consumer-'));
+    t.teardown(() => rmSync(consumer, { recursive: true, force: true }));
+    const modules = path.join(consumer, 'node_modules');
+    mkdirSync(modules);
+    for (const dep of ['exocortex', 'tap', 'tsx'])
+      symlinkSync(dep === 'exocortex' ? ROOT : path.join(ROOT, 'node_modules', dep), path.join(modules, dep), 'dir');
+    const copy = path.join(consumer, 'bookmarks');
+    mkdirSync(copy);
+    for (const part of ['package.json', 'dist', 'schemas', 'test'])
+      cpSync(path.join(EXAMPLE, part), path.join(copy, part), { recursive: true });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(copy, 'test/bookmarks.test.ts')], {
+      cwd: copy,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    t.equal(
+      run.status,
+      0,
+      run.status === 0
+        ? "the example's test passes"
+        : `the example's test failed:\n${run.stdout.slice(-2000)}${run.stderr.slice(-2000)}`,
+    );
+    t.match(run.stdout, /# \{ total: \d+, pass: \d+ \}|^ok/m);
+  },
+);

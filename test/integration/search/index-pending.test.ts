@@ -3,7 +3,7 @@
 import t from 'tap';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService, IndexStatus } from '../../../src/sdk/index-service.js';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 
 const server = await startTestServer({ files: { 'Redis.md': '# Redis\n\nCaching notes about redis eviction.\n' } });
 t.teardown(() => server.close());

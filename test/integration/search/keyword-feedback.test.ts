@@ -3,7 +3,7 @@
 // first) and RM3 feedback (a question's expansion terms bring in a note that shares its best notes' words,
 // and a title lookup keeps its exact title first). Real host, index pipeline and MCP client on a small vault.
 import t from 'tap';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import type { KeywordIndexService } from '../../../plugins/search/family.js';

@@ -3,7 +3,7 @@
 // hybrid must say so plainly. Skipped where the PostgreSQL 15 binaries are not installed.
 import t from 'tap';
 import { corpus as corpusPath } from '../../fixtures/corpus.js';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { postgresAvailable, startPostgres } from '../../../src/host/testing/postgres-server.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';

@@ -3,7 +3,7 @@
 // evidence, Chinese substrings and questions find their notes, and each row explains its ranking.
 import t from 'tap';
 import { corpus as corpusPath } from '../../fixtures/corpus.js';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 

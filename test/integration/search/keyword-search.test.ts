@@ -6,7 +6,7 @@ import { corpus as corpusPath } from '../../fixtures/corpus.js';
 
 type ToolResult = { isError?: boolean; content?: unknown; structuredContent?: unknown };
 import { rebuildKeyword } from '../../../plugins/search/family.js';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 

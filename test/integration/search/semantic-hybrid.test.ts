@@ -7,7 +7,7 @@ type ToolResult = { isError?: boolean; content?: unknown; structuredContent?: un
 import { resetEmbeddings } from '../../../plugins/search/family.js';
 import type { EmbeddingWorker } from '../../../plugins/search/embeddings/service.js';
 import type { EmbeddingsService } from '../../../plugins/search/embeddings/types.js';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import { startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from './embedding-server.js';

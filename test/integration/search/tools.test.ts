@@ -3,7 +3,7 @@
 // bounded output that says when it cut, and the JSON shapes ChatGPT connectors parse.
 import t from 'tap';
 import { corpus as corpusPath } from '../../fixtures/corpus.js';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 

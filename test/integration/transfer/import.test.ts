@@ -4,7 +4,7 @@ import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { controls } from '../../fixtures/transfer/controls.js';
 import { makeTestTls, startHttpsServer } from '../../fixtures/transfer/tls-fixture.js';

@@ -5,7 +5,7 @@ import http from 'node:http';
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { refusalOf, textOf } from '../../../src/sdk/testkit.js';
+import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { createApiKey, revokeApiKey } from '../../../src/host/auth/api-keys.js';
 import { controls } from '../../fixtures/transfer/controls.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { textOf } from '../../../src/sdk/testkit.js';
+import { textOf } from '../../../src/host/testing/testkit.js';
 import { chromiumMissing, launchGuardedBrowser, type GuardedBrowser } from '../../fixtures/browser.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 

@@ -24,9 +24,10 @@ t.test('every exception is still needed', async (t) => {
 });
 
 t.test('imports are read in every form: type-only, re-export, dynamic, import() type', async (t) => {
-  const edges = importsOf(root, 'src/sdk/testkit.ts').map((e) => e.to);
-  t.ok(edges.includes('src/host/testing/harness.ts'), 'an import() type is an edge');
-  t.ok(edges.includes('src/sdk/refusals.ts'), 'a relative .js specifier resolves to its .ts file');
+  const edges = importsOf(root, 'src/host/health.ts').map((e) => e.to);
+  t.ok(edges.includes('src/host/metrics/index.ts'), 'an import() type is an edge');
+  const kit = importsOf(root, 'src/host/testing/testkit.ts').map((e) => e.to);
+  t.ok(kit.includes('src/sdk/refusals.ts'), 'a relative .js specifier resolves to its .ts file');
   const entry = importsOf(root, 'src/sdk/index.ts').map((e) => e.to);
   t.ok(entry.includes('src/sdk/define-tool.ts'), 'a re-export is an edge');
 });

@@ -66,6 +66,16 @@ t.test('every value the entry names exists at run time, and families find what t
     'no named value is undefined',
   );
   t.same(Object.keys(sdk).sort(), [...names].sort(), 'the module exports exactly what the entry names');
-  for (const name of ['defineFamily', 'defineTool', 'Refusal', 'clampLimit', 'serviceRef', 'startFamilyTestServer'])
+  for (const name of ['defineFamily', 'defineTool', 'Refusal', 'clampLimit', 'serviceRef'])
     t.ok(names.includes(name), `${name} is public`);
+  t.notOk(names.includes('startFamilyTestServer'), 'the test kit, which starts a host, is not part of the SDK');
+});
+
+t.test("the test kit is the package's own entry, on the host's side", async (t) => {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, { import?: string }>;
+  };
+  t.equal(manifest.exports['./testkit']?.import, './dist/src/host/testing/testkit.js', 'exocortex/testkit');
+  const kit = (await import('../../../src/host/testing/testkit.js')) as Record<string, unknown>;
+  for (const name of ['startFamilyTestServer', 'refusalOf', 'textOf']) t.type(kit[name], 'function', name);
 });

@@ -1,8 +1,9 @@
-// The test kit for family authors: start a real Exocortex host with your family loaded by path,
-// connect the MCP SDK client, and assert on refusals. Loads the host lazily so that the sdk floor
-// never imports the host statically.
+// The test kit for family authors (`exocortex/testkit`): start a real Exocortex host with your family
+// loaded by path, connect the MCP SDK client, and assert on refusals. It is the host's side of the
+// package, beside the SDK rather than in it: a family's code imports `exocortex/sdk`, its tests this.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { parseRefusalLine } from './refusals.js';
+import { parseRefusalLine } from '../../sdk/refusals.js';
+import { startTestServer } from './harness.js';
 
 export interface FamilyTestServer {
   readonly url: string;
@@ -27,11 +28,7 @@ export interface FamilyTestOptions {
 }
 
 export async function startFamilyTestServer(options: FamilyTestOptions): Promise<FamilyTestServer> {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const harness = (await import(
-    new URL(`../host/testing/harness${ext}`, import.meta.url).href
-  )) as typeof import('../host/testing/harness.js');
-  return harness.startTestServer({
+  return startTestServer({
     config: { plugins: [...options.families], ...(options.config ?? {}) },
     files: options.files,
     builtinDir: options.withBuiltins ? undefined : null,
