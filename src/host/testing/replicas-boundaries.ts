@@ -6,6 +6,22 @@ import type { ClusterVault, TestCluster } from './cluster.js';
 import { sleep, type ModernClients } from './replicas-clients.js';
 import { cutLease, epochsOf, type Checks } from './replicas-oracles.js';
 
+/** One raw JSON-RPC POST to a process's /mcp with a vault's key (and any extra headers). */
+function postMcp(base: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+const LIST_TOOLS = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+
 /**
  * A multi-round-trip request (2026-07-28) whose rounds reach three different processes: the sealed
  * requestState minted by one opens on the others (the key is in PostgreSQL); a tampered one is refused.
@@ -14,17 +30,10 @@ import { cutLease, epochsOf, type Checks } from './replicas-oracles.js';
 export async function checkMultiRound(t: Checks, c: TestCluster, vault: ClusterVault): Promise<void> {
   let rpcId = 100;
   const round = async (base: string, params: Record<string, unknown>) => {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${vault.key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'test_input_required_result_multi_round',
-      },
-      body: JSON.stringify({
+    const res = await postMcp(
+      base,
+      vault.key,
+      {
         jsonrpc: '2.0',
         id: ++rpcId,
         method: 'tools/call',
@@ -37,8 +46,13 @@ export async function checkMultiRound(t: Checks, c: TestCluster, vault: ClusterV
             'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
           },
         },
-      }),
-    });
+      },
+      {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'test_input_required_result_multi_round',
+      },
+    );
     const text = await res.text();
     const json = text.trimStart().startsWith('{')
       ? text
@@ -130,15 +144,7 @@ export async function checkUserLimit(
 /** A revoked key is refused by every process within moments (NOTIFY). */
 export async function checkRevocation(t: Checks, c: TestCluster, vault: ClusterVault): Promise<void> {
   const probe = async (base: string) => {
-    const res = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${vault.key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-    });
+    const res = await postMcp(base, vault.key, LIST_TOOLS);
     await res.body?.cancel();
     return res.status;
   };
@@ -159,17 +165,10 @@ export async function checkRevocation(t: Checks, c: TestCluster, vault: ClusterV
 
 /** A forged hop (no valid signature) is refused, never trusted. */
 export async function checkForgedHop(t: Checks, c: TestCluster, vault: ClusterVault): Promise<void> {
-  const forged = await fetch(`${c.processes[0].url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${vault.key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'x-exocortex-hop': 'someone',
-      'x-exocortex-ceiling': `${Date.now()} notes:write`,
-      'x-exocortex-hop-signature': 'AAAA',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  const forged = await postMcp(c.processes[0].url, vault.key, LIST_TOOLS, {
+    'x-exocortex-hop': 'someone',
+    'x-exocortex-ceiling': `${Date.now()} notes:write`,
+    'x-exocortex-hop-signature': 'AAAA',
   });
   await forged.body?.cancel();
   t.equal(forged.status, 403, 'a forged forwarding header is refused');
