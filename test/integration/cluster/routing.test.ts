@@ -2,7 +2,7 @@
 // transfer link minted through one process and redeemed through another (download and streamed upload),
 // a panel page of a vault through a process that does not own it, `exocortex stdio` bridged to a process
 // that does not own the operator's vault, `exocortex index` run at a process that does not index the
-// vault (the pass runs at the owner); and fair shares: a third process joining two takes its share
+// vault (the pass runs at the owner) and a family command there; and fair shares: a third process joining two takes its share
 // (7 vaults end 3+2+2) while writers run through HAProxy. Oracles: every acknowledged write is on disk as
 // acknowledged, exactly one created event each, and no two processes ever ran a vault's pipeline at once.
 import t from 'tap';
@@ -201,6 +201,13 @@ t.test('requests follow their vault, and a joining process takes its share', { s
     indexV02,
     /scanned \d+ notes/,
     `\`index --vault\` at a non-owner runs at the owner (${indexV02.slice(-200)})`,
+  );
+  // A family command acts on the database every process shares: it runs where it lands.
+  const rebuilt = await runCli(bridgeTo.config, ['search', 'rebuild-keyword']).catch((e: Error) => e.message);
+  t.match(
+    rebuilt,
+    /rebuilt keyword vectors of \d+ notes/,
+    `a family command runs at a non-owner (${rebuilt.slice(-200)})`,
   );
   const forgedIndex = await fetch(`${c.processes[0].url}/v1/index`, {
     method: 'POST',
