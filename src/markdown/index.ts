@@ -38,7 +38,7 @@ export {
 } from './rewrite-links.js';
 export { tagIdentity } from './tags.js';
 export { estimateTokens, DEFAULT_CHUNK_TOKENS, DEFAULT_CHUNK_OVERLAP } from './chunks.js';
-export { countTokens, countTokensBound, EXACT_TOKEN_CHARS } from './tokens.js';
+export { countTokens, countTokensBound, loadTokenizer, EXACT_TOKEN_CHARS } from './tokens.js';
 export {
   FRONTMATTER_MAX_ALIAS_COUNT,
   FRONTMATTER_MAX_DEPTH,

@@ -32,6 +32,11 @@ function cl100k(): Promise<Encoder> {
   return encoder;
 }
 
+/** Load the cl100k rank table now (~0.75 s of CPU, ~65 MiB), so a later count does not pay for it. */
+export async function loadTokenizer(): Promise<void> {
+  await cl100k();
+}
+
 /**
  * Token counts per pre-token (a word with its leading space, a number run, a punctuation run): notes
  * repeat their words, so most pre-tokens skip BPE, the slow part. Cleared whole when full. Only short

@@ -96,7 +96,8 @@ export interface WorkerPool {
    * Run a CPU-heavy task off the event loop. `task` names a built-in task (see the host's
    * worker task table: `unified-diff`, `count-tokens` ({texts} → cl100k counts), `sha256`,
    * `parse-notes`) or `{ module, fn }` for a family's own module (an absolute file URL). A task past
-   * the host's per-task budget (workers.taskTimeoutMs) is aborted and rejects with a `timeout` Refusal.
+   * the host's per-task budget (workers.taskTimeoutMs, counted from the task's start, not its wait in the
+   * queue) is aborted and rejects with a `timeout` Refusal.
    */
   run<T = unknown>(
     task: string | { module: string; fn: string },

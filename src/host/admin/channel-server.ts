@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { Scope } from '../../sdk/scopes.js';
-import type { Forwarder } from '../cluster/forward.js';
+import { HopRefused, type Forwarder } from '../cluster/forward.js';
 import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
@@ -147,18 +147,21 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   app.post<{ Body: { which: string } }>('/v1/keys/revoke', async (request) =>
     keysRevokeOp(o.target(), String(request.body?.which ?? '')),
   );
-  app.post<{ Body: { rebuild?: boolean; vault?: string } }>('/v1/index', async (request, reply) =>
-    stream(reply, async (send) => ({
+  app.post<{ Body: { rebuild?: boolean; vault?: string } }>('/v1/index', async (request, reply) => {
+    const vault = typeof request.body?.vault === 'string' ? request.body.vault : undefined;
+    // Several processes: a vault this process does not index goes to its owner, whose answer streams back.
+    if (o.forwarder) {
+      const id = await indexedElsewhere(o.target(), vault);
+      if (id !== undefined && (await o.forwarder.operatorCommand(request, reply, id, request.body))) return reply;
+    }
+    return stream(reply, async (send) => ({
       summary: await indexOp(
         o.target(),
-        {
-          rebuild: request.body?.rebuild === true,
-          ...(typeof request.body?.vault === 'string' ? { vault: request.body.vault } : {}),
-        },
+        { rebuild: request.body?.rebuild === true, ...(vault !== undefined ? { vault } : {}) },
         (p) => send({ progress: p }),
       ),
-    })),
-  );
+    }));
+  });
   app.post<{ Body: { family: string; command?: string; args?: string[] } }>('/v1/family', async (request, reply) =>
     stream(reply, async (send) => {
       const b = request.body ?? ({} as { family: string });
@@ -236,6 +239,40 @@ async function removeStaleSocket(socketPath: string): Promise<void> {
       `another process answers on the admin socket ${socketPath}; stop it or set admin.socketPath to another path`,
     );
   unlinkSync(socketPath);
+}
+
+/** The id of the vault `name` (the process's own when absent) when its index does not run here. */
+async function indexedElsewhere(t: OperationTarget, name: string | undefined): Promise<number | undefined> {
+  if (name === undefined || name === t.vault.name) return t.index ? undefined : t.vault.id;
+  if (t.vaults?.all().some((v) => v.row.name === name && v.index)) return undefined;
+  const row = await t.db.selectFrom('vaults').select('id').where('name', '=', name).executeTakeFirst();
+  return row?.id as number | undefined;
+}
+
+/**
+ * The owner's side of `exocortex index` run at another process (several processes on one PostgreSQL):
+ * POST /v1/index on the HTTP listener, answered only for a verified hop asserting the local operator of
+ * that process's admin channel (signed with the cluster's hop key); anything else finds no such route.
+ */
+export function registerForwardedIndex(
+  app: FastifyInstance,
+  o: { readonly forwarder: Forwarder; readonly target: () => OperationTarget },
+): void {
+  app.post<{ Body: { rebuild?: boolean } }>('/v1/index', async (request, reply) => {
+    let operator: Principal | undefined;
+    try {
+      operator = o.forwarder.assertedOperator(request);
+    } catch (e) {
+      if (!(e instanceof HopRefused)) throw e;
+      return reply.code(403).send({ error: { code: 'forbidden', message: `Forbidden: ${e.message}`, exitCode: 1 } });
+    }
+    if (!operator) return jsonRpcError(reply, 404, -32601, 'no such route');
+    const t = o.target();
+    const vault = t.vaults?.get(operator.vaultId)?.row.name ?? t.vault.name;
+    return stream(reply, async (send) => ({
+      summary: await indexOp(t, { rebuild: request.body?.rebuild === true, vault }, (p) => send({ progress: p })),
+    }));
+  });
 }
 
 /** Newline-delimited JSON: progress objects while the command runs, then {done: result} or {error}. */

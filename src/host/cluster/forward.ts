@@ -181,11 +181,29 @@ export class Forwarder {
     });
   }
 
+  /**
+   * Send a command of this process's admin channel (its JSON body already parsed) to the owner of
+   * `vaultId`, as the local operator (a signed assertion), and stream the owner's answer back: true when
+   * this call answered it, false when this process owns the vault and runs the command itself.
+   */
+  async operatorCommand(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    vaultId: number,
+    body: unknown,
+  ): Promise<boolean> {
+    return this.forward(request, reply, vaultId, {
+      stream: false,
+      operator: true,
+      body: Buffer.from(JSON.stringify(body ?? {})),
+    });
+  }
+
   private async forward(
     request: FastifyRequest,
     reply: FastifyReply,
     vaultId: number,
-    opts: { stream: boolean; operator?: boolean },
+    opts: { stream: boolean; operator?: boolean; body?: Buffer },
   ): Promise<boolean> {
     if (this.o.leases.owns(vaultId)) return false;
     const started = performance.now();
@@ -201,6 +219,7 @@ export class Forwarder {
     // bodies (an upload) are streamed through as they arrive.
     let body: Buffer | 'stream' | undefined;
     if (opts.stream) body = hasBody(request) ? 'stream' : undefined;
+    else if (opts.body) body = opts.body;
     else
       try {
         body = await readBody(request, this.o.bodyLimitBytes);

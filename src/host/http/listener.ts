@@ -7,6 +7,7 @@ import { KEY_PREFIX } from '../auth/api-keys.js';
 import { SESSION_COOKIE, sessionUser } from '../auth/panel-sessions.js';
 import { userByName } from '../auth/users.js';
 import type { Host } from '../host.js';
+import { registerForwardedIndex } from '../admin/channel-server.js';
 import { buildHttpApp } from './app.js';
 import type { HttpSurface } from './surfaces.js';
 
@@ -55,6 +56,7 @@ export async function listenHttp(host: Host, surfaces: readonly HttpSurface[]): 
         }
       : undefined,
   });
+  if (host.forwarder) registerForwardedIndex(host.app, { forwarder: host.forwarder, target: () => host.operations });
   await host.app.listen({ host: s.host, port: s.port });
   const reaper = setInterval(() => void host.hub.reap(s.sessionIdleMinutes * 60_000), 60_000);
   reaper.unref();

@@ -54,8 +54,14 @@ export function workerExecArgv(execArgv: readonly string[] = process.execArgv): 
   return out;
 }
 
+/** The key of a thread's "this run starts now" message (worker.ts posts it). */
+const TASK_STARTED = 'exocortexTaskStarted';
+
 export class PiscinaPool implements WorkerPool {
   private readonly lanes = new Map<WorkerLane, Piscina>();
+  /** Runs under a budget, by id: what to do when their thread says the work (or its set-up) starts. */
+  private readonly starting = new Map<number, () => void>();
+  private runs = 0;
   constructor(private readonly settings: WorkerPoolSettings) {}
 
   /** Auto: one core stays with the main thread (the event loop) and embedded PGlite's thread;
@@ -78,11 +84,18 @@ export class PiscinaPool implements WorkerPool {
       const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
       pool = new Piscina({
         filename: new URL(`./worker${ext}`, import.meta.url).href,
-        minThreads: 0,
+        // The interactive lane's threads stay once started: a tool call then never waits for a thread to
+        // boot and load its tables again (cl100k's: ~1.2 s of CPU with the boot, seconds of wall time on a
+        // loaded machine, for the first result over the budget's bytes after every idle minute).
+        minThreads: lane === 'interactive' ? this.threads(lane) : 0,
         maxThreads: this.threads(lane),
         idleTimeout: this.settings.idleTimeoutMs,
         resourceLimits: this.resourceLimits(),
         execArgv: workerExecArgv(),
+      });
+      pool.on('message', (m: unknown) => {
+        const run = (m as Record<string, unknown> | null)?.[TASK_STARTED];
+        if (typeof run === 'number') this.starting.get(run)?.();
       });
       this.lanes.set(lane, pool);
     }
@@ -94,22 +107,36 @@ export class PiscinaPool implements WorkerPool {
     payload: unknown,
     options: { signal?: AbortSignal; lane?: WorkerLane } = {},
   ): Promise<T> {
-    const message = typeof task === 'string' ? { task, payload } : { module: task.module, fn: task.fn, payload };
     const budget = this.settings.taskTimeoutMs ?? 0;
-    // The budget starts when the task is queued: a queue that long means the lane is already saturated.
-    const timer = budget > 0 ? AbortSignal.timeout(budget) : undefined;
-    const signal = timer && options.signal ? AbortSignal.any([timer, options.signal]) : (timer ?? options.signal);
     const name = typeof task === 'string' ? task : (task.fn ?? 'default');
+    const run = budget > 0 ? ++this.runs : undefined;
+    const message =
+      typeof task === 'string' ? { task, payload, run } : { module: task.module, fn: task.fn, payload, run };
+    // The budget runs from the moment the thread starts the task's work (and, before it, from the start of
+    // a set-up the thread does once), never from the queue: a task queued behind others on a loaded
+    // machine is not refused for their time. The wait in the queue is bounded by the caller's own signal
+    // (a tool call's deadline) and by the tasks ahead, each bounded in turn.
+    const budgetOver = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    if (run !== undefined)
+      this.starting.set(run, () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => budgetOver.abort(), budget);
+      });
+    const signal = options.signal ? AbortSignal.any([budgetOver.signal, options.signal]) : budgetOver.signal;
     try {
       return (await this.piscina(options.lane ?? 'interactive').run(message, { signal })) as T;
     } catch (e) {
-      if (timer?.aborted && !options.signal?.aborted) {
+      if (budgetOver.signal.aborted && !options.signal?.aborted) {
         throw new Refusal('timeout', { timeoutMs: budget, setting: 'workers.taskTimeoutMs', task: name });
       }
       // Piscina replaces a thread that exits; the caller learns why in the catalog's terms, not as a bug.
       const reason = this.deathOf(e);
       if (reason) throw new Refusal('worker_failed', { task: name, reason });
       throw e;
+    } finally {
+      clearTimeout(timer);
+      if (run !== undefined) this.starting.delete(run);
     }
   }
 

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import {
   countTokens,
   countTokensBound,
+  loadTokenizer,
   parseNote,
   unifiedPatch,
   packModel,
@@ -12,6 +13,15 @@ import {
 } from '../../markdown/index.js';
 
 export type WorkerTask = (payload: any) => unknown;
+
+/**
+ * A task's one-time set-up in a thread (a table to load), run before the task is said to start: the time
+ * budget covers the task's own work, never a thread's first load of what every later task reuses.
+ */
+export const builtinSetup: Record<string, () => Promise<unknown>> = {
+  'count-tokens': loadTokenizer,
+  'count-tokens-bound': loadTokenizer,
+};
 
 export const builtinTasks: Record<string, WorkerTask> = {
   echo: (payload) => payload,

@@ -1,7 +1,8 @@
 // Requests routed by their vault across processes on one PostgreSQL 15 server (HAProxy in front): a
 // transfer link minted through one process and redeemed through another (download and streamed upload),
 // a panel page of a vault through a process that does not own it, `exocortex stdio` bridged to a process
-// that does not own the operator's vault; and fair shares: a third process joining two takes its share
+// that does not own the operator's vault, `exocortex index` run at a process that does not index the
+// vault (the pass runs at the owner) and a family command there; and fair shares: a third process joining two takes its share
 // (7 vaults end 3+2+2) while writers run through HAProxy. Oracles: every acknowledged write is on disk as
 // acknowledged, exactly one created event each, and no two processes ever ran a vault's pipeline at once.
 import t from 'tap';
@@ -188,6 +189,46 @@ t.test('requests follow their vault, and a joining process takes its share', { s
     'through the bridge\n',
     'the note is on disk',
   );
+  // `exocortex index` at a process that does not index the vault: the pass runs at the owner, its
+  // progress and summary stream back through the admin channel.
+  const indexHome = await runCli(bridgeTo.config, ['index']).catch((e: Error) => e.message);
+  t.match(indexHome, /scanned \d+ notes/, `\`index\` at a non-owner runs at the owner (${indexHome.slice(-200)})`);
+  const v02 = c.vaults[1];
+  const indexV02 = await runCli((await nonOwner(v02.id)).config, ['index', '--vault', v02.name]).catch(
+    (e: Error) => e.message,
+  );
+  t.match(
+    indexV02,
+    /scanned \d+ notes/,
+    `\`index --vault\` at a non-owner runs at the owner (${indexV02.slice(-200)})`,
+  );
+  // A family command acts on the database every process shares: it runs where it lands.
+  const rebuilt = await runCli(bridgeTo.config, ['search', 'rebuild-keyword']).catch((e: Error) => e.message);
+  t.match(
+    rebuilt,
+    /rebuilt keyword vectors of \d+ notes/,
+    `a family command runs at a non-owner (${rebuilt.slice(-200)})`,
+  );
+  const forgedIndex = await fetch(`${c.processes[0].url}/v1/index`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-exocortex-hop': 'someone',
+      'x-exocortex-as': `operator:${operatorVault.id}`,
+      'x-exocortex-ceiling': `${Date.now()} notes:write`,
+      'x-exocortex-hop-signature': 'AAAA',
+    },
+    body: '{}',
+  });
+  t.equal(forgedIndex.status, 403, 'an index command over a forged hop is refused');
+  await forgedIndex.body?.cancel();
+  const plainIndex = await fetch(`${c.processes[0].url}/v1/index`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  t.equal(plainIndex.status, 404, 'the HTTP listener has no index command for anyone but a verified hop');
+  await plainIndex.body?.cancel();
   const forgedOperator = await fetch(`${c.processes[0].url}/mcp`, {
     method: 'POST',
     headers: {
@@ -341,7 +382,8 @@ async function runCli(config: string, args: string[]): Promise<string> {
       process.execPath,
       [...typescriptArgs(), path.join(ROOT, 'src/cli/main.ts'), ...args, '--config', config],
       { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, timeout: 60_000 },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
+      // Both streams: `index` prints its summary on stderr.
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout + stderr)),
     ),
   );
 }

@@ -30,6 +30,11 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/mcp/stdio-bridge.ts':
     "realpath of two vault roots, to compare the bridged server's vault with the config's",
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
+  'src/host/testing/replicas-clients.ts':
+    "test harness: the replicas scenario's outside editor writes vault notes, a writer reads one it may have written",
+  'src/host/testing/replicas-oracles.ts': 'test harness: the replicas scenario compares vault files with the index',
+  'src/host/testing/replicas-scenario.ts':
+    "test harness: the replicas scenario's temp folder and the logs of a failed run",
   'src/panel/server.ts': 'streams htmx.min.js from the htmx.org package (node_modules, never the vault)',
   'plugins/transfer/receive.ts':
     'streams an upload into a private temp file outside the vault (published through VaultFs)',

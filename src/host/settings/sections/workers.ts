@@ -15,7 +15,14 @@ export const workersSection = section(
         .describe(
           'Worker threads for parsing, diffs, regex and token counts (0 = CPU cores − 1, at least 1, at most 4).',
         ),
-      idleTimeoutMs: z.number().int().min(0).default(60000).describe('An idle worker thread exits after this long.'),
+      idleTimeoutMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(60000)
+        .describe(
+          'An idle thread of the bulk lane exits after this long; the interactive lane keeps its threads (and the tables they loaded).',
+        ),
       interactiveThreads: z
         .number()
         .int()
@@ -31,7 +38,7 @@ export const workersSection = section(
         .min(0)
         .default(15000)
         .describe(
-          'Longest one worker task may run; past it the task is aborted, its thread replaced, and the caller refused as timeout (a note whose parse runs past it is quarantined). 0 = no budget.',
+          'Longest one worker task may run, counted from the moment its thread starts it (not from the queue; a thread’s one-time load of a module or table has a budget of its own); past it the task is aborted, its thread replaced, and the caller refused as timeout (a note whose parse runs past it is quarantined). 0 = no budget.',
         ),
       maxHeapMb: z
         .number()
