@@ -13,3 +13,14 @@ process.env.EXOCORTEX_TS_LOADER = import.meta.url;
 // (src/host/db/engines/pglite-template.ts), and test servers from a migrated one (src/host/testing/harness.ts),
 // both kept in the checkout's .cache/pglite across runs; the CLI processes a test starts inherit it.
 process.env.EXOCORTEX_PGLITE_TEMPLATES ??= fileURLToPath(new URL('../../.cache/pglite', import.meta.url));
+
+// EXOCORTEX_TEST_CPU_LOG=file: each test file's process appends, at exit, its name and the CPU seconds it
+// and the children it reaped used (user + system, from /proc/self/stat), for finding the suite's costly files.
+if (process.env.EXOCORTEX_TEST_CPU_LOG && /\.test\.ts$/.test(process.argv[1] ?? '')) {
+  const { appendFileSync, readFileSync } = await import('node:fs');
+  process.on('exit', () => {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+    appendFileSync(process.env.EXOCORTEX_TEST_CPU_LOG, `${(ticks / 100).toFixed(1)}\t${process.argv[1]}\n`);
+  });
+}
