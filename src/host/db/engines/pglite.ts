@@ -10,7 +10,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { DEFAULT_PGLITE_MEMORY, memoryStartParams, type PgliteMemory } from './pglite-memory.js';
-import { seedFromTemplate } from './pglite-template.js';
+import { defaultSeedSources, type SeedSources, seedDataDir } from './pglite-template.js';
 import { ThreadedPglite } from './pglite-threaded.js';
 import { nameStatements } from './statement-cache.js';
 import type { DatabaseEngine } from './types.js';
@@ -21,13 +21,23 @@ export interface OpenPgliteOptions {
   /** On its own worker thread (default) or on the calling one. */
   readonly thread?: boolean;
   readonly memory?: PgliteMemory;
+  /** Where a new data directory's initialised contents come from (default: pglite-template.ts's). */
+  readonly seed?: SeedSources;
+  readonly log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 export async function openPglite(dataDir: string, options: OpenPgliteOptions = {}): Promise<DatabaseEngine> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) {
     mkdirSync(dataDir, { recursive: true });
-    await seedFromTemplate(dataDir);
+    const seeded = await seedDataDir(dataDir, options.seed ?? defaultSeedSources());
+    if (seeded.from === 'archive')
+      options.log?.info({ dataDir }, 'database: a new data directory, seeded from the packaged initialised one');
+    if (seeded.problem)
+      options.log?.warn(
+        { dataDir, problem: seeded.problem },
+        'database: the packaged archive is unusable; running initdb',
+      );
   }
   const where = memory ? 'in memory' : 'embedded';
   const startParams = [...PGlite.defaultStartParams, ...memoryStartParams(options.memory ?? DEFAULT_PGLITE_MEMORY)];
