@@ -43,7 +43,11 @@ export interface OpenDatabaseOptions {
   readonly pgliteMaintenanceSeconds?: number;
   /** The embedded engine's memory settings (engines/pglite-memory.ts); absent: its defaults. */
   readonly pgliteMemory?: PgliteMemory;
-  readonly log?: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  readonly log?: {
+    debug(obj: object, msg: string): void;
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+  };
 }
 
 /** The embedded engine's memory settings from the `database` settings section. */
@@ -74,6 +78,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
       ? await openPglite(pgliteDir(url, options.baseDir), {
           thread: options.pgliteThread ?? true,
           memory: options.pgliteMemory,
+          log: options.log,
         })
       : await openPostgres(url, options.poolSize ?? 10);
   } catch (e) {

@@ -25,6 +25,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import t from 'tap';
+import { archiveName } from '../../../src/host/db/engines/pglite-template.js';
 import { freePort } from '../../../src/host/testing/free-port.js';
 import { textOf } from '../../../src/host/testing/testkit.js';
 
@@ -54,7 +55,7 @@ t.teardown(() => rmSync(work, { recursive: true, force: true }));
 function tarball(): { file?: string; skip?: string } {
   const given = process.env.EXOCORTEX_PACKED_TARBALL;
   if (given) return { file: path.resolve(given) };
-  if (!existsSync(path.join(root, 'dist', 'src', 'host', 'cli', 'main.js')))
+  if (!existsSync(path.join(root, 'dist', 'src', 'cli', 'main.js')))
     return { skip: 'dist/ is not built (npm ci builds it; or npm run build)' };
   if (!existsSync(path.join(root, 'prebuilds', `linux-${arch}`, 'exocortex.glibc.node'))) {
     const r = run(process.execPath, [path.join(root, 'scripts', 'prebuild.mjs')], {
@@ -92,6 +93,8 @@ t.test(
       'package/config/default.yaml',
       `package/prebuilds/linux-${arch}/exocortex.glibc.node`,
       'package/scripts/native-install.mjs',
+      // The initialised database the first start copies instead of running initdb (our build writes it).
+      `package/dist/pglite/${archiveName()}`,
     ])
       t.ok(listing.includes(needed), `the tarball carries ${needed.slice(8)}`);
     if (process.env.EXOCORTEX_PACKED_TARBALL) {
@@ -160,6 +163,10 @@ t.test(
     t.ok(existsSync(path.join(home, '.config', 'exocortex', 'config.yaml')), 'init wrote the XDG config');
 
     const transport = new StdioClientTransport({ command: exo, args: ['stdio'], env, cwd: '/', stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d) => {
+      stderr += d;
+    });
     const client = new Client({ name: 'package-test', version: '1' });
     await client.connect(transport);
     const tools = (await client.listTools()).tools.map((x) => x.name);
@@ -172,6 +179,11 @@ t.test(
     t.ok(existsSync(path.join(vault, 'from-package.md')), 'the write reached the vault');
     await client.close();
     t.ok(existsSync(path.join(home, '.local', 'share', 'exocortex', 'db')), 'the database lives under XDG_DATA_HOME');
+    t.match(
+      stderr,
+      /seeded from the packaged initialised one/,
+      "the first start copied the package's initialised database: no initdb",
+    );
 
     // What a Claude Desktop config runs: `npx -y <tarball> stdio` (npx runs the install script, which finds the
     // prebuilt core and builds nothing).

@@ -6,13 +6,18 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import type { ThreadReply, ThreadRequest } from './pglite-threaded.js';
+import { type Seeded, type SeedSources, seedDataDir } from './pglite-template.js';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-thread runs only as a worker thread');
 
-const { dataDir, startParams } = workerData as { dataDir: string; startParams?: string[] };
+const { dataDir, startParams, seed } = workerData as { dataDir: string; startParams?: string[]; seed?: SeedSources };
+
+let seeded: Seeded = {};
 
 async function open(): Promise<PGlite> {
+  // A new directory is filled here, off the thread that answers clients (a first start's initialize).
+  if (seed) seeded = await seedDataDir(dataDir, seed);
   const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
   return pglite;
@@ -20,7 +25,7 @@ async function open(): Promise<PGlite> {
 
 const opened = open();
 opened.then(
-  () => port.postMessage({ id: 0, ready: true } satisfies ThreadReply),
+  () => port.postMessage({ id: 0, ready: true, seeded } satisfies ThreadReply),
   (e: unknown) => port.postMessage({ id: 0, error: String((e as Error)?.message ?? e) } satisfies ThreadReply),
 );
 

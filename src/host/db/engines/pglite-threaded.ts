@@ -9,6 +9,7 @@
 // are parsed here by pg-protocol, the parser node-postgres uses against a server.
 import { Worker } from 'node:worker_threads';
 import { importTypeScriptCode } from '../../workers/typescript.js';
+import type { Seeded, SeedSources } from './pglite-template.js';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
 
@@ -21,6 +22,8 @@ export interface ThreadRequest {
 export interface ThreadReply {
   readonly id: number;
   readonly ready?: boolean;
+  /** With `ready`: how the thread filled a new data directory. */
+  readonly seeded?: Seeded;
   readonly bytes?: Uint8Array;
   readonly closed?: boolean;
   readonly error?: string;
@@ -57,6 +60,8 @@ export interface ProtocolTarget {
 
 export class ThreadedPglite implements ProtocolTarget {
   readonly waitReady: Promise<void>;
+  /** How a new data directory was filled (known once ready). */
+  seeded: Seeded = {};
   private readonly worker: Worker;
   private readonly calls = new Map<number, { resolve(r: ThreadReply): void; reject(e: Error): void }>();
   private nextId = 1;
@@ -65,11 +70,16 @@ export class ThreadedPglite implements ProtocolTarget {
   private beginsHeld = 0;
   private failure: Error | undefined;
 
-  constructor(dataDir: string, startParams?: readonly string[]) {
-    this.worker = new Worker(bootstrap(), { eval: true, workerData: { dataDir, startParams } });
+  /** `seed`: where the thread fills a data directory that holds no database yet from (pglite-template.ts). */
+  constructor(dataDir: string, startParams?: readonly string[], seed?: SeedSources) {
+    this.worker = new Worker(bootstrap(), { eval: true, workerData: { dataDir, startParams, seed } });
     this.waitReady = new Promise<void>((resolve, reject) => {
       this.calls.set(0, {
-        resolve: (r) => (r.error ? reject(new Error(`PGlite failed to open ${dataDir}: ${r.error}`)) : resolve()),
+        resolve: (r) => {
+          if (r.error) return reject(new Error(`PGlite failed to open ${dataDir}: ${r.error}`));
+          this.seeded = r.seeded ?? {};
+          resolve();
+        },
         reject,
       });
     });

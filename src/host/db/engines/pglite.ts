@@ -10,7 +10,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
 import { DEFAULT_PGLITE_MEMORY, memoryStartParams, type PgliteMemory } from './pglite-memory.js';
-import { seedFromTemplate } from './pglite-template.js';
+import { defaultSeedSources, type Seeded, type SeedSources, seedDataDir } from './pglite-template.js';
 import { ThreadedPglite } from './pglite-threaded.js';
 import { nameStatements } from './statement-cache.js';
 import type { DatabaseEngine } from './types.js';
@@ -21,24 +21,38 @@ export interface OpenPgliteOptions {
   /** On its own worker thread (default) or on the calling one. */
   readonly thread?: boolean;
   readonly memory?: PgliteMemory;
+  /** Where a new data directory's initialised contents come from (default: pglite-template.ts's). */
+  readonly seed?: SeedSources;
+  readonly log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 export async function openPglite(dataDir: string, options: OpenPgliteOptions = {}): Promise<DatabaseEngine> {
   const memory = dataDir.startsWith('memory://');
-  if (!memory) {
-    mkdirSync(dataDir, { recursive: true });
-    await seedFromTemplate(dataDir);
-  }
+  const thread = options.thread ?? true;
+  const seed = memory ? undefined : (options.seed ?? defaultSeedSources());
+  const report = (seeded: Seeded) => {
+    if (seeded.from === 'archive')
+      options.log?.info({ dataDir }, 'database: a new data directory, seeded from the packaged initialised one');
+    if (seeded.problem)
+      options.log?.warn(
+        { dataDir, problem: seeded.problem },
+        'database: the packaged archive is unusable; running initdb',
+      );
+  };
+  if (!memory) mkdirSync(dataDir, { recursive: true });
+  // On its own thread the engine's thread fills a new directory; here, this one does.
+  if (seed && !thread) report(await seedDataDir(dataDir, seed));
   const where = memory ? 'in memory' : 'embedded';
   const startParams = [...PGlite.defaultStartParams, ...memoryStartParams(options.memory ?? DEFAULT_PGLITE_MEMORY)];
-  if (options.thread ?? true) {
-    const threaded = new ThreadedPglite(dataDir, startParams);
+  if (thread) {
+    const threaded = new ThreadedPglite(dataDir, startParams, seed);
     try {
       await threaded.waitReady;
     } catch (e) {
       await threaded.close();
       throw e;
     }
+    report(threaded.seeded);
     // The bridge only checks for PGlite's protocol entry point; the threaded object provides it.
     const pool = new pg.Pool(createPgConfig(threaded as unknown as PGlite) as unknown as pg.PoolConfig);
     nameStatements(pool);
