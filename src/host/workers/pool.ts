@@ -29,11 +29,19 @@ const PRELOAD_INLINE = /^(--import|--require|--loader|--experimental-loader)=(.*
 const loadsTypeScript = (module: string): boolean =>
   module === 'tsx' || module === process.env.EXOCORTEX_TS_LOADER || module.endsWith('ts-loader/register.mjs');
 
+/** Flags of a thread's own environment, which a pool thread keeps; the value of `--conditions`/`-C` too. */
+const THREAD_FLAG =
+  /^--(?:enable-source-maps|no-warnings|disable-warning=.*|trace-warnings|trace-uncaught|(?:no-)?experimental-[a-z-]+(?:=.*)?|conditions=.*)$/;
+const THREAD_FLAG_WITH_VALUE = /^(?:--conditions|-C|--disable-warning)$/;
+
 /**
- * A pool thread's flags: the process's own, less the modules it preloads (a test runner's module mocks,
- * say) other than the TypeScript loader. Another preload's module hooks in a heap-limited thread can turn
- * a task's out-of-memory, which must end that thread only, into a fatal error of the whole process
- * (Node 24 with @tapjs/mock's hooks did).
+ * A pool thread's flags: of the process's own, the TypeScript loader when the host runs from its sources
+ * and the flags of a thread's own environment (source maps, warnings, experimental features, conditions).
+ * Other preloads are left out: a test runner's module hooks in a heap-limited thread can turn a task's
+ * out-of-memory, which must end that thread only, into a fatal error of the whole process (Node 24 with
+ * @tapjs/mock's hooks did). V8's and the process's flags (`--max-old-space-size`, `--title`, …) are left
+ * out too: they already hold for every thread, and a Worker given one refuses to start
+ * (ERR_WORKER_INVALID_EXEC_ARGV), which ended the server's start.
  */
 export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
   const out: string[] = [];
@@ -42,14 +50,14 @@ export function workerExecArgv(execArgv: readonly string[] = process.execArgv): 
     const inline = PRELOAD_INLINE.exec(flag);
     if (inline) {
       if (loadsTypeScript(inline[2]!)) out.push(flag);
-      continue;
-    }
-    if (PRELOAD.test(flag)) {
+    } else if (PRELOAD.test(flag)) {
       const module = execArgv[++i] ?? '';
       if (loadsTypeScript(module)) out.push(flag, module);
-      continue;
+    } else if (THREAD_FLAG_WITH_VALUE.test(flag)) {
+      out.push(flag, execArgv[++i] ?? '');
+    } else if (THREAD_FLAG.test(flag)) {
+      out.push(flag);
     }
-    out.push(flag);
   }
   return out;
 }

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { workerExecArgv } from '../../../src/host/workers/pool.js';
 
-t.test('preloads are dropped, the TypeScript loader and other flags kept', async (t) => {
+t.test("preloads are dropped, the TypeScript loader and a thread's own flags kept", async (t) => {
   const loader = 'file:///repo/scripts/ts-loader/register.mjs';
   t.same(
     workerExecArgv([
@@ -18,9 +18,38 @@ t.test('preloads are dropped, the TypeScript loader and other flags kept', async
       '--import',
       'tsx',
       '--loader=other',
-      '--max-semi-space-size=16',
+      '--conditions',
+      'development',
+      '--no-warnings',
     ]),
-    ['--enable-source-maps', `--import=${loader}`, '--import', 'tsx', '--max-semi-space-size=16'],
+    ['--enable-source-maps', `--import=${loader}`, '--import', 'tsx', '--conditions', 'development', '--no-warnings'],
   );
   t.same(workerExecArgv([]), []);
+});
+
+t.test("V8's and the process's flags are left out: a Worker given one refuses to start", async (t) => {
+  t.same(workerExecArgv(['--max-old-space-size=512', '--max-semi-space-size=16', '--title=exo', '--expose-gc']), []);
+});
+
+t.test('a server started with a V8 flag serves a call that runs on a pool thread', async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const script = `
+    const { PiscinaPool } = await import(${JSON.stringify(new URL('../../../src/host/workers/pool.ts', import.meta.url).href)});
+    const pool = new PiscinaPool({ threads: 1, idleTimeoutMs: 1000 });
+    const n = await pool.run('echo', { ok: 1 }, { lane: 'interactive' });
+    console.log('echoed', JSON.stringify(n));
+    await pool.close();`;
+  const run = spawnSync(
+    process.execPath,
+    [
+      '--max-old-space-size=512',
+      ...process.execArgv.filter((a) => a.includes('ts-loader')),
+      '--input-type=module',
+      '-e',
+      script,
+    ],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  t.equal(run.status, 0, run.stderr.slice(-1500));
+  t.match(run.stdout, /^echoed {"ok":1}/m);
 });
