@@ -9,7 +9,7 @@
 // temporary folder. Arguments are passed to tap; tap runs on this Node (`node24 scripts/test.mjs` runs
 // the suite on Node 24).
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,8 @@ function base() {
 }
 
 const dir = mkdtempSync(path.join(base(), 'exocortex-test-'));
+// Like /tmp: the PostgreSQL servers tests start run as the `postgres` user, inside folders of this one.
+chmodSync(dir, 0o1777);
 console.log(`# temporary folder: ${dir}`);
 const env = { ...process.env, TMPDIR: dir };
 
