@@ -31,7 +31,7 @@ export interface RankingOptions extends FeedbackOptions {
 
 export const DEFAULT_RANKING: RankingOptions = {
   k1: 1.2,
-  b: 0.4,
+  b: 0.75,
   titleWeight: 3,
   allTermsFirst: false,
   questionWords: true,
@@ -232,20 +232,20 @@ export async function keywordSearch(
   const multi = plan.units.length > 1 && !plan.hasOr;
   const bodyCheck = c.q_any.includes('!') ? sql` AND k.tsv @@ ${c.q_any}::tsquery` : sql``;
   const tw = Math.max(1, ranking.titleWeight);
-  // ts_rank_cd's weights in D, C, B, A order: the title's words (A) and CJK bigrams (B) count titleWeight times.
-  const weights = `{${1 / tw},${1 / tw},1,1}`;
   const genBit = new Map(generating.map((slot, bit) => [slot, bit]));
-  // A generating lexeme's frequency is read only where its posting list says the note holds it, so a long
-  // question costs what its candidates hold, not lexemes × notes.
-  const tfCols = sql.join(
-    lexemes.map((l, slot) => {
-      const rank = sql`ts_rank_cd(${weights}::real[], v.v, ${lexemeQuery(l)}::tsquery, 0)`;
-      const bit = genBit.get(slot);
-      return bit === undefined
-        ? rank
-        : sql`CASE WHEN c.mask IS NULL OR c.mask & ${1 << bit} <> 0 THEN ${rank} ELSE 0 END`;
-    }),
-  );
+  // A lexeme's occurrences in one field, ts_rank_cd's weights in D, C, B, A order picking it: the body's parsed words
+  // (D) and CJK bigrams (C), or the title's (A, B). A generating lexeme's is read only where its posting list says the
+  // note holds it, so a long question costs what its candidates hold, not lexemes × notes.
+  const countCols = (weights: string) =>
+    sql.join(
+      lexemes.map((l, slot) => {
+        const rank = sql`ts_rank_cd(${weights}::real[], v.v, ${lexemeQuery(l)}::tsquery, 0)`;
+        const bit = genBit.get(slot);
+        return bit === undefined
+          ? rank
+          : sql`CASE WHEN c.mask IS NULL OR c.mask & ${1 << bit} <> 0 THEN ${rank} ELSE 0 END`;
+      }),
+    );
   // A note holding the whole query as a phrase ranks next after exact titles: that is what a pasted sentence asks for.
   const phraseable =
     plan.units.length > 1 && !plan.hasOr && !plan.negated.length && !parsed.units.some((u) => u.startsWith('"'));
@@ -261,6 +261,7 @@ export async function keywordSearch(
     phrase: boolean;
     body_len: number;
     tf: number[];
+    title_tf: number[];
     df: Array<[number, number]> | null;
     gen_n: number;
   }>`
@@ -299,7 +300,7 @@ export async function keywordSearch(
       ) u GROUP BY note_id
     )
     SELECT c.note_id, (k.title_keys @> ARRAY[${plan.exact}]::text[]) AS exact, c.phrase, k.body_len,
-           ARRAY[${tfCols}]::real[] AS tf,
+           ARRAY[${countCols('{1,1,0,0}')}]::real[] AS tf, ARRAY[${countCols('{0,0,1,1}')}]::real[] AS title_tf,
            (SELECT json_agg(json_build_array(bit, n)) FROM df) AS df, (SELECT count(DISTINCT note_id)::int FROM post) AS gen_n
     -- One detoasted copy per row: every ts_rank_cd reads it instead of decompressing the stored vector again.
     FROM c JOIN search_keyword k ON k.note_id = c.note_id CROSS JOIN LATERAL (SELECT k.tsv || ''::tsvector AS v OFFSET 0) v
@@ -319,9 +320,11 @@ export async function keywordSearch(
 
   const scored: Scored[] = [];
   for (const row of r.rows) {
-    const tf = row.tf.map((x) => Number(x) * tw);
+    const body = row.tf.map(Number);
+    const title = row.title_tf.map(Number);
+    const tf = body.map((x, i) => x + tw * title[i]);
     if (!tf.some((x) => x > 0) && !row.exact) continue; // a side hit of a negated query, or an exact title holding none
-    const per = unitScores(units as UnitLexemes[], idfs, tf, Number(row.body_len), stats, ranking);
+    const per = unitScores(units as UnitLexemes[], idfs, body, title, tw, Number(row.body_len), stats, ranking);
     const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((s) => tf[s] > 0)));
     const matched = hits.filter(Boolean).length;
     scored.push({
@@ -333,6 +336,7 @@ export async function keywordSearch(
       hits,
       match: matched === plan.units.length ? 'all' : 'any',
       tf,
+      inTitle: title.map((x) => x > 0),
     });
   }
   let pool = scored;
