@@ -4,7 +4,7 @@
 import { idf, saturate, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import type { ExpansionTerm } from './feedback.js';
 import type { MemoryScan } from './memory-index.js';
-import type { RankingOptions } from './search.js';
+import type { RankingOptions } from './options.js';
 
 export interface Scored {
   id: number;
