@@ -142,13 +142,15 @@ export async function sqlSearch(
   const bodyCheck = c.q_any.includes('!') ? sql` AND k.tsv @@ ${c.q_any}::tsquery` : sql``;
   const tw = Math.max(1, ranking.titleWeight);
   const genBit = new Map(generating.map((slot, bit) => [slot, bit]));
-  // A lexeme's occurrences in one field, ts_rank_cd's weights in D, C, B, A order picking it: the body's parsed words
-  // (D) and CJK bigrams (C), or the title's (A, B). A generating lexeme's is read only where its posting list says the
-  // note holds it, so a long question costs what its candidates hold, not lexemes × notes.
-  const countCols = (weights: string) =>
+  // A lexeme's occurrences in one field: in the body, ts_rank_cd's weights (D, C, B, A order) picking the body's
+  // parsed words (D) and CJK bigrams (C) of the note's detoasted vector; in the title, the small title vector (the
+  // same A and B lexemes), so the title costs no second pass over a long note's vector. A generating lexeme's is
+  // read only where its posting list says the note holds it, so a long question costs what its candidates hold,
+  // not lexemes × notes.
+  const countCols = (weights: string, vector: RawBuilder<unknown>) =>
     sql.join(
       lexemes.map((l, slot) => {
-        const rank = sql`ts_rank_cd(${weights}::real[], v.v, ${lexemeQuery(l)}::tsquery, 0)`;
+        const rank = sql`ts_rank_cd(${weights}::real[], ${vector}, ${lexemeQuery(l)}::tsquery, 0)`;
         const bit = genBit.get(slot);
         return bit === undefined
           ? rank
@@ -209,7 +211,8 @@ export async function sqlSearch(
       ) u GROUP BY note_id
     )
     SELECT c.note_id, (k.title_keys @> ARRAY[${plan.exact}]::text[]) AS exact, c.phrase, k.body_len,
-           ARRAY[${countCols('{1,1,0,0}')}]::real[] AS tf, ARRAY[${countCols('{0,0,1,1}')}]::real[] AS title_tf,
+           ARRAY[${countCols('{1,1,0,0}', sql`v.v`)}]::real[] AS tf,
+           ARRAY[${countCols('{0,0,1,1}', sql`k.title_tsv`)}]::real[] AS title_tf,
            (SELECT json_agg(json_build_array(bit, n)) FROM df) AS df, (SELECT count(DISTINCT note_id)::int FROM post) AS gen_n
     -- One detoasted copy per row: every ts_rank_cd reads it instead of decompressing the stored vector again.
     FROM c JOIN search_keyword k ON k.note_id = c.note_id CROSS JOIN LATERAL (SELECT k.tsv || ''::tsvector AS v OFFSET 0) v
