@@ -104,9 +104,9 @@ export const searchSettingsSchema = {
           type: 'number',
           minimum: 0,
           maximum: 1,
-          default: 0.4,
+          default: 0.75,
           description:
-            "BM25 b: how much a long note's term counts are discounted (0 none, 1 full); 0.4 held on the judged set's test half against 0.6 and the textbook 0.75 (docs/performance.md)",
+            "BM25 b: how much a long note's body counts are discounted (0 none, 1 full; the title's are not); the textbook 0.75 (docs/performance.md)",
         },
         titleWeight: {
           type: 'number',

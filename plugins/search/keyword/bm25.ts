@@ -1,6 +1,6 @@
-// BM25 scoring of keyword candidates from their per-lexeme term frequencies (title hits counted `titleWeight`
-// times, the BM25F way, then saturated and length-normalised with the body) and the vault's statistics.
-// Pure arithmetic: no SQL. Which lexemes to ask about and which notes to score is the planner's business.
+// BM25F scoring of keyword candidates from their per-lexeme term frequencies, title and body apart (the body's
+// count length-normalised, the title's counted `titleWeight` times as it stands, then saturated once) and the
+// vault's statistics. Pure arithmetic: no SQL. Which lexemes to ask about and which notes to score is the planner's business.
 
 export interface Bm25Params {
   readonly k1: number;
@@ -23,11 +23,24 @@ export function idf(df: number, docs: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-/** The saturated, length-normalised frequency part of BM25 for one lexeme in one note. */
-export function saturate(tf: number, length: number, stats: VaultStats, p: Bm25Params): number {
-  if (tf <= 0) return 0;
+/**
+ * The saturated frequency part of BM25F for one lexeme in one note (Robertson, Zaragoza & Taylor 2004): each field
+ * normalised by its own length before the fields are added and saturated once. The body is normalised by the note's
+ * length (b); a title is a few words in every note, so its `titleWeight`-fold count is taken as it stands. Normalising
+ * the title by the body's length, as before, made a title match in a long note worth less the higher b was, which
+ * is what had held b below the textbook 0.75 (docs/performance.md).
+ */
+export function saturate(
+  body: number,
+  title: number,
+  titleWeight: number,
+  length: number,
+  stats: VaultStats,
+  p: Bm25Params,
+): number {
   const norm = stats.avgLength > 0 ? 1 - p.b + (p.b * length) / stats.avgLength : 1;
-  return (tf * (p.k1 + 1)) / (tf + p.k1 * norm);
+  const f = body / norm + titleWeight * title;
+  return f > 0 ? (f * (p.k1 + 1)) / (f + p.k1) : 0;
 }
 
 /**
@@ -37,7 +50,9 @@ export function saturate(tf: number, length: number, stats: VaultStats, p: Bm25P
 export function unitScores(
   units: readonly UnitLexemes[],
   weights: readonly number[],
-  tf: readonly number[],
+  body: readonly number[],
+  title: readonly number[],
+  titleWeight: number,
   length: number,
   stats: VaultStats,
   p: Bm25Params,
@@ -46,7 +61,7 @@ export function unitScores(
     let best = 0;
     for (const lexemes of u.perConfig) {
       let s = 0;
-      for (const i of lexemes) s += weights[i] * saturate(tf[i] ?? 0, length, stats, p);
+      for (const i of lexemes) s += weights[i] * saturate(body[i] ?? 0, title[i] ?? 0, titleWeight, length, stats, p);
       if (s > best) best = s;
     }
     return best;

@@ -4,7 +4,7 @@
 import { idf, saturate, unitScores, type UnitLexemes, type VaultStats } from './bm25.js';
 import type { ExpansionTerm } from './feedback.js';
 import type { MemoryScan } from './memory-index.js';
-import type { RankingOptions } from './search.js';
+import type { RankingOptions } from './options.js';
 
 export interface Scored {
   id: number;
@@ -14,7 +14,7 @@ export interface Scored {
   unitScores: number[];
   hits: boolean[];
   match: 'all' | 'any';
-  /** Per lexeme slot: BM25F term frequency (body + titleWeight × title). */
+  /** Per lexeme slot: body occurrences + titleWeight × title occurrences (what matched where, for the row). */
   tf: number[];
   /** Per lexeme slot: whether the title holds it, when the ranker knows (the memory index counts title hits apart). */
   inTitle?: boolean[];
@@ -83,7 +83,8 @@ export function scoreScan(scan: MemoryScan, c: ScoreContext, fb?: { terms: Expan
         let sum = 0;
         let all = slotsOf.length > 0;
         for (const i of slotsOf) {
-          if (tf[i] > 0) sum += idfs[i] * saturate(tf[i], scan.lengths[ci], stats, ranking);
+          if (tf[i] > 0)
+            sum += idfs[i] * saturate(scan.body[row + i], scan.title[row + i], tw, scan.lengths[ci], stats, ranking);
           else all = false;
         }
         if (sum > best) best = sum;
@@ -100,7 +101,11 @@ export function scoreScan(scan: MemoryScan, c: ScoreContext, fb?: { terms: Expan
       let e = 0;
       for (let f = 0; f < fb.terms.length; f++) {
         const i = L + f;
-        if (tf[i] > 0) e += fb.terms[f].weight * idfs[i] * saturate(tf[i], scan.lengths[ci], stats, ranking);
+        if (tf[i] > 0)
+          e +=
+            fb.terms[f].weight *
+            idfs[i] *
+            saturate(scan.body[row + i], scan.title[row + i], tw, scan.lengths[ci], stats, ranking);
       }
       expansion[ci] = (1 - fb.weight) * e;
       total = (fb.weight * total) / Math.max(1, U) + expansion[ci];
@@ -115,12 +120,16 @@ export function scoreScan(scan: MemoryScan, c: ScoreContext, fb?: { terms: Expan
   const byIndex = (a: number, b: number) => score[b] - score[a] || scan.notes[a] - scan.notes[b];
   const rowOf = (ci: number): Scored => {
     const t = new Array<number>(L);
+    const body = new Array<number>(L);
+    const title = new Array<number>(L);
     const inTitle = new Array<boolean>(L);
     for (let i = 0; i < L; i++) {
-      t[i] = scan.body[ci * S + i] + tw * scan.title[ci * S + i];
-      inTitle[i] = scan.title[ci * S + i] > 0;
+      body[i] = scan.body[ci * S + i];
+      title[i] = scan.title[ci * S + i];
+      t[i] = body[i] + tw * title[i];
+      inTitle[i] = title[i] > 0;
     }
-    const per = unitScores(units as readonly UnitLexemes[], idfs, t, scan.lengths[ci], stats, ranking);
+    const per = unitScores(units as readonly UnitLexemes[], idfs, body, title, tw, scan.lengths[ci], stats, ranking);
     const hits = units.map((u) => u.perConfig.some((slotsOf) => slotsOf.length > 0 && slotsOf.every((x) => t[x] > 0)));
     return {
       id: scan.notes[ci],

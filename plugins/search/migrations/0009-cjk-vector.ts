@@ -4,7 +4,7 @@
 // GIN index was most of a first index's keyword cost (the keyword rows of oldwinter x2 in a lab copy: 5.9–6.5 s
 // before this layout, 2.6–3.1 s with it, 2.1–3.2 s for the same text with no bigrams at all). Queries rank from the
 // in-memory index, which reads the vectors, not the GIN index; the SQL path finds CJK lexemes by reading the vectors
-// (keyword/search.ts bodyMatch). The 1-in-32 sample index keeps every lexeme (it estimates CJK document frequencies
+// (keyword/sql-path.ts bodyMatch). The 1-in-32 sample index keeps every lexeme (it estimates CJK document frequencies
 // too, at 1/32 of the writes), and so does the title index (titles are short).
 import { sql, type Kysely } from 'kysely';
 
