@@ -69,15 +69,15 @@ t.test('the reader refuses what the writer never writes, and a cut archive', asy
   const withLink = path.join(dir, 'link.tar.gz');
   const tar = spawnSync('tar', ['--format=ustar', '-czf', withLink, '-C', from, 'link']);
   if (tar.status === 0)
-    await t.rejects(unpackArchive(withLink, path.join(dir, 'link-out')), /type "2"/, 'a symbolic link is refused');
+    await t.rejects(
+      unpackArchive(withLink, path.join(dir, 'link-out')),
+      /type "SymbolicLink"/,
+      'a symbolic link is refused',
+    );
   const escaping = path.join(dir, 'escape.tar.gz');
   const esc = spawnSync('tar', ['--format=ustar', '-P', '-czf', escaping, '-C', from, '../linked/target']);
   if (esc.status === 0)
-    await t.rejects(
-      unpackArchive(escaping, path.join(dir, 'escape-out')),
-      /outside its folder/,
-      'a path with .. is refused',
-    );
+    await t.rejects(unpackArchive(escaping, path.join(dir, 'escape-out')), /\.\./, 'a path with .. is refused');
 
   const whole = readFileSync(path.join(dir, 'tree.tar.gz'));
   const cut = path.join(dir, 'cut.tar.gz');
