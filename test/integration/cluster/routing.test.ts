@@ -209,6 +209,73 @@ t.test('requests follow their vault, and a joining process takes its share', { s
     /rebuilt keyword vectors of \d+ notes/,
     `a family command runs at a non-owner (${rebuilt.slice(-200)})`,
   );
+  // The panel's re-index job at a process that does not own the vault: the job lives there, the pass
+  // runs at the owner (its pipeline), whose progress and summary stream back over a signed operator hop.
+  const panelAt = await nonOwner(v02.id);
+  const v02Owner = (await c.ownerOf(v02.id))!;
+  const adminPanel = new PanelJar(panelAt.url, (await createSession(c.db.db, 'u-v01', 3600))!.secret);
+  const hereHealth = await health(panelAt);
+  t.equal(hereHealth.vaults.v02.state, 'standby', 'the panel’s process runs no index of v02');
+  const reindexCsrf = await adminPanel.csrf('/admin/index');
+  const startedJob = await adminPanel.request('POST', '/admin/index/reindex', {
+    _csrf: reindexCsrf,
+    vault: v02.name,
+    rebuild: 'true',
+  });
+  t.equal(startedJob.status, 303, `the re-index job starts (${startedJob.status})`);
+  const jobUrl = startedJob.headers.get('location') ?? '';
+  let jobPage = '';
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
+    const res = await adminPanel.request('GET', jobUrl);
+    jobPage = await res.text();
+    if (!/job-state">running/.test(jobPage)) break;
+  }
+  const ownerNotes = (await health(v02Owner)).vaults.v02 as VaultStatus & { notes?: number };
+  t.match(jobPage, /job-state">done/, `the job at a non-owner completes (${jobPage.slice(-600)})`);
+  t.match(
+    jobPage,
+    new RegExp(`scanned \\d+ notes[^]*indexed ${ownerNotes.notes}:`),
+    `with the owner's summary: its pipeline's count of v02's notes (${ownerNotes.notes})`,
+  );
+  // A non-admin on the same process cannot start a job of another's vault, and a forged hop asserting
+  // the operator of v02 is refused by the owner.
+  const userPanel = new PanelJar(panelAt.url, (await createSession(c.db.db, 'u-v03', 3600))!.secret);
+  const notAdmin = await userPanel.request('POST', '/admin/index/reindex', {
+    _csrf: await userPanel.csrf('/admin/index'),
+    vault: v02.name,
+  });
+  t.equal(notAdmin.status, 403, 'a non-admin’s re-index of another vault is refused');
+  const noCsrf = await adminPanel.request('POST', '/admin/index/reindex', { vault: v02.name });
+  t.equal(noCsrf.status, 403, 'a re-index post without the form’s CSRF token is refused');
+  const forgedAtOwner = await fetch(`${v02Owner.url}/v1/index`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-exocortex-hop': 'someone',
+      'x-exocortex-as': `operator:${v02.id}`,
+      'x-exocortex-ceiling': `${Date.now()} notes:write`,
+      'x-exocortex-hop-signature': 'AAAA',
+    },
+    body: '{"rebuild":true}',
+  });
+  t.equal(forgedAtOwner.status, 403, 'a forged operator hop to v02’s owner is refused');
+  await forgedAtOwner.body?.cancel();
+  // The admin's every-vault edits page: each vault's feed is read where the vault is owned, so a process
+  // lists its own vaults' agent edits and links the others' one-vault views, which are routed to the owner.
+  for (const p of c.processes) {
+    const edits = new PanelJar(p.url, (await createSession(c.db.db, 'u-v01', 3600))!.secret);
+    const where = p === v02Owner ? 'the owner' : 'a non-owner';
+    const res = await edits.request('GET', '/admin/edits');
+    const text = await res.text();
+    t.equal(res.status, 200, `the every-vault edits page answers at ${where}`);
+    if (p === v02Owner) t.match(text, /share\.md/, 'the owner lists v02’s agent edit');
+    else {
+      t.match(text, /id="edits-elsewhere"[^]*\?user=u-v02"/, 'a non-owner links v02’s own edits view');
+      const one = await edits.request('GET', '/admin/edits?user=u-v02');
+      t.equal(one.status, 200, 'v02’s own edits view answers at a non-owner');
+      t.match(await one.text(), /share\.md/, 'with v02’s agent edit, read at the owner');
+    }
+  }
   const forgedIndex = await fetch(`${c.processes[0].url}/v1/index`, {
     method: 'POST',
     headers: {
@@ -369,6 +436,38 @@ t.test('requests follow their vault, and a joining process takes its share', { s
     'the sampler saw at least one vault change hands',
   );
 });
+
+/** A signed-in panel session with its CSRF cookie, the way a browser without JavaScript keeps them. */
+class PanelJar {
+  readonly jar = new Map<string, string>();
+  constructor(
+    readonly base: string,
+    session: string,
+  ) {
+    this.jar.set(SESSION_COOKIE, session);
+  }
+  async request(method: string, p: string, form?: Record<string, string>): Promise<Response> {
+    const res = await fetch(this.base + p, {
+      method,
+      redirect: 'manual',
+      headers: {
+        cookie: [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const i = pair.indexOf('=');
+      if (pair.slice(i + 1)) this.jar.set(pair.slice(0, i), pair.slice(i + 1));
+    }
+    return res;
+  }
+  async csrf(page: string): Promise<string> {
+    const text = await (await this.request('GET', page)).text();
+    return /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '';
+  }
+}
 
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
