@@ -333,6 +333,11 @@ export class Forwarder {
           if (buffered.length > MAX_COMMAND_LINE) res.destroy();
         });
         res.on('end', () => {
+          const last = res.statusCode === 200 ? parseLine(buffered) : undefined;
+          if (last) {
+            if ('done' in last || 'error' in last) ended = true;
+            onLine(last);
+          }
           if (res.statusCode !== 200)
             failed(`the vault owner refused the command (${res.statusCode}): ${errorText(buffered)}`);
           else if (!ended) failed('the vault owner process ended its answer before the command finished; run it again');

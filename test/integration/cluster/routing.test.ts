@@ -2,7 +2,9 @@
 // transfer link minted through one process and redeemed through another (download and streamed upload),
 // a panel page of a vault through a process that does not own it, `exocortex stdio` bridged to a process
 // that does not own the operator's vault, `exocortex index` run at a process that does not index the
-// vault (the pass runs at the owner) and a family command there; and fair shares: a third process joining two takes its share
+// vault (the pass runs at the owner) and a family command there, the panel's re-index job there (the pass
+// at the owner, its summary streamed back) and a keyword-rebuild job (run where it lands), the every-vault
+// agent-edits view on each process; and fair shares: a third process joining two takes its share
 // (7 vaults end 3+2+2) while writers run through HAProxy. Oracles: every acknowledged write is on disk as
 // acknowledged, exactly one created event each, and no two processes ever ran a vault's pipeline at once.
 import t from 'tap';
@@ -223,19 +225,26 @@ t.test('requests follow their vault, and a joining process takes its share', { s
     rebuild: 'true',
   });
   t.equal(startedJob.status, 303, `the re-index job starts (${startedJob.status})`);
-  const jobUrl = startedJob.headers.get('location') ?? '';
-  let jobPage = '';
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
-    const res = await adminPanel.request('GET', jobUrl);
-    jobPage = await res.text();
-    if (!/job-state">running/.test(jobPage)) break;
-  }
+  const jobPage = await adminPanel.finished(startedJob.headers.get('location') ?? '');
   const ownerNotes = (await health(v02Owner)).vaults.v02 as VaultStatus & { notes?: number };
   t.match(jobPage, /job-state">done/, `the job at a non-owner completes (${jobPage.slice(-600)})`);
   t.match(
     jobPage,
     new RegExp(`scanned \\d+ notes[^]*indexed ${ownerNotes.notes}:`),
     `with the owner's summary: its pipeline's count of v02's notes (${ownerNotes.notes})`,
+  );
+  // A search command of one vault changes only shared rows: its job runs at the non-owner itself.
+  const keywordJob = await adminPanel.request('POST', '/admin/index/search-command', {
+    _csrf: await adminPanel.csrf('/admin/index'),
+    command: 'rebuild-keyword',
+    vault: v02.name,
+  });
+  t.equal(keywordJob.status, 303, `a keyword rebuild of v02 starts at a non-owner (${keywordJob.status})`);
+  const keywordPage = await adminPanel.finished(keywordJob.headers.get('location') ?? '');
+  t.match(
+    keywordPage,
+    /job-state">done[^]*rebuilt keyword vectors of \d+ notes of vault v02/,
+    `and completes (${keywordPage.slice(-400)})`,
   );
   // A non-admin on the same process cannot start a job of another's vault, and a forged hop asserting
   // the operator of v02 is refused by the owner.
@@ -462,6 +471,15 @@ class PanelJar {
       if (pair.slice(i + 1)) this.jar.set(pair.slice(0, i), pair.slice(i + 1));
     }
     return res;
+  }
+  /** The page of a panel job once it stopped running (or after a minute). */
+  async finished(jobUrl: string): Promise<string> {
+    let text = '';
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
+      text = await (await this.request('GET', jobUrl)).text();
+      if (!/job-state">running/.test(text)) break;
+    }
+    return text;
   }
   async csrf(page: string): Promise<string> {
     const text = await (await this.request('GET', page)).text();
