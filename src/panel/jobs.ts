@@ -1,5 +1,6 @@
-// Background jobs the panel starts (re-index, rebuild keyword index, re-embed): the operation runs in
-// this process while the page polls its progress. Kept in memory (a restart forgets them; the work
+// Background jobs the panel starts (re-index, rebuild keyword index, re-embed): the job lives in this
+// process while the page polls its progress (a re-index of a vault another process owns runs there,
+// streaming its progress back). Kept in memory (a restart forgets them; the work
 // itself is resumable: the index catches up at start). Only the newest few are kept.
 import { randomBytes } from 'node:crypto';
 

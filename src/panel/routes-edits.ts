@@ -77,8 +77,14 @@ export function registerEdits(panel: FastifyInstance, ctx: PanelContext): void {
     const user = me(request);
     const subject = await ctx.userOf(request);
     const everyVault = user.admin && subject === user;
-    const readers = everyVault ? await vaultReaders(ctx, user) : [subject];
-    const feeds = ctx.registry.findTool('get_changes')
+    const listed = everyVault ? await vaultReaders(ctx, user) : [subject];
+    // Several processes: a vault's feed is read by the process that owns it (one vault's view is routed
+    // there), so the every-vault view lists the vaults owned here and links to the others' own views.
+    const here = (r: PanelUser) => !ctx.route || ctx.operations().vaults?.get(r.vaultId)?.state === 'serving';
+    const readers = everyVault ? listed.filter(here) : listed;
+    const elsewhere = everyVault ? listed.filter((r) => !here(r)) : [];
+    const hasFeed = ctx.registry.findTool('get_changes') !== undefined;
+    const feeds = hasFeed
       ? await Promise.all(
           readers.map(async (reader) => ({
             reader,
@@ -105,11 +111,15 @@ export function registerEdits(panel: FastifyInstance, ctx: PanelContext): void {
       .filter((e) => e.kind !== 'gap' && e.kind !== 'reset')
       .sort((a, b) => String(b.at).localeCompare(String(a.at)));
     const asUser = (e: { as: PanelUser }) => (e.as.name === user.name ? '' : `&user=${encodeURIComponent(e.as.name)}`);
-    const body = html`${!feed ? html`<p class="muted">The change-feed family is off: there is no feed of agents' changes.</p>` : ''}
+    const body = html`${!hasFeed ? html`<p class="muted">The change-feed family is off: there is no feed of agents' changes.</p>` : ''}
 ${!hasHistory() ? html`<p class="muted">The history family is off: diffs, restore and undo need it.</p>` : ''}
 <section aria-labelledby="feed"><h2 id="feed">Changes by agents since ${since} (newest first${everyVault ? ', every vault' : html`, vault ${subject.vaultName}`})</h2>${
-      everyVault && readers.length > 1
-        ? html`<p>Only one vault: ${readers.map((r, i) => html`${i ? ', ' : ''}<a href="/admin/edits?user=${encodeURIComponent(r.name)}">${r.vaultName}</a>`)}</p>`
+      everyVault && listed.length > 1
+        ? html`<p>Only one vault: ${listed.map((r, i) => html`${i ? ', ' : ''}<a href="/admin/edits?user=${encodeURIComponent(r.name)}">${r.vaultName}</a>`)}</p>`
+        : ''
+    }${
+      elsewhere.length
+        ? html`<p class="muted" id="edits-elsewhere">Owned by another server process, so listed on their own pages: ${elsewhere.map((r, i) => html`${i ? ', ' : ''}<a href="/admin/edits?user=${encodeURIComponent(r.name)}">${r.vaultName}</a>`)}.</p>`
         : ''
     }${
       events.length === 0

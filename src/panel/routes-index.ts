@@ -3,10 +3,17 @@
 // (htmx polls a fragment; without JS the page offers a refresh link); and the queries agents ran that
 // found nothing, from the audit log. Everyone acts on their own vault; admins pick any served vault (and
 // the search commands for every vault at once, as the CLI runs them), and run any serving family's command
-// (`exocortex <family> <command> [args]`) as a job.
+// (`exocortex <family> <command> [args]`) as a job. Several processes: a re-index of a vault another
+// process owns runs at that owner (its pipeline), its progress streamed back into this process's job.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { familyCommandOp, indexOp, renderIndexSummary } from '../host/admin/operations.js';
+import {
+  familyCommandOp,
+  indexOp,
+  renderIndexSummary,
+  type IndexSummary,
+  type Progress,
+} from '../host/admin/operations.js';
 import { html, type Html } from './html.js';
 import { csrfField, page } from './layout.js';
 import { PanelJobs, type Job } from './jobs.js';
@@ -18,9 +25,17 @@ const EVERY_VAULT = '*';
 
 /**
  * The vault a form names (`vault`): a non-admin's own only; an admin's any served vault, or (where
- * `every` allows) every vault at once (undefined). Without the field: the user's own vault.
+ * `every` allows) every vault at once (undefined). Without the field: the user's own vault. `needs`: what
+ * the job uses of it here: its index (a re-index: where another process owns the vault, the job runs
+ * there), or only its handle (a search command, which acts on the shared database).
  */
-function chosenVault(ctx: PanelContext, user: PanelUser, form: Form, every = false): ServedVault | undefined {
+function chosenVault(
+  ctx: PanelContext,
+  user: PanelUser,
+  form: Form,
+  needs: 'index' | 'handle',
+  every = false,
+): ServedVault | undefined {
   const name = first(form.vault) || user.vaultName;
   if (name === EVERY_VAULT && every && user.admin) return undefined;
   if (name !== user.vaultName && !user.admin)
@@ -29,8 +44,42 @@ function chosenVault(ctx: PanelContext, user: PanelUser, form: Form, every = fal
     .operations()
     .vaults?.all()
     .find((x) => x.row.name === name);
-  if (!v?.handle || !v.index) throw new PanelError(409, `The vault ${name} is not being served now; see the overview.`);
+  const usable = needs === 'index' ? v?.index || (v && ctx.atOwner) : v?.handle;
+  if (!v || !usable) throw new PanelError(409, `The vault ${name} is not being served now; see the overview.`);
   return v;
+}
+
+/**
+ * Re-index a vault: with its pipeline here, or (several processes) at the process that owns it, whose
+ * progress and summary stream back over a signed operator hop (the owner answers /v1/index only for one).
+ */
+async function reindex(
+  ctx: PanelContext,
+  vault: ServedVault,
+  rebuild: boolean,
+  progress: (done: number, total: number) => void,
+): Promise<IndexSummary> {
+  const t = ctx.operations();
+  const here = () =>
+    indexOp({ ...t, vault: vault.handle!, index: vault.index }, { rebuild }, (p) => progress(p.done, p.total));
+  if (vault.index || !ctx.atOwner) return here();
+  let summary: IndexSummary | undefined;
+  let error: string | undefined;
+  const ran = await ctx.atOwner(vault.row.id, '/v1/index', { rebuild }, (line) => {
+    const p = line.progress as Progress | undefined;
+    if (p) progress(p.done, p.total);
+    else if ('done' in line) summary = (line.done as { summary?: IndexSummary } | undefined)?.summary;
+    else if ('error' in line) error = String((line.error as { message?: unknown } | undefined)?.message ?? line.error);
+  });
+  // This process took the vault over meanwhile: its pipeline runs here now.
+  if (!ran) {
+    const now = t.vaults?.get(vault.row.id);
+    if (!now?.index || !now.handle)
+      throw new Error(`The vault ${vault.row.name} is changing owner; start the job again.`);
+    return indexOp({ ...t, vault: now.handle, index: now.index }, { rebuild }, (p) => progress(p.done, p.total));
+  }
+  if (error !== undefined || !summary) throw new Error(error ?? 'the vault owner gave no summary');
+  return summary;
 }
 
 /** Every serving family's operator commands (what `exocortex <family> --help` lists). */
@@ -146,14 +195,10 @@ ${user.admin ? commandsForm(ctx, frame) : ''}
     const user = me(request);
     const form = (request.body ?? {}) as Form;
     const rebuild = first(form.rebuild) === 'true';
-    const t = ctx.operations();
-    const vault = chosenVault(ctx, user, form)!;
-    const job = jobs.start(`${rebuild ? 'Rebuild' : 'Re-index'} of ${vault.row.name}`, user.name, async (progress) => {
-      const summary = await indexOp({ ...t, vault: vault.handle!, index: vault.index }, { rebuild }, (p) =>
-        progress(p.done, p.total),
-      );
-      return renderIndexSummary(summary);
-    });
+    const vault = chosenVault(ctx, user, form, 'index')!;
+    const job = jobs.start(`${rebuild ? 'Rebuild' : 'Re-index'} of ${vault.row.name}`, user.name, async (progress) =>
+      renderIndexSummary(await reindex(ctx, vault, rebuild, progress)),
+    );
     return reply.redirect(`/admin/index/jobs/${job.id}`, 303);
   });
 
@@ -183,7 +228,8 @@ ${user.admin ? commandsForm(ctx, frame) : ''}
     const form = (request.body ?? {}) as Form;
     const command = first(form.command);
     if (command !== 'rebuild-keyword' && command !== 'reembed') throw new PanelError(400, 'Unknown search command.');
-    const vault = chosenVault(ctx, user, form, true);
+    // Both commands change only rows of the shared database: they run here, whichever process owns the vault.
+    const vault = chosenVault(ctx, user, form, 'handle', true);
     const of = vault ? `vault ${vault.row.name}` : 'every vault';
     const job = jobs.start(
       command === 'reembed' ? `Re-embed every note of ${of}` : `Rebuild the keyword index of ${of}`,

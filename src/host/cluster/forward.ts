@@ -41,6 +41,9 @@ const OWNER_WAIT_MS = 8000;
 const OWNER_POLL_MS = 100;
 /** How long a signed hop stays valid (clock of the two processes: the same machine or NTP). */
 const HOP_TTL_MS = 60_000;
+/** The longest line of an operator command's answer relayed (a summary is a few KiB). */
+const MAX_COMMAND_LINE = 1 << 20;
+const NO_OWNER_MESSAGE = "This vault's owner process is changing (failover); retry in a moment";
 
 export interface ForwardMetrics {
   forwarded(seconds: number, outcome: 'ok' | 'failed' | 'no_owner'): void;
@@ -183,8 +186,8 @@ export class Forwarder {
 
   /**
    * Send a command of this process's admin channel (its JSON body already parsed) to the owner of
-   * `vaultId`, as the local operator (a signed assertion), and stream the owner's answer back: true when
-   * this call answered it, false when this process owns the vault and runs the command itself.
+   * `vaultId`, as the local operator, and stream the owner's answer back as the channel's NDJSON: true
+   * when this call answered it, false when this process owns the vault and runs the command itself.
    */
   async operatorCommand(
     request: FastifyRequest,
@@ -192,10 +195,177 @@ export class Forwarder {
     vaultId: number,
     body: unknown,
   ): Promise<boolean> {
-    return this.forward(request, reply, vaultId, {
-      stream: false,
-      operator: true,
-      body: Buffer.from(JSON.stringify(body ?? {})),
+    const res = reply.raw;
+    const write = (line: Record<string, unknown>) => {
+      if (!res.headersSent) {
+        reply.hijack();
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      }
+      if (!res.writableEnded) res.write(`${JSON.stringify(line)}\n`);
+    };
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    if (!(await this.runOperatorCommand(vaultId, request.url, body, write, gone.signal))) return false;
+    res.end();
+    return true;
+  }
+
+  /**
+   * Run an operator command (an admin-channel route the owner's HTTP listener answers for a verified hop
+   * asserting its local operator, such as POST /v1/index) at the owner of `vaultId`, handing each line of
+   * the owner's NDJSON answer to `onLine` as it arrives (progress, then {done} or {error}): false when
+   * this process owns the vault (the caller runs the command itself), else true once an answer ended.
+   * Whatever goes wrong on the way (no owner in time, a refused hop, the owner dying) arrives as one
+   * {error} line, so a caller always learns how the command ended. The hop carries no credential of a
+   * client: the signed operator assertion, bound to this vault, is what the owner checks.
+   */
+  async runOperatorCommand(
+    vaultId: number,
+    path: string,
+    body: unknown,
+    onLine: (line: Record<string, unknown>) => void,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    if (this.o.leases.owns(vaultId)) return false;
+    const started = performance.now();
+    const payload = Buffer.from(JSON.stringify(body ?? {}));
+    const answered = await this.atOwner(
+      vaultId,
+      (base) => this.command(base, path, payload, vaultId, started, onLine, signal),
+      () => signal?.aborted === true,
+    );
+    if (answered === 'owned') return false;
+    if (answered === 'no_owner') {
+      this.counts.noOwner++;
+      this.o.metrics?.forwarded((performance.now() - started) / 1000, 'no_owner');
+      onLine({ error: { code: 'vault_unavailable', message: NO_OWNER_MESSAGE, exitCode: 1 } });
+    }
+    return true;
+  }
+
+  /**
+   * Try `attempt` at the vault's owner, looking the owner up again after each miss (a failover), until
+   * it answered or OWNER_WAIT_MS passed ('no_owner'); 'owned' once this process took the vault over.
+   */
+  private async atOwner(
+    vaultId: number,
+    attempt: (base: string) => Promise<'done' | 'retry'>,
+    gone: () => boolean,
+  ): Promise<'done' | 'owned' | 'no_owner'> {
+    const deadline = Date.now() + OWNER_WAIT_MS;
+    for (let fresh = false; ; fresh = true) {
+      if (this.o.leases.owns(vaultId)) return 'owned';
+      // The reply may be hijacked: a throw from here on would leave the client waiting for an answer that
+      // never comes. An owner lookup that fails (the database is restarting) counts as no owner yet.
+      const owner = await this.o.leases.ownerOf(vaultId, fresh).catch(() => undefined);
+      if (owner?.url && owner.owner !== this.o.leases.processId && (await attempt(owner.url)) === 'done') return 'done';
+      if (Date.now() > deadline || gone()) return 'no_owner';
+      await new Promise((r) => setTimeout(r, OWNER_POLL_MS));
+    }
+  }
+
+  /** The signed headers of a hop from this process (`credential`: what credentialOf gives at the owner). */
+  private hopHeaders(credential: string, as: string, client: string): http.OutgoingHttpHeaders {
+    const ceiling = `${Date.now()} ${this.o.ceiling().join(' ')}`;
+    const headers: http.OutgoingHttpHeaders = { [HOP_HEADER]: this.o.leases.processId, [CEILING_HEADER]: ceiling };
+    if (as) headers[AS_HEADER] = as;
+    if (client) headers[CLIENT_HEADER] = client;
+    headers[SIGNATURE_HEADER] = this.sign(this.o.leases.processId, ceiling, credential, as, client).toString(
+      'base64url',
+    );
+    return headers;
+  }
+
+  /** One try of an operator command at the owner; 'retry' when it never reached a process owning the vault. */
+  private command(
+    base: string,
+    path: string,
+    payload: Buffer,
+    vaultId: number,
+    started: number,
+    onLine: (line: Record<string, unknown>) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<'done' | 'retry'> {
+    const target = new URL(path, base);
+    const headers: http.OutgoingHttpHeaders = {
+      host: target.host,
+      'content-type': 'application/json',
+      'content-length': String(payload.length),
+      ...this.hopHeaders('\n', `operator:${vaultId}`, ''),
+    };
+    const failed = (message: string) => {
+      this.counts.failed++;
+      this.o.metrics?.forwarded((performance.now() - started) / 1000, 'failed');
+      onLine({ error: { code: 'forward_failed', message, exitCode: 1 } });
+    };
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (how: 'done' | 'retry') => {
+        if (settled) return;
+        settled = true;
+        signal?.removeEventListener('abort', abort);
+        resolve(how);
+      };
+      const upstream = http.request(target, { method: 'POST', headers, agent: this.agent }, (res) => {
+        if (res.statusCode === 503 && res.headers[NOT_OWNER_HEADER]) {
+          res.resume();
+          void this.o.leases.ownerOf(vaultId, true).catch(() => undefined);
+          return settle('retry');
+        }
+        let buffered = '';
+        let ended = false;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          if (res.statusCode !== 200) {
+            if (buffered.length > MAX_COMMAND_LINE) res.destroy();
+            return;
+          }
+          for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+            const line = buffered.slice(0, nl);
+            buffered = buffered.slice(nl + 1);
+            const event = parseLine(line);
+            if (!event) continue;
+            if ('done' in event || 'error' in event) ended = true;
+            onLine(event);
+          }
+          // One line past the bound is not an answer of an admin command: cut it rather than buffer it.
+          if (buffered.length > MAX_COMMAND_LINE) res.destroy();
+        });
+        res.on('end', () => {
+          const last = res.statusCode === 200 ? parseLine(buffered) : undefined;
+          if (last) {
+            if ('done' in last || 'error' in last) ended = true;
+            onLine(last);
+          }
+          if (res.statusCode !== 200)
+            failed(`the vault owner refused the command (${res.statusCode}): ${errorText(buffered)}`);
+          else if (!ended) failed('the vault owner process ended its answer before the command finished; run it again');
+          else {
+            this.counts.forwarded++;
+            this.o.metrics?.forwarded((performance.now() - started) / 1000, 'ok');
+          }
+          settle('done');
+        });
+        res.on('close', () => {
+          if (res.complete || settled) return;
+          failed('The vault owner process failed while answering; run the command again');
+          settle('done');
+        });
+        res.on('error', () => undefined);
+      });
+      const abort = () => upstream.destroy();
+      signal?.addEventListener('abort', abort, { once: true });
+      upstream.on('error', (e: NodeJS.ErrnoException) => {
+        void this.o.leases.ownerOf(vaultId, true).catch(() => undefined);
+        if (settled) return;
+        // Refused: nothing reached the owner (it died or has not started listening); try the next one.
+        if (e.code === 'ECONNREFUSED' && !signal?.aborted) return settle('retry');
+        this.o.log.warn({ vault: vaultId, owner: base, err: e.message }, 'operator command at the vault owner failed');
+        failed('The vault owner process failed while answering; run the command again');
+        settle('done');
+      });
+      upstream.end(payload);
     });
   }
 
@@ -203,7 +373,7 @@ export class Forwarder {
     request: FastifyRequest,
     reply: FastifyReply,
     vaultId: number,
-    opts: { stream: boolean; operator?: boolean; body?: Buffer },
+    opts: { stream: boolean; operator?: boolean },
   ): Promise<boolean> {
     if (this.o.leases.owns(vaultId)) return false;
     const started = performance.now();
@@ -219,7 +389,6 @@ export class Forwarder {
     // bodies (an upload) are streamed through as they arrive.
     let body: Buffer | 'stream' | undefined;
     if (opts.stream) body = hasBody(request) ? 'stream' : undefined;
-    else if (opts.body) body = opts.body;
     else
       try {
         body = await readBody(request, this.o.bodyLimitBytes);
@@ -232,18 +401,13 @@ export class Forwarder {
     reply.raw.once('close', () => {
       gone = true;
     });
-    const deadline = Date.now() + OWNER_WAIT_MS;
-    for (let fresh = false; ; fresh = true) {
-      // The reply is hijacked: a throw from here on would leave the client waiting for an answer that
-      // never comes. An owner lookup that fails (the database is restarting) counts as no owner yet.
-      const owner = await this.o.leases.ownerOf(vaultId, fresh).catch(() => undefined);
-      if (owner?.url && owner.owner !== this.o.leases.processId) {
-        const sent = await this.send(request, reply, owner.url, body, vaultId, started, opts.operator === true);
-        if (sent === 'done') return true;
-      }
-      if (Date.now() > deadline || gone) break;
-      await new Promise((r) => setTimeout(r, OWNER_POLL_MS));
-    }
+    const answered = await this.atOwner(
+      vaultId,
+      (base) => this.send(request, reply, base, body, vaultId, started, opts.operator === true),
+      () => gone,
+    );
+    if (answered === 'done') return true;
+    // No owner in time, or this process took the vault over meanwhile: a retry is served right.
     this.counts.noOwner++;
     this.o.metrics?.forwarded((performance.now() - started) / 1000, 'no_owner');
     noOwner(reply);
@@ -279,15 +443,7 @@ export class Forwarder {
     // The owner learns the client's address from this process (signed), never from what the client claimed.
     const client = request.ip ?? '';
     if (client) headers['x-forwarded-for'] = client;
-    const ceiling = `${Date.now()} ${this.o.ceiling().join(' ')}`;
-    const as = operator ? `operator:${vaultId}` : '';
-    headers[HOP_HEADER] = this.o.leases.processId;
-    headers[CEILING_HEADER] = ceiling;
-    if (as) headers[AS_HEADER] = as;
-    if (client) headers[CLIENT_HEADER] = client;
-    headers[SIGNATURE_HEADER] = this.sign(this.o.leases.processId, ceiling, credentialOf(request), as, client).toString(
-      'base64url',
-    );
+    Object.assign(headers, this.hopHeaders(credentialOf(request), operator ? `operator:${vaultId}` : '', client));
     return new Promise((resolve) => {
       let streaming = false;
       const upstream = http.request(target, { method: request.method, headers, agent: this.agent }, (res) => {
@@ -415,7 +571,7 @@ function noOwner(reply: FastifyReply, notOwner = false): void {
     jsonrpc: '2.0',
     error: {
       code: -32000,
-      message: "This vault's owner process is changing (failover); retry in a moment",
+      message: NO_OWNER_MESSAGE,
       data: { refusal: { code: 'vault_unavailable', retryable: true } },
     },
     id: null,
@@ -432,6 +588,27 @@ function noOwner(reply: FastifyReply, notOwner = false): void {
 function rawError(reply: FastifyReply, status: number, message: string): void {
   reply.raw.writeHead(status, { 'content-type': 'application/json' });
   reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/** One line of an operator command's NDJSON answer (undefined for a blank or malformed one). */
+function parseLine(line: string): Record<string, unknown> | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    const v = JSON.parse(line) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The message of a refusal's JSON body ({error: {message}} or {error: "…"}), else its first 200 characters. */
+function errorText(body: string): string {
+  try {
+    const e = (JSON.parse(body) as { error?: { message?: string } | string }).error;
+    const m = typeof e === 'string' ? e : e?.message;
+    if (m) return m;
+  } catch {}
+  return body.slice(0, 200);
 }
 
 /** The JSON-RPC id of a single request body (undefined for notifications, batches and other bodies). */

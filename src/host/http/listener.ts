@@ -52,6 +52,9 @@ export async function listenHttp(host: Host, surfaces: readonly HttpSurface[]): 
             route: host.forwarder
               ? (id, request, reply, write) => host.forwarder!.route(request, reply, id, { write })
               : undefined,
+            atOwner: host.forwarder
+              ? (id, path, body, onLine) => host.forwarder!.runOperatorCommand(id, path, body, onLine)
+              : undefined,
           },
         }
       : undefined,

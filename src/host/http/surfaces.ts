@@ -35,6 +35,17 @@ export interface SurfaceDeps {
    * request was answered there, or refused).
    */
   readonly route?: (vaultId: number, request: FastifyRequest, reply: FastifyReply, write: boolean) => Promise<boolean>;
+  /**
+   * Several processes: run an admin-channel command (POST `path`, such as /v1/index) at the owner of a vault
+   * this process does not own, as its local operator, handing each line of the answer (progress, then
+   * {done} or {error}) to `onLine`; false when this process owns the vault (run it here instead).
+   */
+  readonly atOwner?: (
+    vaultId: number,
+    path: string,
+    body: unknown,
+    onLine: (line: Record<string, unknown>) => void,
+  ) => Promise<boolean>;
 }
 
 export interface HttpSurface {

@@ -2,7 +2,9 @@
 // transfer link minted through one process and redeemed through another (download and streamed upload),
 // a panel page of a vault through a process that does not own it, `exocortex stdio` bridged to a process
 // that does not own the operator's vault, `exocortex index` run at a process that does not index the
-// vault (the pass runs at the owner) and a family command there; and fair shares: a third process joining two takes its share
+// vault (the pass runs at the owner) and a family command there, the panel's re-index job there (the pass
+// at the owner, its summary streamed back) and a keyword-rebuild job (run where it lands), the every-vault
+// agent-edits view on each process; and fair shares: a third process joining two takes its share
 // (7 vaults end 3+2+2) while writers run through HAProxy. Oracles: every acknowledged write is on disk as
 // acknowledged, exactly one created event each, and no two processes ever ran a vault's pipeline at once.
 import t from 'tap';
@@ -209,6 +211,80 @@ t.test('requests follow their vault, and a joining process takes its share', { s
     /rebuilt keyword vectors of \d+ notes/,
     `a family command runs at a non-owner (${rebuilt.slice(-200)})`,
   );
+  // The panel's re-index job at a process that does not own the vault: the job lives there, the pass
+  // runs at the owner (its pipeline), whose progress and summary stream back over a signed operator hop.
+  const panelAt = await nonOwner(v02.id);
+  const v02Owner = (await c.ownerOf(v02.id))!;
+  const adminPanel = new PanelJar(panelAt.url, (await createSession(c.db.db, 'u-v01', 3600))!.secret);
+  const hereHealth = await health(panelAt);
+  t.equal(hereHealth.vaults.v02.state, 'standby', 'the panel’s process runs no index of v02');
+  const reindexCsrf = await adminPanel.csrf('/admin/index');
+  const startedJob = await adminPanel.request('POST', '/admin/index/reindex', {
+    _csrf: reindexCsrf,
+    vault: v02.name,
+    rebuild: 'true',
+  });
+  t.equal(startedJob.status, 303, `the re-index job starts (${startedJob.status})`);
+  const jobPage = await adminPanel.finished(startedJob.headers.get('location') ?? '');
+  const ownerNotes = (await health(v02Owner)).vaults.v02 as VaultStatus & { notes?: number };
+  t.match(jobPage, /job-state">done/, `the job at a non-owner completes (${jobPage.slice(-600)})`);
+  t.match(
+    jobPage,
+    new RegExp(`scanned \\d+ notes[^]*indexed ${ownerNotes.notes}:`),
+    `with the owner's summary: its pipeline's count of v02's notes (${ownerNotes.notes})`,
+  );
+  // A search command of one vault changes only shared rows: its job runs at the non-owner itself.
+  const keywordJob = await adminPanel.request('POST', '/admin/index/search-command', {
+    _csrf: await adminPanel.csrf('/admin/index'),
+    command: 'rebuild-keyword',
+    vault: v02.name,
+  });
+  t.equal(keywordJob.status, 303, `a keyword rebuild of v02 starts at a non-owner (${keywordJob.status})`);
+  const keywordPage = await adminPanel.finished(keywordJob.headers.get('location') ?? '');
+  t.match(
+    keywordPage,
+    /job-state">done[^]*rebuilt keyword vectors of \d+ notes of vault v02/,
+    `and completes (${keywordPage.slice(-400)})`,
+  );
+  // A non-admin on the same process cannot start a job of another's vault, and a forged hop asserting
+  // the operator of v02 is refused by the owner.
+  const userPanel = new PanelJar(panelAt.url, (await createSession(c.db.db, 'u-v03', 3600))!.secret);
+  const notAdmin = await userPanel.request('POST', '/admin/index/reindex', {
+    _csrf: await userPanel.csrf('/admin/index'),
+    vault: v02.name,
+  });
+  t.equal(notAdmin.status, 403, 'a non-admin’s re-index of another vault is refused');
+  const noCsrf = await adminPanel.request('POST', '/admin/index/reindex', { vault: v02.name });
+  t.equal(noCsrf.status, 403, 'a re-index post without the form’s CSRF token is refused');
+  const forgedAtOwner = await fetch(`${v02Owner.url}/v1/index`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-exocortex-hop': 'someone',
+      'x-exocortex-as': `operator:${v02.id}`,
+      'x-exocortex-ceiling': `${Date.now()} notes:write`,
+      'x-exocortex-hop-signature': 'AAAA',
+    },
+    body: '{"rebuild":true}',
+  });
+  t.equal(forgedAtOwner.status, 403, 'a forged operator hop to v02’s owner is refused');
+  await forgedAtOwner.body?.cancel();
+  // The admin's every-vault edits page: each vault's feed is read where the vault is owned, so a process
+  // lists its own vaults' agent edits and links the others' one-vault views, which are routed to the owner.
+  for (const p of c.processes) {
+    const edits = new PanelJar(p.url, (await createSession(c.db.db, 'u-v01', 3600))!.secret);
+    const where = p === v02Owner ? 'the owner' : 'a non-owner';
+    const res = await edits.request('GET', '/admin/edits');
+    const text = await res.text();
+    t.equal(res.status, 200, `the every-vault edits page answers at ${where}`);
+    if (p === v02Owner) t.match(text, /share\.md/, 'the owner lists v02’s agent edit');
+    else {
+      t.match(text, /id="edits-elsewhere"[^]*\?user=u-v02"/, 'a non-owner links v02’s own edits view');
+      const one = await edits.request('GET', '/admin/edits?user=u-v02');
+      t.equal(one.status, 200, 'v02’s own edits view answers at a non-owner');
+      t.match(await one.text(), /share\.md/, 'with v02’s agent edit, read at the owner');
+    }
+  }
   const forgedIndex = await fetch(`${c.processes[0].url}/v1/index`, {
     method: 'POST',
     headers: {
@@ -369,6 +445,47 @@ t.test('requests follow their vault, and a joining process takes its share', { s
     'the sampler saw at least one vault change hands',
   );
 });
+
+/** A signed-in panel session with its CSRF cookie, the way a browser without JavaScript keeps them. */
+class PanelJar {
+  readonly jar = new Map<string, string>();
+  constructor(
+    readonly base: string,
+    session: string,
+  ) {
+    this.jar.set(SESSION_COOKIE, session);
+  }
+  async request(method: string, p: string, form?: Record<string, string>): Promise<Response> {
+    const res = await fetch(this.base + p, {
+      method,
+      redirect: 'manual',
+      headers: {
+        cookie: [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const i = pair.indexOf('=');
+      if (pair.slice(i + 1)) this.jar.set(pair.slice(0, i), pair.slice(i + 1));
+    }
+    return res;
+  }
+  /** The page of a panel job once it stopped running (or after a minute). */
+  async finished(jobUrl: string): Promise<string> {
+    let text = '';
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(250)) {
+      text = await (await this.request('GET', jobUrl)).text();
+      if (!/job-state">running/.test(text)) break;
+    }
+    return text;
+  }
+  async csrf(page: string): Promise<string> {
+    const text = await (await this.request('GET', page)).text();
+    return /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '';
+  }
+}
 
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
