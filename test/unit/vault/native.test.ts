@@ -76,7 +76,11 @@ t.test('flock waits on the pool only while another open file holds the lock', as
 
 t.test('preadNowait reads cached bytes inline; readAll returns every byte', async (t) => {
   t.type(n.preadNowait, 'function');
-  const file = path.join(tmp, 'big.md');
+  // On the checkout's disk: RWF_NOWAIT needs a filesystem that supports it (ext4, xfs, btrfs), and the
+  // suite's temporary folder may be a tmpfs, which refuses it (the case below).
+  const disk = fs.mkdtempSync(path.join(import.meta.dirname, '../../../.cache/exo-native-'));
+  t.teardown(() => fs.rmSync(disk, { recursive: true, force: true }));
+  const file = path.join(disk, 'big.md');
   const bytes = Buffer.alloc(300_000);
   for (let i = 0; i < bytes.length; i++) bytes[i] = 97 + (i % 26);
   fs.writeFileSync(file, bytes);
@@ -91,6 +95,20 @@ t.test('preadNowait reads cached bytes inline; readAll returns every byte', asyn
   t.same(await readAll(fd, bytes.length), bytes, 'exact size hint');
   t.same(await readAll(fd, 100), bytes, 'a hint far too small: the buffer grows');
   t.same(await readAll(fd, 0, 1000), bytes.subarray(0, 1001), 'limit caps the read at limit + 1 bytes');
+});
+
+t.test('on a tmpfs, which refuses RWF_NOWAIT, reads go through the pool and return every byte', async (t) => {
+  const shm = '/dev/shm';
+  if (!fs.existsSync(shm) || fs.statfsSync(shm).type !== 0x01021994) return t.skip('no tmpfs at /dev/shm here');
+  const dir = fs.mkdtempSync(path.join(shm, 'exo-native-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'note.md');
+  const bytes = Buffer.from('x'.repeat(70_000));
+  fs.writeFileSync(file, bytes);
+  const fd = fs.openSync(file, 'r');
+  t.teardown(() => fs.closeSync(fd));
+  t.equal(n.preadNowait!(fd, Buffer.alloc(10), 0, 10, 0), -1, 'the inline read declines');
+  t.same(await readAll(fd, bytes.length), bytes, 'readAll falls back to the pool');
 });
 
 t.test('EXOCORTEX_NATIVE_POOL=1 keeps every call on the pool, with the same results', async (t) => {
