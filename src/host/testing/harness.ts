@@ -11,6 +11,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -133,12 +134,13 @@ function installPackages(dir: string, packages: Record<string, string>): void {
 }
 
 const MIGRATED = 'exocortex-pglite-template-';
+const DAY_MS = 86_400_000;
 
 /**
  * A migrated PGlite data dir, created once per migration set and copied per test, in the templates folder
  * the test loader names (EXOCORTEX_PGLITE_TEMPLATES, the checkout's .cache/pglite) or the temporary one. It
  * holds the built-in families' migrations too: each family's migrator costs a test server start ~0.5 s
- * otherwise. Making one replaces the templates of older migration sets.
+ * otherwise. Making one removes the templates of other migration sets a day old.
  */
 export async function pgliteTemplate(): Promise<string> {
   const families = await builtinMigrations();
@@ -158,9 +160,19 @@ export async function pgliteTemplate(): Promise<string> {
     rmSync(staging, { recursive: true, force: true }); // another process won the race
     return template;
   }
-  for (const old of readdirSync(dir))
-    if (old.startsWith(MIGRATED) && !old.includes('.') && path.join(dir, old) !== template)
-      rmSync(path.join(dir, old), { recursive: true, force: true });
+  // Templates of other migration sets go once they are a day old: a run can hold two current ones at once
+  // (the harness loaded from the sources and from dist/ hashes differently compiled migrations), and a
+  // template removed while another process copies it fails that copy.
+  for (const old of readdirSync(dir)) {
+    const other = path.join(dir, old);
+    if (
+      old.startsWith(MIGRATED) &&
+      !old.includes('.') &&
+      other !== template &&
+      Date.now() - statSync(other).mtimeMs > DAY_MS
+    )
+      rmSync(other, { recursive: true, force: true });
+  }
   return template;
 }
 
