@@ -14,6 +14,21 @@ process.env.EXOCORTEX_TS_LOADER = import.meta.url;
 // both kept in the checkout's .cache/pglite across runs; the CLI processes a test starts inherit it.
 process.env.EXOCORTEX_PGLITE_TEMPLATES ??= fileURLToPath(new URL('../../.cache/pglite', import.meta.url));
 
+// tap loads its process-info recorder into every test process (for coverage and `tap --changed`, neither of
+// which this suite uses) and names it in the test process's NODE_OPTIONS, so every process a test starts
+// would load it too: module hooks that read, post and measure each module, ~0.5 CPU-s of a CLI command's
+// 0.35. It is removed from NODE_OPTIONS here (and its spawn listener that would add it back), so the
+// processes tests start run as users run them.
+if (process.env.TAP === '1') {
+  globalThis[Symbol.for('process-on-spawn@*:singletonId')]?.listeners.splice(0);
+  const options = process.env.NODE_OPTIONS?.replace(
+    /"?--(import|loader)=[^\s"]*@tapjs\/processinfo[^\s"]*"?/g,
+    '',
+  ).trim();
+  if (options) process.env.NODE_OPTIONS = options;
+  else delete process.env.NODE_OPTIONS;
+}
+
 // EXOCORTEX_TEST_CPU_LOG=file: each test file's process appends, at exit, its name and the CPU seconds it
 // and the children it reaped used (user + system, from /proc/self/stat), for finding the suite's costly files.
 if (process.env.EXOCORTEX_TEST_CPU_LOG && /\.test\.ts$/.test(process.argv[1] ?? '')) {

@@ -45,6 +45,21 @@ const npmCli = (() => {
   return which ? realpathSync(which) : undefined;
 })();
 
+/** The machine's npm config files, as npm itself finds them (before the test moves HOME and the prefix). */
+function npmConfigFiles(): Record<string, string> {
+  if (!npmCli) return {};
+  const get = (key: string) => run(process.execPath, [npmCli, 'config', 'get', key]).stdout.trim();
+  const files: Record<string, string> = {};
+  for (const [key, name] of [
+    ['globalconfig', 'npm_config_globalconfig'],
+    ['userconfig', 'npm_config_userconfig'],
+  ]) {
+    const file = get(key);
+    if (file && existsSync(file)) files[name] = file;
+  }
+  return files;
+}
+
 // Packing, two installs from npm's cache and three server starts: minutes on a busy machine.
 t.setTimeout(600_000);
 
@@ -121,8 +136,17 @@ t.test(
       HOME: home,
       XDG_CONFIG_HOME: path.join(home, '.config'),
       XDG_DATA_HOME: path.join(home, '.local', 'share'),
-      // npm's cache and config stay the machine's: the dependencies come from its cache.
+      // npm's cache and config stay the machine's: the dependencies come from its cache, and what the cache
+      // lacks comes from the machine's registry with its CA file. `--prefix` would otherwise move npm's
+      // global config under the prefix and HOME its user config, and a registry behind a private CA then
+      // fails every fetch (retried for minutes).
       npm_config_cache: process.env.npm_config_cache || path.join(os.homedir(), '.npm'),
+      ...npmConfigFiles(),
+      ...Object.fromEntries(
+        ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR'].flatMap((k) =>
+          process.env[k] ? [[k, process.env[k] as string]] : [],
+        ),
+      ),
     };
     const network = process.env.EXOCORTEX_PACKAGE_REGISTRY === '1' ? '--prefer-offline' : '--offline';
     const install = run(
