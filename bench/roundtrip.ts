@@ -1,12 +1,16 @@
 // bench/roundtrip: tool calls per second for a trivial read tool (the fixture family's `echo`), per
 // protocol era (2025-11-25 with a session, 2026-07-28) and transport (Streamable HTTP with 1 and 16
 // concurrent clients, stdio with 1), each as a ratio to the MCP SDK's bare server serving the same echo
-// tool in the same run (bench/lib/bare-mcp-server.ts: no auth, admission, audit or families).
+// tool in the same run (bench/lib/bare-mcp-server.ts: no auth, admission, audit or families), and over HTTP
+// the server process's CPU per call (every thread, from /proc: steadier than calls/s on a shared machine).
 // Servers run in their own processes (tsx loader, same code as the build), the clients in this one.
 // Usage: tsx bench/roundtrip.ts
 // Env: SECONDS (default 5) seconds per figure, after 1 s of warm-up; ROUNDS (default 3) figures per
-// cell, of which the median is printed (rounds alternate between the two servers).
+// cell, of which the median is printed (rounds alternate between the servers); BENCH_BASELINE=<another
+// checkout with its node_modules> serves the same tool from that commit as well, in the same rounds, and adds
+// each cell's ratio to it (how a change moved the per-call cost, on the same machine at the same time).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
@@ -17,41 +21,56 @@ import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT, servingUrl } from
 
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const CLI = path.join(ROOT, 'src/cli/main.ts');
 const BARE = path.join(ROOT, 'bench/lib/bare-mcp-server.ts');
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+
+/** A checkout's CLI entry (it moved from src/host/cli to src/cli). */
+function cliOf(root: string): string {
+  const moved = path.join(root, 'src/cli/main.ts');
+  return existsSync(moved) ? moved : path.join(root, 'src/host/cli/main.ts');
+}
 
 type Era = 'legacy' | 'modern';
+type Name = 'exocortex' | 'baseline' | 'bare';
 interface Caller {
   callTool(req: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
   close(): Promise<void>;
 }
 interface Target {
-  readonly name: 'exocortex' | 'bare';
+  readonly name: Name;
+  /** The HTTP server's process, for its CPU. */
+  readonly pid?: number;
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly stdioArgs: string[];
 }
 
-async function exocortex(configFile: string): Promise<{ child: ChildProcess; target: Target }> {
+async function exocortex(
+  configFile: string,
+  root = ROOT,
+  name: Name = 'exocortex',
+): Promise<{ child: ChildProcess; target: Target }> {
+  const CLI = cliOf(root);
   const key = await new Promise<string>((resolve, reject) => {
     const c = spawn(
       process.execPath,
       ['--import', 'tsx', CLI, 'keys', 'create', '--name', 'bench', '--scope', 'read', '--config', configFile],
-      { cwd: ROOT },
+      { cwd: root },
     );
     let out = '';
     c.stdout.on('data', (d) => (out += d));
     c.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error('keys create failed'))));
   });
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configFile], {
-    cwd: ROOT,
+    cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = `${await servingUrl(child)}/mcp`;
   return {
     child,
     target: {
-      name: 'exocortex',
+      name,
+      pid: child.pid,
       url,
       headers: { Authorization: `Bearer ${key}` },
       stdioArgs: ['--import', 'tsx', CLI, 'stdio', '--config', configFile],
@@ -65,7 +84,10 @@ async function bare(): Promise<{ child: ChildProcess; target: Target }> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d).trim())));
-  return { child, target: { name: 'bare', url, headers: {}, stdioArgs: ['--import', 'tsx', BARE, 'stdio'] } };
+  return {
+    child,
+    target: { name: 'bare', pid: child.pid, url, headers: {}, stdioArgs: ['--import', 'tsx', BARE, 'stdio'] },
+  };
 }
 
 async function httpClient(target: Target, era: Era): Promise<Caller> {
@@ -83,7 +105,7 @@ async function stdioClient(target: Target, era: Era, configEnv: NodeJS.ProcessEn
   const params = {
     command: process.execPath,
     args: target.stdioArgs,
-    cwd: ROOT,
+    cwd: target.name === 'baseline' ? BASELINE : ROOT,
     stderr: 'ignore' as const,
     env: configEnv as Record<string, string>,
   };
@@ -115,11 +137,26 @@ async function drive(clients: Caller[], seconds: number): Promise<number> {
   return calls / seconds;
 }
 
-async function measure(open: () => Promise<Caller[]>): Promise<number> {
+/** A process's CPU seconds so far, every thread (utime + stime from /proc). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Figure {
+  readonly perSecond: number;
+  /** The server's CPU milliseconds per call, when its process is known. */
+  readonly cpuMs?: number;
+}
+
+async function measure(open: () => Promise<Caller[]>, pid?: number): Promise<Figure> {
   const clients = await open();
   try {
     await drive(clients, 1);
-    return await drive(clients, SECONDS);
+    const before = pid ? cpuSeconds(pid) : 0;
+    const perSecond = await drive(clients, SECONDS);
+    const cpuMs = pid ? ((cpuSeconds(pid) - before) * 1000) / (perSecond * SECONDS) : undefined;
+    return { perSecond, cpuMs };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
@@ -130,19 +167,29 @@ console.log(
 );
 const { configFile } = await benchEnvironment({ plugins: [ECHO_FAMILY], log: { level: 'info' } });
 const servers = [await exocortex(configFile), await bare()];
-const cells: Array<{ label: string; run: (t: Target) => Promise<number> }> = [];
+if (BASELINE) {
+  // Its own vault and database (its migrations may differ), and its own copy of the fixture family.
+  const own = await benchEnvironment(
+    { plugins: [path.join(BASELINE, 'test/fixtures/families/echo')], log: { level: 'info' } },
+    { migrated: false },
+  );
+  servers.push(await exocortex(own.configFile, BASELINE, 'baseline'));
+  console.log(`# baseline: ${BASELINE}`);
+}
+const cells: Array<{ label: string; run: (t: Target) => Promise<Figure> }> = [];
 for (const era of ['legacy', 'modern'] as const) {
   for (const n of [1, 16])
     cells.push({
       label: `roundtrip_${era}_http_${n}_clients`,
-      run: (t) => measure(() => Promise.all(Array.from({ length: n }, () => httpClient(t, era)))),
+      run: (t) => measure(() => Promise.all(Array.from({ length: n }, () => httpClient(t, era))), t.pid),
     });
 }
 try {
   for (const cell of cells) {
-    const figures: Record<string, number[]> = { exocortex: [], bare: [] };
+    const figures: Partial<Record<Name, Figure[]>> = {};
     for (let r = 0; r < ROUNDS; r++)
-      for (const s of r % 2 ? [...servers].reverse() : servers) figures[s.target.name].push(await cell.run(s.target));
+      for (const s of r % 2 ? [...servers].reverse() : servers)
+        (figures[s.target.name] ??= []).push(await cell.run(s.target));
     report(cell.label, figures);
   }
 } finally {
@@ -151,19 +198,41 @@ try {
 }
 // stdio: the server is the client's child, started per figure (Exocortex's stdio opens the vault itself).
 for (const era of ['legacy', 'modern'] as const) {
-  const figures: Record<string, number[]> = { exocortex: [], bare: [] };
+  const figures: Partial<Record<Name, Figure[]>> = {};
   const targets = servers.map((s) => s.target);
   for (let r = 0; r < ROUNDS; r++) {
     for (const t of r % 2 ? [...targets].reverse() : targets)
-      figures[t.name].push(await measure(async () => [await stdioClient(t, era, process.env)]));
+      (figures[t.name] ??= []).push(await measure(async () => [await stdioClient(t, era, process.env)]));
   }
   report(`roundtrip_${era}_stdio_1_client`, figures);
 }
 
-function report(label: string, figures: Record<string, number[]>): void {
-  const ours = median(figures.exocortex);
-  const base = median(figures.bare);
-  console.log(
-    `${label}: ${ours.toFixed(0)} calls/s, bare SDK ${base.toFixed(0)} calls/s, ratio ${(ours / base).toFixed(2)} (runs: ${figures.exocortex.map((x) => x.toFixed(0)).join(' ')} | ${figures.bare.map((x) => x.toFixed(0)).join(' ')})`,
-  );
+function report(label: string, figures: Partial<Record<Name, Figure[]>>): void {
+  const rate = (n: Name) => median((figures[n] ?? []).map((f) => f.perSecond));
+  const cpu = (n: Name) => {
+    const xs = (figures[n] ?? []).flatMap((f) => (f.cpuMs === undefined ? [] : [f.cpuMs]));
+    return xs.length ? median(xs) : undefined;
+  };
+  const runs = (n: Name) => (figures[n] ?? []).map((f) => f.perSecond.toFixed(0)).join(' ');
+  const ours = rate('exocortex');
+  const bareRate = rate('bare');
+  const parts = [
+    `${label}: ${ours.toFixed(0)} calls/s, bare SDK ${bareRate.toFixed(0)} calls/s, ratio ${(ours / bareRate).toFixed(2)}`,
+  ];
+  if (figures.baseline) {
+    const theirs = rate('baseline');
+    parts.push(
+      `baseline ${theirs.toFixed(0)} calls/s (ratio to bare ${(theirs / bareRate).toFixed(2)}), ÷ baseline ${(ours / theirs).toFixed(2)}`,
+    );
+  }
+  const ourCpu = cpu('exocortex');
+  if (ourCpu !== undefined) {
+    const cpus = [`server CPU per call ${ourCpu.toFixed(2)} ms`, `bare ${cpu('bare')?.toFixed(2)} ms`];
+    const theirCpu = cpu('baseline');
+    if (theirCpu !== undefined)
+      cpus.push(`baseline ${theirCpu.toFixed(2)} ms, ÷ baseline ${(ourCpu / theirCpu).toFixed(2)}`);
+    parts.push(cpus.join(', '));
+  }
+  const names: Name[] = figures.baseline ? ['exocortex', 'baseline', 'bare'] : ['exocortex', 'bare'];
+  console.log(`${parts.join('; ')} (runs: ${names.map(runs).join(' | ')})`);
 }

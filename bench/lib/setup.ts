@@ -9,13 +9,15 @@ import { pgliteTemplate } from '../../src/host/testing/harness.js';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const ECHO_FAMILY = path.join(ROOT, 'test/fixtures/families/echo');
 
+/** A temporary vault, database and config; `migrated: false` leaves the database to the server's first start. */
 export async function benchEnvironment(
   extra: Record<string, unknown> = {},
+  { migrated = true }: { migrated?: boolean } = {},
 ): Promise<{ dir: string; configFile: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-'));
   mkdirSync(path.join(dir, 'vault'));
   writeFileSync(path.join(dir, 'vault', 'Welcome.md'), '# hi\n');
-  cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
+  if (migrated) cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
   const configFile = path.join(dir, 'config.yaml');
   writeFileSync(
     configFile,
