@@ -38,15 +38,20 @@ let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
 const COMPILED_LIMIT = 4096;
 
+function theAjv(): Ajv2020 {
+  ajv ??= addFormats(
+    new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateFormats: true }),
+  );
+  return ajv;
+}
+
 export function compileSchema(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = compiled.get(key);
   if (hit) return hit;
-  ajv ??= addFormats(
-    new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateFormats: true }),
-  );
-  const validate = ajv.compile(schema);
-  ajv.removeSchema(schema); // the validator is kept here; ajv need not keep the schema object too
+  const a = theAjv();
+  const validate = a.compile(schema);
+  a.removeSchema(schema); // the validator is kept here; ajv need not keep the schema object too
   if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value as string);
   compiled.set(key, validate);
   return validate;
@@ -87,7 +92,10 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
   if ((doc.inputSchema as { type?: unknown })?.type !== 'object')
     throw new Error(`${where}: inputSchema must be an object schema`);
   const inputSchema = { additionalProperties: false, ...doc.inputSchema };
-  const validate = compileSchema(inputSchema);
+  checkSchema(where, 'inputSchema', inputSchema);
+  // Validators are compiled at a tool's first call, not at load: a process that serves a few of the ~60
+  // tools (a CLI command, a stdio session, a test) never pays for the others (~0.4 CPU-s for all of them).
+  const validate = lazily(inputSchema);
   const paging = module.paging;
   if (paging) {
     const arg = ((inputSchema as { properties?: Record<string, { type?: unknown }> }).properties ?? {})[paging.limit];
@@ -96,7 +104,8 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
   }
   let outputSchema = doc.outputSchema && doc.answersFromIndex ? withIndexLag(doc.outputSchema) : doc.outputSchema;
   if (outputSchema && paging) outputSchema = withBudgetCut(outputSchema);
-  const validateOut: ValidateFunction | undefined = outputSchema ? compileSchema(outputSchema) : undefined;
+  if (outputSchema) checkSchema(where, 'outputSchema', outputSchema);
+  const validateOut = outputSchema ? lazily(outputSchema) : undefined;
   const accepted = Object.keys((inputSchema as { properties?: object }).properties ?? {});
   return {
     name,
@@ -109,14 +118,32 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
     validateInput(args: unknown): Record<string, unknown> {
       // ajv applies defaults in place: validate a copy so the caller's object is untouched.
       const copy = structuredClone(args ?? {}) as Record<string, unknown>;
-      if (validate(copy)) return copy;
-      throw argumentsRefusal(validate.errors ?? [], accepted);
+      const v = validate();
+      if (v(copy)) return copy;
+      throw argumentsRefusal(v.errors ?? [], accepted);
     },
     checkOutput(output: unknown): string | undefined {
-      if (!validateOut || validateOut(output)) return undefined;
-      return describeErrors(validateOut.errors ?? []);
+      const v = validateOut?.();
+      if (!v || v(output)) return undefined;
+      return describeErrors(v.errors ?? []);
     },
   };
+}
+
+/** A schema's validator, compiled when first asked for. */
+function lazily(schema: object): () => ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  return () => {
+    validate ??= compileSchema(schema);
+    return validate;
+  };
+}
+
+/** A malformed schema still fails the family's load, as compiling it there did: checked against the meta-schema. */
+function checkSchema(where: string, which: string, schema: object): void {
+  const a = theAjv();
+  if (!a.validateSchema(schema))
+    throw new Error(`${where}: ${which} is not a valid JSON Schema: ${a.errorsText(a.errors, { dataVar: which })}`);
 }
 
 function argumentsRefusal(errors: ErrorObject[], accepted: readonly string[]): Refusal {

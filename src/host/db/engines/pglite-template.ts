@@ -28,7 +28,6 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PACKAGE_ROOT } from '../../package-info.js';
 import { ADMIN_SOCKET_FILE, LOCK_FILE } from '../owner-lock.js';
-import { packDirectory, unpackArchive } from './pglite-archive.js';
 
 /** The environment variable naming the template cache folder. */
 export const TEMPLATES_ENV = 'EXOCORTEX_PGLITE_TEMPLATES';
@@ -113,6 +112,7 @@ export async function makeInitdbArchive(outDir = PACKAGED_ARCHIVES): Promise<{ f
   const staging = mkdtempSync(path.join(os.tmpdir(), 'exocortex-initdb-'));
   try {
     await initdbInto(path.join(staging, 'db'));
+    const { packDirectory } = await import('./pglite-archive.js');
     packDirectory(path.join(staging, 'db'), `${file}.${process.pid}`);
     renameSync(`${file}.${process.pid}`, file);
   } finally {
@@ -155,6 +155,8 @@ export async function seedDataDir(dataDir: string, sources: SeedSources = defaul
   if (!archive || !existsSync(archive)) return {};
   const staging = path.join(dataDir, `${STAGING_PREFIX}${process.pid}`);
   try {
+    // node-tar loads only here, for a first start: a reopened database never needs it.
+    const { unpackArchive } = await import('./pglite-archive.js');
     await unpackArchive(archive, staging);
     const entries = readdirSync(staging);
     if (!entries.includes('PG_VERSION')) throw new Error('no PG_VERSION in it');
