@@ -34,7 +34,11 @@ const { configFile } = await benchEnvironment({ plugins: [] });
 console.log(`# machine: ${machine()}; embedded PGlite (reopened data dir), built-in families`);
 const compiled = path.join(ROOT, 'dist/src/cli/main.js');
 const variants: Array<[string, string[]]> = [];
-if (existsSync(compiled)) variants.push(['startup_initialize_compiled', [compiled, 'stdio', '--config', configFile]]);
+if (existsSync(compiled)) {
+  variants.push(['startup_initialize_compiled', [compiled, 'stdio', '--config', configFile]]);
+  // What `exocortex stdio` runs: the bin, which finds the compiled build.
+  variants.push(['startup_initialize_bin', [path.join(ROOT, 'bin/exocortex.js'), 'stdio', '--config', configFile]]);
+}
 variants.push([
   'startup_initialize_tsx',
   ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'stdio', '--config', configFile],

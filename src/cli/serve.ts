@@ -80,7 +80,17 @@ export async function runStdio(configFile: string | undefined): Promise<void> {
     import('../host/mcp/server-factory.js'),
     import('@modelcontextprotocol/server/stdio'),
   ]);
-  const hostReady = loadHost().then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
+  // The host's modules (a few hundred ms of compiling on the thread that reads stdin) load once the client's
+  // first message has been answered, so a desktop client's initialize never waits for them; tool calls wait
+  // for the host as before. Without a first message within 100 ms they load anyway.
+  let startHost = () => {};
+  const firstAnswered = new Promise<void>((resolve) => {
+    startHost = resolve;
+    setTimeout(resolve, 100);
+  });
+  const hostReady = firstAnswered
+    .then(() => loadHost())
+    .then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
   const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
   source.catch(() => undefined);
   // The SDK decides the era from the client's first message (server/discover or initialize) and pins one
@@ -94,6 +104,9 @@ export async function runStdio(configFile: string | undefined): Promise<void> {
     );
     return server;
   });
+  // Attached after the transport's own reader, so the first chunk is handled (and answered, its handler
+  // being synchronous up to the write) before the immediate that starts the host.
+  process.stdin.once('data', () => setImmediate(startHost));
   let host: Host;
   try {
     host = await hostReady;

@@ -279,7 +279,13 @@ export class IndexPipeline implements IndexService {
       const items = await next;
       fill();
       try {
-        await this.lock(() => this.commit(items));
+        // A path a waiting write-through names is left to it: it reads the path from disk too and carries its
+        // caller's origin and rename. Committed here first, our own tool's move (the watcher saw its rename)
+        // would be recorded as an outside removal.
+        await this.lock(async () => {
+          const ours = items.filter((i) => !this.writes.claims(i.path));
+          if (ours.length > 0) await this.commit(ours);
+        });
         committed = true;
       } finally {
         for (const i of items) this.inFlight.delete(i.path);

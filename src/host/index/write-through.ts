@@ -42,6 +42,11 @@ export class WriteThroughQueue {
     private readonly write: (group: readonly WriteRequest[]) => Promise<void>,
   ) {}
 
+  /** Whether a request waiting for the writer names this path (it will index the path from disk). */
+  claims(path: string): boolean {
+    return this.waiting.some((r) => r.paths.includes(path));
+  }
+
   /** Resolves once the request's paths are committed (or rejects with the batch's error). */
   submit(request: WriteRequest): Promise<void> {
     return new Promise<void>((resolve, reject) => {
