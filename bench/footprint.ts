@@ -28,6 +28,11 @@ const ONLY_CORPUS = process.env.BENCH_ONLY_CORPUS === '1';
 const MAIN = path.join(ROOT, 'dist/src/cli/main.js');
 const PROBE = path.join(ROOT, 'bench/lib/footprint-probe.cjs');
 const MiB = 1048576;
+/**
+ * How long the server is left alone before an idle figure is read: past the collection it runs itself after
+ * ~6 s of quiet (src/host/memory-trim.ts), the state a user finds in `top`.
+ */
+const SETTLE_MS = 8_000;
 
 if (!existsSync(MAIN)) {
   console.error('bench/footprint measures the compiled build: run `npm run build` first');
@@ -282,14 +287,14 @@ async function emptyVaultFigures(dir: string, f: Figures): Promise<void> {
   const fresh = await serve(configFile, dir);
   f.first_start_ready_ms = fresh.readyMs;
   f.first_start_peak = procMemory(fresh.child.pid!).peak / MiB;
-  await sleep(3000);
+  await sleep(SETTLE_MS);
   record(f, 'idle_empty_fresh', await split(fresh.child.pid!, fresh.probeOut));
   await stop(fresh.child);
 
   const again = await serve(configFile, dir);
   f.restart_ready_ms = again.readyMs;
   f.restart_peak = procMemory(again.child.pid!).peak / MiB;
-  await sleep(3000);
+  await sleep(SETTLE_MS);
   record(f, 'idle_empty', await split(again.child.pid!, again.probeOut));
   const relay = await stdioInitialize(configFile, dir);
   f.stdio_relay_initialize_ms = relay.ms;
@@ -321,10 +326,10 @@ async function runOnce(): Promise<Figures> {
       f.corpus_notes = notes;
       f.corpus_index_notes_per_s = notes / ((performance.now() - indexStart) / 1000);
       f.corpus_index_peak = procMemory(server.child.pid!).peak / MiB;
-      await sleep(3000);
+      await sleep(SETTLE_MS);
       record(f, 'corpus_ready', await split(server.child.pid!, server.probeOut));
       await mixedCalls(server.url, key);
-      await sleep(1000);
+      await sleep(SETTLE_MS);
       record(f, 'corpus_after_calls', await split(server.child.pid!, server.probeOut));
       f.corpus_peak = procMemory(server.child.pid!).peak / MiB;
       await stop(server.child);
