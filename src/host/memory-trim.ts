@@ -10,7 +10,9 @@
 //   resident (about 70 MiB). malloc_trim(0) releases every free page; the native core runs it on the thread
 //   pool, a few milliseconds, shortly after start, then on a timer and after each heap collection. A no-op
 //   where the addon lacks it (musl, old builds).
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+// The PGlite thread and the worker pool's threads collect their own heaps the same way (an index pass
+// leaves ~80 MiB of wire messages' garbage on PGlite's thread at 10k notes); the trim is the main thread's.
+import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Logger } from '../sdk/types.js';
@@ -26,6 +28,9 @@ export const QUIET_UTILIZATION = 0.05;
 export const QUIET_CHECKS = 6;
 /** Collections per quiet spell that may fail to shrink the heap before the host waits for work again. */
 const MAX_ATTEMPTS = 3;
+
+/** A logger for threads that have none: the collection is routine, nothing to report. */
+export const QUIET_LOG: Pick<Logger, 'debug'> = { debug: () => undefined };
 
 /** Above this, the young generation was not shrunk by a plain collection. */
 const YOUNG_SHRUNK_BYTES = 8 * 1024 * 1024;
@@ -64,6 +69,19 @@ export interface MemoryTrimOptions {
   reduceHeap?: () => boolean;
   /** The check's period (tests shorten it). */
   checkMs?: number;
+  /** The share of the time since its last call that the event loop was busy (default: this thread's). */
+  utilization?: () => number;
+}
+
+/** The event loop's utilization since the last call, for this thread. */
+function loopUtilization(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    return utilization;
+  };
 }
 
 export class MemoryTrim {
@@ -75,23 +93,24 @@ export class MemoryTrim {
   private busySinceReduced = true;
   /** Collections in this quiet spell that did not shrink the heap. */
   private attempts = 0;
-  private lastUtilization: EventLoopUtilization | undefined;
+  private utilization: () => number;
   private readonly trim: (() => Promise<boolean>) | undefined;
   private readonly reduceHeap: (() => boolean) | undefined;
   private readonly checkMs: number;
 
   constructor(
-    private readonly log: Logger,
+    private readonly log: Pick<Logger, 'debug'>,
     options: MemoryTrimOptions = { trim: loadNative()?.trimMemory, reduceHeap: heapReducer() },
   ) {
     this.trim = options.trim;
     this.reduceHeap = options.reduceHeap;
     this.checkMs = options.checkMs ?? CHECK_MS;
+    this.utilization = options.utilization ?? loopUtilization();
   }
 
   start(): void {
     if ((!this.trim && !this.reduceHeap) || this.timer) return;
-    this.lastUtilization = performance.eventLoopUtilization();
+    this.utilization();
     this.schedule();
   }
 
@@ -108,9 +127,7 @@ export class MemoryTrim {
   private check(): void {
     if (!this.timer) return;
     this.schedule();
-    const now = performance.eventLoopUtilization();
-    const { utilization } = performance.eventLoopUtilization(now, this.lastUtilization);
-    this.lastUtilization = now;
+    const utilization = this.utilization();
     let trimNow = this.checks++ % TRIM_EVERY_CHECKS === 0;
     if (utilization >= QUIET_UTILIZATION) {
       this.busySinceReduced = true;
@@ -123,7 +140,7 @@ export class MemoryTrim {
       if (shrunk || ++this.attempts >= MAX_ATTEMPTS) this.busySinceReduced = false;
       this.log.debug({ ms: Math.round(performance.now() - t0), shrunk }, 'quiet: heap collected');
       // The collection's own time is not work that calls for another.
-      this.lastUtilization = performance.eventLoopUtilization();
+      this.utilization();
       trimNow = true;
     }
     if (!trimNow || !this.trim || this.running) return;

@@ -3,6 +3,7 @@
 // imported, its tables loaded: once per thread), and before such a set-up too: the pool's time budget
 // runs from each of these moments, never from the time the task waited in the queue (see pool.ts).
 import { parentPort } from 'node:worker_threads';
+import { heapReducer, MemoryTrim, QUIET_LOG } from '../memory-trim.js';
 import { builtinSetup, builtinTasks } from './tasks.js';
 import { importTypeScript } from './typescript.js';
 
@@ -17,6 +18,9 @@ interface TaskMessage {
 
 /** The started message's key (pool.ts reads it; a plain string, so both sides need no shared import). */
 const TASK_STARTED = 'exocortexTaskStarted';
+
+// A thread that stays (the interactive lane's) collects its garbage once quiet (memory-trim.ts).
+new MemoryTrim(QUIET_LOG, { reduceHeap: heapReducer() }).start();
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
 const setUp = new Map<string, Promise<unknown>>();

@@ -1,13 +1,15 @@
 // Embedded PGlite on its own worker thread (database.pgliteThread, the default) behaves as the in-process
 // engine does for every caller: results, SQLSTATE errors, transactions, extensions, persistence; and a
 // long statement leaves the event loop free while it runs.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseService } from '../../../src/host/db/index.js';
-import { startTestServer } from '../../../src/host/testing/harness.js';
+import { serialize } from 'pg-protocol';
+import { ThreadedPglite } from '../../../src/host/db/engines/pglite-threaded.js';
+import { pgliteTemplate, startTestServer } from '../../../src/host/testing/harness.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-pglite-thread-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -108,6 +110,21 @@ t.test('queries, errors, transactions and extensions through the thread', async 
   const many = (await sql<{ g: number }>`SELECT g FROM generate_series(1, 20000) g`.execute(d.db)).rows;
   t.equal(many.length, 20000);
   t.equal(many[19999].g, 20000);
+});
+
+t.test('the thread keeps nothing of the answers it carried', async (t) => {
+  // Ten answers of 40,000 rows each, under a 48 MiB old generation: a thread that kept every message it
+  // carried (PGlite's execProtocolRaw did, ~10 MiB of parsed rows per answer here) runs out of heap.
+  const dataDir = path.join(dir, 'carried');
+  cpSync(await pgliteTemplate(), dataDir, { recursive: true });
+  const thread = new ThreadedPglite(dataDir, undefined, undefined, { maxOldGenerationSizeMb: 48 });
+  t.teardown(() => thread.close());
+  await thread.waitReady;
+  const query = new Uint8Array(serialize.query("SELECT i, repeat('x', 100) AS pad FROM generate_series(1, 40000) i"));
+  for (let round = 0; round < 10; round++) {
+    const messages = await thread.execProtocolStream(query);
+    t.equal(messages.filter((m) => m.name === 'dataRow').length, 40_000, `answer ${round + 1} whole`);
+  }
 });
 
 t.test('the event loop runs while a statement executes', async (t) => {

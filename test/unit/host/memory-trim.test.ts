@@ -36,55 +36,66 @@ t.test('trims once start-up is over, never two at once, and not after stop', asy
   t.equal(calls, 1, 'none after stop');
 });
 
-t.test('the heap is collected after a quiet spell, once, and again only after work', async (t) => {
-  const collected: number[] = [];
-  let checks = 0;
-  const trim = new MemoryTrim(log, {
-    reduceHeap: () => {
-      collected.push(checks);
-      return true;
+/** A trim whose checks are driven by hand: `busy` says what the loop did since the previous check. */
+function driven(reduceHeap: () => boolean) {
+  let busy = false;
+  const trim = new MemoryTrim(log, { reduceHeap, checkMs: 10, utilization: () => (busy ? 0.5 : 0) });
+  return {
+    trim,
+    /** Let `n` checks pass with the loop busy or quiet. */
+    async checks(n: number, loop: 'busy' | 'quiet') {
+      busy = loop === 'busy';
+      await sleep(10 * n + 5);
     },
-    checkMs: 50,
-  });
-  const timer = setInterval(() => checks++, 50);
-  t.teardown(() => {
-    clearInterval(timer);
-    trim.stop();
-  });
-  trim.start();
-  await sleep(50 * (QUIET_CHECKS + 4));
-  t.equal(collected.length, 1, 'collected once the loop was quiet');
-  await sleep(50 * (QUIET_CHECKS + 2));
-  t.equal(collected.length, 1, 'not again while nothing happened');
-  // Work: a check that finds the loop busy most of its period.
-  for (let i = 0; i < 3; i++) {
-    spin(45);
-    await sleep(5);
-  }
-  await sleep(50 * (QUIET_CHECKS + 4));
-  t.equal(collected.length, 2, 'collected again after work and a new quiet spell');
+  };
+}
+
+t.test('the heap is collected after a quiet spell, once, and again only after work', async (t) => {
+  let collected = 0;
+  const d = driven(() => (collected++, true));
+  t.teardown(() => d.trim.stop());
+  d.trim.start();
+  await d.checks(QUIET_CHECKS + 3, 'quiet');
+  t.equal(collected, 1, 'collected once the loop was quiet');
+  await d.checks(QUIET_CHECKS + 3, 'quiet');
+  t.equal(collected, 1, 'not again while nothing happened');
+  await d.checks(3, 'busy');
+  t.equal(collected, 1, 'not while busy');
+  await d.checks(QUIET_CHECKS + 3, 'quiet');
+  t.equal(collected, 2, 'collected again after work and a new quiet spell');
 });
 
 t.test('never while the loop stays busy', async (t) => {
   let collected = 0;
-  const trim = new MemoryTrim(log, { reduceHeap: () => (collected++, true), checkMs: 50 });
-  t.teardown(() => trim.stop());
-  trim.start();
-  const end = performance.now() + 50 * (QUIET_CHECKS + 4);
-  while (performance.now() < end) {
-    spin(40);
-    await sleep(2);
-  }
+  const d = driven(() => (collected++, true));
+  t.teardown(() => d.trim.stop());
+  d.trim.start();
+  await d.checks(QUIET_CHECKS * 3, 'busy');
   t.equal(collected, 0);
 });
 
 t.test('a collection that did not shrink the heap is tried a few times, then waits for work', async (t) => {
   let collected = 0;
-  const trim = new MemoryTrim(log, { reduceHeap: () => (collected++, false), checkMs: 30 });
+  const d = driven(() => (collected++, false));
+  t.teardown(() => d.trim.stop());
+  d.trim.start();
+  await d.checks(QUIET_CHECKS + 12, 'quiet');
+  t.equal(collected, 3);
+});
+
+t.test('the default measures the event loop: a spinning loop is busy, a sleeping one quiet', async (t) => {
+  let collected = 0;
+  const trim = new MemoryTrim(log, { reduceHeap: () => (collected++, true), checkMs: 100 });
   t.teardown(() => trim.stop());
   trim.start();
-  await sleep(30 * (QUIET_CHECKS + 12));
-  t.equal(collected, 3);
+  const end = performance.now() + 100 * (QUIET_CHECKS + 3);
+  while (performance.now() < end) {
+    spin(90);
+    await sleep(1);
+  }
+  t.equal(collected, 0, 'none while spinning');
+  await sleep(100 * (QUIET_CHECKS + 4));
+  t.equal(collected, 1, 'one once asleep');
 });
 
 t.test('the real collection runs on this runtime and says whether the young generation shrank', async (t) => {

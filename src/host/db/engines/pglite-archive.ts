@@ -28,13 +28,18 @@ export function packDirectory(dir: string, file: string, skip: (relative: string
 
 /**
  * Unpack an archive written by packDirectory into `into` (created); throws on an entry it did not write,
- * a truncated file or a bad gzip checksum. Streamed: it holds a chunk at a time, never the whole tar
+ * a truncated file or a bad gzip checksum. Streamed: it holds a 1 MiB chunk at a time, never the whole tar
  * (~40 MiB), which would stay resident until a garbage collection and raise the first start's peak.
+ * Synchronous, so that when it throws nothing is still being written (the asynchronous extract rejects at
+ * the first fault while files it opened are still landing, and the caller's cleanup raced them); it runs
+ * on PGlite's thread, or before the database opens on the main one (~0.5 s, a first start only).
  */
 export async function unpackArchive(file: string, into: string): Promise<void> {
   mkdirSync(into, { recursive: true });
   let refused: string | undefined;
-  await tar.extract({
+  tar.extract({
+    sync: true,
+    maxReadSize: 1024 * 1024,
     file,
     cwd: into,
     strict: true,

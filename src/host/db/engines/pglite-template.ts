@@ -37,6 +37,7 @@ export const PACKAGED_ARCHIVES = path.join(PACKAGE_ROOT, 'dist', 'pglite');
 const CONTENT_VERSION = '1';
 const READY = 'READY';
 const STAGING_PREFIX = '.exocortex-seed-';
+const REMOVE = { recursive: true, force: true } as const;
 
 /** Where a new data directory's initialised contents may come from. */
 export interface SeedSources {
@@ -166,10 +167,9 @@ export async function seedDataDir(dataDir: string, sources: SeedSources = defaul
   } catch (e) {
     // Whatever was moved in already goes too: PG_VERSION is last, so no half-seeded database remains.
     for (const entry of readdirSync(dataDir))
-      if (entry !== LOCK_FILE && entry !== ADMIN_SOCKET_FILE)
-        rmSync(path.join(dataDir, entry), { recursive: true, force: true });
+      if (entry !== LOCK_FILE && entry !== ADMIN_SOCKET_FILE) rmSync(path.join(dataDir, entry), REMOVE);
     return { problem: `${archive}: ${(e as Error).message}` };
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    rmSync(staging, REMOVE);
   }
 }

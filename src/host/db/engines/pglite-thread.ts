@@ -5,7 +5,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
-import type { ThreadReply, ThreadRequest } from './pglite-threaded.js';
+import { heapReducer, MemoryTrim, QUIET_LOG } from '../../memory-trim.js';
+import { concat, type ThreadReply, type ThreadRequest } from './pglite-threaded.js';
 import { type Seeded, type SeedSources, seedDataDir } from './pglite-template.js';
 
 const port = parentPort;
@@ -24,6 +25,12 @@ async function open(): Promise<PGlite> {
 }
 
 const opened = open();
+// Once quiet, the thread collects the garbage of what it carried (memory-trim.ts).
+const quiet = new MemoryTrim(QUIET_LOG, { reduceHeap: heapReducer() });
+opened.then(
+  () => quiet.start(),
+  () => undefined,
+);
 opened.then(
   () => port.postMessage({ id: 0, ready: true, seeded } satisfies ThreadReply),
   (e: unknown) => port.postMessage({ id: 0, error: String((e as Error)?.message ?? e) } satisfies ThreadReply),
@@ -35,14 +42,21 @@ port.on('message', (req: ThreadRequest) => {
     try {
       const pglite = await opened;
       if (req.close) {
+        quiet.stop();
         await pglite.close();
         port.postMessage({ id: req.id, closed: true } satisfies ThreadReply);
         port.close();
         return;
       }
-      const raw = await pglite.execProtocolRaw(req.bytes ?? new Uint8Array(0));
-      // Transfer only a buffer the answer owns whole; a view into PGlite's own memory is copied first.
-      const out = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? raw : raw.slice();
+      // The answer's bytes as PGlite writes them, copied out of its memory. Not execProtocolRaw: without a
+      // receiver of its own, PGlite (0.5.14) also parses every message of the answer and appends it to a
+      // result list that only execProtocol empties, so the thread kept every message it ever carried
+      // (~90 MiB after a first index of 10k notes, growing with every query).
+      const chunks: Uint8Array[] = [];
+      await pglite.execProtocolRawStream(req.bytes ?? new Uint8Array(0), {
+        onRawData: (chunk) => chunks.push(chunk.slice()),
+      });
+      const out = chunks.length === 1 ? chunks[0]! : concat(chunks);
       port.postMessage({ id: req.id, bytes: out } satisfies ThreadReply, [out.buffer as ArrayBuffer]);
     } catch (e) {
       port.postMessage({ id: req.id, error: String((e as Error)?.message ?? e) } satisfies ThreadReply);

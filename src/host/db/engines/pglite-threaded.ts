@@ -7,7 +7,7 @@
 // extended-protocol query costs one round trip to the thread, not five. A transaction's `begin` is
 // answered here and travels with the transaction's first statement. Answers come back as raw bytes and
 // are parsed here by pg-protocol, the parser node-postgres uses against a server.
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { importTypeScriptCode } from '../../workers/typescript.js';
 import type { Seeded, SeedSources } from './pglite-template.js';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
@@ -78,11 +78,12 @@ export class ThreadedPglite implements ProtocolTarget {
   private failure: Error | undefined;
 
   /** `seed`: where the thread fills a data directory that holds no database yet from (pglite-template.ts). */
-  constructor(dataDir: string, startParams?: readonly string[], seed?: SeedSources) {
+  /** `limits`: the thread's heap limits over the defaults (a test bounds its old generation). */
+  constructor(dataDir: string, startParams?: readonly string[], seed?: SeedSources, limits: ResourceLimits = {}) {
     this.worker = new Worker(bootstrap(), {
       eval: true,
       workerData: { dataDir, startParams, seed },
-      resourceLimits: { maxYoungGenerationSizeMb: PGLITE_THREAD_YOUNG_MB },
+      resourceLimits: { maxYoungGenerationSizeMb: PGLITE_THREAD_YOUNG_MB, ...limits },
     });
     this.waitReady = new Promise<void>((resolve, reject) => {
       this.calls.set(0, {
@@ -169,7 +170,8 @@ function bootstrap(): string {
   return `import(${JSON.stringify(new URL('./pglite-thread.js', import.meta.url).href)})`;
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
+/** The parts one after another in one new buffer. */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
   let size = 0;
   for (const p of parts) size += p.byteLength;
   const out = new Uint8Array(size);
