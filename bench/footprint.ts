@@ -30,7 +30,7 @@ const PROBE = path.join(ROOT, 'bench/lib/footprint-probe.cjs');
 const MiB = 1048576;
 /**
  * How long the server is left alone before an idle figure is read: past the collection it runs itself after
- * ~6 s of quiet (src/host/memory-trim.ts), the state a user finds in `top`.
+ * 3 s of quiet (src/host/memory-trim.ts), the state a user finds in `top`.
  */
 const SETTLE_MS = 8_000;
 

@@ -2,9 +2,12 @@
 // - V8's heap: start-up allocates mostly long-lived objects (modules, schemas), so V8 grows the main
 //   thread's young generation to its maximum (two 16 MiB semi-spaces on Node 20, more on 24) and keeps it
 //   until it collects with memory in mind, which it does late or never on a server that is simply quiet.
-//   Once the event loop has been quiet for QUIET_CHECKS seconds after work, the host runs a full collection;
-//   V8 then shrinks the young generation, since the last seconds allocated little: ~30 MiB of an idle server
-//   on Node 20, ~50 on Node 24 (bench/footprint). Once per quiet spell, never while requests keep the loop busy.
+//   V8 also leaves the old generation's garbage (an index pass's, a keyword index load's) until allocation
+//   forces a collection, which a quiet server never does. Once the event loop has been quiet for
+//   QUIET_CHECKS seconds after work, the host runs a full collection, and V8 shrinks the young generation
+//   since the last seconds allocated little: an idle empty vault ~30 MiB less on Node 20 (~50 on Node 24),
+//   10k notes with the index ready ~100 MiB less (bench/footprint). Once per quiet spell, never while
+//   requests keep the loop busy.
 // - glibc's arenas: glibc keeps what a thread frees in its malloc arena and returns it only from the top of
 //   each heap, so what V8's compilers, PGlite's start-up and an index pass allocated and freed stays
 //   resident (about 70 MiB). malloc_trim(0) releases every free page; the native core runs it on the thread
@@ -24,8 +27,8 @@ const CHECK_MS = 1_000;
 const TRIM_EVERY_CHECKS = 10;
 /** A second in which the event loop was busy less than this share of the time was a quiet one. */
 export const QUIET_UTILIZATION = 0.05;
-/** Quiet checks in a row before the heap is collected: V8 shrinks its young generation only after ~5 s of little allocation. */
-export const QUIET_CHECKS = 6;
+/** Quiet checks in a row before the heap is collected (a collection that could not shrink the young generation yet is retried at the next ones). */
+export const QUIET_CHECKS = 3;
 /** Collections per quiet spell that may fail to shrink the heap before the host waits for work again. */
 const MAX_ATTEMPTS = 3;
 
@@ -50,7 +53,7 @@ export function heapReducer(): (() => boolean) | undefined {
     v8.setFlagsFromString('--no-expose-gc');
     if (typeof gc !== 'function') return undefined;
     return () => {
-      gc({ type: 'major', execution: 'sync' });
+      gc(); // a full collection, now (Node 20's V8 reads no options: with any, it does not collect the old generation)
       // Node 20's V8 shrinks the young generation in a plain full collection when it measured little
       // allocation since the one before (else the next check tries again); Node 24's only in its
       // memory-reducing one (a few full passes: ~150 ms on an idle server).
