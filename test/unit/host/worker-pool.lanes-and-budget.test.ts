@@ -10,7 +10,7 @@ const slowImport = { module: new URL('../../fixtures/workers/slow-import-task.ts
 
 t.test('a task past the budget is aborted and refused as timeout; the lane then serves again', async (t) => {
   // The budget runs from the task's start, not a thread's boot (which takes seconds on a loaded machine).
-  const pool = new PiscinaPool({ threads: 1, interactiveThreads: 1, idleTimeoutMs: 5_000, taskTimeoutMs: 10_000 });
+  const pool = new PiscinaPool({ threads: 1, interactiveThreads: 1, idleTimeoutMs: 5_000, taskTimeoutMs: 3_000 });
   t.teardown(() => pool.close());
   await pool.run(busy, { ms: 1 }, { lane: 'bulk' }); // boot the thread and load the module first
   const t0 = performance.now();
@@ -28,26 +28,26 @@ t.test('an interactive task is answered while the bulk lane is busy', async (t) 
   const pool = new PiscinaPool({ threads: 1, interactiveThreads: 1, idleTimeoutMs: 5_000, taskTimeoutMs: 0 });
   t.teardown(() => pool.close());
   await Promise.all([pool.run('echo', null, { lane: 'bulk' }), pool.run('echo', null)]);
-  const slow = pool.run(busy, { ms: 6_000 }, { lane: 'bulk' });
+  const slow = pool.run(busy, { ms: 4_000 }, { lane: 'bulk' });
   await new Promise((r) => setTimeout(r, 200));
   const t0 = performance.now();
   t.equal(await pool.run('echo', 'hi'), 'hi');
   const took = performance.now() - t0;
-  t.ok(took < 3_000, `interactive echo answered in ${took.toFixed(0)} ms while bulk spun for 6 s`);
+  t.ok(took < 2_500, `interactive echo answered in ${took.toFixed(0)} ms while bulk spun for 4 s`);
   await slow;
 });
 
 t.test(
   'the budget runs from the start of a task, not from the queue: tasks queued behind others are not refused',
   async (t) => {
-    // Three tasks of 2 s each on one thread under a 5 s budget: the third waits 4 s in the queue. A budget
-    // counted from the queue refused it (4 s + 2 s > 5 s); each task's own work is well within it.
-    const pool = new PiscinaPool({ threads: 1, interactiveThreads: 1, idleTimeoutMs: 5_000, taskTimeoutMs: 5_000 });
+    // Three tasks of 1 s each on one thread under a 2.5 s budget: the third waits 2 s in the queue. A budget
+    // counted from the queue refused it (2 s + 1 s > 2.5 s); each task's own work is well within it.
+    const pool = new PiscinaPool({ threads: 1, interactiveThreads: 1, idleTimeoutMs: 5_000, taskTimeoutMs: 2_500 });
     t.teardown(() => pool.close());
     await pool.run(busy, { ms: 1 }); // boot the thread and load the module first
     const outcomes = await Promise.all(
       [0, 1, 2].map((i) =>
-        pool.run<number>(busy, { ms: 2_000 }).then(
+        pool.run<number>(busy, { ms: 1_000 }).then(
           () => `task ${i} answered`,
           (e: unknown) => `task ${i} refused: ${isRefusal(e) ? e.code : String(e)}`,
         ),
