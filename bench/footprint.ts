@@ -30,9 +30,9 @@ const PROBE = path.join(ROOT, 'bench/lib/footprint-probe.cjs');
 const MiB = 1048576;
 /**
  * How long the server is left alone before an idle figure is read: past the collection it runs itself after
- * 3 s of quiet (src/host/memory-trim.ts), the state a user finds in `top`.
+ * 6 s of quiet (src/host/memory-trim.ts), the state a user finds in `top`.
  */
-const SETTLE_MS = 8_000;
+const SETTLE_MS = 12_000;
 
 if (!existsSync(MAIN)) {
   console.error('bench/footprint measures the compiled build: run `npm run build` first');

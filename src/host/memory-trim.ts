@@ -27,8 +27,8 @@ const CHECK_MS = 1_000;
 const TRIM_EVERY_CHECKS = 10;
 /** A second in which the event loop was busy less than this share of the time was a quiet one. */
 export const QUIET_UTILIZATION = 0.05;
-/** Quiet checks in a row before the heap is collected (a collection that could not shrink the young generation yet is retried at the next ones). */
-export const QUIET_CHECKS = 3;
+/** Quiet checks in a row before the heap is collected: V8 judges the young generation's size by the last ~5 s. */
+export const QUIET_CHECKS = 6;
 /** Collections per quiet spell that may fail to shrink the heap before the host waits for work again. */
 const MAX_ATTEMPTS = 3;
 
@@ -53,11 +53,15 @@ export function heapReducer(): (() => boolean) | undefined {
     v8.setFlagsFromString('--no-expose-gc');
     if (typeof gc !== 'function') return undefined;
     return () => {
-      gc(); // a full collection, now (Node 20's V8 reads no options: with any, it does not collect the old generation)
-      // Node 20's V8 shrinks the young generation in a plain full collection when it measured little
-      // allocation since the one before (else the next check tries again); Node 24's only in its
-      // memory-reducing one (a few full passes: ~150 ms on an idle server).
+      // First the collection that can shrink the young generation. V8 shrinks it when the allocation it
+      // measured over the last ~5 s is low but not zero, which a collection right after another never sees
+      // (hence QUIET_CHECKS, and this order): Node 20's V8 does it in this call (which, given options, leaves
+      // the old generation as it is), Node 24's only in its memory-reducing collection (a few full passes,
+      // ~150 ms on an idle server).
+      gc({ type: 'major', execution: 'sync' });
       if (youngGenerationBytes() > YOUNG_SHRUNK_BYTES) gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      // Then a full collection of the old generation's garbage on every version (gc() takes no options on 20).
+      gc();
       return youngGenerationBytes() <= YOUNG_SHRUNK_BYTES;
     };
   } catch {
@@ -139,8 +143,9 @@ export class MemoryTrim {
     } else if (++this.quietChecks >= QUIET_CHECKS && this.busySinceReduced && this.reduceHeap) {
       const t0 = performance.now();
       const shrunk = this.reduceHeap();
-      // Tried again at the next quiet checks, a few times per quiet spell.
+      // Tried again after as many quiet checks again (not at once: see heapReducer), a few times per spell.
       if (shrunk || ++this.attempts >= MAX_ATTEMPTS) this.busySinceReduced = false;
+      this.quietChecks = 0;
       this.log.debug({ ms: Math.round(performance.now() - t0), shrunk }, 'quiet: heap collected');
       // The collection's own time is not work that calls for another.
       this.utilization();
