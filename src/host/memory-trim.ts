@@ -5,8 +5,8 @@
 //   V8 also leaves the old generation's garbage (an index pass's, a keyword index load's) until allocation
 //   forces a collection, which a quiet server never does. Once the event loop has been quiet for
 //   QUIET_CHECKS seconds after work, the host runs a full collection, and V8 shrinks the young generation
-//   since the last seconds allocated little: an idle empty vault ~30 MiB less on Node 20 (~50 on Node 24),
-//   10k notes with the index ready ~100 MiB less (bench/footprint). Once per quiet spell, never while
+//   since the last seconds allocated little (every time on Node 24, in some runs on Node 20): an idle empty
+//   vault ~30–50 MiB less, 10k notes after 100 calls ~110 MiB less (bench/footprint). Once per quiet spell, never while
 //   requests keep the loop busy.
 // - glibc's arenas: glibc keeps what a thread frees in its malloc arena and returns it only from the top of
 //   each heap, so what V8's compilers, PGlite's start-up and an index pass allocated and freed stays
@@ -72,7 +72,7 @@ export function heapReducer(): (() => boolean) | undefined {
 export interface MemoryTrimOptions {
   /** malloc_trim(0) on the thread pool (the native core's), if any. */
   trim?: () => Promise<boolean>;
-  /** The full collection, if any: true when the heap was shrunk, false to try again at the next quiet check. */
+  /** The full collection, if any: true when the young generation shrank, false to try again after another quiet spell. */
   reduceHeap?: () => boolean;
   /** The check's period (tests shorten it). */
   checkMs?: number;
@@ -100,7 +100,7 @@ export class MemoryTrim {
   private busySinceReduced = true;
   /** Collections in this quiet spell that did not shrink the heap. */
   private attempts = 0;
-  private utilization: () => number;
+  private readonly utilization: () => number;
   private readonly trim: (() => Promise<boolean>) | undefined;
   private readonly reduceHeap: (() => boolean) | undefined;
   private readonly checkMs: number;
