@@ -6,7 +6,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { heapReducer, MemoryTrim, QUIET_LOG } from '../../memory-trim.js';
-import { concat, type ThreadReply, type ThreadRequest } from './pglite-threaded.js';
+import { concat } from './bytes.js';
+import type { ThreadReply, ThreadRequest } from './pglite-threaded.js';
 import { type Seeded, type SeedSources, seedDataDir } from './pglite-template.js';
 
 const port = parentPort;
@@ -28,11 +29,10 @@ const opened = open();
 // Once quiet, the thread collects the garbage of what it carried (memory-trim.ts).
 const quiet = new MemoryTrim(QUIET_LOG, { reduceHeap: heapReducer() });
 opened.then(
-  () => quiet.start(),
-  () => undefined,
-);
-opened.then(
-  () => port.postMessage({ id: 0, ready: true, seeded } satisfies ThreadReply),
+  () => {
+    quiet.start();
+    port.postMessage({ id: 0, ready: true, seeded } satisfies ThreadReply);
+  },
   (e: unknown) => port.postMessage({ id: 0, error: String((e as Error)?.message ?? e) } satisfies ThreadReply),
 );
 

@@ -9,6 +9,7 @@
 // are parsed here by pg-protocol, the parser node-postgres uses against a server.
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { importTypeScriptCode } from '../../workers/typescript.js';
+import { concat } from './bytes.js';
 import type { Seeded, SeedSources } from './pglite-template.js';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
@@ -168,17 +169,4 @@ export class ThreadedPglite implements ProtocolTarget {
 function bootstrap(): string {
   if (import.meta.url.endsWith('.ts')) return importTypeScriptCode(new URL('./pglite-thread.ts', import.meta.url).href);
   return `import(${JSON.stringify(new URL('./pglite-thread.js', import.meta.url).href)})`;
-}
-
-/** The parts one after another in one new buffer. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
