@@ -36,6 +36,8 @@ export class AttemptBudget {
    * Count one attempt for `key` and say whether it may go ahead. One statement: a new row, a row whose
    * window has passed (restarted at 1), or one more attempt in the current window; the database clock
    * decides, so processes with skewed clocks agree. A refused attempt counts too, but never extends the window.
+   * The wait is measured from when the row was written, not from the statement's start: a statement that
+   * queued behind another's lock started earlier than that one set the window, and would say 61 s of 60.
    */
   async spend(key: string): Promise<Spent> {
     const { limit, windowSeconds } = this.rule();
@@ -46,7 +48,7 @@ export class AttemptBudget {
       ON CONFLICT (bucket, key) DO UPDATE SET
         attempts  = CASE WHEN b.resets_at <= now() THEN 1 ELSE LEAST(b.attempts, 1000000000) + 1 END,
         resets_at = CASE WHEN b.resets_at <= now() THEN now() + ${window} ELSE b.resets_at END
-      RETURNING attempts, ceil(extract(epoch FROM resets_at - now()))::integer AS retry_after
+      RETURNING attempts, ceil(extract(epoch FROM resets_at - clock_timestamp()))::integer AS retry_after
     `.execute(this.db);
     void this.maybeSweep();
     const attempts = Number(rows[0].attempts);
