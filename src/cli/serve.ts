@@ -4,8 +4,6 @@ import type { Host } from '../host/host.js';
 import type { AdminClient } from '../host/admin/channel-client.js';
 import type { IndexSummary, Progress } from '../host/admin/operations.js';
 import type { Settings } from '../host/settings/load.js';
-import { resolvePath } from '../host/settings/file.js';
-import { OperationError } from '../host/admin/errors.js';
 import { loadHost, loadKeys, loadLogger, loadOps, OWNER_WAIT_MS, reachOwner, refuseOnServerDatabase } from './owner.js';
 
 export function claudeAddCommand(url: string, key: string): string {
@@ -46,31 +44,16 @@ export async function runServe(settings: Settings): Promise<void> {
  * settings schema; serving here loads and validates every setting.
  */
 export async function runStdio(configFile: string | undefined): Promise<void> {
-  const [{ AdminClient }, { adminSocketPath }, { embeddedDir }, { isLocked }, { loadRelaySettings }] =
-    await Promise.all([
-      import('../host/admin/channel-client.js'),
-      import('../host/admin/protocol.js'),
-      import('../host/db/location.js'),
-      import('../host/db/owner-lock.js'),
-      import('../host/settings/relay.js'),
-    ]);
+  const [{ relayStdio }, { isLocked }, { loadRelaySettings }] = await Promise.all([
+    import('./stdio-relay.js'),
+    import('../host/db/owner-lock.js'),
+    import('../host/settings/relay.js'),
+  ]);
   const relay = loadRelaySettings({ file: configFile });
-  const socket = adminSocketPath(relay);
-  const dir = embeddedDir(relay.host.database.url, relay.baseDir);
   const deadline = Date.now() + OWNER_WAIT_MS;
   for (;;) {
-    const owner = socket ? await AdminClient.connect(socket) : undefined;
-    if (owner) {
-      const { runStdioBridge, vaultMismatch } = await import('../host/mcp/stdio-bridge.js');
-      // Relaying to a server that serves another vault would answer from the wrong notes, silently.
-      const mismatch = vaultMismatch(resolvePath(relay, relay.host.vault.path), owner.hello);
-      if (mismatch) {
-        await owner.close();
-        throw new OperationError('vault_mismatch', mismatch, 2);
-      }
-      return runStdioBridge(owner);
-    }
-    if (!dir || !(await isLocked(dir))) break;
+    if (relay.socketPath && (await relayStdio(relay.socketPath, relay.vaultPath))) return;
+    if (!relay.databaseDir || !(await isLocked(relay.databaseDir))) break;
     if (Date.now() > deadline) break; // serving directly now fails with the owner named
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -23,23 +23,7 @@ export class AdminClient {
 
   /** The live owner behind socketPath, or undefined when nothing answers there. */
   static async connect(socketPath: string): Promise<AdminClient | undefined> {
-    let st;
-    try {
-      st = lstatSync(socketPath);
-    } catch {
-      return undefined;
-    }
-    if (!st.isSocket())
-      throw new UnsafeSocketError(`${socketPath} is not a socket; refusing to use it as the admin channel (remove it)`);
-    const uid = process.getuid?.();
-    if (uid !== undefined && st.uid !== uid)
-      throw new UnsafeSocketError(
-        `the admin socket ${socketPath} belongs to uid ${st.uid}, not to you (uid ${uid}); refusing to use it`,
-      );
-    if ((st.mode & 0o077) !== 0)
-      throw new UnsafeSocketError(
-        `the admin socket ${socketPath} is open to other users (mode ${(st.mode & 0o777).toString(8)}); refusing to use it: restart the server, which recreates it as 0600`,
-      );
+    if (!trustedSocket(socketPath)) return undefined;
     const agent = new Agent({ keepAlive: true });
     let hello: Hello;
     try {
@@ -58,44 +42,6 @@ export class AdminClient {
       );
     }
     return new AdminClient(socketPath, hello, agent);
-  }
-
-  /**
-   * A fetch that reaches the owner over the socket (for the stdio bridge's MCP client transport): the
-   * request's method, headers, string body and abort signal; the answer streamed as it arrives.
-   */
-  get fetch(): typeof globalThis.fetch {
-    return (async (input: string | URL | Request, init: RequestInit = {}) => {
-      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-      const body = init.body ?? undefined;
-      if (body !== undefined && typeof body !== 'string')
-        throw new TypeError('the admin channel sends string bodies only');
-      const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((value, name) => {
-        headers[name] = value;
-      });
-      const res = await send(this.socketPath, this.agent, init.method ?? 'GET', url.pathname + url.search, {
-        headers,
-        body,
-        signal: init.signal ?? undefined,
-      });
-      const answer = new Headers();
-      for (const [name, value] of Object.entries(res.headers)) {
-        for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, v);
-      }
-      const status = res.statusCode ?? 502;
-      const empty = status === 204 || status === 205 || status === 304 || init.method === 'HEAD';
-      if (empty) res.resume();
-      return new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), {
-        status,
-        statusText: res.statusMessage,
-        headers: answer,
-      });
-    }) as typeof globalThis.fetch;
-  }
-
-  get mcpUrl(): URL {
-    return new URL(`${BASE}/mcp`);
   }
 
   async get<T>(path: string): Promise<T> {
@@ -154,6 +100,68 @@ export class AdminClient {
     if ((res.statusCode ?? 500) >= 400) return failed(res);
     return JSON.parse(await text(res)) as T;
   }
+}
+
+/**
+ * Whether `socketPath` is a socket the operator may talk to: false when there is none; throws when there
+ * is one that must not be trusted (not a socket, someone else's, or open to other users). Sends nothing.
+ */
+export function trustedSocket(socketPath: string): boolean {
+  let st;
+  try {
+    st = lstatSync(socketPath);
+  } catch {
+    return false;
+  }
+  if (!st.isSocket())
+    throw new UnsafeSocketError(`${socketPath} is not a socket; refusing to use it as the admin channel (remove it)`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid)
+    throw new UnsafeSocketError(
+      `the admin socket ${socketPath} belongs to uid ${st.uid}, not to you (uid ${uid}); refusing to use it`,
+    );
+  if ((st.mode & 0o077) !== 0)
+    throw new UnsafeSocketError(
+      `the admin socket ${socketPath} is open to other users (mode ${(st.mode & 0o777).toString(8)}); refusing to use it: restart the server, which recreates it as 0600`,
+    );
+  return true;
+}
+
+/** The admin channel's MCP endpoint, for a client whose fetch is socketFetch's. */
+export const ADMIN_MCP_URL = new URL(`${BASE}/mcp`);
+
+/**
+ * A fetch that reaches the admin channel over the socket (for an MCP client transport): the request's
+ * method, headers, string body and abort signal; the answer streamed as it arrives.
+ */
+export function socketFetch(socketPath: string, agent: Agent): typeof globalThis.fetch {
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    const body = init.body ?? undefined;
+    if (body !== undefined && typeof body !== 'string')
+      throw new TypeError('the admin channel sends string bodies only');
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    const res = await send(socketPath, agent, init.method ?? 'GET', url.pathname + url.search, {
+      headers,
+      body,
+      signal: init.signal ?? undefined,
+    });
+    const answer = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, v);
+    }
+    const status = res.statusCode ?? 502;
+    const empty = status === 204 || status === 205 || status === 304 || init.method === 'HEAD';
+    if (empty) res.resume();
+    return new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), {
+      status,
+      statusText: res.statusMessage,
+      headers: answer,
+    });
+  }) as typeof globalThis.fetch;
 }
 
 /** One HTTP request over the socket; resolves with the answer's head, its body still to read. */

@@ -2,7 +2,8 @@
 // process that owns the database carries out operator commands for the CLI and serves MCP to the stdio
 // bridge as the local operator. Reachable only through the filesystem by the owner's user; never on TCP.
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
-import { connect } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { Scope } from '../../sdk/scopes.js';
@@ -10,7 +11,15 @@ import { HopRefused, type Forwarder } from '../cluster/forward.js';
 import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
-import { ADMIN_PROTOCOL, type Hello } from './protocol.js';
+import {
+  ADMIN_PROTOCOL,
+  type Hello,
+  PID_HEADER,
+  PROTOCOL_HEADER,
+  STDIO_RELAY_PATH,
+  STDIO_UPGRADE,
+  VAULT_PATH_HEADER,
+} from './protocol.js';
 import { PACKAGE_VERSION } from '../package-info.js';
 import {
   usersAddOp,
@@ -88,16 +97,61 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   });
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.startsWith('/mcp') || request.url === '/v1/hello') return;
-    const asked = Number(request.headers['x-exocortex-admin-protocol']);
-    if (asked !== ADMIN_PROTOCOL) {
-      return reply.code(426).send({
-        error: {
-          code: 'protocol_mismatch',
-          message: `this server speaks admin protocol ${ADMIN_PROTOCOL} (exocortex ${hello.version}); the CLI spoke ${request.headers['x-exocortex-admin-protocol'] ?? 'none'}: run the CLI of the same installation as the server`,
-          exitCode: 2,
-        },
-      });
+    const refused = protocolRefusal(request.headers[PROTOCOL_HEADER]);
+    if (refused) return reply.code(426).send(refused);
+  });
+  const protocolRefusal = (asked: string | string[] | undefined) =>
+    Number(asked) === ADMIN_PROTOCOL
+      ? undefined
+      : {
+          error: {
+            code: 'protocol_mismatch',
+            message: `this server speaks admin protocol ${ADMIN_PROTOCOL} (exocortex ${hello.version}); the CLI spoke ${asked ?? 'none'}: run the CLI of the same installation as the server`,
+            exitCode: 2,
+          },
+        };
+
+  // `exocortex stdio` relays: the connection upgraded, then bridged to this socket's own MCP endpoint below.
+  const relays = new Set<Socket>();
+  app.server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    const refuse = (status: string, body: object) =>
+      socket.end(
+        `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify(body)}`,
+      );
+    if (request.url !== STDIO_RELAY_PATH || request.headers.upgrade !== STDIO_UPGRADE)
+      return refuse('404 Not Found', { error: { code: 'not_found', message: 'no such admin route', exitCode: 1 } });
+    const refused = protocolRefusal(request.headers[PROTOCOL_HEADER]);
+    if (refused) return refuse('426 Upgrade Required', refused);
+    const asked = request.headers[VAULT_PATH_HEADER];
+    let wanted: string | undefined;
+    try {
+      wanted = typeof asked === 'string' ? decodeURIComponent(asked) : undefined;
+    } catch {
+      wanted = undefined;
     }
+    if (wanted === undefined)
+      return refuse('400 Bad Request', {
+        error: { code: 'bad_request', message: `the relay named no vault (${VAULT_PATH_HEADER})`, exitCode: 2 },
+      });
+    void import('../mcp/stdio-bridge.js')
+      .then(async ({ bridgeStdio, vaultMismatch }) => {
+        // Relaying to a server that serves another vault would answer from the wrong notes, silently.
+        const mismatch = vaultMismatch(wanted, hello.vaultPath ?? wanted);
+        if (mismatch)
+          return refuse('409 Conflict', { error: { code: 'vault_mismatch', message: mismatch, exitCode: 2 } });
+        if (socket.destroyed) return;
+        socket.write(
+          `HTTP/1.1 101 Switching Protocols\r\nupgrade: ${STDIO_UPGRADE}\r\nconnection: Upgrade\r\n${PID_HEADER}: ${process.pid}\r\n\r\n`,
+        );
+        relays.add(socket);
+        socket.once('close', () => relays.delete(socket));
+        if (head.length > 0) socket.unshift(head);
+        await bridgeStdio({ input: socket, output: socket, socketPath: o.socketPath, log: o.log });
+      })
+      .catch((e: Error) => {
+        o.log.error({ err: e.stack ?? e.message }, 'stdio relay failed');
+        socket.destroy();
+      });
   });
 
   app.get('/v1/hello', async () => hello);
@@ -206,6 +260,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
   return {
     socketPath: o.socketPath,
     async close() {
+      for (const socket of relays) socket.destroy();
       await app.close().catch(() => undefined);
       try {
         unlinkSync(o.socketPath);

@@ -7,7 +7,19 @@ import { resolvePath } from '../settings/file.js';
 import type { HostSettings } from '../settings/schema.js';
 
 /** Bumped when a route or a body changes shape; a CLI and a server that differ refuse each other by name. */
-export const ADMIN_PROTOCOL = 3;
+export const ADMIN_PROTOCOL = 4;
+
+/**
+ * `exocortex stdio` beside a running server: a GET of this path asking to upgrade to STDIO_UPGRADE turns
+ * the admin connection into the client's stdio, relayed byte for byte (src/cli/stdio-relay.ts); the server
+ * bridges it to its own MCP endpoint (src/host/mcp/stdio-bridge.ts). The request carries the admin protocol
+ * and the vault asked for (URI-encoded); a refusal is answered with the usual JSON error body.
+ */
+export const STDIO_RELAY_PATH = '/v1/stdio';
+export const STDIO_UPGRADE = 'exocortex-stdio';
+export const VAULT_PATH_HEADER = 'x-exocortex-vault-path';
+export const PROTOCOL_HEADER = 'x-exocortex-admin-protocol';
+export const PID_HEADER = 'x-exocortex-pid';
 
 export interface Hello {
   readonly protocol: number;
@@ -25,7 +37,10 @@ export interface Hello {
  * its lock), else none (a server database without a socket path has no admin channel).
  */
 export function adminSocketPath(settings: {
-  readonly host: Pick<HostSettings, 'admin' | 'database'>;
+  readonly host: {
+    readonly admin: Pick<HostSettings['admin'], 'socketPath'>;
+    readonly database: Pick<HostSettings['database'], 'url'>;
+  };
   readonly baseDir: string;
 }): string | undefined {
   const configured = settings.host.admin.socketPath;

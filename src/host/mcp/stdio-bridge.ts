@@ -1,9 +1,10 @@
-// `exocortex stdio` beside a running server: relays every JSON-RPC message between the local client on
-// stdin/stdout and the server's MCP endpoint on its admin socket, where it runs as the local operator.
-// Never opens the database and loads only the SDK's client package: the upstream end is its Streamable HTTP
-// transport (which derives the 2026-07-28 Mcp-Method/Mcp-Name headers from each message it relays), the
-// local end reads and writes lines with its ReadBuffer and serializeMessage, as the server package's stdio
-// transport does (that package would load a second copy of the SDK's core for nothing).
+// The server's side of `exocortex stdio` beside a running server: the admin connection the relay upgraded
+// (src/cli/stdio-relay.ts) carries the client's stdio, and this bridges its JSON-RPC messages to this
+// process's own MCP endpoint on the admin socket, where they are served as the local operator like any
+// session (or forwarded to the vault's owner, on several processes). The upstream end is the SDK client's
+// Streamable HTTP transport (which derives the 2026-07-28 Mcp-Method/Mcp-Name headers from each message it
+// relays); the relayed end reads and writes lines with its ReadBuffer and serializeMessage, as the
+// server package's stdio transport does.
 import {
   isJSONRPCRequest,
   type JSONRPCMessage,
@@ -12,16 +13,16 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { realpathSync } from 'node:fs';
-import type { AdminClient } from '../admin/channel-client.js';
-import type { Hello } from '../admin/protocol.js';
+import { Agent } from 'node:http';
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from '../../sdk/types.js';
+import { ADMIN_MCP_URL, socketFetch } from '../admin/channel-client.js';
 
 /**
- * Why this stdio must not be bridged to the running server: it was asked for the vault at `wanted`
- * (vault.path / EXO_VAULT_PATH) and the server serves another. Undefined when they are one folder (or
- * the server is too old to say).
+ * Why a stdio asking for the vault at `wanted` (its vault.path / EXO_VAULT_PATH) must not be bridged to
+ * this server, which serves the one at `served`. Undefined when they are one folder.
  */
-export function vaultMismatch(wanted: string, hello: Hello): string | undefined {
-  if (!hello.vaultPath) return undefined;
+export function vaultMismatch(wanted: string, served: string): string | undefined {
   const real = (p: string) => {
     try {
       return realpathSync(p);
@@ -29,8 +30,8 @@ export function vaultMismatch(wanted: string, hello: Hello): string | undefined 
       return p;
     }
   };
-  if (real(wanted) === real(hello.vaultPath)) return undefined;
-  return `the running server (PID ${hello.pid}) serves the vault at ${hello.vaultPath}, but this stdio was asked for the vault at ${wanted} (vault.path or EXO_VAULT_PATH); refusing to relay to the wrong vault. Use the same config as the server, or give this one its own database (database.url) so it is not the same server's`;
+  if (real(wanted) === real(served)) return undefined;
+  return `the running server (PID ${process.pid}) serves the vault at ${served}, but this stdio was asked for the vault at ${wanted} (vault.path or EXO_VAULT_PATH); refusing to relay to the wrong vault. Use the same config as the server, or give this one its own database (database.url) so it is not the same server's`;
 }
 
 /** How often an idle bridge pings the server, so its session is never reaped as abandoned. */
@@ -39,9 +40,20 @@ const KEEPALIVE_MS = 5 * 60_000;
 const DRAIN_MS = 30_000;
 const PING_PREFIX = 'exocortex-bridge-ping-';
 
-export async function runStdioBridge(owner: AdminClient): Promise<void> {
-  const upstream = new StreamableHTTPClientTransport(owner.mcpUrl, { fetch: owner.fetch });
-  const local = new StdioLines();
+export interface BridgeOptions {
+  /** The relayed client's messages, and where its answers go (the upgraded connection, both ways). */
+  readonly input: Readable;
+  readonly output: Writable;
+  /** This process's admin socket: the bridge is one more MCP client of it. */
+  readonly socketPath: string;
+  readonly log: Logger;
+}
+
+/** Bridge one relayed stdio until either end closes; resolves once the bridge is running. */
+export async function bridgeStdio(o: BridgeOptions): Promise<void> {
+  const agent = new Agent({ keepAlive: true });
+  const upstream = new StreamableHTTPClientTransport(ADMIN_MCP_URL, { fetch: socketFetch(o.socketPath, agent) });
+  const local = new StreamLines(o.input, o.output, o.log);
   const initializeIds = new Set<string | number>();
   /** Requests relayed and not yet answered: a client that closes stdin still gets their answers. */
   const inFlight = new Set<string | number>();
@@ -50,14 +62,15 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
   let handshake: Promise<void> = Promise.resolve();
   let handshakeDone = () => {};
 
-  const shutdown = async (code: number, why?: string) => {
+  const shutdown = async (why?: string) => {
     if (closing) return;
     closing = true;
-    if (why) process.stderr.write(`exocortex: ${why}\n`);
+    clearInterval(keepalive);
+    if (why) o.log.warn({ why }, 'stdio relay ended');
     await upstream.terminateSession().catch(() => undefined);
     await upstream.close().catch(() => undefined);
-    await owner.close();
-    process.exit(code);
+    agent.destroy();
+    local.end();
   };
 
   local.onmessage = (message: JSONRPCMessage) => {
@@ -72,21 +85,13 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
       .then(() => upstream.send(message))
       .catch((e: Error) => {
         if (isInitialize) handshakeDone();
-        if (isJSONRPCRequest(message)) inFlight.delete(message.id);
-        if (isJSONRPCRequest(message)) {
-          void local.send({
-            jsonrpc: '2.0',
-            id: message.id,
-            error: { code: -32603, message: `the Exocortex server did not answer: ${e.message}` },
-          });
-        }
-        if (
-          /ECONNREFUSED|ENOENT|ECONNRESET|socket hang up|other side closed|fetch failed/i.test(
-            String(e.message) + String((e as { cause?: unknown }).cause),
-          )
-        ) {
-          void shutdown(1, `the server behind ${owner.socketPath} went away; restart the client to reconnect`);
-        }
+        if (!isJSONRPCRequest(message)) return;
+        inFlight.delete(message.id);
+        void local.send({
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: -32603, message: `the Exocortex server did not answer: ${e.message}` },
+        });
       });
   };
   upstream.onmessage = (message: JSONRPCMessage) => {
@@ -101,19 +106,17 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
     }
     void local.send(message);
   };
-  upstream.onerror = (e) => process.stderr.write(`exocortex: bridge: ${e.message}\n`);
-  local.onclose = () => void shutdown(0);
+  upstream.onerror = (e) => o.log.warn({ err: e.message }, 'stdio relay: upstream');
+  // The relay half-closed (its client closed stdin): answer what is owed, then end our side.
   let draining = false;
-  const drain = () => {
+  local.onend = () => {
     if (draining) return;
     draining = true;
     const deadline = Date.now() + DRAIN_MS;
-    const wait = () => (inFlight.size === 0 || Date.now() > deadline ? void shutdown(0) : setTimeout(wait, 20));
+    const wait = () => (inFlight.size === 0 || Date.now() > deadline ? void shutdown() : setTimeout(wait, 20));
     wait();
   };
-  process.stdin.on('end', drain);
-  process.stdin.on('close', drain);
-  process.stdin.on('error', drain);
+  local.onclose = () => void shutdown();
 
   let pings = 0;
   const keepalive = setInterval(() => {
@@ -123,57 +126,67 @@ export async function runStdioBridge(owner: AdminClient): Promise<void> {
   keepalive.unref();
 
   await upstream.start();
-  await local.start();
-  process.stderr.write(
-    `exocortex: bridging stdio to the running server (PID ${owner.hello.pid}) as the local operator\n`,
-  );
+  local.start();
 }
 
 /**
- * The local end: JSON-RPC messages, one per line, from stdin and to stdout (stdin's end is handled by the
- * bridge, which drains what it owes before it exits). A line that is not JSON-RPC is reported and skipped.
+ * The relayed end: JSON-RPC messages, one per line, both ways on the upgraded connection. A line that is not
+ * JSON-RPC is logged and skipped; a line over the read buffer's bound ends the connection.
  */
-class StdioLines {
+class StreamLines {
   onmessage: (message: JSONRPCMessage) => void = () => {};
+  /** The relay half-closed: nothing more will come, answers may still go. */
+  onend: () => void = () => {};
+  /** The connection is gone both ways. */
   onclose: () => void = () => {};
   private readonly buffer = new ReadBuffer();
   private closed = false;
 
-  async start(): Promise<void> {
-    process.stdin.on('data', (chunk: Buffer) => {
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.input.on('data', (chunk: Buffer) => {
       try {
         this.buffer.append(chunk);
       } catch (e) {
-        process.stderr.write(`exocortex: bridge: ${(e as Error).message}\n`);
-        return this.close();
+        this.log.warn({ err: (e as Error).message }, 'stdio relay: input refused');
+        this.output.destroy();
+        return;
       }
       for (;;) {
         let message: JSONRPCMessage | null;
         try {
           message = this.buffer.readMessage();
         } catch (e) {
-          process.stderr.write(`exocortex: bridge: ${(e as Error).message}\n`);
+          this.log.warn({ err: (e as Error).message }, 'stdio relay: a line that is not JSON-RPC');
           continue;
         }
         if (message === null) break;
         this.onmessage(message);
       }
     });
-    process.stdout.on('error', () => this.close());
+    this.input.on('end', () => this.onend());
+    this.input.on('error', () => undefined); // 'close' follows
+    this.input.on('close', () => {
+      this.closed = true;
+      this.onclose();
+    });
+    this.output.on('error', () => undefined);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.closed || this.output.writableEnded) return Promise.resolve();
     return new Promise((resolve) => {
-      if (process.stdout.write(serializeMessage(message))) resolve();
-      else process.stdout.once('drain', resolve);
+      if (this.output.write(serializeMessage(message))) resolve();
+      else this.output.once('drain', resolve);
     });
   }
 
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    process.stdin.pause();
-    this.onclose();
+  end(): void {
+    if (!this.output.writableEnded) this.output.end();
   }
 }

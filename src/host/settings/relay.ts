@@ -1,65 +1,71 @@
 // The settings `exocortex stdio` needs to find and check a running server before it relays to it: the
-// config file and the EXO_ variables read as load.ts reads them, but validated only for the three sections
-// the relay uses (vault, database, admin). A relay never serves, so the rest of the file is the server's
-// business; when no server runs, `exocortex stdio` loads and validates everything before serving itself.
-import { adminSection } from './sections/admin.js';
-import { databaseSection } from './sections/database.js';
-import { vaultSection } from './sections/vault.js';
-import type { HostSettings } from './schema.js';
+// config file and the EXO_ variables read as load.ts reads them, but only the three keys the relay uses
+// (admin.socketPath, database.url, vault.path), checked by hand rather than by their zod sections: a relay
+// starts on every launch of a desktop client, and zod alone is ~90 ms of its start. The defaults are the
+// sections' own (locations.ts). A relay never serves, so the rest of the file is the server's business;
+// when no server runs, `exocortex stdio` loads and validates everything before serving itself.
+import { adminSocketPath } from '../admin/protocol.js';
+import { embeddedDir } from '../db/location.js';
 import {
   configLocation,
   envName,
   type LoadOptions,
   parseEnvValue,
   readConfigFile,
+  resolveFrom,
   SettingsError,
-  setPath,
 } from './file.js';
-
-const RELAY_SECTIONS = { vault: vaultSection, database: databaseSection, admin: adminSection } as const;
+import { DATABASE_URL_PATTERN, DEFAULT_DATABASE_URL, DEFAULT_VAULT_PATH } from './locations.js';
 
 export interface RelaySettings {
-  readonly host: Pick<HostSettings, keyof typeof RELAY_SECTIONS>;
   readonly file: string;
   readonly baseDir: string;
+  /** Where the running server's admin socket is; undefined for a server database without admin.socketPath. */
+  readonly socketPath: string | undefined;
+  /** The embedded database's directory (where its lock is), undefined for a server database. */
+  readonly databaseDir: string | undefined;
+  /** vault.path, resolved: the vault this stdio was asked for. */
+  readonly vaultPath: string;
 }
 
 export function loadRelaySettings(options: Pick<LoadOptions, 'file' | 'cwd' | 'env'> = {}): RelaySettings {
   const env = options.env ?? process.env;
   const { file, baseDir } = configLocation(options, env);
   const raw = readConfigFile(file);
-  const host: Record<string, unknown> = {};
   const problems: string[] = [];
-  for (const [name, { schema }] of Object.entries(RELAY_SECTIONS)) {
-    const given = raw[name] ?? {};
-    const value = (typeof given === 'object' && !Array.isArray(given) ? structuredClone(given) : given) as Record<
-      string,
-      unknown
-    >;
-    if (value === given) {
-      problems.push(`${name}: expected a mapping of settings`);
-      continue;
+  const read = (section: string, key: string): unknown => {
+    const set = env[`EXO_${envName([section, key])}`];
+    if (set !== undefined) return parseEnvValue(set);
+    const given = raw[section];
+    if (given === undefined || given === null) return undefined;
+    if (typeof given !== 'object' || Array.isArray(given)) {
+      problems.push(`${section}: expected a mapping of settings`);
+      return undefined;
     }
-    for (const p of leafPaths(schema.parse({}) as Record<string, unknown>, [])) {
-      const set = env[`EXO_${envName([name, ...p])}`];
-      if (set !== undefined) setPath(value, p, parseEnvValue(set));
+    return (given as Record<string, unknown>)[key];
+  };
+  const text = (section: string, key: string, fallback: string | null): string | null => {
+    const value = read(section, key);
+    if (value === undefined || (value === null && fallback === null)) return fallback;
+    if (typeof value !== 'string' || value === '') {
+      problems.push(`${section}.${key}: expected a non-empty string`);
+      return fallback;
     }
-    const parsed = schema.safeParse(value);
-    if (parsed.success) host[name] = parsed.data;
-    else for (const issue of parsed.error.issues) problems.push(`${[name, ...issue.path].join('.')}: ${issue.message}`);
-  }
+    return value;
+  };
+  const url = text('database', 'url', DEFAULT_DATABASE_URL) as string;
+  if (!DATABASE_URL_PATTERN.test(url))
+    problems.push('database.url: must start with pglite:, postgres:// or postgresql://');
+  else if (url === 'pglite:')
+    problems.push('database.url "pglite:" names no directory: use pglite:./data/db or pglite:memory://');
+  const socket = text('admin', 'socketPath', null);
+  const vault = text('vault', 'path', DEFAULT_VAULT_PATH) as string;
   if (problems.length) throw new SettingsError(problems);
-  const settings = { host, file, baseDir } as unknown as RelaySettings;
-  if (settings.host.database.url === 'pglite:')
-    throw new SettingsError(['database.url "pglite:" names no directory: use pglite:./data/db or pglite:memory://']);
-  return settings;
-}
-
-/** The paths of a section's settings (as load.ts names them for EXO_ variables: nested objects walked). */
-function leafPaths(obj: Record<string, unknown>, prefix: string[]): string[][] {
-  return Object.entries(obj).flatMap(([k, v]) =>
-    v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0
-      ? leafPaths(v as Record<string, unknown>, [...prefix, k])
-      : [[...prefix, k]],
-  );
+  return {
+    file,
+    baseDir,
+    socketPath: adminSocketPath({ host: { admin: { socketPath: socket }, database: { url } }, baseDir }),
+    databaseDir: embeddedDir(url, baseDir),
+    vaultPath: resolveFrom(baseDir, vault),
+  };
 }

@@ -20,7 +20,7 @@ t.test('readme.links: every relative link names a file that exists', async (t) =
 });
 
 t.test('readme.commands: every exocortex command in the table is a CLI command', async (t) => {
-  const main = readFileSync(path.join(root, 'src/cli/main.ts'), 'utf8');
+  const main = readFileSync(path.join(root, 'src/cli/program.ts'), 'utf8');
   const known = new Set([...main.matchAll(/\.command\('([a-z-]+)'/g)].map((m) => m[1]));
   // `exocortex <family> <command>`: a built-in family's operator commands (search rebuild-keyword, history export).
   const families = new Set(

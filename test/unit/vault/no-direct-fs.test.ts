@@ -11,7 +11,7 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/settings/file.ts': 'reads the config file',
   'src/host/package-info.ts': "reads the package's own package.json (its root and version)",
   'src/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
-  'src/cli/main.ts': 'CLI: config and key files',
+  'src/cli/program.ts': 'CLI: config and key files',
   'src/cli/init.ts': 'writes the user config file',
   'src/cli/owner.ts': 'CLI: realpath of the config vault and the running server vault, to say which it attached to',
   'src/host/db/engines/pglite.ts': 'the PGlite data directory',

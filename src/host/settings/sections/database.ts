@@ -1,6 +1,7 @@
 // Host settings, section `database`: The PostgreSQL the host keeps its state in (PGlite in-process unless a URL is given).
 import { z } from 'zod';
 import { DEFAULT_PGLITE_MEMORY } from '../../db/engines/pglite-memory.js';
+import { DATABASE_URL_PATTERN, DEFAULT_DATABASE_URL } from '../locations.js';
 import { section } from './section.js';
 
 export const databaseSection = section(
@@ -9,8 +10,8 @@ export const databaseSection = section(
     .object({
       url: z
         .string()
-        .regex(/^(pglite:|postgres:\/\/|postgresql:\/\/)/, 'must start with pglite:, postgres:// or postgresql://')
-        .default('pglite:./data/db')
+        .regex(DATABASE_URL_PATTERN, 'must start with pglite:, postgres:// or postgresql://')
+        .default(DEFAULT_DATABASE_URL)
         .describe(
           '`pglite:<dir>` for the embedded database (`pglite:memory://` for a throwaway one), or `postgres://…` / `postgresql://…` for a PostgreSQL server.',
         ),

@@ -1,5 +1,6 @@
 // Host settings, section `vault`: The default vault: its folder and name.
 import { z } from 'zod';
+import { DEFAULT_VAULT_PATH } from '../locations.js';
 import { section } from './section.js';
 
 export const vaultSection = section(
@@ -9,7 +10,7 @@ export const vaultSection = section(
       path: z
         .string()
         .min(1)
-        .default('./vault')
+        .default(DEFAULT_VAULT_PATH)
         .describe(
           'The vault root folder (created, with a welcome note, when missing or empty). Relative paths resolve against the directory the server starts in; `~/` is the home directory.',
         ),

@@ -1,0 +1,11 @@
+// The defaults of the settings that say where things are (the database, the vault), apart from their zod
+// sections so that `exocortex stdio` relaying to a running server reads them without loading zod
+// (settings/relay.ts). The sections use these constants; test/unit/settings/relay.test.ts holds the two
+// readings equal.
+
+/** database.url when none is given. */
+export const DEFAULT_DATABASE_URL = 'pglite:./data/db';
+/** vault.path when none is given. */
+export const DEFAULT_VAULT_PATH = './vault';
+/** What database.url must start with. */
+export const DATABASE_URL_PATTERN = /^(pglite:|postgres:\/\/|postgresql:\/\/)/;
