@@ -29,13 +29,15 @@ if (process.env.TAP === '1') {
   else delete process.env.NODE_OPTIONS;
 }
 
-// EXOCORTEX_TEST_CPU_LOG=file: each test file's process appends, at exit, its name and the CPU seconds it
-// and the children it reaped used (user + system, from /proc/self/stat), for finding the suite's costly files.
+// EXOCORTEX_TEST_CPU_LOG=file: each test file's process appends, at exit, the CPU seconds it and the children
+// it reaped used (user + system, from /proc/self/stat), its name, and when it started and exited (ms since
+// the epoch), for finding the suite's costly files and where the run's wall time goes.
 if (process.env.EXOCORTEX_TEST_CPU_LOG && /\.test\.ts$/.test(process.argv[1] ?? '')) {
   const { appendFileSync, readFileSync } = await import('node:fs');
   process.on('exit', () => {
     const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
     const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-    appendFileSync(process.env.EXOCORTEX_TEST_CPU_LOG, `${(ticks / 100).toFixed(1)}\t${process.argv[1]}\n`);
+    const wall = `${Math.round(performance.timeOrigin)}\t${Date.now()}`;
+    appendFileSync(process.env.EXOCORTEX_TEST_CPU_LOG, `${(ticks / 100).toFixed(1)}\t${process.argv[1]}\t${wall}\n`);
   });
 }

@@ -27,9 +27,19 @@ function newestMtime(p: string): number {
 
 let chosen: readonly string[] | undefined;
 
+/**
+ * The flags this process gives V8's WebAssembly compilers, which a child it starts runs with too: the suite
+ * runs PGlite's WebAssembly on the baseline compiler alone (package.json's tap node-arg `--liftoff-only`),
+ * since optimizing it costs ~2.5 CPU-s a start and a test process lives seconds; V8 flags cannot travel in
+ * NODE_OPTIONS.
+ */
+function wasmFlags(): readonly string[] {
+  return process.execArgv.filter((a) => /^--(no-)?(liftoff|wasm-)/.test(a));
+}
+
 /** Node arguments that let a child process run TypeScript (append the .ts file and its arguments). */
 export function typescriptArgs(): readonly string[] {
-  return existsSync(LOADER) ? ['--import', pathToFileURL(LOADER).href] : ['--import', 'tsx'];
+  return [...wasmFlags(), ...(existsSync(LOADER) ? ['--import', pathToFileURL(LOADER).href] : ['--import', 'tsx'])];
 }
 
 /**
@@ -41,11 +51,11 @@ export function cliArgs(options: { typescriptFamilies?: boolean } = {}): readonl
   if (chosen) return chosen;
   const compiledAt = process.env.EXOCORTEX_TEST_CLI === 'tsx' || !existsSync(COMPILED) ? 0 : statSync(COMPILED).mtimeMs;
   const fresh = compiledAt > 0 && INPUTS.every((p) => newestMtime(path.join(ROOT, p)) <= compiledAt);
-  chosen = fresh ? [COMPILED] : [...typescriptArgs(), SOURCES];
+  chosen = fresh ? [...wasmFlags(), COMPILED] : [...typescriptArgs(), SOURCES];
   return chosen;
 }
 
 /** Whether cliArgs() runs the compiled build (said in a test's output, so a figure can be read right). */
 export function cliIsCompiled(): boolean {
-  return cliArgs()[0] === COMPILED;
+  return cliArgs().includes(COMPILED);
 }

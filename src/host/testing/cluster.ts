@@ -14,7 +14,7 @@ import { LOCK_SPACE } from '../cluster/leases.js';
 import { openDatabase, type DatabaseService } from '../db/index.js';
 import { sharedClientValidator } from './client-validator.js';
 import { freePort } from './free-port.js';
-import { typescriptArgs } from './cli.js';
+import { cliArgs } from './cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const HAPROXY = '/usr/sbin/haproxy';
@@ -70,6 +70,8 @@ export interface ClusterOptions {
   readonly balancer?: boolean;
   /** Give each process its own admin socket (`<dir>/<name>.sock`), for the CLI and `exocortex stdio`. */
   readonly adminSockets?: boolean;
+  /** The config names a family written in TypeScript (a test fixture): the processes run the sources. */
+  readonly typescriptFamilies?: boolean;
 }
 
 export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
@@ -112,8 +114,12 @@ export async function startCluster(o: ClusterOptions): Promise<TestCluster> {
         p.exited = false;
         p.child = spawn(
           process.execPath,
-          [...typescriptArgs(), path.join(ROOT, 'src/cli/main.ts'), 'serve', '--config', config],
-          { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+          [...cliArgs({ typescriptFamilies: o.typescriptFamilies }), 'serve', '--config', config],
+          {
+            cwd: ROOT,
+            env: { ...process.env, EXO_CONFIG: '' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
         );
         p.child.stdout?.pipe(log, { end: false });
         p.child.stderr?.pipe(log, { end: false });

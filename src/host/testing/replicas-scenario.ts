@@ -82,6 +82,7 @@ export async function runReplicasScenario(t: Checks, o: ReplicasScenarioOptions)
     processes: 3,
     vaults: 6,
     balancer: true,
+    typescriptFamilies: true, // the conformance fixture family below
     config: {
       cluster: { leaseIntervalMs: 300 },
       log: { level: 'info' },

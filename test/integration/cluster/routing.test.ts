@@ -22,7 +22,7 @@ import {
   type TestCluster,
 } from '../../../src/host/testing/cluster.js';
 import { postgresAvailable, startPostgres } from '../../../src/host/testing/postgres-server.js';
-import { typescriptArgs } from '../../../src/host/testing/cli.js';
+import { cliArgs } from '../../../src/host/testing/cli.js';
 
 const skip = !postgresAvailable()
   ? 'PostgreSQL 15 server binaries not installed'
@@ -167,7 +167,7 @@ t.test('requests follow their vault, and a joining process takes its share', { s
   const stdio = new Client({ name: 'stdio-test', version: '1.0.0' });
   const bridge = new StdioClientTransport({
     command: process.execPath,
-    args: [...typescriptArgs(), path.join(ROOT, 'src/cli/main.ts'), 'stdio', '--config', bridgeTo.config],
+    args: [...cliArgs(), 'stdio', '--config', bridgeTo.config],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), EXO_CONFIG: '' },
     stderr: 'pipe',
@@ -497,7 +497,7 @@ async function runCli(config: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(
       process.execPath,
-      [...typescriptArgs(), path.join(ROOT, 'src/cli/main.ts'), ...args, '--config', config],
+      [...cliArgs(), ...args, '--config', config],
       { cwd: ROOT, env: { ...process.env, EXO_CONFIG: '' }, timeout: 60_000 },
       // Both streams: `index` prints its summary on stderr.
       (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout + stderr)),
