@@ -1,7 +1,8 @@
 // `exocortex stdio` beside a running server: the admin connection upgraded into the client's stdio and
-// relayed byte for byte. The server reads and answers the messages (src/host/mcp/stdio-bridge.ts, as the
-// local operator); this process parses nothing, so it loads neither the MCP SDK nor zod nor the settings
-// schema: a desktop client starts it on every launch. main.ts comes here first for a plain
+// relayed byte for byte. The server reads and answers the messages as the local operator
+// (src/host/mcp/stdio-relayed.ts, or stdio-bridge.ts where another process owns the vault); this process
+// parses nothing, so it loads neither the MCP SDK nor zod nor the settings schema: a desktop client starts
+// it on every launch. main.ts comes here first for a plain
 // `exocortex stdio [--config FILE]`; serve.ts's runStdio comes here again while it waits for an owner.
 import { request } from 'node:http';
 import type { Socket } from 'node:net';

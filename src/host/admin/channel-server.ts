@@ -1,7 +1,7 @@
 // The admin channel: a Unix domain socket (mode 0600, in the database's own directory) on which the
 // process that owns the database carries out operator commands for the CLI and serves MCP to the stdio
 // bridge as the local operator. Reachable only through the filesystem by the owner's user; never on TCP.
-import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, realpathSync, unlinkSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
@@ -133,25 +133,34 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
       return refuse('400 Bad Request', {
         error: { code: 'bad_request', message: `the relay named no vault (${VAULT_PATH_HEADER})`, exitCode: 2 },
       });
-    void import('../mcp/stdio-bridge.js')
-      .then(async ({ bridgeStdio, vaultMismatch }) => {
-        // Relaying to a server that serves another vault would answer from the wrong notes, silently.
-        const mismatch = vaultMismatch(wanted, hello.vaultPath ?? wanted);
-        if (mismatch)
-          return refuse('409 Conflict', { error: { code: 'vault_mismatch', message: mismatch, exitCode: 2 } });
-        if (socket.destroyed) return;
-        socket.write(
-          `HTTP/1.1 101 Switching Protocols\r\nupgrade: ${STDIO_UPGRADE}\r\nconnection: Upgrade\r\n${PID_HEADER}: ${process.pid}\r\n\r\n`,
-        );
-        relays.add(socket);
-        socket.once('close', () => relays.delete(socket));
-        if (head.length > 0) socket.unshift(head);
-        await bridgeStdio({ input: socket, output: socket, socketPath: o.socketPath, log: o.log });
-      })
-      .catch((e: Error) => {
+    // Relaying to a server that serves another vault would answer from the wrong notes, silently.
+    const mismatch = vaultMismatch(wanted, hello.vaultPath ?? wanted);
+    if (mismatch) return refuse('409 Conflict', { error: { code: 'vault_mismatch', message: mismatch, exitCode: 2 } });
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nupgrade: ${STDIO_UPGRADE}\r\nconnection: Upgrade\r\n${PID_HEADER}: ${process.pid}\r\n\r\n`,
+    );
+    relays.add(socket);
+    socket.once('close', () => relays.delete(socket));
+    // Held until the relay's reader is attached: the relay may send, or end, before its module has loaded.
+    socket.pause();
+    // Served here when this process owns the operator's vault; else bridged through this socket's own MCP
+    // endpoint, which forwards to the vault's owner.
+    const served =
+      !o.forwarder || o.forwarder.owns(o.operator.vaultId)
+        ? import('../mcp/stdio-relayed.js').then(({ serveRelayed }) =>
+            serveRelayed(socket, head, { operator: o.operator, deps: o.deps, hub: o.hub, log: o.log }),
+          )
+        : import('../mcp/stdio-bridge.js').then(({ bridgeStdio }) => {
+            if (head.length > 0) socket.unshift(head);
+            return bridgeStdio({ input: socket, output: socket, socketPath: o.socketPath, log: o.log });
+          });
+    served.then(
+      () => socket.resume(),
+      (e: Error) => {
         o.log.error({ err: e.stack ?? e.message }, 'stdio relay failed');
         socket.destroy();
-      });
+      },
+    );
   });
 
   app.get('/v1/hello', async () => hello);
@@ -352,6 +361,22 @@ async function stream(
   }
   res.end();
   return reply;
+}
+
+/**
+ * Why a stdio asking for the vault at `wanted` (its vault.path / EXO_VAULT_PATH) must not be relayed to
+ * this server, which serves the one at `served`. Undefined when they are one folder.
+ */
+function vaultMismatch(wanted: string, served: string): string | undefined {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  if (real(wanted) === real(served)) return undefined;
+  return `the running server (PID ${process.pid}) serves the vault at ${served}, but this stdio was asked for the vault at ${wanted} (vault.path or EXO_VAULT_PATH); refusing to relay to the wrong vault. Use the same config as the server, or give this one its own database (database.url) so it is not the same server's`;
 }
 
 export type { FastifyInstance };

@@ -12,8 +12,9 @@ export const ADMIN_PROTOCOL = 4;
 /**
  * `exocortex stdio` beside a running server: a GET of this path asking to upgrade to STDIO_UPGRADE turns
  * the admin connection into the client's stdio, relayed byte for byte (src/cli/stdio-relay.ts); the server
- * bridges it to its own MCP endpoint (src/host/mcp/stdio-bridge.ts). The request carries the admin protocol
- * and the vault asked for (URI-encoded); a refusal is answered with the usual JSON error body.
+ * serves it (src/host/mcp/stdio-relayed.ts), or bridges it to its own MCP endpoint where another process owns
+ * the vault (src/host/mcp/stdio-bridge.ts). The request carries the admin protocol and the vault asked for
+ * (URI-encoded); a refusal is answered with the usual JSON error body.
  */
 export const STDIO_RELAY_PATH = '/v1/stdio';
 export const STDIO_UPGRADE = 'exocortex-stdio';

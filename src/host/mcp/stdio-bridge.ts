@@ -1,7 +1,8 @@
-// The server's side of `exocortex stdio` beside a running server: the admin connection the relay upgraded
-// (src/cli/stdio-relay.ts) carries the client's stdio, and this bridges its JSON-RPC messages to this
-// process's own MCP endpoint on the admin socket, where they are served as the local operator like any
-// session (or forwarded to the vault's owner, on several processes). The upstream end is the SDK client's
+// The server's side of `exocortex stdio` beside a running server that does not own the operator's vault
+// (several processes on one PostgreSQL; an owned vault is served directly, stdio-relayed.ts): the admin
+// connection the relay upgraded (src/cli/stdio-relay.ts) carries the client's stdio, and this bridges its
+// JSON-RPC messages to this process's own MCP endpoint on the admin socket, which forwards them to the
+// vault's owner as the local operator. The upstream end is the SDK client's
 // Streamable HTTP transport (which derives the 2026-07-28 Mcp-Method/Mcp-Name headers from each message it
 // relays); the relayed end reads and writes lines with its ReadBuffer and serializeMessage, as the
 // server package's stdio transport does.
@@ -12,27 +13,10 @@ import {
   serializeMessage,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { realpathSync } from 'node:fs';
 import { Agent } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../../sdk/types.js';
 import { ADMIN_MCP_URL, socketFetch } from '../admin/channel-client.js';
-
-/**
- * Why a stdio asking for the vault at `wanted` (its vault.path / EXO_VAULT_PATH) must not be bridged to
- * this server, which serves the one at `served`. Undefined when they are one folder.
- */
-export function vaultMismatch(wanted: string, served: string): string | undefined {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return p;
-    }
-  };
-  if (real(wanted) === real(served)) return undefined;
-  return `the running server (PID ${process.pid}) serves the vault at ${served}, but this stdio was asked for the vault at ${wanted} (vault.path or EXO_VAULT_PATH); refusing to relay to the wrong vault. Use the same config as the server, or give this one its own database (database.url) so it is not the same server's`;
-}
 
 /** How often an idle bridge pings the server, so its session is never reaped as abandoned. */
 const KEEPALIVE_MS = 5 * 60_000;
@@ -170,6 +154,8 @@ class StreamLines {
       }
     });
     this.input.on('end', () => this.onend());
+    // A relay whose client closed stdin at once may have ended before this reader was attached.
+    if (this.input.readableEnded) setImmediate(() => this.onend());
     this.input.on('error', () => undefined); // 'close' follows
     this.input.on('close', () => {
       this.closed = true;

@@ -1,5 +1,5 @@
 // `exocortex stdio` beside a running server is a byte relay over the upgraded admin connection
-// (src/cli/stdio-relay.ts); the server bridges it (src/host/mcp/stdio-bridge.ts). What the relay owes a
+// (src/cli/stdio-relay.ts); the server serves it (src/host/mcp/stdio-relayed.ts). What the relay owes a
 // client: answers to what it asked before closing stdin, a one-line reason when the server goes, and a start
 // that loads neither the MCP SDK nor zod nor the command parser. What the server owes a stranger on the
 // socket: a refusal for anything but a relay of its own protocol.

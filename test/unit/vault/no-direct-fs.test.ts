@@ -19,7 +19,8 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/db/engines/pglite-archive.ts': 'packs and unpacks an initialised PGlite data directory (never the vault)',
   'src/host/db/index.ts': 'the data directory',
   'src/host/db/owner-lock.ts': 'the lock file inside the embedded database directory',
-  'src/host/admin/channel-server.ts': "the admin socket file (its mode, and unlinking a dead owner's socket)",
+  'src/host/admin/channel-server.ts':
+    "the admin socket file (its mode, and unlinking a dead owner's socket); realpath of two vault roots, to compare a relay's vault with the server's",
   'src/host/admin/channel-client.ts': 'stats the admin socket (owner and mode) before connecting to it',
   'src/host/testing/external-writer-race.ts': 'test harness: plays the outside editor that writes a vault note',
   'src/host/families/discover.ts': 'the families loader (family manifests and code)',
@@ -28,8 +29,6 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/testing/harness.ts': 'test harness: seeds fixture vaults before a server starts',
   'src/host/testing/cluster.ts': 'test harness: the multi-process topology (configs, logs, vault folders)',
   'src/host/testing/cli.ts': 'test harness: whether a compiled CLI newer than every source exists',
-  'src/host/mcp/stdio-bridge.ts':
-    "realpath of two vault roots, to compare the bridged server's vault with the config's",
   'src/host/testing/postgres-server.ts': 'test harness: a throwaway PostgreSQL data directory',
   'src/host/testing/replicas-clients.ts':
     "test harness: the replicas scenario's outside editor writes vault notes, a writer reads one it may have written",
