@@ -119,11 +119,13 @@ t.test('stdio-relay.thin: the relay loads neither the MCP SDK, zod, the command 
   child.stdin.end();
   await exited;
   const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  // The relay's own modules may not pass this hook (the sources' loader answers for them first); the
+  // packages it loads do, and those are what the checks below are about.
   t.ok(
-    loaded.some((u) => u.includes('stdio-relay')),
-    'the log holds the relay itself',
+    loaded.some((u) => u.includes('/node_modules/yaml/')),
+    `the log holds the packages the relay loads (yaml, for its config): ${loaded.join(' ').slice(0, 400)}`,
   );
-  for (const heavy of ['@modelcontextprotocol', '/zod/', '/commander/', '@electric-sql', '/ajv/', 'program.'])
+  for (const heavy of ['@modelcontextprotocol', '/zod/', '/commander/', '@electric-sql', '/ajv/', '/fastify/'])
     t.notOk(
       loaded.find((u) => u.includes(heavy)),
       `nothing of ${heavy} is loaded (${loaded.find((u) => u.includes(heavy)) ?? 'none'})`,
