@@ -73,7 +73,9 @@ export class IndexPipeline implements IndexService {
       contributors: deps.contributors,
       now: this.now,
       fail: (what, err) => this.fail(what, err),
-      requeue: (path) => this.mark(path, false),
+      // A write-through's group commit finds a note changed under it outside the index loop: queued and
+      // kicked, or it would wait for the next event or reconcile pass.
+      requeue: (path) => this.requeue(path),
       fence: deps.fence,
     });
   }
@@ -409,9 +411,13 @@ export class IndexPipeline implements IndexService {
     return run;
   }
 
-  /** Queue a path for the next batch (used by the re-derive pass when a note changed under it). */
+  /**
+   * Queue a path for the next batch, when a note changed under the commit that read it (the re-derive pass,
+   * a batch's or a write-through's commit), and make sure the index loop runs to take it.
+   */
   requeue(path: string): void {
     this.mark(path, false);
+    this.kick();
   }
 
   isClosed(): boolean {

@@ -739,3 +739,22 @@ t.test('reconcile catches changes made while no watcher runs', async (t) => {
   t.ok(await r.row('offline-new.md'), 'new note found');
   t.ok(r.pipeline.status().lastPassAt);
 });
+
+t.test(
+  'a requeued note is indexed at once, outside the index loop too (a write-through that found it changed)',
+  async (t) => {
+    const r = await rig({ watch: false });
+    t.teardown(() => r.close());
+    r.pipeline.start();
+    await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+    const [a] = notesOnDisk(r.vault);
+    const before = await r.row(a);
+    appendFileSync(path.join(r.vault, a), '\nchanged under a commit\n');
+    r.pipeline.requeue(a);
+    const after = await until('the requeued note indexed', async () => {
+      const row = await r.row(a);
+      return row && row.content_hash !== before?.content_hash ? row : undefined;
+    });
+    t.ok(after, 'indexed without a watcher event or a reconcile pass');
+  },
+);
