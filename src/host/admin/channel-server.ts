@@ -111,7 +111,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
           },
         };
 
-  // `exocortex stdio` relays: the connection upgraded, then bridged to this socket's own MCP endpoint below.
+  // `exocortex stdio` relays: the connection upgraded, then served as the local operator (see below).
   const relays = new Set<Socket>();
   app.server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
     const refuse = (status: string, body: object) =>
