@@ -5,7 +5,8 @@
 // index ready, and after 100 mixed tool calls over HTTP; each split into the main thread's V8 heap, the
 // worker threads' heaps, WebAssembly memory (the pages PGlite's touched) and the rest (native: code, Node's own, malloc);
 // start → MCP initialize answered over stdio on a fresh data directory, and for `exocortex stdio` relaying
-// to a running server, with the relay's peak resident memory. Medians of RUNS runs with min–max.
+// to a running server (the first relay a server serves, and the next), with the relay's peak resident
+// memory. Medians of RUNS runs with min–max.
 // The split comes from bench/lib/footprint-probe.cjs, preloaded into the server (worker threads inherit it).
 // Usage: tsx bench/footprint.ts   Env: BENCH_COPIES (4: the corpus copies), BENCH_CALLS (100), RUNS (3),
 // BENCH_SKIP_CORPUS (1: only the empty-vault and start-up figures), BENCH_ONLY_CORPUS (1: only the corpus figures)
@@ -296,9 +297,11 @@ async function emptyVaultFigures(dir: string, f: Figures): Promise<void> {
   f.restart_peak = procMemory(again.child.pid!).peak / MiB;
   await sleep(SETTLE_MS);
   record(f, 'idle_empty', await split(again.child.pid!, again.probeOut));
+  // The first relay a server serves loads the server's side of it; the next ones find it loaded.
   const relay = await stdioInitialize(configFile, dir);
   f.stdio_relay_initialize_ms = relay.ms;
   f.stdio_relay_peak = relay.peak / MiB;
+  f.stdio_relay_again_initialize_ms = (await stdioInitialize(configFile, dir)).ms;
   await stop(again.child);
 
   // `exocortex stdio` serving itself on a fresh data directory (nothing running).

@@ -46,11 +46,10 @@ export async function bridgeStdio(o: BridgeOptions): Promise<void> {
   let handshake: Promise<void> = Promise.resolve();
   let handshakeDone = () => {};
 
-  const shutdown = async (why?: string) => {
+  const shutdown = async () => {
     if (closing) return;
     closing = true;
     clearInterval(keepalive);
-    if (why) o.log.warn({ why }, 'stdio relay ended');
     await upstream.terminateSession().catch(() => undefined);
     await upstream.close().catch(() => undefined);
     agent.destroy();
