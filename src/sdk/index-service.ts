@@ -35,6 +35,14 @@ export interface IndexService {
   /** Our own tool moved `from` to `to` (contributors receive a rename, not a delete + create). */
   noteMoved(vaultId: number, from: string, to: string, origin?: ChangeOrigin): Promise<void>;
   /**
+   * Our own tool is about to change `paths` on disk (a rename): until the returned release is called, index
+   * passes leave these paths to the write-through that follows (noteMoved), so a pass that reads the disk
+   * between the rename and the write-through cannot record our move as an outside removal and creation.
+   * Release once the write-through resolved, or the change failed; a path a pass left meanwhile is indexed
+   * again then.
+   */
+  hold(vaultId: number, paths: readonly string[]): () => void;
+  /**
    * Resolves once the deferred rows (see IndexContributor.deferred) of every write-through that has
    * returned are committed; rows waiting out index.deferredDelayMs are written at once. Readers of a
    * deferred contributor's rows await it before they query.

@@ -199,9 +199,16 @@ export async function moveWithLinks(
     ctx,
     { kind: 'move', target: isNote(from) ? 'note' : 'file', path: from, toPath: to },
     async () => {
-      await ctx.vault.fs.move(from, to);
-      if (isNote(from))
-        await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
+      // Held from before the rename until its write-through: an index pass that read the disk in between would
+      // record our move as an outside removal and a creation.
+      const release = isNote(from) ? indexOf(ctx)?.hold(ctx.principal.vaultId, [from, to]) : undefined;
+      try {
+        await ctx.vault.fs.move(from, to);
+        if (isNote(from))
+          await writeThrough(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
+      } finally {
+        release?.();
+      }
     },
   );
   out.moved = true;

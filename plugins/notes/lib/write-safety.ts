@@ -153,8 +153,6 @@ export const indexWritten = (ctx: NotesCtx, path: string): Promise<void> =>
   guarded(ctx, 'write', (s) => s.noteWritten(ctx.principal.vaultId, path, originOf(ctx.principal)));
 export const indexRemoved = (ctx: NotesCtx, path: string): Promise<void> =>
   guarded(ctx, 'delete', (s) => s.noteRemoved(ctx.principal.vaultId, path, originOf(ctx.principal)));
-export const indexMoved = (ctx: NotesCtx, from: string, to: string): Promise<void> =>
-  guarded(ctx, 'move', (s) => s.noteMoved(ctx.principal.vaultId, from, to, originOf(ctx.principal)));
 
 export function indexService(ctx: NotesCtx): IndexService | undefined {
   return index(ctx);

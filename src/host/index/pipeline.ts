@@ -281,11 +281,11 @@ export class IndexPipeline implements IndexService {
       const items = await next;
       fill();
       try {
-        // A path a waiting write-through names is left to it: it reads the path from disk too and carries its
-        // caller's origin and rename. Committed here first, our own tool's move (the watcher saw its rename)
-        // would be recorded as an outside removal.
+        // A path a waiting write-through names, or one our own tool holds for its write-through to come, is
+        // left to it: it reads the path from disk too and carries its caller's origin and rename. Committed
+        // here first, our own tool's move (the watcher saw its rename) would be recorded as an outside removal.
         await this.lock(async () => {
-          const ours = items.filter((i) => !this.writes.claims(i.path));
+          const ours = items.filter((i) => !this.writes.leaves(i.path));
           if (ours.length > 0) await this.commit(ours);
         });
         committed = true;
@@ -446,6 +446,11 @@ export class IndexPipeline implements IndexService {
 
   noteMoved(vaultId: number, from: string, to: string, origin?: ChangeOrigin): Promise<void> {
     return this.writeThrough(vaultId, [from, to], new Map([[to, from]]), origin);
+  }
+
+  hold(vaultId: number, paths: readonly string[]): () => void {
+    this.checkVault(vaultId);
+    return this.writes.hold(paths.filter(isNotePath), (p) => this.requeue(p));
   }
 
   /**

@@ -42,9 +42,44 @@ export class WriteThroughQueue {
     private readonly write: (group: readonly WriteRequest[]) => Promise<void>,
   ) {}
 
-  /** Whether a request waiting for the writer names this path (it will index the path from disk). */
-  claims(path: string): boolean {
+  /** Paths our own tools hold for a write-through to come (hold), with how many holds name each. */
+  private readonly held = new Map<string, number>();
+  /** Held paths a pass left alone, taken again when their last hold ends. */
+  private readonly left = new Set<string>();
+
+  /**
+   * Whether an index pass must leave this path to a write-through, which indexes it from disk with its
+   * caller's origin and rename: a request waiting for the writer names it, or our own tool holds it for one
+   * about to come (a held path is taken again when released).
+   */
+  leaves(path: string): boolean {
+    if (this.held.has(path)) {
+      this.left.add(path);
+      return true;
+    }
     return this.waiting.some((r) => r.paths.includes(path));
+  }
+
+  /**
+   * Hold `paths` until the returned release is called (IndexService.hold); `retake` queues a path a pass left
+   * meanwhile for the next pass, so a rename that failed, or a write-through that did, loses nothing.
+   */
+  hold(paths: readonly string[], retake: (path: string) => void): () => void {
+    for (const p of paths) this.held.set(p, (this.held.get(p) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const p of paths) {
+        const n = (this.held.get(p) ?? 1) - 1;
+        if (n > 0) {
+          this.held.set(p, n);
+          continue;
+        }
+        this.held.delete(p);
+        if (this.left.delete(p)) retake(p);
+      }
+    };
   }
 
   /** Resolves once the request's paths are committed (or rejects with the batch's error). */

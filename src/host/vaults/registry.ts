@@ -80,6 +80,7 @@ export class VaultRegistry {
       noteWritten: (v, p, o) => of(v).noteWritten(v, p, o),
       noteRemoved: (v, p, o) => of(v).noteRemoved(v, p, o),
       noteMoved: (v, f, t, o) => of(v).noteMoved(v, f, t, o),
+      hold: (v, p) => of(v).hold(v, p),
       settled: (v) => of(v).settled(v),
       status: (v) => of(v).status(v),
       whenReady: (v, ms) => of(v).whenReady(v, ms),

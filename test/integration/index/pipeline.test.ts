@@ -352,6 +352,52 @@ t.test(
   },
 );
 
+t.test(
+  'a pass between our own rename and its write-through leaves the held paths: the move keeps its rename and origin',
+  async (t) => {
+    const r = await rig({ watch: false });
+    t.teardown(() => r.close());
+    r.pipeline.start();
+    await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
+    const v = r.pipeline.vaultId;
+    const agent = { kind: 'api_key', id: 'k1', name: 'agent-key' } as const;
+    await r.fs.create('Held/A.md', Buffer.from('# A\n'));
+    await r.pipeline.noteWritten(v, 'Held/A.md', agent);
+    const idA = (await r.row('Held/A.md'))?.id;
+
+    const release = r.pipeline.hold(v, ['Held/A.md', 'Held/B.md']);
+    await r.fs.move('Held/A.md', 'Held/B.md');
+    // The pass reads the disk after the rename and before the write-through: it sees A gone and B new.
+    await r.pipeline.runPass();
+    t.ok(await r.row('Held/A.md'), 'the pass left the held source');
+    t.notOk(await r.row('Held/B.md'), 'and the held destination');
+    await r.pipeline.noteMoved(v, 'Held/A.md', 'Held/B.md', agent);
+    release();
+    t.equal((await r.row('Held/B.md'))?.id, idA, 'the note keeps its id');
+    t.ok(
+      r.calls.some((c) => c.kind === 'rename' && c.from === 'Held/A.md' && c.path === 'Held/B.md'),
+      'contributors see a rename',
+    );
+    t.notOk(
+      r.calls.some((c) => c.kind === 'remove' && c.path === 'Held/A.md'),
+      'never an outside removal of the source',
+    );
+
+    // A hold released without its write-through (the rename failed, or the write-through did): what a pass
+    // left meanwhile is indexed again.
+    const again = r.pipeline.hold(v, ['Held/B.md', 'Held/C.md']);
+    await r.fs.move('Held/B.md', 'Held/C.md');
+    await r.pipeline.runPass();
+    t.ok(await r.row('Held/B.md'), 'held: the pass left it');
+    again();
+    await until(
+      'the left paths indexed once released',
+      async () => !(await r.row('Held/B.md')) && (await r.row('Held/C.md')),
+    );
+    t.pass('released, the next pass indexed the rename it had left');
+  },
+);
+
 t.test('concurrent write-throughs commit together (group commit), each sees its row when it returns', async (t) => {
   const r = await rig({ watch: false });
   t.teardown(() => r.close());
