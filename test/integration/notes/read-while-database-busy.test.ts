@@ -36,8 +36,11 @@ t.test('read_note of an existing note is answered while a transaction holds the 
   const holder = db.transaction().execute(async (trx) => {
     await sql`SELECT 1`.execute(trx);
     open();
-    // Held until the read below is answered, or a minute (then the assertion fails).
-    await Promise.race([released, new Promise((r) => setTimeout(r, 60_000))]);
+    // Held until the read below is answered, or a minute (then the assertion fails). The minute's timer is
+    // cleared once released: a pending timer kept the file's process alive for that minute after its tests.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([released, new Promise((r) => (timer = setTimeout(r, 60_000)))]);
+    clearTimeout(timer);
     return readDone;
   });
   await opened;
