@@ -91,6 +91,18 @@ async function writeThrough(
   }
 }
 
+/** The index's hold on a move's paths (IndexService.hold); like a write-through, one that fails never fails the move. */
+function holdForMove(ctx: ToolContext<unknown>, paths: readonly string[]): (() => void) | undefined {
+  const s = indexOf(ctx);
+  if (!s) return undefined;
+  try {
+    return s.hold(ctx.principal.vaultId, paths);
+  } catch (e) {
+    ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'index hold failed before a move');
+    return undefined;
+  }
+}
+
 /** Every vault file path and the notes whose text could hold a link to `from` or to `to`'s name. */
 async function scan(
   ctx: ToolContext<unknown>,
@@ -201,7 +213,7 @@ export async function moveWithLinks(
     async () => {
       // Held from before the rename until its write-through: an index pass that read the disk in between would
       // record our move as an outside removal and a creation.
-      const release = isNote(from) ? indexOf(ctx)?.hold(ctx.principal.vaultId, [from, to]) : undefined;
+      const release = isNote(from) ? holdForMove(ctx, [from, to]) : undefined;
       try {
         await ctx.vault.fs.move(from, to);
         if (isNote(from))
