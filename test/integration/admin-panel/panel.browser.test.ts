@@ -50,6 +50,12 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   const page = await browser.context.newPage();
   page.on('dialog', (d) => void d.accept());
   const shot = (name: string) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  // A nav link is a full page load, and htmx binds its triggers once the page has loaded: a click before that
+  // (a loaded machine, three test files at once) toggled "Diff of this change" with no request behind it.
+  const nav = async (name: string) => {
+    await page.click(`nav >> text=${name}`);
+    await page.waitForLoadState('load');
+  };
 
   await page.goto(`${origin}/admin/`);
   t.match(page.url(), /\/admin\/sign-in\?next=/, 'an anonymous visit lands on sign-in');
@@ -70,7 +76,7 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await page.setViewportSize({ width: 1280, height: 720 });
 
   // Mint a key, use it, revoke it inline, see it refused.
-  await page.click('nav >> text=Credentials');
+  await nav('Credentials');
   await page.fill('#key-name', 'browser-minted');
   await page.check('input[name=scope][value=readwrite]');
   await page.click('form[action="/admin/credentials/keys"] button[type=submit]');
@@ -99,13 +105,13 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await t.rejects(connectWith(raw), 'the revoked key is refused');
 
   // Usage: the agent's calls are charted.
-  await page.click('nav >> text=Usage');
+  await nav('Usage');
   t.ok(await page.$('svg.chart'), 'a usage chart is drawn');
   t.match(await page.textContent('main'), /replace_in_note/);
   await shot('usage');
 
   // Agent edits: the agent's change, its diff, a restore with preview.
-  await page.click('nav >> text=Agent edits');
+  await nav('Agent edits');
   t.match(await page.textContent('main'), /Plan\.md/, 'the agent change is listed');
   await page.click('summary:has-text("Diff of this change")');
   await page.waitForSelector('.diff-slot pre.diff');
@@ -173,7 +179,7 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   t.equal(readFileSync(path.join(server.vaultDir, 'Plan.md'), 'utf8'), PLAN, 'and the restore before it stays');
 
   // Index and search: a re-index whose progress updates in place.
-  await page.click('nav >> text=Index and search');
+  await nav('Index and search');
   t.match(await page.textContent('main'), /zeppelin/, 'the search that found nothing is listed');
   await shot('index');
   // Enough notes that a rebuild outlasts the redirect to its job page (two notes finish before it loads).
@@ -199,7 +205,7 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await shot('index-job');
 
   // Users and vaults: what the CLI's users and vaults commands do.
-  await page.click('nav >> text=Users and vaults');
+  await nav('Users and vaults');
   t.match(
     await page.textContent('main'),
     /Add a user[\s\S]*Add a vault/,
@@ -208,7 +214,7 @@ t.test('the operator panel in headless Chromium', { skip: chromiumMissing }, asy
   await shot('users');
 
   // Danger zone and a confirmation page (not confirmed).
-  await page.click('nav >> text=Danger zone');
+  await nav('Danger zone');
   await shot('danger');
   await page.click('text=Revoke everything of operator…');
   t.match(await page.textContent('main'), /Revoke .*API key/, 'the confirmation names what it will do');
