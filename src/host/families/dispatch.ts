@@ -128,12 +128,13 @@ export class ToolDispatcher {
       release();
       throw new Refusal('family_unavailable', { family: generation.name, reason: 'it is being reloaded; retry' });
     }
+    let ended = () => {};
     try {
       const input = tool.validateInput(args);
       if (tool.writesWith.some((a) => input[a] === true)) this.refuseWrite(entry, principal);
       const timeoutMs = this.settings.callTimeoutMs;
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+      const { signal, done } = callSignal(timeoutMs, options.signal);
+      ended = done;
       const ctx = { ...this.contextFor(entry.generation, principal, signal, options.client), tool: tool.name };
       const handle = async (args: Record<string, unknown>): Promise<unknown> => {
         const output = await raceAbort(
@@ -184,6 +185,7 @@ export class ToolDispatcher {
       }
       return present(fit.output, fit.cut);
     } finally {
+      ended();
       generation.leave();
       release();
     }
@@ -320,6 +322,30 @@ function withBudgetNotice(text: string, fields: Record<string, unknown>, sentenc
     }
   }
   return `${text}\n\n${sentence}`;
+}
+
+/**
+ * One call's signal: aborted at the deadline (reason a TimeoutError) or when the client cancels. One
+ * controller and one timer, cleared by `done` when the call ends (AbortSignal.timeout and .any cost a
+ * signal each and leave the timer running; they were a tenth of a small call's time).
+ */
+function callSignal(timeoutMs: number, client: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The call ran past its deadline.', 'TimeoutError')),
+    timeoutMs,
+  );
+  timer.unref();
+  const cancel = () => controller.abort(client?.reason);
+  if (client?.aborted) cancel();
+  else client?.addEventListener('abort', cancel, { once: true });
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      client?.removeEventListener('abort', cancel);
+    },
+  };
 }
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal, timeoutMs: number): Promise<T> {

@@ -78,11 +78,12 @@ export class FamilyGeneration {
    * The one service lookup: a ref (or, deprecated, a name) resolved through the container, or through a
    * per-call scope of it. An optional service that is absent resolves to undefined.
    */
-  services(scope: AwilixContainer = this.container): ServiceLookup {
+  services(scope: AwilixContainer | (() => AwilixContainer) = this.container): ServiceLookup {
+    let made: AwilixContainer | undefined;
     const service = (ref: ServiceRequirement): unknown => {
       const name = serviceName(ref);
       if (!this.container.hasRegistration(name)) this.forward(name);
-      return scope.resolve(name);
+      return (typeof scope === 'function' ? (made ??= scope()) : scope).resolve(name);
     };
     const hasService = (ref: ServiceRequirement): boolean => {
       const name = serviceName(ref);
@@ -91,9 +92,12 @@ export class FamilyGeneration {
     return { service: service as ServiceLookup['service'], hasService };
   }
 
-  /** A scope for one call, holding who is calling, for services that need the principal. */
-  callScope(principal: Principal, vault: VaultHandle): AwilixContainer {
-    return this.container.createScope().register({ principal: asValue(principal), vault: asValue(vault) });
+  /**
+   * A scope for one call, holding who is calling, for services that need the principal: made at the call's
+   * first service lookup (most calls of most tools make none, and a scope costs a container).
+   */
+  callScope(principal: Principal, vault: VaultHandle): () => AwilixContainer {
+    return () => this.container.createScope().register({ principal: asValue(principal), vault: asValue(vault) });
   }
 
   private forward(name: string): void {

@@ -117,7 +117,7 @@ export function compileTool(family: string, name: string, doc: ToolSchemaDocumen
     acceptedArguments: accepted,
     validateInput(args: unknown): Record<string, unknown> {
       // ajv applies defaults in place: validate a copy so the caller's object is untouched.
-      const copy = structuredClone(args ?? {}) as Record<string, unknown>;
+      const copy = cloneJson(args ?? {}) as Record<string, unknown>;
       const v = validate();
       if (v(copy)) return copy;
       throw argumentsRefusal(v.errors ?? [], accepted);
@@ -216,4 +216,36 @@ function withBudgetCut(schema: JsonSchema): JsonSchema {
       },
     },
   };
+}
+
+/**
+ * A copy of JSON-shaped arguments: plain objects and arrays are copied, anything else (strings, numbers,
+ * other objects) is shared. Iterative, so no nesting depth reaches the stack; a fraction of structuredClone's
+ * cost on the small objects most calls send.
+ */
+export function cloneJson(value: unknown): unknown {
+  const copyOf = (v: unknown): unknown => {
+    if (Array.isArray(v)) return new Array<unknown>(v.length);
+    if (typeof v === 'object' && v !== null) {
+      const proto = Object.getPrototypeOf(v);
+      if (proto === Object.prototype || proto === null) return {};
+    }
+    return v;
+  };
+  const root = copyOf(value);
+  const stack: Array<[Record<string, unknown>, Record<string, unknown>]> = [];
+  if (root !== value) stack.push([value as Record<string, unknown>, root as Record<string, unknown>]);
+  while (stack.length) {
+    const [from, to] = stack.pop()!;
+    for (const key of Object.keys(from)) {
+      const v = from[key];
+      const c = copyOf(v);
+      if (c !== v) stack.push([v as Record<string, unknown>, c as Record<string, unknown>]);
+      // An own "__proto__" (JSON.parse makes one) stays an own property, never the copy's prototype.
+      if (key === '__proto__')
+        Object.defineProperty(to, key, { value: c, writable: true, enumerable: true, configurable: true });
+      else to[key] = c;
+    }
+  }
+  return root;
 }
