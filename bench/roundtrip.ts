@@ -2,7 +2,8 @@
 // protocol era (2025-11-25 with a session, 2026-07-28) and transport (Streamable HTTP with 1 and 16
 // concurrent clients, stdio with 1), each as a ratio to the MCP SDK's bare server serving the same echo
 // tool in the same run (bench/lib/bare-mcp-server.ts: no auth, admission, audit or families), and over HTTP
-// the server process's CPU per call (every thread, from /proc: steadier than calls/s on a shared machine).
+// the server process's CPU per call (every thread, from /proc: steadier than calls/s on a shared machine; over stdio
+// too, the client's child).
 // Servers run in their own processes (tsx loader, same code as the build), the clients in this one.
 // Usage: tsx bench/roundtrip.ts
 // Env: SECONDS (default 5) seconds per figure, after each client's first answer and 2 s of warm-up; ROUNDS (default 3) figures per
@@ -103,6 +104,9 @@ async function httpClient(target: Target, era: Era): Promise<Caller> {
   return c;
 }
 
+/** The stdio server's process, known once its client has started it. */
+let stdioPid: number | undefined;
+
 async function stdioClient(target: Target, era: Era, configEnv: NodeJS.ProcessEnv): Promise<Caller> {
   const params = {
     command: process.execPath,
@@ -113,11 +117,15 @@ async function stdioClient(target: Target, era: Era, configEnv: NodeJS.ProcessEn
   };
   if (era === 'legacy') {
     const c = new ClientV1({ name: 'bench', version: '1' });
-    await c.connect(new StdioV1(params));
+    const transport = new StdioV1(params);
+    await c.connect(transport);
+    stdioPid = transport.pid ?? undefined;
     return c;
   }
   const c = new ClientV2({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await c.connect(new StdioV2(params));
+  const transport = new StdioV2(params);
+  await c.connect(transport);
+  stdioPid = transport.pid ?? undefined;
   return c;
 }
 
@@ -151,8 +159,9 @@ interface Figure {
   readonly cpuMs?: number;
 }
 
-async function measure(open: () => Promise<Caller[]>, pid?: number): Promise<Figure> {
+async function measure(open: () => Promise<Caller[]>, pidOf?: number | (() => number | undefined)): Promise<Figure> {
   const clients = await open();
+  const pid = typeof pidOf === 'function' ? pidOf() : pidOf;
   try {
     // Warm-up from the first answer: a stdio server answers initialize before its host has started (its
     // tool calls wait for it), so a fixed warm-up from the connect measured the host's start as calls.
@@ -207,7 +216,12 @@ for (const era of ['legacy', 'modern'] as const) {
   const targets = servers.map((s) => s.target);
   for (let r = 0; r < ROUNDS; r++) {
     for (const t of r % 2 ? [...targets].reverse() : targets)
-      (figures[t.name] ??= []).push(await measure(async () => [await stdioClient(t, era, process.env)]));
+      (figures[t.name] ??= []).push(
+        await measure(
+          async () => [await stdioClient(t, era, process.env)],
+          () => stdioPid,
+        ),
+      );
   }
   report(`roundtrip_${era}_stdio_1_client`, figures);
 }

@@ -12,8 +12,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
+  classifyInboundRequest,
   isInitializeRequest,
-  isLegacyRequest,
   type AuthInfo,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
@@ -217,7 +217,7 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
       );
       return sendRefusal(reply, refusal, idOf(request.body));
     }
-    if (request.method === 'POST' && !(await isLegacyRequest(headersOnly(request), request.body ?? null))) {
+    if (request.method === 'POST' && !isLegacy(request)) {
       const mismatch = paramHeaderProblem(request, o.deps);
       if (mismatch)
         return jsonRpcError(
@@ -292,17 +292,25 @@ function paramHeaderProblem(request: FastifyRequest, deps: ServerDeps): string |
   });
 }
 
-/** The request's method, URL and headers as a web Request, for classification (the body is passed parsed). */
-function headersOnly(request: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-  }
-  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, {
-    method: request.method,
-    headers,
-  });
+/**
+ * Whether the SDK's entry would serve this POST as 2025-era traffic: its own classifier (what
+ * isLegacyRequest runs) fed the parsed body and the three headers it reads, without building a web
+ * Request from the headers on every call.
+ */
+function isLegacy(request: FastifyRequest): boolean {
+  const header = (name: string) => {
+    const v = request.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  };
+  return (
+    classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: header('mcp-protocol-version'),
+      mcpMethodHeader: header('mcp-method'),
+      mcpNameHeader: header('mcp-name'),
+      body: request.body ?? null,
+    }).kind === 'legacy'
+  );
 }
 
 /** Whether a request (or any request of a batch) carries a progress token. */
