@@ -128,20 +128,15 @@ export class ToolDispatcher {
       release();
       throw new Refusal('family_unavailable', { family: generation.name, reason: 'it is being reloaded; retry' });
     }
-    let ended = () => {};
+    let deadline: CallDeadline | undefined;
     try {
       const input = tool.validateInput(args);
       if (tool.writesWith.some((a) => input[a] === true)) this.refuseWrite(entry, principal);
       const timeoutMs = this.settings.callTimeoutMs;
-      const { signal, done } = callSignal(timeoutMs, options.signal);
-      ended = done;
-      const ctx = { ...this.contextFor(entry.generation, principal, signal, options.client), tool: tool.name };
+      const call = (deadline = new CallDeadline(timeoutMs, options.signal));
+      const ctx = this.contextFor(entry.generation, principal, () => call.signal, options.client, tool.name);
       const handle = async (args: Record<string, unknown>): Promise<unknown> => {
-        const output = await raceAbort(
-          Promise.resolve().then(() => tool.module.handler(args, ctx)),
-          signal,
-          timeoutMs,
-        );
+        const output = await call.race(Promise.resolve().then(() => tool.module.handler(args, ctx)));
         if (isInputNeeded(output)) return output;
         const problem = tool.checkOutput(output);
         if (problem)
@@ -167,7 +162,7 @@ export class ToolDispatcher {
         output: first,
         run: handle,
         measure: (output, _input, cut) => ({ texts: countedTexts(present(output, cut)) }),
-        count: (texts, exact) => this.countTokens(texts, exact, signal),
+        count: (texts, exact) => this.countTokens(texts, exact, call.signal),
         tool: tool.name,
         setting: BUDGET_SETTING,
       });
@@ -185,7 +180,7 @@ export class ToolDispatcher {
       }
       return present(fit.output, fit.cut);
     } finally {
-      ended();
+      deadline?.end();
       generation.leave();
       release();
     }
@@ -232,23 +227,28 @@ export class ToolDispatcher {
     return indexLag((this.lookupService('index') as IndexService).status(principal.vaultId));
   }
 
-  /** The ctx handed to a family's handler, prompt or resource reader. */
+  /**
+   * The ctx handed to a family's handler, prompt or resource reader. A tool call's signal is made when the
+   * handler first reads it (most never do, and an AbortSignal is a tenth of a small call's cost).
+   */
   contextFor(
     gen: FamilyGeneration,
     principal: Principal,
-    signal: AbortSignal,
+    signal: AbortSignal | (() => AbortSignal),
     client: ClientChannel = silentChannel,
+    tool?: string,
   ): ToolContext {
     const vault = this.host.vault(principal.vaultId);
     const { service, hasService } = gen.services(gen.callScope(principal, vault));
-    return {
+    const lazy = typeof signal === 'function';
+    const ctx = {
       principal,
       vault,
       db: this.host.database.db,
       workers: this.host.workers,
       log: this.host.log,
       server: this.host.server,
-      signal,
+      ...(lazy ? {} : { signal }),
       settings: gen.settings,
       canWrite: !this.registry.vaultReadOnly && !gen.readOnly && canWrite(principal, gen.name),
       now: () => new Date(),
@@ -258,7 +258,10 @@ export class ToolDispatcher {
         throw new Refusal(code, details, message);
       },
       client,
-    };
+      ...(tool !== undefined ? { tool } : {}),
+    } as ToolContext;
+    if (lazy) Object.defineProperty(ctx, 'signal', { get: signal, enumerable: true, configurable: true });
+    return ctx;
   }
 
   private toRefusal(e: unknown, tool: string): Refusal {
@@ -325,49 +328,77 @@ function withBudgetNotice(text: string, fields: Record<string, unknown>, sentenc
 }
 
 /**
- * One call's signal: aborted at the deadline (reason a TimeoutError) or when the client cancels. One
- * controller and one timer, cleared by `done` when the call ends (AbortSignal.timeout and .any cost a
- * signal each and leave the timer running; they were a tenth of a small call's time).
+ * One call's deadline and cancellation: it ends the call at callTimeoutMs (a TimeoutError) or when the
+ * client cancels, with one timer cleared when the call ends. Its AbortSignal, for handlers and the worker
+ * pool, is made on first use: AbortSignal.timeout and .any cost a signal each and leave the timer running,
+ * and they were a tenth of a small call's time.
  */
-function callSignal(timeoutMs: number, client: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException('The call ran past its deadline.', 'TimeoutError')),
-    timeoutMs,
-  );
-  timer.unref();
-  const cancel = () => controller.abort(client?.reason);
-  if (client?.aborted) cancel();
-  else client?.addEventListener('abort', cancel, { once: true });
-  return {
-    signal: controller.signal,
-    done: () => {
-      clearTimeout(timer);
-      client?.removeEventListener('abort', cancel);
-    },
-  };
-}
+class CallDeadline {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  private aborted = false;
+  private readonly watchers = new Set<() => void>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onClient = () => this.abort(this.client?.reason);
 
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal, timeoutMs: number): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortRefusal(signal, timeoutMs));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortRefusal(signal, timeoutMs));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly client: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(
+      () => this.abort(new DOMException('The call ran past its deadline.', 'TimeoutError')),
+      timeoutMs,
     );
-  });
+    this.timer.unref();
+    if (client?.aborted) this.onClient();
+    else client?.addEventListener('abort', this.onClient, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** `work`, or the timeout refusal as soon as the deadline passes or the client cancels. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.aborted) return Promise.reject(abortRefusal(this.reason, this.timeoutMs));
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(abortRefusal(this.reason, this.timeoutMs));
+      this.watchers.add(onAbort);
+      work.then(
+        (v) => {
+          this.watchers.delete(onAbort);
+          resolve(v);
+        },
+        (e) => {
+          this.watchers.delete(onAbort);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  /** The call ended: the timer and the client's listener go. */
+  end(): void {
+    clearTimeout(this.timer);
+    this.client?.removeEventListener('abort', this.onClient);
+  }
+
+  private abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    for (const watcher of this.watchers) watcher();
+    this.watchers.clear();
+  }
 }
 
-function abortRefusal(signal: AbortSignal, timeoutMs: number): Refusal {
-  const reason = signal.reason as { name?: string } | undefined;
+function abortRefusal(abortReason: unknown, timeoutMs: number): Refusal {
+  const reason = abortReason as { name?: string } | undefined;
   if (reason?.name === 'TimeoutError') return new Refusal('timeout', { timeoutMs });
   return new Refusal('timeout', { timeoutMs }, 'The call was cancelled by the client before it finished.');
 }
