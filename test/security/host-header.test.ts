@@ -38,3 +38,32 @@ t.test('hostile Host headers get 403, not 500', async (t) => {
   const ok = await send(`${server.url}/mcp`, 'POST', `127.0.0.1:${port}`, mcp, list);
   t.equal(ok.status, 200, 'the plain loopback Host is served');
 });
+
+t.test("every response carries helmet's security headers: /mcp, a refusal, /health, the panel", async (t) => {
+  const server = await startTestServer({ builtinDir: null });
+  t.teardown(() => server.close());
+  const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const answers = {
+    '/mcp': await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${server.key}` },
+      body: list,
+    }),
+    '/mcp without a key': await fetch(`${server.url}/mcp`, { method: 'POST', headers: json, body: list }),
+    '/health': await fetch(`${server.url}/health`),
+  };
+  for (const [what, res] of Object.entries(answers)) {
+    await res.arrayBuffer();
+    t.equal(res.headers.get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
+    t.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN', `${what}: no framing by others`);
+    t.match(res.headers.get('strict-transport-security') ?? '', /max-age=/, `${what}: HSTS`);
+    t.equal(res.headers.get('content-security-policy'), null, `${what}: no CSP from helmet`);
+  }
+  // The panel's pages set their own, stricter frame and content policies over helmet's.
+  const panel = await fetch(`${server.url}/admin/sign-in`);
+  await panel.arrayBuffer();
+  t.equal(panel.headers.get('x-content-type-options'), 'nosniff', 'the panel: nosniff');
+  t.equal(panel.headers.get('x-frame-options'), 'DENY', 'the panel: never framed');
+  t.match(panel.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/, 'the panel: its own CSP');
+});
