@@ -4,6 +4,8 @@
 // operator's server.allowedHosts and the public URL's host pass. Pure; never resolves a name.
 
 const LOCAL_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Host headers that passed, remembered at most. */
+const PASSED_CACHE = 64;
 
 export interface ParsedHost {
   /** host[:port], lower-cased, exactly as sent. */
@@ -35,14 +37,19 @@ export function hostCheck(
 ): (raw: string | undefined) => boolean {
   const allowed = new Set(allowedHosts.map((h) => h.toLowerCase()));
   const publicHost = publicUrl ? new URL(publicUrl).host : undefined;
+  // Headers that passed, remembered (the check is pure): every request sends one of a few, and parsing it
+  // as a URL was a measurable share of a small tool call. Bounded; a refused header is parsed each time.
+  const passed = new Set<string>();
   return (raw) => {
+    if (raw !== undefined && passed.has(raw)) return true;
     const parsed = parseHostHeader(raw);
     if (!parsed) return false;
-    return (
+    const ok =
       LOCAL_HOSTNAMES.has(parsed.hostname) ||
       allowed.has(parsed.host) ||
       allowed.has(parsed.hostname) ||
-      parsed.host === publicHost
-    );
+      parsed.host === publicHost;
+    if (ok && passed.size < PASSED_CACHE) passed.add(raw!);
+    return ok;
   };
 }

@@ -46,3 +46,17 @@ t.test('loopback, server.allowedHosts and the public host pass; nothing else', a
   ])
     t.notOk(allowed(no), no);
 });
+
+t.test('a remembered header answers as the first check did; refused headers stay refused', async (t) => {
+  const check = hostCheck(['vault.example.org'], null);
+  for (let round = 0; round < 3; round++) {
+    t.equal(check('localhost:8787'), true);
+    t.equal(check('vault.example.org'), true);
+    t.equal(check('evil.example'), false);
+    t.equal(check('[::1]evil.example'), false);
+    t.equal(check(undefined), false);
+  }
+  for (let i = 0; i < 200; i++) check(`localhost:${1000 + i}`);
+  t.equal(check('localhost:5000'), true, 'past the bound, a header is parsed again');
+  t.equal(check('evil.example'), false);
+});
