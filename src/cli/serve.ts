@@ -97,7 +97,12 @@ export async function runStdio(configFile: string | undefined): Promise<void> {
     process.stderr.write(`exocortex: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  process.stdin.on('end', () => void host.close().then(() => process.exit(0)));
+  // The client closing stdin ends the process, also when it closed while the host was starting (a client
+  // that gave up, or sent its requests and left): the input's end was before this listener, and without
+  // this check the process would serve nobody, holding the database, until killed.
+  const closeOnEnd = () => void host.close().then(() => process.exit(0));
+  if (process.stdin.readableEnded) closeOnEnd();
+  else process.stdin.on('end', closeOnEnd);
   installShutdown(host);
 }
 

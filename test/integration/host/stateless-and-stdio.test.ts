@@ -1,6 +1,7 @@
 // The same host over stateless Streamable HTTP (a fresh server per request, no list_changed) and
 // over stdio (a spawned `exocortex stdio` process, the local operator, list_changed delivered).
 import t from 'tap';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, cpSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,3 +97,44 @@ t.test('stdio: the local operator lists and calls tools, and hears list_changed'
   const left = (await client.listTools()).tools.map((x) => x.name);
   t.notOk(left.includes('echo') || left.includes('append_note'), 'the echo family is gone');
 });
+
+t.test(
+  'stdio: a client that closes stdin while the host is starting ends the process (it does not hold the database)',
+  async (t) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-stdio-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(path.join(dir, 'vault'));
+    writeFileSync(path.join(dir, 'vault', 'a.md'), 'a\n');
+    cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
+    const configFile = path.join(dir, 'config.yaml');
+    writeFileSync(
+      configFile,
+      YAML.stringify({
+        vault: { path: path.join(dir, 'vault') },
+        database: { url: `pglite:${path.join(dir, 'db')}` },
+        log: { level: 'warn' },
+      }),
+    );
+    const child = spawn(process.execPath, [...cliArgs(), 'stdio', '--config', configFile], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'leaves', version: '1' } },
+    };
+    child.stdin.end(`${JSON.stringify(initialize)}\n`);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await exited;
+    clearTimeout(timer);
+    t.equal(code, 0, 'the process exits by itself, cleanly');
+    t.match(stdout, /"id":1/, 'after answering what it was asked');
+  },
+);
