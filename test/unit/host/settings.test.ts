@@ -1,9 +1,10 @@
 // Settings: defaults, environment overrides, and refusals that name the key and the fix.
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_CONFIG_FILE, envName, loadSettings, SettingsError } from '../../../src/host/settings/load.js';
+import { readConfigFile } from '../../../src/host/settings/file.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-settings-'));
 const file = (name: string, text: string) => {
@@ -110,4 +111,24 @@ t.test('~/ expands to the home directory', async (t) => {
   const { resolveFrom } = await import('../../../src/host/settings/load.js');
   t.equal(resolveFrom('/base', '~/v'), path.join(os.homedir(), 'v'));
   t.equal(resolveFrom('/base', 'v'), '/base/v');
+});
+
+t.test('the same config text read twice parses once; each reader gets its own copy', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-settings-twice-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'config.yaml');
+  writeFileSync(file, 'vault:\n  path: ./v\nplugins: [a]\n');
+  const first = readConfigFile(file);
+  (first.vault as Record<string, unknown>).path = 'changed by the first reader';
+  (first.plugins as string[]).push('b');
+  t.same(
+    readConfigFile(file),
+    { vault: { path: './v' }, plugins: ['a'] },
+    'the second read is the file, not the first reader',
+  );
+  writeFileSync(file, 'vault:\n  path: ./w\n');
+  t.same(readConfigFile(file), { vault: { path: './w' } }, 'a changed file is parsed again');
+  writeFileSync(file, 'vault: [unclosed\n');
+  t.throws(() => readConfigFile(file), /YAML error/);
+  t.throws(() => readConfigFile(file), /YAML error/, 'a broken file is refused every time');
 });
