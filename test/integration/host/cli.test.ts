@@ -2,7 +2,8 @@
 // work on the same database, doctor reports the platform and configuration, bad config exits 2.
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,3 +116,22 @@ t.test('families contribute commands: exocortex search rebuild-keyword', async (
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, /neither a command nor an installed family/);
 });
+
+t.test(
+  "Node 22.1 and later keep the CLI's compiled code in the user's cache directory; Node 20 writes nothing",
+  async (t) => {
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'exo-xdg-cache-'));
+    t.teardown(() => rmSync(cache, { recursive: true, force: true }));
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: cache };
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, [...cliArgs(), '--version'], { env }, (e) => (e ? reject(e) : resolve())),
+    );
+    const dir = path.join(cache, 'exocortex', 'compile-cache');
+    const files = existsSync(dir) ? readdirSync(dir, { recursive: true }).length : 0;
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function')
+      t.ok(files > 0, `Node ${process.version}: the cache holds ${files} entries`);
+    else t.equal(files, 0, `Node ${process.version} has no compile cache: nothing written`);
+  },
+);
