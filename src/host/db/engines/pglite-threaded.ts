@@ -1,6 +1,7 @@
 // PGlite on its own worker thread, seen from the main thread as an object with PGlite's protocol
-// entry point, so the node-postgres bridge (and every Kysely query above it) is unchanged. SQL then runs
-// beside the event loop instead of on it: a commit no longer stalls sockets, file callbacks and parses.
+// entry point, so node-postgres' connection (pglite-connection.ts) and every Kysely query above it are
+// unchanged. SQL then runs beside the event loop instead of on it: a commit no longer stalls sockets, file
+// callbacks and parses.
 //
 // The bridge hands over one protocol message per call (Parse, Bind, Describe, Execute, Sync…). Messages
 // that answer nothing on their own are held and sent with the next Sync, Flush, Query or copy end, so an
@@ -10,6 +11,7 @@
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { importTypeScriptCode } from '../../workers/typescript.js';
 import { concat } from './bytes.js';
+import type { ProtocolTarget } from './pglite-connection.js';
 import type { Seeded, SeedSources } from './pglite-template.js';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
@@ -51,12 +53,6 @@ function beginAnswer(): BackendMessage[] {
   const messages: BackendMessage[] = [];
   new Parser().parse(bytes, (m) => messages.push(m));
   return messages;
-}
-
-/** The part of PGlite's interface the node-postgres bridge calls. */
-export interface ProtocolTarget {
-  readonly waitReady: Promise<void>;
-  execProtocolStream(message: Uint8Array, options?: unknown): Promise<BackendMessage[]>;
 }
 
 /**

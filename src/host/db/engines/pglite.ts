@@ -6,9 +6,9 @@ import { mkdirSync } from 'node:fs';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import pg from 'pg';
+import { pgliteConfig } from './pglite-connection.js';
 import { DEFAULT_PGLITE_MEMORY, memoryStartParams, type PgliteMemory } from './pglite-memory.js';
 import { defaultSeedSources, type Seeded, type SeedSources, seedDataDir } from './pglite-template.js';
 import { ThreadedPglite } from './pglite-threaded.js';
@@ -53,14 +53,13 @@ export async function openPglite(dataDir: string, options: OpenPgliteOptions = {
       throw e;
     }
     report(threaded.seeded);
-    // The bridge only checks for PGlite's protocol entry point; the threaded object provides it.
-    const pool = new pg.Pool(createPgConfig(threaded as unknown as PGlite) as unknown as pg.PoolConfig);
+    const pool = new pg.Pool(pgliteConfig(threaded) as unknown as pg.PoolConfig);
     nameStatements(pool);
     return engine(pool, `pglite (${where}, own thread)`, () => threaded.close());
   }
   const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
-  const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  const pool = new pg.Pool(pgliteConfig(pglite) as unknown as pg.PoolConfig);
   nameStatements(pool);
   // PGlite executes each statement synchronously on this thread: without a turn of the event loop
   // between statements, a long transaction holds every socket and file callback until it commits.
