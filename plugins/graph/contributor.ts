@@ -136,6 +136,9 @@ interface Reach {
 /** Re-resolve every link that a change to these names, aliases or this note could affect; update only changed rows. */
 export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach: Reach): Promise<number> {
   const names = [...new Set(reach.nameKeys.filter(Boolean))];
+  // Each link's source node is looked up by key (LATERAL … LIMIT 1 keeps it a lookup): as a join, the plan read all of
+  // graph_nodes into a hash once per batch of a first index, a cost that grew with every batch (the update below
+  // scanned graph_links alike).
   const { rows } = await sql<{
     id: string;
     source_id: string;
@@ -147,7 +150,7 @@ export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach
     attachment: boolean;
   }>`
     SELECT l.id, l.source_id, s.path AS source_path, l.target, l.target_id, l.ambiguous, l.candidates, l.attachment
-    FROM graph_links l JOIN graph_nodes s ON s.note_id = l.source_id
+    FROM graph_links l CROSS JOIN LATERAL (SELECT n.path FROM graph_nodes n WHERE n.note_id = l.source_id LIMIT 1) s
     WHERE l.vault_id = ${vaultId}
       AND (l.name_key = ANY(${textArray(names)})
            OR l.target_id = ANY(${bigintArray(reach.targetIds ?? [])}) OR l.source_id = ${reach.sourceId ?? -1})
@@ -171,11 +174,13 @@ export async function reresolve(trx: DatabaseTransaction, vaultId: number, reach
       changed.push({ id: Number(r.id), ...next });
     }
   }
+  // By key (`= ANY` of the ids), as the source's node above: see there.
   for (let i = 0; i < changed.length; i += 1000) {
+    const slice = changed.slice(i, i + 1000);
     await sql`
       UPDATE graph_links l SET target_id = u.target_id, ambiguous = u.ambiguous, candidates = u.candidates, attachment = u.attachment
-      FROM jsonb_to_recordset(${jsonb(changed.slice(i, i + 1000))}) AS u(id bigint, target_id bigint, ambiguous boolean, candidates jsonb, attachment boolean)
-      WHERE l.id = u.id`.execute(trx);
+      FROM jsonb_to_recordset(${jsonb(slice)}) AS u(id bigint, target_id bigint, ambiguous boolean, candidates jsonb, attachment boolean)
+      WHERE l.id = u.id AND l.id = ANY(${bigintArray(slice.map((u) => u.id))})`.execute(trx);
   }
   return changed.length;
 }

@@ -47,7 +47,9 @@ async function writeKeywordRows(
   });
   const cfgs = `{${options.configs.join(',')}}`;
   // The old lengths are read in the same snapshot the upsert replaces them in, so the totals move by the
-  // difference only; the old vectors are not read (detoasting them was half of an edit's cost).
+  // difference only; the old vectors are not read (detoasting them was half of an edit's cost). They are looked up
+  // by key (`= ANY`): joined to the batch's rows, whose count the planner cannot see, the plan scanned the whole table
+  // once it held a few thousand notes, so each batch of a first index cost more than the one before.
   // The vault's stats row is upserted first: it moves the totals by the difference only (the old lengths are
   // read in the same snapshot, the old vectors are not: detoasting them was half of an edit's cost) and bumps the
   // vault's change stamp, which the written rows carry so the in-memory index can catch up on them.
@@ -57,7 +59,7 @@ async function writeKeywordRows(
         AS r(note_id bigint, vault_id int, title_text text, title_index text, title_cjk tsvector, title_keys jsonb, head text, body text,
               body_index text, body_cjk tsvector, body_len int, hash text)
     ), old AS (
-      SELECT k.note_id, k.vault_id, k.body_len FROM search_keyword k JOIN r ON r.note_id = k.note_id
+      SELECT k.note_id, k.vault_id, k.body_len FROM search_keyword k WHERE k.note_id = ANY(ARRAY(SELECT note_id FROM r))
     ), stats AS (
       INSERT INTO search_keyword_stats (vault_id, docs, total_len, rev)
       SELECT vault_id, sum(n), sum(len), 1 FROM (
