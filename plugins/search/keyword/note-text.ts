@@ -63,7 +63,14 @@ export function headOf(body: string, chars: number): string {
     .replace(/\s+/g, ' ')
     .trim();
   if (flat.length <= chars) return flat;
-  const cut = flat.slice(0, chars);
+  // Never half a surrogate pair (an emoji at the limit in text without spaces): the keyword row travels as JSON,
+  // and PostgreSQL refuses a lone surrogate there, failing the note's index write.
+  const end = isHighSurrogate(flat.charCodeAt(chars - 1)) ? chars - 1 : chars;
+  const cut = flat.slice(0, end);
   const space = cut.lastIndexOf(' ');
   return `${(space > chars * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -58,6 +58,9 @@ t.test('head cuts at a word boundary', async (t) => {
   t.equal(headOf('# Title\n\nshort body', 100), 'Title short body');
   const h = headOf('alpha beta gamma delta epsilon', 14);
   t.equal(h, 'alpha beta…');
+  // Text without spaces cut where an emoji straddles the limit: the pair is dropped whole, never halved.
+  const cjk = headOf(`${'汉'.repeat(159)}😅${'字'.repeat(50)}`, 160);
+  t.equal(cjk, `${'汉'.repeat(159)}…`);
 });
 
 t.test('rerank order and fingerprint canonical form', async (t) => {
