@@ -1,5 +1,6 @@
 // The commands that run a server or a pass over it: serve (HTTP, with the operator panel), stdio (served
 // here, or bridged to the running server), migrate and index.
+import module from 'node:module';
 import type { Host } from '../host/host.js';
 import type { AdminClient } from '../host/admin/channel-client.js';
 import type { IndexSummary, Progress } from '../host/admin/operations.js';
@@ -72,7 +73,12 @@ export async function runStdio(configFile: string | undefined): Promise<void> {
     setTimeout(resolve, 100);
   });
   const hostReady = firstAnswered
-    .then(() => loadHost())
+    .then(() => {
+      // What answering initialize compiled goes to Node's compile cache now (Node 22.10+; main.ts turned
+      // it on), not only at a clean exit: a desktop client often ends its server with a signal.
+      (module as { flushCompileCache?: () => void }).flushCompileCache?.();
+      return loadHost();
+    })
     .then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
   const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
   source.catch(() => undefined);
