@@ -1,6 +1,6 @@
 // The same host over stateless Streamable HTTP (a fresh server per request, no list_changed) and
 // over stdio (a spawned `exocortex stdio` process, the local operator, list_changed delivered).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, cpSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -56,19 +56,26 @@ t.test('stateless HTTP: calls work, GET is refused, no session id is issued', as
   t.equal(body.result.protocolVersion, '2025-11-25');
 });
 
-t.test('stdio: the local operator lists and calls tools, and hears list_changed', async (t) => {
+/** A vault with one note, a migrated embedded database and a config file naming them (plus `extra`), for a stdio process. */
+async function stdioDir(t: Test, extra: Record<string, unknown> = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-stdio-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(path.join(dir, 'vault'));
+  writeFileSync(path.join(dir, 'vault', 'a.md'), 'a\n');
   cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
   const configFile = path.join(dir, 'config.yaml');
   const config = {
     vault: { path: path.join(dir, 'vault') },
     database: { url: `pglite:${path.join(dir, 'db')}` },
-    plugins: [echo],
     log: { level: 'warn' },
+    ...extra,
   };
   writeFileSync(configFile, YAML.stringify(config));
+  return { configFile, config };
+}
+
+t.test('stdio: the local operator lists and calls tools, and hears list_changed', async (t) => {
+  const { configFile, config } = await stdioDir(t, { plugins: [echo] });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...cliArgs({ typescriptFamilies: true }), 'stdio', '--config', configFile],
@@ -101,20 +108,7 @@ t.test('stdio: the local operator lists and calls tools, and hears list_changed'
 t.test(
   'stdio: a client that closes stdin while the host is starting ends the process (it does not hold the database)',
   async (t) => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-stdio-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    mkdirSync(path.join(dir, 'vault'));
-    writeFileSync(path.join(dir, 'vault', 'a.md'), 'a\n');
-    cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
-    const configFile = path.join(dir, 'config.yaml');
-    writeFileSync(
-      configFile,
-      YAML.stringify({
-        vault: { path: path.join(dir, 'vault') },
-        database: { url: `pglite:${path.join(dir, 'db')}` },
-        log: { level: 'warn' },
-      }),
-    );
+    const { configFile } = await stdioDir(t);
     const child = spawn(process.execPath, [...cliArgs(), 'stdio', '--config', configFile], {
       cwd: root,
       stdio: ['pipe', 'pipe', 'pipe'],
