@@ -1,10 +1,22 @@
-// bench/footprint's probe, preloaded into the measured server with `node --require` (worker threads inherit
-// it; they do not inherit `--import`): every thread answers a sample request with its V8 heap and the WebAssembly memories it created, so the
+// bench/footprint's probe, preloaded into the measured server with `node --require` (every worker thread
+// loads it too, see below): every thread answers a sample request with its V8 heap and the WebAssembly memories it created, so the
 // bench can split the process's resident memory. Plain JavaScript, so it loads into the compiled build as is.
 // It never changes what the server does: it only records memories and answers on a BroadcastChannel.
 const { writeFileSync } = require('node:fs');
 const v8 = require('node:v8');
 const { isMainThread, threadId } = require('node:worker_threads');
+
+// The worker pool makes its threads with an explicit execArgv (it keeps only TypeScript loaders), which
+// would not inherit `--require`: every Worker made after this point loads the probe too.
+const workerThreads = require('node:worker_threads');
+const OriginalWorker = workerThreads.Worker;
+workerThreads.Worker = class ProbedWorker extends OriginalWorker {
+  constructor(filename, options = {}) {
+    const execArgv = options.execArgv ?? process.execArgv;
+    super(filename, { ...options, execArgv: execArgv.includes(__filename) ? execArgv : [...execArgv, '--require', __filename] });
+  }
+};
+require('node:module').syncBuiltinESMExports();
 
 const memories = [];
 const keep = (memory) => {

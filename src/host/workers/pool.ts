@@ -98,6 +98,9 @@ export class PiscinaPool implements WorkerPool {
         minThreads: lane === 'interactive' ? this.threads(lane) : 0,
         maxThreads: this.threads(lane),
         idleTimeout: this.settings.idleTimeoutMs,
+        // An idle thread waits for its next task with Atomics.waitAsync, not Atomics.wait: a blocked
+        // thread never runs its timers, so it could not collect what its last tasks left (worker.ts).
+        atomics: 'async',
         resourceLimits: this.resourceLimits(),
         execArgv: workerExecArgv(),
       });

@@ -19,7 +19,9 @@ interface TaskMessage {
 /** The started message's key (pool.ts reads it; a plain string, so both sides need no shared import). */
 const TASK_STARTED = 'exocortexTaskStarted';
 
-// A thread that stays (the interactive lane's) collects its garbage once quiet (memory-trim.ts).
+// A thread collects its garbage once quiet (memory-trim.ts): an index pass leaves tens of MiB in a bulk
+// thread, which waits up to workers.idleTimeoutMs before it exits. Its timers run while it waits for work
+// because the pool waits with Atomics.waitAsync (pool.ts).
 new MemoryTrim(QUIET_LOG, { reduceHeap: heapReducer() }).start();
 
 const modules = new Map<string, Promise<Record<string, unknown>>>();
