@@ -35,7 +35,9 @@ const dir = mkdtempSync(path.join(base(), 'exocortex-test-'));
 // Like /tmp: the PostgreSQL servers tests start run as the `postgres` user, inside folders of this one.
 chmodSync(dir, 0o1777);
 console.log(`# temporary folder: ${dir}`);
-const env = { ...process.env, TMPDIR: dir };
+// The user's cache directory too: what the CLIs the tests start keep there (the relay's cards, Node's
+// compile cache) stays out of the home directory of whoever runs the suite.
+const env = { ...process.env, TMPDIR: dir, XDG_CACHE_HOME: path.join(dir, 'xdg-cache') };
 
 // The migrated PGlite template every test server copies (src/host/testing/harness.ts), made now if this
 // checkout has none for its migrations yet: once, before the test files start, rather than by the first

@@ -1,7 +1,7 @@
 // The exocortex command line's entry. A plain `exocortex stdio [--config FILE]` beside a running server
 // goes straight to the relay (stdio-relay.ts) and loads nothing else: a desktop client starts it on every
 // launch, and the command parser, the settings schema and the commands' modules would be most of its
-// start. Everything else, a stdio with no server to relay to, and any refusal on the way (read again and
+// start. Its three settings come from the config's card when one matches (relay-card.ts: no YAML). Everything else, a stdio with no server to relay to, and any refusal on the way (read again and
 // reported there) is program.ts's.
 
 import module from 'node:module';
@@ -36,11 +36,11 @@ function plainStdio(args: readonly string[]): { config?: string } | null {
 
 async function relayed(config: string | undefined): Promise<boolean> {
   try {
-    const [{ loadRelaySettings }, { relayStdio }] = await Promise.all([
-      import('../host/settings/relay.js'),
+    const [{ relaySettings }, { relayStdio }] = await Promise.all([
+      import('../host/settings/relay-card.js'),
       import('./stdio-relay.js'),
     ]);
-    const relay = loadRelaySettings({ file: config });
+    const relay = await relaySettings({ file: config });
     return relay.socketPath !== undefined && (await relayStdio(relay.socketPath, relay.vaultPath));
   } catch {
     return false;

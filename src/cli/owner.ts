@@ -6,7 +6,7 @@ import type { AdminClient } from '../host/admin/channel-client.js';
 import type { AccountTarget } from '../host/admin/account-operations.js';
 import { realpathSync } from 'node:fs';
 import type { Settings } from '../host/settings/load.js';
-import { DEFAULT_CONFIG_FILE, resolvePath } from '../host/settings/file.js';
+import { DEFAULT_CONFIG_FILE, resolvePath } from '../host/settings/paths.js';
 
 export const loadHost = () => import('../host/host.js').then((m) => m.Host);
 export const loadKeys = () => import('../host/auth/api-keys.js');

@@ -1,7 +1,7 @@
 // exocortex vaults add | list | remove: vault roots, each with its own index.
 import type { VaultView } from '../host/admin/account-operations.js';
 import type { Settings } from '../host/settings/load.js';
-import { resolvePath } from '../host/settings/file.js';
+import { resolvePath } from '../host/settings/paths.js';
 import { loadAccounts, reachOwner, withAccounts } from './owner.js';
 
 export async function vaultsAdd(

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { embeddedDir } from '../db/location.js';
 import { ADMIN_SOCKET_FILE } from '../db/owner-lock.js';
-import { resolvePath } from '../settings/file.js';
+import { resolvePath } from '../settings/paths.js';
 import type { HostSettings } from '../settings/schema.js';
 
 /** Bumped when a route or a body changes shape; a CLI and a server that differ refuse each other by name. */

@@ -1,6 +1,6 @@
 // Where a database URL puts an embedded data directory. Apart from the engines so that `exocortex stdio`
 // relaying to a running server and the admin channel's socket path never load PGlite or Kysely.
-import { resolveFrom } from '../settings/file.js';
+import { resolveFrom } from '../settings/paths.js';
 
 /** The on-disk PGlite directory a URL names, or undefined (in-memory PGlite, a server). */
 export function embeddedDir(url: string, baseDir: string): string | undefined {

@@ -1,13 +1,10 @@
-// The settings' file and environment, without their schema: which config file, its YAML read into a raw
-// mapping, the EXO_ variable names, paths resolved against the base directory. Apart from load.ts (which
-// validates against every section's zod schema) so that `exocortex stdio` relaying to a running server
-// reads the few keys it needs without building the whole schema.
+// The settings' file and environment, without their schema: the config file's YAML read into a raw
+// mapping, EXO_ values parsed, raw mappings merged. Apart from load.ts (which validates against every
+// section's zod schema) so that `exocortex stdio` relaying to a running server reads the few keys it needs
+// without building the whole schema. Where the file is and how paths resolve is paths.ts's (no YAML there).
 
-import { existsSync, readFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { PACKAGE_ROOT } from '../package-info.js';
 
 export interface LoadOptions {
   readonly file?: string;
@@ -22,40 +19,6 @@ export class SettingsError extends Error {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'SettingsError';
   }
-}
-
-export const DEFAULT_CONFIG_FILE = path.join(PACKAGE_ROOT, 'config', 'default.yaml');
-
-/** $XDG_CONFIG_HOME/exocortex/config.yaml: the file `exocortex init` writes and an installed server reads. */
-export function userConfigFile(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config');
-  return path.join(base, 'exocortex', 'config.yaml');
-}
-
-/** $XDG_DATA_HOME/exocortex: where an installed server keeps its database and, by default, its vault. */
-export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
-  return path.join(base, 'exocortex');
-}
-
-/**
- * Which config file, and what its relative paths are resolved against. A file named by --config or
- * $EXO_CONFIG, and the bundled default in a git checkout (`npm start`), resolve against the working
- * directory, as they always did. An installed package (`npm i -g`, `npx`) is started from anywhere (a
- * client may start it in /): it reads the user's config when there is one, else the bundled default, and
- * resolves both against the user's data directory, so ./data/db and ./vault land in ~/.local/share/exocortex/.
- */
-export function configLocation(
-  options: Pick<LoadOptions, 'file' | 'cwd'>,
-  env: NodeJS.ProcessEnv,
-): { file: string; baseDir: string } {
-  const cwd = options.cwd ?? process.cwd();
-  const named = options.file ?? env.EXO_CONFIG;
-  if (named) return { file: named, baseDir: cwd };
-  const user = userConfigFile(env);
-  if (existsSync(user)) return { file: user, baseDir: userDataDir(env) };
-  const checkout = existsSync(path.join(PACKAGE_ROOT, '.git'));
-  return { file: DEFAULT_CONFIG_FILE, baseDir: checkout ? cwd : userDataDir(env) };
 }
 
 /** The last config text parsed, and what it parsed to (a text that failed to parse is never kept). */
@@ -87,17 +50,6 @@ export function readConfigFile(file: string): Record<string, unknown> {
     throw new SettingsError([`${file}: the top level must be a mapping of settings`]);
   lastParse = { text, value: structuredClone(value) as Record<string, unknown> };
   return value as Record<string, unknown>;
-}
-
-export function envName(pathParts: readonly string[]): string {
-  return pathParts
-    .map((p) =>
-      p
-        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-        .replace(/-/g, '_')
-        .toUpperCase(),
-    )
-    .join('_');
 }
 
 export function parseEnvValue(value: string): unknown {
@@ -132,15 +84,4 @@ export function deepMerge(base: Record<string, unknown>, over: Record<string, un
         : v;
   }
   return out;
-}
-
-/** Resolve a settings path (vault.path, pglite dir) against the base directory. */
-export function resolvePath(settings: { readonly baseDir: string }, p: string): string {
-  return resolveFrom(settings.baseDir, p);
-}
-
-/** Resolve against a base directory, expanding a leading `~/` to the user's home. */
-export function resolveFrom(baseDir: string, p: string): string {
-  if (p === '~' || p.startsWith('~/')) return path.join(os.homedir(), p.slice(1));
-  return path.resolve(baseDir, p);
 }

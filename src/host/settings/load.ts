@@ -3,32 +3,26 @@
 
 import type { z } from 'zod';
 import { HOST_KEYS, hostSettingsSchema, type HostSettings } from './schema.js';
-import {
-  configLocation,
+import { deepMerge, type LoadOptions, parseEnvValue, readConfigFile, SettingsError, setPath } from './file.js';
+import { configLocation, envName } from './paths.js';
+
+export {
   deepMerge,
-  envName,
   type LoadOptions,
   parseEnvValue,
   readConfigFile,
   SettingsError,
   setPath,
 } from './file.js';
-
 export {
   configLocation,
   DEFAULT_CONFIG_FILE,
-  deepMerge,
   envName,
-  type LoadOptions,
-  parseEnvValue,
-  readConfigFile,
   resolveFrom,
   resolvePath,
-  SettingsError,
-  setPath,
   userConfigFile,
   userDataDir,
-} from './file.js';
+} from './paths.js';
 
 export interface Settings {
   readonly host: HostSettings;

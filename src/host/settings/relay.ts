@@ -6,15 +6,8 @@
 // when no server runs, `exocortex stdio` loads and validates everything before serving itself.
 import { adminSocketPath } from '../admin/protocol.js';
 import { embeddedDir } from '../db/location.js';
-import {
-  configLocation,
-  envName,
-  type LoadOptions,
-  parseEnvValue,
-  readConfigFile,
-  resolveFrom,
-  SettingsError,
-} from './file.js';
+import { type LoadOptions, parseEnvValue, readConfigFile, SettingsError } from './file.js';
+import { configLocation, envName, resolveFrom } from './paths.js';
 import { DATABASE_URL_PATTERN, DEFAULT_DATABASE_URL, DEFAULT_VAULT_PATH } from './locations.js';
 
 export interface RelaySettings {

@@ -9,7 +9,7 @@ import { adminSocketPath } from '../../../src/host/admin/protocol.js';
 import { embeddedDir } from '../../../src/host/db/location.js';
 import { loadSettings } from '../../../src/host/settings/load.js';
 import { loadRelaySettings } from '../../../src/host/settings/relay.js';
-import { resolvePath } from '../../../src/host/settings/file.js';
+import { resolvePath } from '../../../src/host/settings/paths.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-relay-settings-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

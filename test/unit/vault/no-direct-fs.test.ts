@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 /** Files allowed to import fs, each with why (none of them may open vault notes). Missing ones are skipped. */
 const ALLOWLIST: Record<string, string> = {
   'src/host/settings/file.ts': 'reads the config file',
+  'src/host/settings/paths.ts': 'whether the user config file and a git checkout exist (metadata only)',
+  'src/host/settings/relay-card.ts':
+    "reads and writes the stdio relay's card in the user's cache directory (derived paths only)",
   'src/host/package-info.ts': "reads the package's own package.json (its root and version)",
   'src/cli/doctor.ts': 'checks that the vault root folder exists and is writable (metadata only)',
   'src/cli/program.ts': 'CLI: config and key files',
