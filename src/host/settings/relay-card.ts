@@ -6,14 +6,14 @@
 // - the config file: its path, device, inode, size, and modification and change times to the nanosecond;
 // - the base directory its relative paths resolve against (the working directory, for a named file);
 // - the EXO_ variables of the three keys;
-// - this package's version and the card's format.
+// - this installation (its directory and version) and the card's format.
 // A card holds derived local paths only, never the database URL or anything else of the file; with
 // EXO_DATABASE_URL naming a server (it may carry a password) no card is written or read. The cards live in
 // $XDG_CACHE_HOME/exocortex/relay-cards.json, the user's own (mode 0600), the most recent few configs.
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PACKAGE_VERSION } from '../package-info.js';
+import { PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
 import { configLocation, envName } from './paths.js';
 import type { RelaySettings } from './relay.js';
 
@@ -47,7 +47,8 @@ function cardKey(file: string, baseDir: string, env: NodeJS.ProcessEnv): string 
   } catch {
     return undefined; // no file: the parse says why
   }
-  return JSON.stringify([CARD_FORMAT, PACKAGE_VERSION, path.resolve(file), identity, baseDir, KEYS.map((k) => env[k])]);
+  const install = [CARD_FORMAT, PACKAGE_VERSION, PACKAGE_ROOT];
+  return JSON.stringify([...install, path.resolve(file), identity, baseDir, KEYS.map((k) => env[k])]);
 }
 
 const optionalText = (v: unknown): boolean => v === undefined || typeof v === 'string';
