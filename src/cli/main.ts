@@ -1,12 +1,13 @@
 // The exocortex command line's entry. A plain `exocortex stdio [--config FILE]` beside a running server
 // goes straight to the relay (stdio-relay.ts) and loads nothing else: a desktop client starts it on every
 // launch, and the command parser, the settings schema and the commands' modules would be most of its
-// start. Its three settings come from the config's card when one matches (relay-card.ts: no YAML). Everything else, a stdio with no server to relay to, and any refusal on the way (read again and
-// reported there) is program.ts's.
+// start. Its three settings come from the config's card when one matches (relay-card.ts: no YAML).
+// Everything else, a stdio with no server to relay to, and any refusal on the way (read again and reported
+// there) is program.ts's.
 
 import module from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
+import { userCacheDir } from '../host/settings/paths.js';
 
 /**
  * Node 22.1 and later keep V8's compiled code of the modules it loads (ours and our dependencies') between
@@ -17,7 +18,7 @@ import path from 'node:path';
 function enableCompileCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const enable = (module as { enableCompileCache?: (dir: string) => { directory?: string } }).enableCompileCache;
   if (!enable || env.NODE_COMPILE_CACHE !== undefined) return undefined;
-  const dir = path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'exocortex', 'compile-cache');
+  const dir = path.join(userCacheDir(env), 'compile-cache');
   try {
     return enable(dir).directory;
   } catch {

@@ -20,6 +20,12 @@ export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'exocortex');
 }
 
+/** $XDG_CACHE_HOME/exocortex: what may be deleted at any time (Node's compile cache, the relay's cards). */
+export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'exocortex');
+}
+
 /**
  * Which config file, and what its relative paths are resolved against. A file named by --config or
  * $EXO_CONFIG, and the bundled default in a git checkout (`npm start`), resolve against the working

@@ -11,10 +11,9 @@
 // EXO_DATABASE_URL naming a server (it may carry a password) no card is written or read. The cards live in
 // $XDG_CACHE_HOME/exocortex/relay-cards.json, the user's own (mode 0600), the most recent few configs.
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT, PACKAGE_VERSION } from '../package-info.js';
-import { configLocation, envName } from './paths.js';
+import { configLocation, envName, userCacheDir } from './paths.js';
 import type { RelaySettings } from './relay.js';
 
 /** Changes whenever what a card holds, or how it is derived, changes. */
@@ -32,8 +31,7 @@ interface Card {
 }
 
 export function relayCardsFile(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'exocortex', 'relay-cards.json');
+  return path.join(userCacheDir(env), 'relay-cards.json');
 }
 
 /** What the settings derive from, or undefined where no card may stand for them. */
