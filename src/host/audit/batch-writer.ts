@@ -3,6 +3,7 @@
 // batch also folds into the hourly rollups (usage_hourly) in the same statement.
 import type { Kysely } from 'kysely';
 import type { Logger } from '../../sdk/types.js';
+import { textWindow } from '../../sdk/query/page.js';
 import { writeBatchSql } from './rollup.js';
 
 /** Most usage rows one statement writes (each takes 12 parameters, and its two rollup rows up to 24 more). */
@@ -54,7 +55,8 @@ export class AuditWriter {
       text = '[unserialisable]';
     }
     const max = this.settings.paramsMaxChars;
-    return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
+    // Never half a surrogate pair before the ellipsis (it reached the database as U+FFFD).
+    return text.length > max ? `${max > 1 ? textWindow(text, 0, max - 1).content : ''}…` : text;
   }
 
   record(row: UsageRow): void {
