@@ -90,8 +90,8 @@ export class IndexPipeline implements IndexService {
 
   /** Begin: load what the index holds, watch, run the initial pass — all in the background. */
   start(): void {
-    // The first pass parses every new note in the pool: boot its threads while the index loads and scans.
-    this.deps.workers.warm?.();
+    // The pool's threads boot with the first note the pass parses, not here: a restart with nothing new
+    // to parse, the usual one, then starts none (each costs ~15 MiB while it waits to be given back).
     void (async () => {
       try {
         await this.ensureLoaded();
