@@ -46,13 +46,12 @@ async function writeKeywordRows(
     };
   });
   const cfgs = `{${options.configs.join(',')}}`;
-  // The old lengths are read in the same snapshot the upsert replaces them in, so the totals move by the
-  // difference only; the old vectors are not read (detoasting them was half of an edit's cost). They are looked up
-  // by key (`= ANY`): joined to the batch's rows, whose count the planner cannot see, the plan scanned the whole table
-  // once it held a few thousand notes, so each batch of a first index cost more than the one before.
   // The vault's stats row is upserted first: it moves the totals by the difference only (the old lengths are
-  // read in the same snapshot, the old vectors are not: detoasting them was half of an edit's cost) and bumps the
-  // vault's change stamp, which the written rows carry so the in-memory index can catch up on them.
+  // read in the same snapshot the upsert replaces them in; the old vectors are not read: detoasting them was half
+  // of an edit's cost) and bumps the vault's change stamp, which the written rows carry so the in-memory index can
+  // catch up on them. The old rows are looked up by key (`= ANY`): joined to the batch's rows, whose count the
+  // planner cannot see, the plan scanned the whole table once it held a few thousand notes, so each batch of a
+  // first index cost more than the one before.
   await sql`
     WITH r AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)

@@ -1,6 +1,7 @@
 // Pure extraction of what the keyword vector indexes from a NoteModel: title and alias text (weight A, its CJK
 // bigrams B), the body text (weight D, bigrams C), the opening words (head) and the exact-title keys. No SQL here.
 import type { NoteModel } from '../../../src/markdown/index.js';
+import { textWindow } from '../../../src/sdk/index.js';
 import { indexParts } from './index-text.js';
 import { normaliseTitle } from './query-parse.js';
 
@@ -65,12 +66,7 @@ export function headOf(body: string, chars: number): string {
   if (flat.length <= chars) return flat;
   // Never half a surrogate pair (an emoji at the limit in text without spaces): the keyword row travels as JSON,
   // and PostgreSQL refuses a lone surrogate there, failing the note's index write.
-  const end = isHighSurrogate(flat.charCodeAt(chars - 1)) ? chars - 1 : chars;
-  const cut = flat.slice(0, end);
+  const cut = textWindow(flat, 0, chars).content;
   const space = cut.lastIndexOf(' ');
   return `${(space > chars * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

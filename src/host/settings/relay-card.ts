@@ -75,11 +75,12 @@ function readCards(env: NodeJS.ProcessEnv): Card[] {
   }
 }
 
-function writeCard(card: Card, env: NodeJS.ProcessEnv): void {
+/** `card` first, then the others read before it was made (none of them with its key). */
+function writeCard(card: Card, others: readonly Card[], env: NodeJS.ProcessEnv): void {
   const file = relayCardsFile(env);
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const cards = [card, ...readCards(env).filter((c) => c.key !== card.key)].slice(0, MAX_CARDS);
+    const cards = [card, ...others].slice(0, MAX_CARDS);
     const temp = `${file}.${process.pid}.tmp`;
     writeFileSync(temp, JSON.stringify(cards), { mode: 0o600 });
     renameSync(temp, file);
@@ -99,10 +100,11 @@ export async function relaySettings(
   const env = options.env ?? process.env;
   const { file, baseDir } = configLocation(options, env);
   const key = cardKey(file, baseDir, env);
-  const card = key === undefined ? undefined : readCards(env).find((c) => c.key === key);
+  const cards = key === undefined ? [] : readCards(env);
+  const card = cards.find((c) => c.key === key);
   if (card) return card.settings;
   const { loadRelaySettings } = await import('./relay.js');
   const settings = loadRelaySettings(options);
-  if (key !== undefined) writeCard({ key, settings }, env);
+  if (key !== undefined) writeCard({ key, settings }, cards, env);
   return settings;
 }
