@@ -1,9 +1,9 @@
-// The exocortex command line's entry. A plain `exocortex stdio [--config FILE]` beside a running server
-// goes straight to the relay (stdio-relay.ts) and loads nothing else: a desktop client starts it on every
-// launch, and the command parser, the settings schema and the commands' modules would be most of its
-// start. Its three settings come from the config's card when one matches (relay-card.ts: no YAML).
-// Everything else, a stdio with no server to relay to, and any refusal on the way (read again and reported
-// there) is program.ts's.
+// The exocortex command line's entry. A plain `exocortex stdio [--config FILE]` goes straight to serve.ts's
+// runStdio without the command parser and the commands' modules: a desktop client starts it on every
+// launch. Beside a running server it relays (stdio-relay.ts) and loads nothing else; served here, it answers
+// initialize before the settings schema and the host load. Its relay settings come from the config's card
+// when one matches (relay-card.ts: no YAML). Everything else, and a config whose relay settings are refused
+// (read again and reported there), is program.ts's.
 
 import module from 'node:module';
 import path from 'node:path';
@@ -35,19 +35,23 @@ function plainStdio(args: readonly string[]): { config?: string } | null {
   return null;
 }
 
-async function relayed(config: string | undefined): Promise<boolean> {
+/**
+ * A plain `exocortex stdio`: relayed to the running server, or served here (serve.ts), without the command
+ * parser or the commands' modules. False when its relay settings are refused: program.ts reads them again
+ * and reports the refusal as every command does.
+ */
+async function plainStdioRun(config: string | undefined): Promise<boolean> {
+  let relay;
   try {
-    const [{ relaySettings }, { relayStdio }] = await Promise.all([
-      import('../host/settings/relay-card.js'),
-      import('./stdio-relay.js'),
-    ]);
-    const relay = await relaySettings({ file: config });
-    return relay.socketPath !== undefined && (await relayStdio(relay.socketPath, relay.vaultPath));
+    relay = await (await import('../host/settings/relay-card.js')).relaySettings({ file: config });
   } catch {
     return false;
   }
+  const [{ runStdio }, { exitWith }] = await Promise.all([import('./serve.js'), import('./exit.js')]);
+  await runStdio(config, relay).catch(exitWith);
+  return true;
 }
 
 enableCompileCache();
 const stdio = plainStdio(process.argv.slice(2));
-if (!(stdio && (await relayed(stdio.config)))) await import('./program.js');
+if (!(stdio && (await plainStdioRun(stdio.config)))) await import('./program.js');

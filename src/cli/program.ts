@@ -2,9 +2,8 @@
 // (one file per command group), run by main.ts. Raw output meant for scripts (a new key) goes to stdout alone; the rest to stderr.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Settings } from '../host/settings/load.js';
-import { OperationError } from '../host/admin/errors.js';
 import { PACKAGE_VERSION } from '../host/package-info.js';
-import { nativeLoadError, nativeRefusal } from '../host/vault/native.js';
+import { exitWith, requireNative } from './exit.js';
 import { keysCreate, keysList, keysRevoke } from './keys.js';
 import { oauthClientsList, oauthClientsRevoke, oauthGrantsList, oauthGrantsRevoke } from './oauth.js';
 import { runIndex, runMigrate, runServe, runStdio } from './serve.js';
@@ -24,16 +23,6 @@ program
 /** Commands that run without the native core: they diagnose or write a config, and touch no vault or database. */
 const WITHOUT_NATIVE = new Set(['doctor', 'init']);
 
-/**
- * Refuse before anything is served when the native core cannot load: a server without it would answer
- * `initialize` and then list no tools, which a client shows as empty rather than broken.
- */
-function requireNative(): void {
-  const reason = nativeLoadError();
-  if (reason === undefined) return;
-  process.stderr.write(`exocortex: ${nativeRefusal(reason)}\n`);
-  process.exit(2);
-}
 program.hook('preAction', (_program, action) => {
   if (!WITHOUT_NATIVE.has(action.name())) requireNative();
 });
@@ -270,21 +259,5 @@ async function familyCommand(argv: string[]): Promise<boolean> {
 try {
   if (!(await familyCommand(process.argv))) await program.parseAsync(process.argv);
 } catch (e) {
-  if ((e as Error | undefined)?.name === 'SettingsError') {
-    process.stderr.write(`exocortex: ${(e as Error).message}\n`);
-    process.exit(2);
-  }
-  // Expected refusals (a locked database, an unsafe socket, a refused admin command): one line, no stack.
-  const code = (e as { code?: unknown }).code;
-  if (
-    code === 'database_locked' ||
-    code === 'unsafe_admin_socket' ||
-    code === 'needs_running_server' ||
-    e instanceof OperationError
-  ) {
-    process.stderr.write(`exocortex: ${(e as Error).message}\n`);
-    process.exit(e instanceof OperationError ? e.exitCode : 2);
-  }
-  process.stderr.write(`exocortex: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
+  exitWith(e);
 }

@@ -5,6 +5,8 @@ import type { Host } from '../host/host.js';
 import type { AdminClient } from '../host/admin/channel-client.js';
 import type { IndexSummary, Progress } from '../host/admin/operations.js';
 import type { Settings } from '../host/settings/load.js';
+import type { RelaySettings } from '../host/settings/relay.js';
+import { requireNative } from './exit.js';
 import { loadHost, loadKeys, loadLogger, loadOps, OWNER_WAIT_MS, reachOwner, refuseOnServerDatabase } from './owner.js';
 
 export function claudeAddCommand(url: string, key: string): string {
@@ -41,25 +43,26 @@ export async function runServe(settings: Settings): Promise<void> {
  * stdio: bridged to the running server when one owns the database, else served here (holding the lock,
  * and opening the admin channel so that CLI commands and other bridges reach this process). Served here,
  * initialize is answered at once and tool calls wait until the host is up. The relay reads only the settings
- * that find the server (settings/relay.ts), so it loads neither PGlite nor the families nor the whole
- * settings schema; serving here loads and validates every setting.
+ * that find the server (settings/relay.ts, or their card: relay-card.ts), so it loads neither PGlite nor the
+ * families nor the whole settings schema. Served here, every setting is loaded and validated after the
+ * client's first answer, with the host: a config the schema refuses ends the process with its refusal
+ * (status 2), as a host that fails to start does. `relay`: the relay settings main.ts has already read.
  */
-export async function runStdio(configFile: string | undefined): Promise<void> {
-  const [{ relayStdio }, { isLocked }, { loadRelaySettings }] = await Promise.all([
+export async function runStdio(configFile: string | undefined, relay?: RelaySettings): Promise<void> {
+  const [{ relayStdio }, { isLocked }, { relaySettings }] = await Promise.all([
     import('./stdio-relay.js'),
     import('../host/db/owner-lock.js'),
-    import('../host/settings/relay.js'),
+    import('../host/settings/relay-card.js'),
   ]);
-  const relay = loadRelaySettings({ file: configFile });
+  const found = relay ?? (await relaySettings({ file: configFile }));
   const deadline = Date.now() + OWNER_WAIT_MS;
   for (;;) {
-    if (relay.socketPath && (await relayStdio(relay.socketPath, relay.vaultPath))) return;
-    if (!relay.databaseDir || !(await isLocked(relay.databaseDir))) break;
+    if (found.socketPath && (await relayStdio(found.socketPath, found.vaultPath))) return;
+    if (!found.databaseDir || !(await isLocked(found.databaseDir))) break;
     if (Date.now() > deadline) break; // serving directly now fails with the owner named
     await new Promise((r) => setTimeout(r, 250));
   }
-  const settings = (await import('../host/settings/load.js')).loadSettings({ file: configFile });
-  refuseOnServerDatabase(settings, 'exocortex stdio');
+  requireNative();
   const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([
     import('../host/mcp/server-factory.js'),
     import('@modelcontextprotocol/server/stdio'),
@@ -72,20 +75,21 @@ export async function runStdio(configFile: string | undefined): Promise<void> {
     startHost = resolve;
     setTimeout(resolve, 100);
   });
-  const hostReady = firstAnswered
-    .then(() => {
-      // What answering initialize compiled goes to Node's compile cache now (Node 22.10+; main.ts turned
-      // it on), not only at a clean exit: a desktop client often ends its server with a signal.
-      (module as { flushCompileCache?: () => void }).flushCompileCache?.();
-      return loadHost();
-    })
-    .then((Host) => Host.start({ settings, http: false, command: 'exocortex stdio' }));
+  const hostReady = firstAnswered.then(async () => {
+    // What answering initialize compiled goes to Node's compile cache now (Node 22.10+; main.ts turned
+    // it on), not only at a clean exit: a desktop client often ends its server with a signal.
+    (module as { flushCompileCache?: () => void }).flushCompileCache?.();
+    const settings = (await import('../host/settings/load.js')).loadSettings({ file: configFile });
+    refuseOnServerDatabase(settings, 'exocortex stdio');
+    const Host = await loadHost();
+    return Host.start({ settings, http: false, command: 'exocortex stdio' });
+  });
   const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
   source.catch(() => undefined);
   // The SDK decides the era from the client's first message (server/discover or initialize) and pins one
   // instance for the connection; the newest instance is the one serving, so it is the one told of changes.
   serveStdio(() => {
-    const server = createLazyMcpServer(source, settings.host.vault.name, { notifications: true });
+    const server = createLazyMcpServer(source, found.vaultName, { notifications: true });
     void hostReady.then(
       (host) =>
         host.hub.add('stdio', { server, credentialId: 'operator', lastSeen: Date.now(), close: () => server.close() }),
@@ -100,6 +104,7 @@ export async function runStdio(configFile: string | undefined): Promise<void> {
   try {
     host = await hostReady;
   } catch (e) {
+    // A settings refusal, a locked database, a host that failed to start: one line, status 2.
     process.stderr.write(`exocortex: ${(e as Error).message}\n`);
     process.exit(2);
   }

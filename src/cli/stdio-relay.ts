@@ -2,8 +2,7 @@
 // relayed byte for byte. The server reads and answers the messages as the local operator
 // (src/host/mcp/stdio-relayed.ts, or stdio-bridge.ts where another process owns the vault); this process
 // parses nothing, so it loads neither the MCP SDK nor zod nor the settings schema: a desktop client starts
-// it on every launch. main.ts comes here first for a plain
-// `exocortex stdio [--config FILE]`; serve.ts's runStdio comes here again while it waits for an owner.
+// it on every launch. serve.ts's runStdio comes here first, and again while it waits for an owner.
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
 import { trustedSocket } from '../host/admin/channel-client.js';

@@ -9,3 +9,5 @@ export const DEFAULT_DATABASE_URL = 'pglite:./data/db';
 export const DEFAULT_VAULT_PATH = './vault';
 /** What database.url must start with. */
 export const DATABASE_URL_PATTERN = /^(pglite:|postgres:\/\/|postgresql:\/\/)/;
+/** vault.name when none is given (a stdio server served here names the vault before the schema loads). */
+export const DEFAULT_VAULT_NAME = 'vault';

@@ -17,7 +17,7 @@ import { configLocation, envName, userCacheDir } from './paths.js';
 import type { RelaySettings } from './relay.js';
 
 /** Changes whenever what a card holds, or how it is derived, changes. */
-const CARD_FORMAT = 1;
+const CARD_FORMAT = 2;
 /** Configs remembered: a user has one or two; a test suite many. */
 const MAX_CARDS = 8;
 const KEYS = [envName(['database', 'url']), envName(['admin', 'socketPath']), envName(['vault', 'path'])].map(
@@ -61,6 +61,7 @@ function isCard(c: unknown): c is Card {
     typeof s.file === 'string' &&
     typeof s.baseDir === 'string' &&
     typeof s.vaultPath === 'string' &&
+    typeof s.vaultName === 'string' &&
     optionalText(s.socketPath) &&
     optionalText(s.databaseDir)
   );

@@ -8,7 +8,7 @@ import { adminSocketPath } from '../admin/protocol.js';
 import { embeddedDir } from '../db/location.js';
 import { type LoadOptions, parseEnvValue, readConfigFile, SettingsError } from './file.js';
 import { configLocation, envName, resolveFrom } from './paths.js';
-import { DATABASE_URL_PATTERN, DEFAULT_DATABASE_URL, DEFAULT_VAULT_PATH } from './locations.js';
+import { DATABASE_URL_PATTERN, DEFAULT_DATABASE_URL, DEFAULT_VAULT_NAME, DEFAULT_VAULT_PATH } from './locations.js';
 
 export interface RelaySettings {
   readonly file: string;
@@ -19,6 +19,8 @@ export interface RelaySettings {
   readonly databaseDir: string | undefined;
   /** vault.path, resolved: the vault this stdio was asked for. */
   readonly vaultPath: string;
+  /** vault.name: what a stdio server served here calls the vault in its instructions, before the rest loads. */
+  readonly vaultName: string;
 }
 
 export function loadRelaySettings(options: Pick<LoadOptions, 'file' | 'cwd' | 'env'> = {}): RelaySettings {
@@ -53,6 +55,8 @@ export function loadRelaySettings(options: Pick<LoadOptions, 'file' | 'cwd' | 'e
     problems.push('database.url "pglite:" names no directory: use pglite:./data/db or pglite:memory://');
   const socket = text('admin', 'socketPath', null);
   const vault = text('vault', 'path', DEFAULT_VAULT_PATH) as string;
+  const vaultName = text('vault', 'name', DEFAULT_VAULT_NAME) as string;
+  if (vaultName.length > 80) problems.push('vault.name: at most 80 characters');
   if (problems.length) throw new SettingsError(problems);
   return {
     file,
@@ -60,5 +64,6 @@ export function loadRelaySettings(options: Pick<LoadOptions, 'file' | 'cwd' | 'e
     socketPath: adminSocketPath({ host: { admin: { socketPath: socket }, database: { url } }, baseDir }),
     databaseDir: embeddedDir(url, baseDir),
     vaultPath: resolveFrom(baseDir, vault),
+    vaultName,
   };
 }

@@ -1,5 +1,5 @@
 // The relay's reading of the settings (settings/relay.ts, by hand, without zod) finds the same admin
-// socket, database directory and vault as the server's (load.ts, every section's schema), for defaults,
+// socket, database directory, vault and vault name as the server's (load.ts, every section's schema), for defaults,
 // the file, and EXO_ variables over both; and refuses what the schema refuses for those keys.
 import t from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,8 @@ const cases: Array<[string, string, Record<string, string>]> = [
     { EXO_VAULT_PATH: '~/elsewhere', EXO_DATABASE_URL: 'pglite:/srv/db', EXO_ADMIN_SOCKET_PATH: '/run/x.sock' },
   ],
   ['a null socket path is the default', 'admin:\n  socketPath: null\n', {}],
+  ['a vault name in the file', 'vault:\n  name: Garden ✿\n', {}],
+  ['a vault name from EXO_VAULT_NAME', 'vault:\n  name: from-file\n', { EXO_VAULT_NAME: 'from-env' }],
 ];
 
 for (const [name, yaml, env] of cases) {
@@ -36,6 +38,7 @@ for (const [name, yaml, env] of cases) {
     t.equal(relay.socketPath, adminSocketPath(full));
     t.equal(relay.databaseDir, embeddedDir(full.host.database.url, full.baseDir));
     t.equal(relay.vaultPath, resolvePath(full, full.host.vault.path));
+    t.equal(relay.vaultName, full.host.vault.name);
   });
 }
 
@@ -45,6 +48,8 @@ t.test('settings-relay.refuses: what the schema refuses for the keys the relay r
     ['database:\n  url: "pglite:"\n', {}, /names no directory/],
     ['vault:\n  path: 3\n', {}, /vault\.path: expected a non-empty string/],
     ['vault: [1]\n', {}, /vault: expected a mapping/],
+    ['vault:\n  name: ""\n', {}, /vault\.name: expected a non-empty string/],
+    [`vault:\n  name: ${'n'.repeat(81)}\n`, {}, /vault\.name: at most 80 characters/],
     ['{}\n', { EXO_ADMIN_SOCKET_PATH: '' }, /admin\.socketPath: expected a non-empty string/],
   ] as Array<[string, Record<string, string>, RegExp]>) {
     writeFileSync(file, yaml);
