@@ -41,7 +41,7 @@ const settingsOf = async (opts: { config?: string }): Promise<Settings> =>
 withConfig(
   program.command('serve', { isDefault: true }).description('serve the vault over Streamable HTTP (default command)'),
 ).action(async (opts) => {
-  await runServe(await settingsOf(opts));
+  await runServe(await settingsOf(opts), opts.config);
 });
 withConfig(program.command('stdio').description('serve the vault over stdin/stdout as the local operator')).action(
   async (opts) => {

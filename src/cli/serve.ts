@@ -13,7 +13,8 @@ export function claudeAddCommand(url: string, key: string): string {
   return `claude mcp add --transport http exocortex ${url}/mcp --header "Authorization: Bearer ${key}"`;
 }
 
-export async function runServe(settings: Settings): Promise<void> {
+/** `configFile`: the --config given, if any (the relay card is keyed by what `exocortex stdio` is given). */
+export async function runServe(settings: Settings, configFile?: string): Promise<void> {
   const Host = await loadHost();
   const { mintFirstAdminKey } = await loadKeys();
   const { panelSurface } = await import('../panel/surface.js');
@@ -37,6 +38,11 @@ export async function runServe(settings: Settings): Promise<void> {
   }
   host.log.info({ url: `${base}/mcp`, vault: host.vaultHandle.name }, 'serving');
   installShutdown(host);
+  // This config's relay card (relay-card.ts), so that even the first `exocortex stdio` beside this server
+  // finds it without reading YAML. Best effort: a card is only a cache, keyed by everything it derives from.
+  void import('../host/settings/relay-card.js')
+    .then((m) => m.relaySettings({ file: configFile }))
+    .catch(() => undefined);
 }
 
 /**

@@ -17,6 +17,7 @@ import { pgliteTemplate } from '../../../src/host/testing/harness.js';
 import { freePort } from '../../../src/host/testing/free-port.js';
 import { textOf } from '../../../src/host/testing/testkit.js';
 import { cliArgs } from '../../../src/host/testing/cli.js';
+import { relayCardsFile, relaySettings } from '../../../src/host/settings/relay-card.js';
 
 t.setTimeout(300_000); // every CLI call is a real process start
 
@@ -116,6 +117,23 @@ async function httpClient(key: string): Promise<Client> {
 
 let server = serve();
 await untilUp();
+
+t.test("the server writes its config's relay card: the first stdio beside it reads no YAML", async (t) => {
+  const env = { ...process.env, EXO_CONFIG: '' };
+  const deadline = Date.now() + 10_000;
+  let cards: Array<{ settings: { file: string; socketPath?: string; vaultName: string } }> = [];
+  while (Date.now() < deadline) {
+    cards = existsSync(relayCardsFile(env)) ? JSON.parse(readFileSync(relayCardsFile(env), 'utf8')) : [];
+    if (cards.some((c) => c.settings.file === configFile)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const card = cards.find((c) => c.settings.file === configFile);
+  t.ok(card, 'a card for the config the server was started with');
+  t.equal(card?.settings.socketPath, socket, 'naming its admin socket');
+  t.same(card?.settings, await relaySettings({ file: configFile, cwd: root, env }), 'what a relay from here reads');
+  const after: typeof cards = JSON.parse(readFileSync(relayCardsFile(env), 'utf8'));
+  t.equal(after.filter((c) => c.settings.file === configFile).length, 1, 'from that card: it wrote no second one');
+});
 
 t.test('keys created, listed and revoked through the running server take effect at once', async (t) => {
   const created = await cli('keys', 'create', '--name', 'reader', '--scope', 'readwrite');
