@@ -9,7 +9,8 @@
 // function names by wrapping every function made at run time in a naming call, a per-call cost the
 // compiled server never pays (it cut the stdio figure by a third). A baseline without that loader runs under tsx.
 // Usage: tsx bench/roundtrip.ts
-// Env: SECONDS (default 5) seconds per figure, after each client's first answer and 2 s of warm-up; ROUNDS (default 3) figures per
+// Env: SECONDS (default 5) seconds per figure, after each client's first answer and 2 s of warm-up; WARM_SECONDS
+// (default 10) seconds of calls each server process serves before its first figure; ROUNDS (default 3) figures per
 // cell, of which the median is printed (rounds alternate between the servers); BENCH_BASELINE=<another
 // checkout with its node_modules> serves the same tool from that commit as well, in the same rounds, and adds
 // each cell's ratio to it (how a change moved the per-call cost, on the same machine at the same time).
@@ -26,7 +27,14 @@ import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT, servingUrl } from
 
 const SECONDS = Number(process.env.SECONDS ?? 5);
 /** Seconds of calls, after each client's first answer, before a figure is taken. */
-const WARM_SECONDS = 2;
+const FIGURE_WARM_SECONDS = 2;
+/**
+ * Seconds of calls a server process serves before its first figure, in each era: V8 compiles a request
+ * path's hot functions over its first seconds of calls (Exocortex's path is longer than the bare server's, so
+ * its compiling lasts longer), and a server serves for hours. HTTP servers get it once, a stdio server
+ * (a new process per figure) before each figure. 0: figures from a cold process, as before.
+ */
+const WARM_SECONDS = Number(process.env.WARM_SECONDS ?? 10);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const BARE = path.join(ROOT, 'bench/lib/bare-mcp-server.ts');
 const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
@@ -170,14 +178,18 @@ interface Figure {
   readonly cpuMs?: number;
 }
 
-async function measure(open: () => Promise<Caller[]>, pidOf?: number | (() => number | undefined)): Promise<Figure> {
+async function measure(
+  open: () => Promise<Caller[]>,
+  pidOf?: number | (() => number | undefined),
+  warmSeconds = FIGURE_WARM_SECONDS,
+): Promise<Figure> {
   const clients = await open();
   const pid = typeof pidOf === 'function' ? pidOf() : pidOf;
   try {
     // Warm-up from the first answer: a stdio server answers initialize before its host has started (its
     // tool calls wait for it), so a fixed warm-up from the connect measured the host's start as calls.
     await Promise.all(clients.map((c) => c.callTool({ name: 'echo', arguments: { text: 'ping' } })));
-    await drive(clients, WARM_SECONDS);
+    await drive(clients, warmSeconds);
     const before = pid ? cpuSeconds(pid) : 0;
     const perSecond = await drive(clients, SECONDS);
     const cpuMs = pid ? ((cpuSeconds(pid) - before) * 1000) / (perSecond * SECONDS) : undefined;
@@ -188,7 +200,7 @@ async function measure(open: () => Promise<Caller[]>, pidOf?: number | (() => nu
 }
 
 console.log(
-  `# machine: ${machine()}; servers and clients share the cores; ${SECONDS} s per figure after the first answer and ${WARM_SECONDS} s warm-up, median of ${ROUNDS}`,
+  `# machine: ${machine()}; servers and clients share the cores; ${SECONDS} s per figure after the first answer and ${FIGURE_WARM_SECONDS} s warm-up (a stdio server: ${Math.max(WARM_SECONDS, FIGURE_WARM_SECONDS)} s), each HTTP server first warmed ${WARM_SECONDS} s per era, median of ${ROUNDS}`,
 );
 const { configFile } = await benchEnvironment({ plugins: [ECHO_FAMILY], log: { level: 'info' } });
 const servers = [await exocortex(configFile), await bare()];
@@ -210,6 +222,14 @@ for (const era of ['legacy', 'modern'] as const) {
     });
 }
 try {
+  if (WARM_SECONDS > 0)
+    for (const s of servers)
+      for (const era of ['legacy', 'modern'] as const)
+        await measure(
+          () => Promise.all(Array.from({ length: 4 }, () => httpClient(s.target, era))),
+          undefined,
+          WARM_SECONDS,
+        );
   for (const cell of cells) {
     const figures: Partial<Record<Name, Figure[]>> = {};
     for (let r = 0; r < ROUNDS; r++)
@@ -231,6 +251,7 @@ for (const era of ['legacy', 'modern'] as const) {
         await measure(
           async () => [await stdioClient(t, era, process.env)],
           () => stdioPid,
+          Math.max(WARM_SECONDS, FIGURE_WARM_SECONDS),
         ),
       );
   }
