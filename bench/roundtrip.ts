@@ -17,13 +17,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT, servingUrl } from './lib/setup.js';
+import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT, serverLoader, servingUrl } from './lib/setup.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 5);
 /** Seconds of calls, after each client's first answer, before a figure is taken. */
@@ -38,12 +37,6 @@ const WARM_SECONDS = Number(process.env.WARM_SECONDS ?? 10);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const BARE = path.join(ROOT, 'bench/lib/bare-mcp-server.ts');
 const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
-
-/** How a checkout's TypeScript is loaded in a server process: its own loader, or tsx where it has none. */
-function loaderOf(root: string): string {
-  const own = path.join(root, 'scripts/ts-loader/register.mjs');
-  return existsSync(own) ? pathToFileURL(own).href : 'tsx';
-}
 
 /** A checkout's CLI entry (it moved from src/host/cli to src/cli). */
 function cliOf(root: string): string {
@@ -72,7 +65,7 @@ async function exocortex(
   name: Name = 'exocortex',
 ): Promise<{ child: ChildProcess; target: Target }> {
   const CLI = cliOf(root);
-  const LOADER = loaderOf(root);
+  const LOADER = serverLoader(root);
   const key = await new Promise<string>((resolve, reject) => {
     const c = spawn(
       process.execPath,
@@ -101,14 +94,20 @@ async function exocortex(
 }
 
 async function bare(): Promise<{ child: ChildProcess; target: Target }> {
-  const child = spawn(process.execPath, ['--import', loaderOf(ROOT), BARE, 'http'], {
+  const child = spawn(process.execPath, ['--import', serverLoader(ROOT), BARE, 'http'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d).trim())));
   return {
     child,
-    target: { name: 'bare', pid: child.pid, url, headers: {}, stdioArgs: ['--import', loaderOf(ROOT), BARE, 'stdio'] },
+    target: {
+      name: 'bare',
+      pid: child.pid,
+      url,
+      headers: {},
+      stdioArgs: ['--import', serverLoader(ROOT), BARE, 'stdio'],
+    },
   };
 }
 

@@ -1,4 +1,5 @@
-// bench/writes: write throughput with the server in its own process (as deployed), per database engine:
+// bench/writes: write throughput with the server in its own process (as deployed; its TypeScript loaded by the
+// checkout's own loader, as tsc emits it, not by tsx: bench/lib/setup.ts's serverLoader), per database engine:
 // cold index of the vault, then 8 concurrent writers (edit_note append with expected_hash) on distinct
 // notes (light ones, then 64 spread over the vault) and on one note, one writer's latency, and 8 readers
 // (read_note) as the same-run baseline.
@@ -23,7 +24,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { postgresAvailable, startPostgres } from '../src/host/testing/postgres-server.js';
 import { benchCorpus } from '../test/fixtures/corpus.js';
-import { machine, median, percentile, ROOT, servingUrl } from './lib/setup.js';
+import { machine, median, percentile, ROOT, serverLoader, servingUrl } from './lib/setup.js';
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -36,7 +37,9 @@ type Result = { isError?: boolean; structuredContent?: Record<string, any>; cont
 
 function cli(args: string[], configFile: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, '--config', configFile], { cwd: ROOT });
+    const c = spawn(process.execPath, ['--import', serverLoader(), CLI, ...args, '--config', configFile], {
+      cwd: ROOT,
+    });
     let out = '';
     let err = '';
     c.stdout.on('data', (d) => (out += d));
@@ -49,10 +52,14 @@ function cli(args: string[], configFile: string): Promise<string> {
 
 async function serve(configFile: string): Promise<{ child: ChildProcess; url: string }> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', CLI, 'serve', '--config', configFile], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', serverLoader(), CLI, 'serve', '--config', configFile],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   return { child, url: await servingUrl(child, 500) };
 }
 
@@ -317,7 +324,7 @@ async function runEngine(engine: string): Promise<void> {
 }
 
 console.log(
-  `# machine: ${machine()}; server in its own process (tsx), clients in this one over HTTP; ${SECONDS} s per figure`,
+  `# machine: ${machine()}; server in its own process (the checkout's loader, as tsc emits it), clients in this one over HTTP; ${SECONDS} s per figure`,
 );
 for (const engine of engines) {
   if (engine === 'postgres' && !postgresAvailable()) {

@@ -1,13 +1,25 @@
 // Shared bench setup: a temp vault + migrated PGlite data dir + config file, and median helpers.
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { pgliteTemplate } from '../../src/host/testing/harness.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const ECHO_FAMILY = path.join(ROOT, 'test/fixtures/families/echo');
+
+/**
+ * How a checkout's TypeScript is loaded in a server process a bench starts: the checkout's own loader
+ * (scripts/ts-loader: esbuild per file, as `tsc` emits it), or tsx where it has none (an older checkout as a
+ * baseline). tsx keeps function names by wrapping every function made at run time in a naming call, a cost
+ * the compiled server never pays.
+ */
+export function serverLoader(root = ROOT): string {
+  const own = path.join(root, 'scripts/ts-loader/register.mjs');
+  return existsSync(own) ? pathToFileURL(own).href : 'tsx';
+}
 
 /** A temporary vault, database and config; `migrated: false` leaves the database to the server's first start. */
 export async function benchEnvironment(
