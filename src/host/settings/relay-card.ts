@@ -1,11 +1,12 @@
-// `exocortex stdio` beside a running server needs three settings derived from the config file (relay.ts):
-// where the admin socket is, the database directory and the vault. Reading them takes the YAML parser,
+// `exocortex stdio` needs four settings derived from the config file (relay.ts): where the admin socket is,
+// the database directory, the vault and its name (a stdio served here names it in the instructions of its
+// answer to initialize, before the rest of the settings load). Reading them takes the YAML parser,
 // ~35 ms of a relay's ~150 ms start, and a desktop client starts a relay on every launch. So the first
 // relay of a config writes what it derived to a card in the user's cache directory, and later relays read
 // the card instead of the file while nothing it was derived from changed:
 // - the config file: its path, device, inode, size, and modification and change times to the nanosecond;
 // - the base directory its relative paths resolve against (the working directory, for a named file);
-// - the EXO_ variables of the three keys;
+// - the EXO_ variables of the four keys;
 // - this installation (its directory and version) and the card's format.
 // A card holds derived local paths only, never the database URL or anything else of the file; with
 // EXO_DATABASE_URL naming a server (it may carry a password) no card is written or read. The cards live in
@@ -20,9 +21,12 @@ import type { RelaySettings } from './relay.js';
 const CARD_FORMAT = 2;
 /** Configs remembered: a user has one or two; a test suite many. */
 const MAX_CARDS = 8;
-const KEYS = [envName(['database', 'url']), envName(['admin', 'socketPath']), envName(['vault', 'path'])].map(
-  (name) => `EXO_${name}`,
-);
+const KEYS = [
+  envName(['database', 'url']),
+  envName(['admin', 'socketPath']),
+  envName(['vault', 'path']),
+  envName(['vault', 'name']),
+].map((name) => `EXO_${name}`);
 
 interface Card {
   /** Everything the settings were derived from (see the header), as one string. */

@@ -1,6 +1,6 @@
 // The settings `exocortex stdio` needs to find and check a running server before it relays to it: the
-// config file and the EXO_ variables read as load.ts reads them, but only the three keys the relay uses
-// (admin.socketPath, database.url, vault.path), checked by hand rather than by their zod sections: a relay
+// config file and the EXO_ variables read as load.ts reads them, but only the four keys the relay uses
+// (admin.socketPath, database.url, vault.path, and vault.name for a stdio served here), checked by hand rather than by their zod sections: a relay
 // starts on every launch of a desktop client, and zod alone is ~90 ms of its start. The defaults are the
 // sections' own (locations.ts). A relay never serves, so the rest of the file is the server's business;
 // when no server runs, `exocortex stdio` loads and validates everything before serving itself.

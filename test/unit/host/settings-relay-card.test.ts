@@ -61,6 +61,11 @@ t.test(
       '/v',
       'an EXO_ variable of a key',
     );
+    t.equal(
+      (await relaySettings({ file, cwd: dir, env: { ...env, EXO_VAULT_NAME: 'Named by env' } })).vaultName,
+      'Named by env',
+      'the vault name from the environment',
+    );
   },
 );
 
