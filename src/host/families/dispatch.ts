@@ -15,6 +15,7 @@ import type { AuditWriter } from '../audit/batch-writer.js';
 import type { HostServices } from './host-services.js';
 import type { FamilyGeneration } from './generation.js';
 import { canRead, canWrite, type FamilyRegistry, type ToolEntry } from './registry.js';
+import { CallDeadline } from './call-deadline.js';
 import { scopeNeeded } from '../../sdk/scopes.js';
 
 export interface CallResult {
@@ -325,82 +326,6 @@ function withBudgetNotice(text: string, fields: Record<string, unknown>, sentenc
     }
   }
   return `${text}\n\n${sentence}`;
-}
-
-/**
- * One call's deadline and cancellation: it ends the call at callTimeoutMs (a TimeoutError) or when the
- * client cancels, with one timer cleared when the call ends. Its AbortSignal, for handlers and the worker
- * pool, is made on first use: AbortSignal.timeout and .any cost a signal each and leave the timer running,
- * and they were a tenth of a small call's time.
- */
-class CallDeadline {
-  private controller: AbortController | undefined;
-  private reason: unknown;
-  private aborted = false;
-  private readonly watchers = new Set<() => void>();
-  private readonly timer: NodeJS.Timeout;
-  private readonly onClient = () => this.abort(this.client?.reason);
-
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly client: AbortSignal | undefined,
-  ) {
-    this.timer = setTimeout(
-      () => this.abort(new DOMException('The call ran past its deadline.', 'TimeoutError')),
-      timeoutMs,
-    );
-    this.timer.unref();
-    if (client?.aborted) this.onClient();
-    else client?.addEventListener('abort', this.onClient, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  /** `work`, or the timeout refusal as soon as the deadline passes or the client cancels. */
-  race<T>(work: Promise<T>): Promise<T> {
-    if (this.aborted) return Promise.reject(abortRefusal(this.reason, this.timeoutMs));
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(abortRefusal(this.reason, this.timeoutMs));
-      this.watchers.add(onAbort);
-      work.then(
-        (v) => {
-          this.watchers.delete(onAbort);
-          resolve(v);
-        },
-        (e) => {
-          this.watchers.delete(onAbort);
-          reject(e);
-        },
-      );
-    });
-  }
-
-  /** The call ended: the timer and the client's listener go. */
-  end(): void {
-    clearTimeout(this.timer);
-    this.client?.removeEventListener('abort', this.onClient);
-  }
-
-  private abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    for (const watcher of this.watchers) watcher();
-    this.watchers.clear();
-  }
-}
-
-function abortRefusal(abortReason: unknown, timeoutMs: number): Refusal {
-  const reason = abortReason as { name?: string } | undefined;
-  if (reason?.name === 'TimeoutError') return new Refusal('timeout', { timeoutMs });
-  return new Refusal('timeout', { timeoutMs }, 'The call was cancelled by the client before it finished.');
 }
 
 /** The arguments as the audit row may keep them: the tool's own redaction, or them as given. */

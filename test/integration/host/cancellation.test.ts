@@ -59,3 +59,30 @@ t.test('2026-07-28: aborting the request frees the slot', async (t) => {
     () => client.callTool({ name: 'echo', arguments: { text: 'next' } }) as never,
   );
 });
+
+// The call's deadline (tools.callTimeoutMs), end to end (test/unit/host/call-deadline.test.ts has its parts).
+const timed = await startTestServer({
+  builtinDir: null,
+  config: {
+    plugins: [echo],
+    tools: { callTimeoutMs: 150 },
+    // Queued for up to 5 s: the slow call (20 s unless its deadline ends it) must have let go of the slot.
+    admission: { concurrency: { read: 1 }, queueTimeoutMs: 5_000 },
+  },
+});
+t.teardown(() => timed.close());
+
+t.test('deadline: a call past tools.callTimeoutMs is refused as timeout and frees its slot', async (t) => {
+  const client = await timed.connect();
+  t.teardown(() => client.close());
+  const started = Date.now();
+  const r = (await client.callTool({ name: 'slow', arguments: { ms: 20_000 } })) as {
+    isError?: boolean;
+    content: Array<{ text?: string }>;
+  };
+  t.ok(r.isError, 'refused');
+  t.match(r.content.at(-1)?.text, /MCP-REFUSAL \{"code":"timeout"/, 'as timeout');
+  t.ok(Date.now() - started < 5_000, `at the deadline, not after the handler (${Date.now() - started} ms)`);
+  const next = await client.callTool({ name: 'echo', arguments: { text: 'next' } });
+  t.notOk(next.isError, 'the next call got the slot');
+});
