@@ -14,6 +14,18 @@ const server = await startTestServer({
   config: { plugins: [echo], admission: { concurrency: { read: 1 }, queueTimeoutMs: 500 } },
 });
 t.teardown(() => server.close());
+// The call's deadline (tools.callTimeoutMs), end to end (test/unit/host/call-deadline.test.ts has its parts);
+// started with the other before any test, so that no test is created after the first ones have ended.
+const timed = await startTestServer({
+  builtinDir: null,
+  config: {
+    plugins: [echo],
+    tools: { callTimeoutMs: 150 },
+    // Queued for up to 5 s: the slow call (20 s unless its deadline ends it) must have let go of the slot.
+    admission: { concurrency: { read: 1 }, queueTimeoutMs: 5_000 },
+  },
+});
+t.teardown(() => timed.close());
 
 async function cancelThenCall(
   t: Pick<typeof import('tap').default, 'ok' | 'equal' | 'notOk'>,
@@ -59,18 +71,6 @@ t.test('2026-07-28: aborting the request frees the slot', async (t) => {
     () => client.callTool({ name: 'echo', arguments: { text: 'next' } }) as never,
   );
 });
-
-// The call's deadline (tools.callTimeoutMs), end to end (test/unit/host/call-deadline.test.ts has its parts).
-const timed = await startTestServer({
-  builtinDir: null,
-  config: {
-    plugins: [echo],
-    tools: { callTimeoutMs: 150 },
-    // Queued for up to 5 s: the slow call (20 s unless its deadline ends it) must have let go of the slot.
-    admission: { concurrency: { read: 1 }, queueTimeoutMs: 5_000 },
-  },
-});
-t.teardown(() => timed.close());
 
 t.test('deadline: a call past tools.callTimeoutMs is refused as timeout and frees its slot', async (t) => {
   const client = await timed.connect();
