@@ -96,7 +96,7 @@ t.test('stdio-served.refused: a config the schema refuses ends it with the refus
 t.test(
   'stdio-served.relay-refused: relay settings the schema refuses are reported as every command does',
   async (t) => {
-    const r = await stdio(config('bad-url', 'admin:\n  socketPath: 3\n'));
+    const r = await stdio(config('bad-socket', 'admin:\n  socketPath: 3\n'));
     t.equal(r.code, 2, r.stderr);
     t.match(r.stderr, /^exocortex: invalid configuration:\n\s+- admin\.socketPath/m);
     t.notMatch(r.stdout, /"id":1/, 'nothing answered');
