@@ -1,7 +1,7 @@
 // Pure windowing for read results: content offset/limit, the #N outline of truncated reads, and the
 // metadata budget that drops whole fields (never truncates them in place). No I/O.
 import type { Heading } from '../../../src/markdown/index.js';
-import { Refusal } from '../../../src/sdk/index.js';
+import { Refusal, textWindow } from '../../../src/sdk/index.js';
 
 export interface ContentWindow {
   content: string;
@@ -11,7 +11,11 @@ export interface ContentWindow {
   total_chars: number;
 }
 
-/** Cut `text` at [offset, offset+budget) in UTF-16 units without splitting a surrogate pair. */
+/**
+ * `text` from `offset`, at most `budget` UTF-16 units, cut by the SDK's textWindow: never between a surrogate
+ * pair's halves, except when the window is the one unit a budget of 1 allows (always a step forward: a window
+ * that stopped short of a pair's first half would be empty, and a pager would ask for it again for ever).
+ */
 export function windowContent(text: string, offset: number, budget: number): ContentWindow {
   const total = text.length;
   if (offset > total)
@@ -22,17 +26,12 @@ export function windowContent(text: string, offset: number, budget: number): Con
     throw new Refusal('invalid_arguments', {
       problems: `offset ${offset} is exactly the end of the content (${total} chars); there is nothing more to read`,
     });
-  let end = Math.min(total, offset + budget);
-  if (end < total && end > offset) {
-    const c = text.charCodeAt(end - 1);
-    if (c >= 0xd800 && c <= 0xdbff) end--;
-  }
-  const truncated = end < total || offset > 0;
+  const { content, next_offset } = textWindow(text, offset, budget);
   return {
-    content: text.slice(offset, end),
-    truncated,
+    content,
+    truncated: next_offset !== null || offset > 0,
     offset,
-    ...(end < total ? { next_offset: end } : {}),
+    ...(next_offset !== null ? { next_offset } : {}),
     total_chars: total,
   };
 }

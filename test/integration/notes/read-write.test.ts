@@ -21,6 +21,7 @@ const files: Record<string, string | Uint8Array> = {
   'Binary.md': new Uint8Array([0x23, 0x20, 0xff, 0xfe, 0x0a]),
   'Long.md': '# One\n' + 'x'.repeat(3000) + '\n# Two\n' + 'y'.repeat(3000) + '\n',
   'CLAUDE.md': 'Use kebab-case names.\n',
+  'Emoji.md': 'a🙂b🙂🙂c\n',
 };
 const server = await startTestServer({
   builtinDir: null,
@@ -89,6 +90,27 @@ t.test('read_note sections: text, ordinal, path form, ambiguity and not-found as
   t.ok((nf.candidates as string[]).length === 5);
   t.equal(refusalOf(await call('read_note', { path: 'Plan.md', section: '#99' }))!.code, 'section_not_found');
 });
+
+t.test(
+  'read_note pages through emoji with any limit: every window a step forward, no pair split past one unit',
+  async (t) => {
+    const body = 'a🙂b🙂🙂c\n';
+    for (const limit of [1, 2, 3]) {
+      let offset = 0;
+      let read = '';
+      for (let step = 0; step < 20; step++) {
+        const r = data(await call('read_note', { path: 'Emoji.md', offset, limit }));
+        if (limit > 1)
+          t.notMatch(r.content, /[\ud800-\udbff]$/, `limit ${limit}: no window ends on a pair's first half`);
+        read += r.content;
+        if (r.next_offset === undefined) break;
+        t.ok(r.next_offset > offset, `limit ${limit}: a step forward from ${offset}`);
+        offset = r.next_offset;
+      }
+      t.equal(read, body, `limit ${limit}: the windows join into the note`);
+    }
+  },
+);
 
 t.test('read_note windows long notes and offers an outline with ordinals', async (t) => {
   const r = data(await call('read_note', { path: 'Long.md' }));
