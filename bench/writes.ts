@@ -15,7 +15,7 @@
 // switches the search family off and BENCH_KEYWORD_MEMORY=0 its in-memory index (what the search family's index
 // costs, measured in the same run).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -85,6 +85,29 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 const CLOCK_TICKS = 100;
+
+/** CPU seconds of each live thread of a process (/proc/<pid>/task): the main thread, and the others by id. */
+function threadCpuSeconds(pid: number): { main: number; others: number[] } {
+  const of = (tid: number) => {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  };
+  const others: number[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)
+    .map(Number)
+    .sort((a, b) => a - b)) {
+    if (tid === pid) continue;
+    try {
+      const s = of(tid);
+      if (s >= 0.05) others.push(s);
+    } catch {
+      // the thread exited while being read
+    }
+  }
+  return { main: of(pid), others };
+}
 
 type Drive = { perSecond: number; latencies: number[]; serverCpuMs: number; clientCpuMs: number };
 
@@ -202,6 +225,12 @@ async function runEngine(engine: string): Promise<void> {
       indexCpuMs / Math.max(1, notes),
       'ms',
       'server process CPU (every thread, start-up included) up to index ready: steadier than notes/s on a busy machine',
+    );
+    // Where that CPU went, per live thread: the main one, then the rest in start order (V8's platform
+    // threads, PGlite's, the pool's; Node 20 leaves them unnamed). A thread that already exited is not listed.
+    const threads = threadCpuSeconds(pid);
+    console.log(
+      `${engine}_index_cold_thread_cpu_s: main ${threads.main.toFixed(1)}; others ${threads.others.map((s) => s.toFixed(1)).join(' ')} (CPU-s up to index ready)`,
     );
     if (COLD_ONLY) {
       await Promise.all(clients.map((c) => c.close()));

@@ -2,8 +2,8 @@
 // the database directory, the vault and its name (a stdio served here names it in the instructions of its
 // answer to initialize, before the rest of the settings load). Reading them takes the YAML parser,
 // ~35 ms of a relay's ~150 ms start, and a desktop client starts a relay on every launch. So the first
-// relay of a config writes what it derived to a card in the user's cache directory, and later relays read
-// the card instead of the file while nothing it was derived from changed:
+// relay of a config (or `exocortex serve`, once up) writes what it derived to a card in the user's cache
+// directory, and later relays read the card instead of the file while nothing it was derived from changed:
 // - the config file: its path, device, inode, size, and modification and change times to the nanosecond;
 // - the base directory its relative paths resolve against (the working directory, for a named file);
 // - the EXO_ variables of the four keys;
