@@ -71,7 +71,7 @@ export async function runStdio(configFile: string | undefined, relay?: RelaySett
   requireNative();
   const [{ createLazyMcpServer }, { serveStdio }] = await Promise.all([
     import('../host/mcp/server-factory.js'),
-    import('@modelcontextprotocol/server/stdio'),
+    import('../host/mcp/sdk.js'),
   ]);
   // The host's modules (a few hundred ms of compiling on the thread that reads stdin) load once the client's
   // first message has been answered, so a desktop client's initialize never waits for them; tool calls wait

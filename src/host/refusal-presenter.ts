@@ -7,7 +7,7 @@
 //   - panel text: the sentence and the status of the page that shows it.
 // The tool result also carries the refusal itself (under a symbol, so never on the wire), so that an
 // in-process caller such as the panel reads the structured refusal instead of parsing the rendered text.
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from './mcp/sdk.js';
 import { isRefusal, refusalLine, type Refusal } from '../sdk/refusals.js';
 import type { ContentBlock } from '../sdk/types.js';
 

@@ -9,14 +9,14 @@
 // byte of the body is read.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from './sdk-node.js';
 import {
   createMcpHandler,
   classifyInboundRequest,
   isInitializeRequest,
   type AuthInfo,
   type McpRequestContext,
-} from '@modelcontextprotocol/server';
+} from './sdk.js';
 import { isRefusal, Refusal } from '../../sdk/refusals.js';
 import { refusalHttpResponse } from '../refusal-presenter.js';
 import type { Logger, Principal } from '../../sdk/types.js';

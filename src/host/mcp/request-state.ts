@@ -3,7 +3,7 @@
 // is refused by the SDK seam as -32602 before any family code runs: families only ever see state they
 // minted themselves. Must never hand a family a string the client made up.
 import { randomBytes } from 'node:crypto';
-import { createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import { createRequestStateCodec, type RequestStateCodec, type ServerContext } from './sdk.js';
 
 /** What travels inside the seal: the family's state, the credential and the method it was minted for. */
 interface SealedState {

@@ -11,7 +11,7 @@ import {
   type CacheHint,
   type ClientCapabilities,
   type ServerContext,
-} from '@modelcontextprotocol/server';
+} from './sdk.js';
 import { isInputNeeded, type ClientChannel, type ClientLogLevel, type InputNeeded } from '../../sdk/client-channel.js';
 import { Refusal, isRefusal } from '../../sdk/refusals.js';
 import type { Principal } from '../../sdk/types.js';

@@ -1,7 +1,7 @@
 // Connected MCP sessions (2025-era HTTP sessions and stdio) and the 2026-07-28 handler's listen bus:
 // kept so registry changes reach every client as list_changed notifications, in both eras, and so idle
 // HTTP sessions can be reaped.
-import type { Server, ServerNotifier } from '@modelcontextprotocol/server';
+import type { Server, ServerNotifier } from './sdk.js';
 import type { RegistryChange } from '../families/registry.js';
 import type { Logger } from '../../sdk/types.js';
 

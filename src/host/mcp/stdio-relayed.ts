@@ -10,8 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
-import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
-import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import {
+  serveStdio,
+  StdioServerTransport,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type Transport,
+  type TransportSendOptions,
+} from './sdk.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import { createMcpServer, type ServerDeps } from './server-factory.js';
 import type { SessionHub } from './sessions.js';

@@ -3,7 +3,7 @@
 // sessions subscribed here, 2026-07-28 clients on their subscriptions/listen streams. Each session
 // holds at most server.maxSubscriptionsPerSession URIs, so one client cannot grow this map without bound.
 // Every subscription belongs to the subscriber's vault: an update reaches only sessions of the vault it names.
-import type { Server, ServerNotifier } from '@modelcontextprotocol/server';
+import type { Server, ServerNotifier } from './sdk.js';
 import { Refusal } from '../../sdk/refusals.js';
 import type { Logger, ResourceEvents } from '../../sdk/types.js';
 

@@ -31,6 +31,10 @@ export const FAMILY_LOADER = 'src/host/families/';
 /** What the CLI may import of the panel: the surface it hands to the host (the pages load behind it). */
 export const PANEL_SURFACE = 'src/panel/surface.ts';
 
+/** The only modules that import the MCP SDK's server side; the build bundles them (scripts/postbuild.mjs). */
+export const MCP_SDK_MODULES = ['src/host/mcp/sdk.ts', 'src/host/mcp/sdk-node.ts', 'src/host/mcp/sdk-shims.ts'];
+const MCP_SDK_PACKAGE = /^@modelcontextprotocol\/(server|node|core)(\/|$)/;
+
 /** Known exceptions, each with why it stands; a test fails when one is no longer needed. */
 export const EXCEPTIONS: ReadonlyArray<{ readonly from: string; readonly to: string; readonly why: string }> = [];
 
@@ -51,7 +55,12 @@ export function layerOf(file: string): Layer {
 
 /** Every floor an edge crosses, as a sentence naming the rule; empty when the edge is allowed. */
 export function edgeViolations(edge: ImportEdge): string[] {
-  if (edge.to === null) return [];
+  if (edge.to === null) {
+    // Another module importing the SDK's server directly would load a second copy beside the bundle.
+    return MCP_SDK_PACKAGE.test(edge.specifier) && !MCP_SDK_MODULES.includes(edge.from)
+      ? [`${edge.from} imports ${edge.specifier}: the MCP SDK's server is imported only through src/host/mcp/sdk.ts`]
+      : [];
+  }
   if (EXCEPTIONS.some((e) => e.from === edge.from && e.to === edge.to)) return [];
   const from = layerOf(edge.from);
   const to = layerOf(edge.to);

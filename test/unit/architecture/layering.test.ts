@@ -1,8 +1,9 @@
 // The floors of the house, as a test (docs/architecture.md): families never import the host, the host
 // never imports a family except through the loader, nor the panel, a command or the test kit (they are its
 // clients), no family imports another, markdown imports nothing of ours, the SDK never imports the host, and
-// a built-in family reaches the SDK only through its public entry, as a third-party family must. The rules are checked on synthetic graphs too, so that a test that passes
-// is known to be able to fail.
+// a built-in family reaches the SDK only through its public entry, as a third-party family must; and only
+// src/host/mcp/sdk.ts and its siblings import the MCP SDK's server (the build bundles them). The rules are
+// checked on synthetic graphs too, so that a test that passes is known to be able to fail.
 import path from 'node:path';
 import t from 'tap';
 import { EXCEPTIONS, type ImportEdge, edgeViolations, importGraph, importsOf, violations } from './import-graph.js';
@@ -60,6 +61,16 @@ t.test('each rule fails on a violation', async (t) => {
     [edge('src/markdown/links.ts', 'src/sdk/index.ts'), /markdown imports nothing of ours/],
     [edge('src/markdown/links.ts', 'src/host/log/logger.ts'), /markdown imports nothing of ours/],
   ];
+  const pkg = (from: string, specifier: string): ImportEdge => ({ from, specifier, to: null });
+  cases.push([
+    pkg('src/host/mcp/server-factory.ts', '@modelcontextprotocol/server'),
+    /only through src\/host\/mcp\/sdk.ts/,
+  ]);
+  cases.push([pkg('src/cli/serve.ts', '@modelcontextprotocol/server/stdio'), /only through src\/host\/mcp\/sdk.ts/]);
+  cases.push([
+    pkg('src/host/mcp/http-transport.ts', '@modelcontextprotocol/node'),
+    /only through src\/host\/mcp\/sdk.ts/,
+  ]);
   for (const [e, rule] of cases) {
     const found = edgeViolations(e);
     t.equal(found.length, 1, `${e.from} → ${e.to} is refused`);
@@ -78,6 +89,8 @@ t.test('what the floors allow', async (t) => {
     edge('src/host/families/discover.ts', 'plugins/notes/family.ts'),
     edge('src/host/mcp/server-factory.ts', 'src/sdk/refusals.ts'),
     edge('src/panel/context.ts', 'src/host/admin/operations.ts'),
+    { from: 'src/host/mcp/sdk.ts', specifier: '@modelcontextprotocol/server', to: null },
+    { from: 'src/host/testing/harness.ts', specifier: '@modelcontextprotocol/client', to: null },
     edge('src/cli/main.ts', 'src/host/admin/operations.ts'),
     edge('src/cli/serve.ts', 'src/panel/surface.ts'),
     edge('src/host/testing/harness.ts', 'src/panel/surface.ts'),
