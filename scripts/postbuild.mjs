@@ -8,7 +8,8 @@ import path from 'node:path';
 import { build } from 'esbuild';
 
 // One bundle per module, their common code (the SDK's core, zod) in shared chunks, so that a process that
-// loads both still holds one instance of each SDK class. Node's built-ins stay imports.
+// loads both still holds one instance of each SDK class. Node's built-ins stay imports. The bundled packages
+// stay dependencies (the sources and the tests import them), so a package install still carries their licences.
 const SDK_CHUNKS = 'dist/src/host/mcp/sdk-chunks';
 rmSync(SDK_CHUNKS, { recursive: true, force: true });
 await build({

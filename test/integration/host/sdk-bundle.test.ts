@@ -50,10 +50,14 @@ t.test(
     import { createRequire } from 'node:module';
     const sdk = await import(${JSON.stringify(pathToFileURL(entries[0]).href)});
     const node = await import(${JSON.stringify(pathToFileURL(entries[1]).href)});
-    const cjs = Object.keys(createRequire(import.meta.url).cache);
+    const ajvLoaded = () => Object.keys(createRequire(import.meta.url).cache).filter((f) => /ajv/.test(f)).length > 0;
+    const before = ajvLoaded();
+    // A Server's default validator, as an elicitation answer meets it: ajv loads now, formats included.
+    const server = new sdk.Server({ name: 'x', version: '1' }, { capabilities: {} });
+    const check = server._jsonSchemaValidator.getValidator({ type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] });
     console.log(JSON.stringify({
-      server: typeof sdk.Server, transport: typeof node.NodeStreamableHTTPServerTransport,
-      ajv: cjs.filter((f) => /ajv/.test(f)),
+      transport: typeof node.NodeStreamableHTTPServerTransport, before,
+      valid: [check({ email: 'a@b.co' }).valid, check({ email: 'nope' }).valid, check({}).valid], after: ajvLoaded(),
     }));`;
     const r = spawnSync(
       process.execPath,
@@ -68,7 +72,7 @@ t.test(
     );
     t.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout.trim());
-    t.same(out, { server: 'function', transport: 'function', ajv: [] });
+    t.same(out, { transport: 'function', before: false, valid: [true, false, false], after: true });
     const loaded = readFileSync(log, 'utf8')
       .split('\n')
       .filter((u) => u.includes('/node_modules/'));
