@@ -22,6 +22,8 @@ await build({
   platform: 'node',
   target: 'node20',
   allowOverwrite: true,
+  // Maps like tsc's for the rest of dist/ (the package leaves them out), and over tsc's maps for these two.
+  sourcemap: true,
   logLevel: 'warning',
   plugins: [
     {
@@ -34,7 +36,6 @@ await build({
     },
   ],
 });
-for (const stale of ['sdk.js.map', 'sdk-node.js.map']) rmSync(`dist/src/host/mcp/${stale}`, { force: true });
 
 if (existsSync('schemas')) cpSync('schemas', 'dist/schemas', { recursive: true });
 const { makeInitdbArchive } = await import('../dist/src/host/db/engines/pglite-template.js');
