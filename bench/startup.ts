@@ -1,11 +1,16 @@
 // bench/startup: process start → MCP initialize answered, over stdio, for the compiled build
-// (what npm start runs) and under tsx. Prints medians of several runs.
+// (what npm start runs) and under tsx. Prints medians of several runs; the variants take turns in each
+// round, so a slow spell of the machine falls on all of them.
+// Env: RUNS (default 7) rounds; BENCH_BASELINE=<another checkout with its own build (npm run build) and
+// native core> starts that checkout's compiled build too, in the same rounds, and prints the compiled
+// build's time ÷ the baseline's (the median of the rounds' ratios).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { benchEnvironment, machine, median, ROOT } from './lib/setup.js';
 
 const RUNS = Number(process.env.RUNS ?? 7);
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
 
 async function once(args: string[]): Promise<number> {
   const t0 = performance.now();
@@ -47,10 +52,26 @@ variants.push([
   'baseline_node_noop',
   ['-e', 'process.stdin.once("data", () => process.stdout.write(JSON.stringify({id:1})+"\\n"))'],
 ]);
-for (const [name, args] of variants) {
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push(await once(args));
+if (BASELINE) {
+  const built = path.join(BASELINE, 'dist/src/cli/main.js');
+  if (!existsSync(built)) throw new Error(`BENCH_BASELINE: ${built} does not exist (npm run build there first)`);
+  console.log(`# baseline: ${BASELINE}`);
+  variants.push(['startup_initialize_compiled_baseline', [built, 'stdio', '--config', configFile]]);
+}
+// One unmeasured start of each: the first writes the config's relay card, and the disk cache warms.
+for (const [, args] of variants) await once(args);
+const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+for (let i = 0; i < RUNS; i++) for (const [name, args] of variants) times.get(name)!.push(await once(args));
+for (const [name, ts] of times) {
   console.log(
-    `${name}: ${median(times).toFixed(0)} ms (median of ${RUNS}, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`,
+    `${name}: ${median(ts).toFixed(0)} ms (median of ${RUNS}, min ${Math.min(...ts).toFixed(0)}, max ${Math.max(...ts).toFixed(0)})`,
+  );
+}
+const ours = times.get('startup_initialize_compiled');
+const theirs = times.get('startup_initialize_compiled_baseline');
+if (ours && theirs) {
+  const ratios = ours.map((t, i) => t / theirs[i]);
+  console.log(
+    `startup_initialize_compiled_vs_baseline: ${median(ratios).toFixed(2)} ratio (median of ${RUNS} rounds, min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}; under 1 is faster)`,
   );
 }
