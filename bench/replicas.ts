@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import { createApiKey, revokeApiKey } from '../src/host/auth/api-keys.js';
 import { haproxyAvailable, startCluster, type TestCluster } from '../src/host/testing/cluster.js';
 import { postgresAvailable, startPostgres } from '../src/host/testing/postgres-server.js';
-import { machine, median, percentile } from './lib/setup.js';
+import { cpuSeconds, machine, median, percentile } from './lib/setup.js';
 
 const KILLS = Number(process.env.KILLS ?? 5);
 const TRIALS = Number(process.env.TRIALS ?? 20);
@@ -54,8 +54,7 @@ function rssMiB(pid: number): number {
 }
 
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  return cpuSeconds(pid) * 1000;
 }
 
 async function epochOf(c: TestCluster, vaultId: number): Promise<number> {

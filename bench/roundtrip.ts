@@ -15,14 +15,23 @@
 // checkout with its node_modules> serves the same tool from that commit as well, in the same rounds, and adds
 // each cell's ratio to it (how a change moved the per-call cost, on the same machine at the same time).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { benchEnvironment, ECHO_FAMILY, machine, median, ROOT, serverLoader, servingUrl } from './lib/setup.js';
+import {
+  benchEnvironment,
+  cpuSeconds,
+  ECHO_FAMILY,
+  machine,
+  median,
+  ROOT,
+  serverLoader,
+  servingUrl,
+} from './lib/setup.js';
 
 const SECONDS = Number(process.env.SECONDS ?? 5);
 /** Seconds of calls, after each client's first answer, before a figure is taken. */
@@ -163,12 +172,6 @@ async function drive(clients: Caller[], seconds: number): Promise<number> {
     }),
   );
   return calls / seconds;
-}
-
-/** A process's CPU seconds so far, every thread (utime + stime from /proc). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 interface Figure {

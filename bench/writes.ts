@@ -15,7 +15,7 @@
 // switches the search family off and BENCH_KEYWORD_MEMORY=0 its in-memory index (what the search family's index
 // costs, measured in the same run).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -24,7 +24,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { postgresAvailable, startPostgres } from '../src/host/testing/postgres-server.js';
 import { benchCorpus } from '../test/fixtures/corpus.js';
-import { machine, median, percentile, ROOT, serverLoader, servingUrl } from './lib/setup.js';
+import {
+  cpuSeconds,
+  machine,
+  median,
+  percentile,
+  ROOT,
+  serverLoader,
+  servingUrl,
+  threadCpuSeconds,
+} from './lib/setup.js';
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -79,34 +88,7 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
 
 /** CPU milliseconds (user + system, every thread) a process has used so far, from /proc. */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;
-
-/** CPU seconds of each live thread of a process (/proc/<pid>/task): the main thread, and the others by id. */
-function threadCpuSeconds(pid: number): { main: number; others: number[] } {
-  const of = (tid: number) => {
-    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      .replace(/^.*\) /, '')
-      .split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  };
-  const others: number[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)
-    .map(Number)
-    .sort((a, b) => a - b)) {
-    if (tid === pid) continue;
-    try {
-      const s = of(tid);
-      if (s >= 0.05) others.push(s);
-    } catch {
-      // the thread exited while being read
-    }
-  }
-  return { main: of(pid), others };
+  return cpuSeconds(pid) * 1000;
 }
 
 type Drive = { perSecond: number; latencies: number[]; serverCpuMs: number; clientCpuMs: number };

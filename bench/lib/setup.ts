@@ -1,6 +1,6 @@
 // Shared bench setup: a temp vault + migrated PGlite data dir + config file, and median helpers.
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -44,6 +44,33 @@ export async function benchEnvironment(
     }),
   );
   return { dir, configFile };
+}
+
+/** Clock ticks a second in /proc's CPU times (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/** CPU seconds used so far (utime + stime from /proc) by a process, every thread, or by one thread of it. */
+export function cpuSeconds(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** CPU seconds of each live thread of a process: the main thread, and the others (at least 0.05) by id. */
+export function threadCpuSeconds(pid: number): { main: number; others: number[] } {
+  const others: number[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)
+    .map(Number)
+    .sort((a, b) => a - b)) {
+    if (tid === pid) continue;
+    try {
+      const s = cpuSeconds(pid, tid);
+      if (s >= 0.05) others.push(s);
+    } catch {
+      // the thread exited while being read
+    }
+  }
+  return { main: cpuSeconds(pid, pid), others };
 }
 
 export function median(xs: number[]): number {
