@@ -11,3 +11,5 @@ export const DEFAULT_VAULT_PATH = './vault';
 export const DATABASE_URL_PATTERN = /^(pglite:|postgres:\/\/|postgresql:\/\/)/;
 /** vault.name when none is given (a stdio server served here names the vault before the schema loads). */
 export const DEFAULT_VAULT_NAME = 'vault';
+/** The longest vault.name (the schema's bound, and the relay's own check of it). */
+export const VAULT_NAME_MAX_CHARS = 80;

@@ -8,7 +8,13 @@ import { adminSocketPath } from '../admin/protocol.js';
 import { embeddedDir } from '../db/location.js';
 import { type LoadOptions, parseEnvValue, readConfigFile, SettingsError } from './file.js';
 import { configLocation, envName, resolveFrom } from './paths.js';
-import { DATABASE_URL_PATTERN, DEFAULT_DATABASE_URL, DEFAULT_VAULT_NAME, DEFAULT_VAULT_PATH } from './locations.js';
+import {
+  DATABASE_URL_PATTERN,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_VAULT_NAME,
+  DEFAULT_VAULT_PATH,
+  VAULT_NAME_MAX_CHARS,
+} from './locations.js';
 
 export interface RelaySettings {
   readonly file: string;
@@ -56,7 +62,7 @@ export function loadRelaySettings(options: Pick<LoadOptions, 'file' | 'cwd' | 'e
   const socket = text('admin', 'socketPath', null);
   const vault = text('vault', 'path', DEFAULT_VAULT_PATH) as string;
   const vaultName = text('vault', 'name', DEFAULT_VAULT_NAME) as string;
-  if (vaultName.length > 80) problems.push('vault.name: at most 80 characters');
+  if (vaultName.length > VAULT_NAME_MAX_CHARS) problems.push(`vault.name: at most ${VAULT_NAME_MAX_CHARS} characters`);
   if (problems.length) throw new SettingsError(problems);
   return {
     file,

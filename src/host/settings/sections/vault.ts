@@ -1,6 +1,6 @@
 // Host settings, section `vault`: The default vault: its folder and name.
 import { z } from 'zod';
-import { DEFAULT_VAULT_NAME, DEFAULT_VAULT_PATH } from '../locations.js';
+import { DEFAULT_VAULT_NAME, DEFAULT_VAULT_PATH, VAULT_NAME_MAX_CHARS } from '../locations.js';
 import { section } from './section.js';
 
 export const vaultSection = section(
@@ -17,7 +17,7 @@ export const vaultSection = section(
       name: z
         .string()
         .min(1)
-        .max(80)
+        .max(VAULT_NAME_MAX_CHARS)
         .default(DEFAULT_VAULT_NAME)
         .describe("The vault's name in the database and in the server's instructions to clients."),
       obsidianName: z
