@@ -3,10 +3,13 @@
 // round, so a slow spell of the machine falls on all of them.
 // Env: RUNS (default 7) rounds; BENCH_BASELINE=<another checkout with its own build (npm run build) and
 // native core> starts that checkout's compiled build too, in the same rounds, and prints the compiled
-// build's time ÷ the baseline's (the median of the rounds' ratios).
+// build's time ÷ the baseline's (the median of the rounds' ratios). Then what most of the wait is: the MCP SDK's
+// import in a fresh process, from its packages and from the build's bundle (src/host/mcp/sdk.ts), and the heap
+// once zod is imported after it, as the settings do.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { benchEnvironment, machine, median, ROOT } from './lib/setup.js';
 
 const RUNS = Number(process.env.RUNS ?? 7);
@@ -74,4 +77,44 @@ if (ours && theirs) {
   console.log(
     `startup_initialize_compiled_vs_baseline: ${median(ratios).toFixed(2)} ratio (median of ${RUNS} rounds, min ${Math.min(...ratios).toFixed(2)}, max ${Math.max(...ratios).toFixed(2)}; under 1 is faster)`,
   );
+}
+
+/**
+ * In a fresh process: ms to import `specs` in turn (what a stdio start imports before it answers), then zod (the
+ * settings' own, loaded after the answer) and the heap in MiB after a full collection.
+ */
+async function importProbe(specs: readonly string[]): Promise<{ ms: number; heapMiB: number }> {
+  const script = `const t = performance.now();
+for (const s of ${JSON.stringify(specs)}) await import(s);
+const ms = performance.now() - t;
+await import('zod');
+globalThis.gc();
+process.stdout.write(JSON.stringify({ ms, heapMiB: process.memoryUsage().heapUsed / 1048576 }));`;
+  const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => child.on('exit', r));
+  return JSON.parse(out);
+}
+
+const bundle = path.join(ROOT, 'dist/src/host/mcp/sdk.js');
+if (existsSync(bundle)) {
+  const probes: Array<[string, string[]]> = [
+    ['startup_sdk_import_packages', ['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio']],
+    ['startup_sdk_import_bundle', [pathToFileURL(bundle).href]],
+  ];
+  const got = new Map<string, Array<{ ms: number; heapMiB: number }>>(probes.map(([name]) => [name, []]));
+  for (let i = 0; i < RUNS; i++) for (const [name, specs] of probes) got.get(name)!.push(await importProbe(specs));
+  for (const [name, rs] of got) {
+    const ms = rs.map((r) => r.ms);
+    console.log(
+      `${name}: ${median(ms).toFixed(0)} ms (median of ${RUNS}, min ${Math.min(...ms).toFixed(0)}, max ${Math.max(...ms).toFixed(0)}; the import alone, in a fresh process)`,
+    );
+    console.log(
+      `${name}_heap: ${median(rs.map((r) => r.heapMiB)).toFixed(1)} MiB (heap used once zod is imported too, collected)`,
+    );
+  }
 }

@@ -1,6 +1,6 @@
 // What the built SDK bundle imports in place of `@modelcontextprotocol/server/_shims` (scripts/postbuild.mjs):
 // the same two names as the SDK's Node shim, but its JSON Schema validator loads ajv (~300 KB of the SDK's
-// code, ~25 ms on Node 20) on its first schema, not when the SDK is imported. The host validates tool
+// code) on its first schema, not when the SDK is imported. The host validates tool
 // arguments with its own ajv; the SDK's validates only what a client answers to an elicitation form.
 import { createRequire } from 'node:module';
 import process from 'node:process';
