@@ -96,14 +96,38 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions): P
     counts: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
   // Kysely asks for a connection per query or transaction: timing that call is the pool's wait.
+  // node-postgres' pool, once ending, neither serves nor fails the requests still waiting for a connection: a
+  // query queued behind another when the database closes (a background load, a call during shutdown) would wait
+  // forever. Those are failed here, as a server shutting down fails them (57P01: a retryable refusal for a call).
+  const waiting = new Set<(e: Error) => void>();
   const timed = {
     async connect() {
       const t0 = performance.now();
-      const client = await pool.connect();
-      watch.onWait?.((performance.now() - t0) / 1000);
-      return client;
+      const acquired = pool.connect();
+      let failWait!: (e: Error) => void;
+      const closing = new Promise<never>((_, reject) => (failWait = reject));
+      waiting.add(failWait);
+      try {
+        const client = await Promise.race([acquired, closing]);
+        watch.onWait?.((performance.now() - t0) / 1000);
+        return client;
+      } catch (e) {
+        // A connection that still comes after its waiter was failed goes back to the pool.
+        acquired.then(
+          (c) => c.release(),
+          () => undefined,
+        );
+        throw e;
+      } finally {
+        waiting.delete(failWait);
+      }
     },
-    end: () => pool.end(),
+    end: () => {
+      const ended = pool.end();
+      const closed = Object.assign(new Error('the database is closing'), { code: '57P01' });
+      for (const fail of waiting) fail(closed);
+      return ended;
+    },
   };
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: timed }) });
   return {

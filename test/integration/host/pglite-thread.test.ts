@@ -7,6 +7,7 @@ import path from 'node:path';
 import t from 'tap';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseService } from '../../../src/host/db/index.js';
+import { isDatabaseUnavailable } from '../../../src/host/db/unavailable.js';
 import { serialize } from 'pg-protocol';
 import { ThreadedPglite } from '../../../src/host/db/engines/pglite-threaded.js';
 import { pgliteTemplate, startTestServer } from '../../../src/host/testing/harness.js';
@@ -135,6 +136,31 @@ t.test('the event loop runs while a statement executes', async (t) => {
   setImmediate(() => order.push('immediate'));
   await query;
   t.same(order, ['immediate', 'query']);
+});
+
+t.test('a query waiting for the connection when the database closes fails as unavailable, never hangs', async (t) => {
+  const d = await openDatabase(url, { baseDir: '/' });
+  // The embedded pool has one connection: a running statement holds it, the next query waits for it.
+  const running = sql`SELECT pg_sleep(0.3)`.execute(d.db).then(
+    () => 'done',
+    (e: Error) => e.message,
+  );
+  const queued = sql`SELECT 1`.execute(d.db).then(
+    () => 'answered',
+    (e: { code?: string; message: string }) => e,
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  const closed = d.close();
+  const outcome = await Promise.race([queued, new Promise((r) => setTimeout(() => r('still waiting'), 5_000))]);
+  t.match(outcome, { code: '57P01', message: /closing/ }, 'the waiting query is failed, with a shutdown SQLSTATE');
+  t.ok(isDatabaseUnavailable(outcome), 'a tool call answers it with the retryable refusal');
+  t.equal(await running, 'done', 'the statement that held the connection finished');
+  await closed;
+  const after = await sql`SELECT 1`.execute(d.db).then(
+    () => 'answered',
+    (e: Error) => e.message,
+  );
+  t.not(after, 'answered', 'a query after the close is refused');
 });
 
 t.test('data written through the thread is on disk for the in-process engine', async (t) => {
