@@ -150,3 +150,20 @@ t.test('a row in the layout before migration 0009 (bigrams at A and D) is still 
   t.match(hit?.explain, /t\+b|t /, 'its title bigrams still count as title');
   fresh.close();
 });
+
+t.test('a load cut short by closing, its database gone after, logs no failure and keeps nothing', async (t) => {
+  const other = await startTestServer({
+    files: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`n${i}.md`, `# Note ${i}\n\nsome words ${i}\n`])),
+    config: { families: { files: { enabled: false }, graph: { enabled: false }, tasks: { enabled: false } } },
+  });
+  const otherVault = other.host.vaultHandle.id;
+  t.ok(await (other.host.services.named.get('index') as IndexService).whenReady(otherVault, 60_000));
+  const warned: string[] = [];
+  const memory = new KeywordMemory(other.host.database.db, { warn: (_o, msg) => warned.push(msg) });
+  const loading = memory.ensure(otherVault);
+  memory.close();
+  await other.close();
+  await loading;
+  t.same(warned, [], 'no "load failed" warning for a load the close cut short');
+  t.equal(memory.indexes.size, 0, 'nothing kept after the close');
+});
