@@ -25,7 +25,7 @@ function row(p: readonly string[], s: JsonSchemaNode, env: string): string[] {
   return [
     code(p.join('.')),
     typeText(s),
-    'default' in s ? valueText(s.default) : '—',
+    'default' in s ? valueText(s.default, p.at(-1)) : '—',
     env ? code(env) : '—',
     meaning ? cell(meaning) : '**undocumented**',
   ];

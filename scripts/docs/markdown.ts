@@ -52,11 +52,14 @@ export type JsonSchemaNode = { readonly [key: string]: unknown };
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
-/** A value as a reader would write it in YAML/JSON, in code; byte counts also in MiB/KiB. */
-export function valueText(v: unknown): string {
+/**
+ * A value as a reader would write it in YAML/JSON, in code; a byte count (a setting or argument whose name ends in
+ * `bytes`) also in MiB/KiB. Other numbers are never read as bytes: 1024 connections or MiB are not "1 KiB".
+ */
+export function valueText(v: unknown, name = ''): string {
   if (v === undefined) return '';
   const json = JSON.stringify(v);
-  if (typeof v === 'number' && Number.isInteger(v) && v >= 1024) {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1024 && /bytes$/i.test(name)) {
     if (v % (1024 * 1024) === 0) return `${code(json)} (${v / (1024 * 1024)} MiB)`;
     if (v % 1024 === 0) return `${code(json)} (${v / 1024} KiB)`;
   }

@@ -140,7 +140,7 @@ function renderTool(family: string, doc: ToolSchemaDocument, file: string): stri
           code(f.path),
           typeText(f.schema),
           f.required ? 'yes' : 'no',
-          'default' in f.schema ? valueText(f.schema.default) : '',
+          'default' in f.schema ? valueText(f.schema.default, f.path.split('.').at(-1)) : '',
           describe(f.schema),
         ]),
       ),

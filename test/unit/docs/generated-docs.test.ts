@@ -43,3 +43,17 @@ t.test('generated-docs.tools-complete: every schema under schemas/ appears in th
     }
   }
 });
+
+t.test(
+  'generated-docs.units: only byte counts are shown in KiB/MiB; counts and MiB settings are shown as they are',
+  async (t) => {
+    const reference = docs.get('docs/configuration.md') ?? '';
+    const rowOf = (key: string) => reference.split('\n').find((l) => l.startsWith(`| \`${key}\``)) ?? '';
+    t.match(rowOf('server.bodyLimitBytes'), /`4194304` \(4 MiB\)/, 'a byte count also in MiB');
+    t.match(rowOf('server.unauthenticatedBodyLimitBytes'), /`16384` \(16 KiB\)/, 'a byte count also in KiB');
+    for (const key of ['server.maxConnections', 'workers.maxHeapMb', 'transfer.import.maxUrlLength']) {
+      t.ok(rowOf(key), `${key} is in the reference`);
+      t.notMatch(rowOf(key), /KiB\)|MiB\)/, `${key} is not a byte count`);
+    }
+  },
+);
