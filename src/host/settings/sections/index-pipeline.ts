@@ -32,7 +32,15 @@ export const indexSection = section(
         .min(1)
         .default(5 * 1024 * 1024)
         .describe('Larger notes are quarantined (listed, not indexed) without being read.'),
-      batchSize: z.number().int().min(1).max(1000).default(50).describe('Notes committed per database transaction.'),
+      batchSize: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(200)
+        .describe(
+          "Notes committed per database transaction. A batch costs about 20 statements whatever its size, each a round trip to the database, so larger batches index faster (a first index of ~10k notes: 12–25% more notes/s at 200 than at 50); a tool's write that arrives meanwhile waits for the running transaction (up to ~0.3 s at 200 during a first index on 2 cores).",
+        ),
       parseTaskSize: z.number().int().min(1).max(1000).default(25).describe('Notes per worker-pool parse task.'),
       prefetchBatches: z
         .number()
