@@ -39,7 +39,7 @@ export const indexSection = section(
         .max(1000)
         .default(200)
         .describe(
-          "Notes committed per database transaction. A batch costs about 20 statements whatever its size, each a round trip to the database, so larger batches index faster (a first index of ~10k notes: 12–25% more notes/s at 200 than at 50); a tool's write that arrives meanwhile waits for the running transaction (up to ~0.3 s at 200 during a first index on 2 cores).",
+          "Notes committed per database transaction. A batch costs about 20 statements whatever its size, each a round trip to the database, so larger batches index faster; a tool's write that arrives meanwhile waits for the running transaction (during a first index on 2 cores, up to ~0.5 s at 200, ~0.15 s at 50; docs/performance.md).",
         ),
       parseTaskSize: z.number().int().min(1).max(1000).default(25).describe('Notes per worker-pool parse task.'),
       prefetchBatches: z
