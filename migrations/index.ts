@@ -11,6 +11,7 @@ import m0008 from './0008-usage-rollups.js';
 import m0009 from './0009-notes-name-index.js';
 import m0010 from './0010-attempt-budgets.js';
 import m0011 from './0011-cluster.js';
+import m0012 from './0012-usage-logs-brin.js';
 
 export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
   '0001-host-core': m0001,
@@ -24,4 +25,5 @@ export const hostMigrations: Readonly<Record<string, FamilyMigration>> = {
   '0009-notes-name-index': m0009,
   '0010-attempt-budgets': m0010,
   '0011-cluster': m0011,
+  '0012-usage-logs-brin': m0012,
 };

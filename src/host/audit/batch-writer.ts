@@ -6,7 +6,7 @@ import type { Logger } from '../../sdk/types.js';
 import { textWindow } from '../../sdk/query/page.js';
 import { writeBatchSql } from './rollup.js';
 
-/** Most usage rows one statement writes (each takes 12 parameters, and its two rollup rows up to 24 more). */
+/** Most usage rows one statement writes (its parameters are arrays with an element a row: this bounds their size). */
 const WRITE_CHUNK = 1000;
 
 export interface UsageRow {
@@ -94,8 +94,8 @@ export class AuditWriter {
   private async write(batch: UsageRow[]): Promise<void> {
     let done = 0;
     try {
-      // The rows and their hourly and daily rollups in one statement per chunk (a chunk's 36 parameters a
-      // row stay far under PostgreSQL's 65,535 whatever audit.batchSize says).
+      // The rows and their hourly and daily rollups in one statement per chunk, so a statement stays bounded
+      // whatever audit.batchSize says.
       for (; done < batch.length; done += WRITE_CHUNK) {
         const chunk = batch.slice(done, done + WRITE_CHUNK);
         await writeBatchSql(chunk).execute(this.db);
