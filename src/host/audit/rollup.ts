@@ -114,7 +114,7 @@ function repeatKey(r: UsageRow): string {
  * lean: its time as milliseconds after the batch's first row and its duration as whole microseconds (integers
  * parse several times faster than timestamps and floats), and the columns that repeat from call to call
  * (vault, credential, tool, family, outcome, refusal code) as an index into a dictionary of the batch's
- * distinct combinations, joined back by the statement.
+ * distinct combinations, joined back by the statement (in the batch's order, so ids follow the calls).
  */
 export function writeBatchSql(batch: readonly UsageRow[]): RawBuilder<unknown> {
   const index = new Map<string, number>();
@@ -137,10 +137,11 @@ export function writeBatchSql(batch: readonly UsageRow[]): RawBuilder<unknown> {
       u.params, u.duration_us::float8 / 1000, u.response_bytes, k.outcome, k.refusal_code, u.result_count
     FROM unnest(${col((r) => r.at.getTime() - base)}::int8[], ${keys}::int[], ${col((r) => r.params)}::text[],
       ${col((r) => micros(r.durationMs))}::int8[], ${col((r) => r.responseBytes)}::int[], ${col((r) => r.resultCount ?? null)}::int[])
-      AS u(at_ms, k, params, duration_us, response_bytes, result_count)
+      WITH ORDINALITY AS u(at_ms, k, params, duration_us, response_bytes, result_count, ord)
     JOIN unnest(${dict((r) => r.vaultId)}::int[], ${dict((r) => r.credentialId)}::text[], ${dict((r) => r.credentialName)}::text[],
       ${dict((r) => r.tool)}::text[], ${dict((r) => r.family)}::text[], ${dict((r) => r.outcome)}::text[], ${dict((r) => r.refusalCode)}::text[])
-      WITH ORDINALITY AS k(vault_id, credential_id, credential_name, tool, family, outcome, refusal_code, n) ON k.n = u.k),
+      WITH ORDINALITY AS k(vault_id, credential_id, credential_name, tool, family, outcome, refusal_code, n) ON k.n = u.k
+    ORDER BY u.ord),
     hourly AS (${upsert('usage_hourly', foldRollup(batch, HOUR_MS))})
     ${upsert('usage_daily', foldRollup(batch, DAY_MS))}`;
 }
