@@ -7,8 +7,9 @@ import { sql, type Kysely } from 'kysely';
 
 export default {
   async up(db: Kysely<any>): Promise<void> {
-    await sql`DROP INDEX usage_logs_credential_at; DROP INDEX usage_logs_at;
-      CREATE INDEX usage_logs_at_brin ON usage_logs USING brin (at)`.execute(db);
+    // IF EXISTS: an operator may have dropped either already, and a start must not fail on that.
+    await sql`DROP INDEX IF EXISTS usage_logs_credential_at; DROP INDEX IF EXISTS usage_logs_at;
+      CREATE INDEX IF NOT EXISTS usage_logs_at_brin ON usage_logs USING brin (at)`.execute(db);
   },
   async down(db: Kysely<any>): Promise<void> {
     await sql`DROP INDEX usage_logs_at_brin; CREATE INDEX usage_logs_at ON usage_logs (at);
