@@ -1,7 +1,9 @@
 // bench/audit: what one audit row costs the embedded engine. The audit writer's own statement (a batch of
 // usage rows with its hourly and daily rollups, src/host/audit/rollup.ts) against PGlite on its own thread, as
 // the server runs it, beside `SELECT 1` (the round trip every statement pays): ms per batch and µs per row,
-// the process's CPU per batch (every thread), median of rounds.
+// the process's CPU per batch (every thread), median of rounds; and what PGlite spends reading one element of an
+// array parameter per type (why rollup.ts sends a row's time and duration as integers): `unnest` of 2,000
+// elements counted, less the `SELECT 1` round trip, per element.
 // Usage: tsx bench/audit.ts
 // Env: BENCH_ROWS (200, the audit writer's default batch), BENCH_BATCHES (100 per round), BENCH_ROUNDS (5)
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -53,9 +55,23 @@ try {
   const batch = Array.from({ length: ROWS }, (_, i) => row(i));
   const audit: Array<{ ms: number; cpuMs: number }> = [];
   const trip: Array<{ ms: number; cpuMs: number }> = [];
+  const ELEMENTS = 2000;
+  const now = Date.now();
+  const arrays = {
+    timestamptz: sql`${Array.from({ length: ELEMENTS }, (_, i) => new Date(now + i))}::timestamptz[]`,
+    float8: sql`${Array.from({ length: ELEMENTS }, (_, i) => 0.3 + i * 0.37)}::float8[]`,
+    int8: sql`${Array.from({ length: ELEMENTS }, (_, i) => now + i)}::int8[]`,
+    text: sql`${Array.from({ length: ELEMENTS }, (_, i) => `{"path":"note-${i}.md"}`)}::text[]`,
+  };
+  const elements = new Map<string, number[]>();
   for (let r = 0; r < ROUNDS; r++) {
     audit.push(await measure(() => writeBatchSql(batch).execute(database.db)));
-    trip.push(await measure(() => sql`SELECT 1`.execute(database.db)));
+    const round = await measure(() => sql`SELECT 1`.execute(database.db));
+    trip.push(round);
+    for (const [type, array] of Object.entries(arrays)) {
+      const { ms } = await measure(() => sql`SELECT count(*) FROM unnest(${array})`.execute(database.db));
+      elements.set(type, [...(elements.get(type) ?? []), ((ms - round.ms) * 1000) / ELEMENTS]);
+    }
   }
   const line = (name: string, xs: Array<{ ms: number; cpuMs: number }>, perRow: boolean) => {
     const ms = xs.map((x) => x.ms);
@@ -66,6 +82,10 @@ try {
   };
   line('audit_batch', audit, true);
   line('select_1_round_trip', trip, false);
+  for (const [type, us] of elements)
+    console.log(
+      `array_element_${type}: ${median(us).toFixed(2)} µs an element (min ${Math.min(...us).toFixed(2)}, max ${Math.max(...us).toFixed(2)})`,
+    );
 } finally {
   await database.close();
   rmSync(dir, { recursive: true, force: true });

@@ -110,11 +110,11 @@ function repeatKey(r: UsageRow): string {
  * (data-modifying CTEs, so all land or none): counts add up, histograms add bucket by bucket. Each table's
  * rows travel as one array per column (unnest), so the text is the same for every batch: the embedded
  * engine prepares it once, and a batch is a fixed number of parameters whatever its size.
- * What the embedded engine spends is mostly parsing those arrays' elements (bench/audit), so a row travels
- * lean: its time as milliseconds after the batch's first row and its duration as whole microseconds (integers
- * parse several times faster than timestamps and floats), and the columns that repeat from call to call
- * (vault, credential, tool, family, outcome, refusal code) as an index into a dictionary of the batch's
- * distinct combinations, joined back by the statement (in the batch's order, so ids follow the calls).
+ * What the embedded engine spends is mostly parsing those arrays' elements (bench/audit prints the cost per
+ * type), so a row travels lean: its time as milliseconds after the batch's first row and its duration as whole
+ * microseconds (integers parse several times faster than timestamps and floats), and the columns that repeat
+ * from call to call (vault, credential, tool, family, outcome, refusal code) as an index into a dictionary of
+ * the batch's distinct combinations, joined back by the statement (in the batch's order, so ids follow the calls).
  */
 export function writeBatchSql(batch: readonly UsageRow[]): RawBuilder<unknown> {
   const index = new Map<string, number>();
