@@ -15,6 +15,7 @@ import migration0006 from './migrations/0006-df-sample.js';
 import migration0007 from './migrations/0007-keyword-rev.js';
 import migration0008 from './migrations/0008-body-gin-pending.js';
 import migration0009 from './migrations/0009-cjk-vector.js';
+import migration0010 from './migrations/0010-vectors-uncompressed.js';
 import { searchSettingsSchema, type SearchSettings } from './settings.js';
 import connectorFetch from './tools/fetch.js';
 import connectorSearch from './tools/search.js';
@@ -65,6 +66,7 @@ export default defineFamily<SearchTools>({
     '0007-keyword-rev': migration0007,
     '0008-body-gin-pending': migration0008,
     '0009-cjk-vector': migration0009,
+    '0010-vectors-uncompressed': migration0010,
   },
   // The keyword contributor, and once a pass has caught up with the vault, the vault's memory index loaded behind it.
   indexers: (ctx) => [
