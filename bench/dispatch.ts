@@ -85,7 +85,9 @@ try {
   const spread = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
   console.log(`# machine: ${machine()}; in process, ${CALLS} sequential calls a round, median of ${ROUNDS}`);
   console.log(`dispatch_call_us: ${median(host).toFixed(1)} µs (${spread(host)}) (ToolDispatcher.call, echo)`);
-  console.log(`handler_only_us: ${median(alone).toFixed(1)} µs (${spread(alone)}) (the same tool's handler and render)`);
+  console.log(
+    `handler_only_us: ${median(alone).toFixed(1)} µs (${spread(alone)}) (the same tool's handler and render)`,
+  );
   console.log(`host_per_call_us: ${(median(host) - median(alone)).toFixed(1)} µs (what the host adds)`);
   console.log(
     `dispatch_gc_us: ${((hostGcMs * 1000) / (CALLS * ROUNDS)).toFixed(1)} µs a call (main-thread GC pauses in the dispatcher's rounds)`,
