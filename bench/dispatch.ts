@@ -3,8 +3,8 @@
 // result budget's measure, the audit row) around the fixture family's `echo`, called in process one call after
 // another, against the same tool's handler and render alone (what a bare SDK server runs for it); µs a call,
 // median of rounds, and the main thread's garbage-collection pauses per call during the dispatcher's rounds.
-// A figure here moves by a microsecond where bench/roundtrip's ratios move by tens of percent: the place to
-// judge a change to the per-call path, before bench/roundtrip judges it end to end.
+// A figure here moves by a microsecond or two between runs where bench/roundtrip's ratios move by tens of percent:
+// the place to judge a change to the per-call path (one worth a few microseconds), before bench/roundtrip does.
 // Usage: tsx bench/dispatch.ts
 // Env: CALLS (20000 a round), ROUNDS (5)
 import { spawnSync } from 'node:child_process';
