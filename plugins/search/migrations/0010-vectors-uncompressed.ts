@@ -1,8 +1,7 @@
 // The keyword rows' vectors are stored out of line without compression (STORAGE EXTERNAL): a tsvector is a sorted
 // list of distinct lexemes with their positions, which pglz almost never shrinks by the quarter it requires, so each
-// vector over ~2 kB cost a futile compression attempt at insert. Measured on a lab copy of a first index (oldwinter
-// x4, 9,868 rows): none of the vectors compressed either way (the table's size unchanged), and the insert took
-// ~12 % less. Rows written before keep their storage; a vector is read alike either way. The body stays compressible.
+// vector over ~2 kB cost a compression attempt at insert that nearly always failed. Rows written before keep their
+// storage; a vector is read alike either way. The body stays compressible (long note text does shrink).
 import { sql, type Kysely } from 'kysely';
 
 export default {
