@@ -3,7 +3,7 @@
 import { parse, postprocess, preprocess } from 'micromark';
 import type { Event } from 'micromark-util-types';
 import type { Range, SourceText } from './source-text.js';
-import { scanStructureByLines, atxHeading, blockSegments } from './line-scanner.js';
+import { scanStructureByLines, atxHeading, blockSegments, rawHtmlOpener } from './line-scanner.js';
 
 /** Container nesting (blockquote `>` plus list levels) above which micromark is not trusted with the note. */
 export const MAX_MICROMARK_NESTING = 100;
@@ -76,29 +76,29 @@ export function scanStructure(src: SourceText, bodyStart: number, options: ScanO
   if (body.length > MAX_MICROMARK_CHARS)
     return fallback(`large_note: ${body.length} characters exceed ${MAX_MICROMARK_CHARS}`);
   const parts = blockSegments(src, bodyStart, options.segmentTarget ?? MICROMARK_SEGMENT_TARGET);
-  const biggest = parts.reduce((n, r) => Math.max(n, r.end - r.start), 0);
-  if (biggest > MAX_MICROMARK_SEGMENT)
-    return fallback(`large_block: ${biggest} characters without a block boundary exceed ${MAX_MICROMARK_SEGMENT}`);
   for (const part of parts) {
-    if (part.end - part.start <= OPENER_SEGMENT_CHARS) continue;
-    for (const [code, char] of OPENERS) {
-      const n = countChar(src.text, code, part.start, part.end);
-      if (n > MAX_SEGMENT_OPENERS)
-        return fallback(
-          `many_openers: ${n} '${char}' in ${part.end - part.start} characters without a block boundary exceed ${MAX_SEGMENT_OPENERS}`,
-        );
-    }
+    const risk = micromarkRisk(src.text, part);
+    if (risk) return fallback(risk);
   }
 
   const merged: BodyStructure = { code: [], blockCode: [], html: [], headings: [], problems: [] };
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const run = { start: parts[i].start, end: parts[i].end };
     let events: Event[];
     try {
-      events = tokenize(src.text.slice(part.start, part.end));
+      events = tokenize(src.text.slice(run.start, run.end));
+      // A run whose parse ends inside a top-level fence or raw HTML block was cut where that block goes on:
+      // join the next run and parse again (bounded: the joined run obeys the same limits).
+      while (i + 1 < parts.length && endsInsideBlock(events, src.text, run.start)) {
+        run.end = parts[++i].end;
+        const risk = micromarkRisk(src.text, run);
+        if (risk) return fallback(risk);
+        events = tokenize(src.text.slice(run.start, run.end));
+      }
     } catch (e) {
       return fallback(`micromark_failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 200)}`);
     }
-    collect(events, src, part.start, merged);
+    collect(events, src, run.start, merged);
   }
   merged.code.sort((a, b) => a.start - b.start);
   merged.blockCode.sort((a, b) => a.start - b.start);
@@ -202,6 +202,45 @@ function plainStructure(src: SourceText, bodyStart: number): BodyStructure {
     if (h) headings.push({ lineIndex: li, depth: h.depth, text: h.text });
   }
   return { code: [], blockCode: [], html: [], headings, problems: [] };
+}
+
+/** Why micromark may not be given text[run): too long, or too many unclosed inline openers. */
+function micromarkRisk(text: string, run: Range): string | null {
+  const size = run.end - run.start;
+  if (size > MAX_MICROMARK_SEGMENT)
+    return `large_block: ${size} characters without a block boundary exceed ${MAX_MICROMARK_SEGMENT}`;
+  if (size <= OPENER_SEGMENT_CHARS) return null;
+  for (const [code, char] of OPENERS) {
+    const n = countChar(text, code, run.start, run.end);
+    if (n > MAX_SEGMENT_OPENERS)
+      return `many_openers: ${n} '${char}' in ${size} characters without a block boundary exceed ${MAX_SEGMENT_OPENERS}`;
+  }
+  return null;
+}
+
+/**
+ * Whether a run's parse ends inside a top-level fenced code block or an HTML block of kinds 1-5: those alone
+ * go on over a blank line into a column-0 line, so only they make a cut wrong. A top-level fence without its
+ * closing fence, or such an HTML block without its end marker, was ended by the run's end.
+ */
+function endsInsideBlock(events: Event[], text: string, base: number): boolean {
+  let containers = 0;
+  let fences = 0;
+  for (const [kind, token] of events) {
+    const type = token.type as string;
+    if (CONTAINERS.has(type)) containers += kind === 'enter' ? 1 : -1;
+    else if (containers > 0) continue;
+    else if (type === 'codeFenced') {
+      if (kind === 'enter') fences = 0;
+      else if (fences < 2) return true;
+    } else if (type === 'codeFencedFence' && kind === 'enter') fences++;
+    else if (type === 'htmlFlow' && kind === 'enter') {
+      const block = text.slice(base + token.start.offset, base + token.end.offset);
+      const raw = rawHtmlOpener(block);
+      if (raw && !raw.close.test(block.slice(raw.length))) return true;
+    }
+  }
+  return false;
 }
 
 function countChar(text: string, code: number, start: number, end: number): number {

@@ -215,6 +215,13 @@ t.test(
       '> - q',
       '---',
       '***',
+      '> ```',
+      '- ```',
+      '  ```',
+      '> <!--',
+      '<span>',
+      '<div>x',
+      '    ```',
     );
     const doc = fc.array(block, { maxLength: 40 }).map((ls) => ls.join('\n'));
     fc.assert(
@@ -223,13 +230,32 @@ t.test(
         const whole = scanStructure(src, 0, { segmentTarget: Number.MAX_SAFE_INTEGER, plainFastPath: false });
         const split = scanStructure(src, 0, { segmentTarget: 1, plainFastPath: false });
         const fast = scanStructure(src, 0);
+        // Compared by the characters they cover, white space aside: an open fence in a list item keeps the blank
+        // line after it when a sibling item follows, which a run that ends at that line cannot know.
+        const ink = (ranges: typeof whole.code): string => {
+          const covered: number[] = [];
+          for (const r of mergeRanges(ranges))
+            for (let i = r.start; i < r.end; i++) if (!/\s/.test(s[i])) covered.push(i);
+          return covered.join(',');
+        };
         const same = (a: typeof whole, b: typeof whole): boolean =>
-          JSON.stringify(mergeRanges(a.code)) === JSON.stringify(mergeRanges(b.code)) &&
-          JSON.stringify(mergeRanges(a.html)) === JSON.stringify(mergeRanges(b.html)) &&
+          ink(a.code) === ink(b.code) &&
+          ink(a.html) === ink(b.html) &&
           JSON.stringify(a.headings) === JSON.stringify(b.headings);
         return same(whole, split) && same(whole, fast);
       }),
-      { numRuns: RUNS * 2 },
+      {
+        numRuns: RUNS * 2,
+        // Cuts the line scan proposes that only micromark can refute: a fence line inside an HTML block of kind 6,
+        // a quoted fence line inside top-level code, a fence in a list item and one in a quote.
+        examples: [
+          ['<div>\n```\n\n```\n\n# H'],
+          ['```\n> ```\n\n# H\n```\n\n# J'],
+          ['> ```\n\n```\n\n# H'],
+          ['- ```\n\n# H\n\n```\n\n# K'],
+          ['<!--\n\n# x\n\n-->\n\n# y'],
+        ],
+      },
     );
     t.pass();
   },
