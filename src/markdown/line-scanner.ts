@@ -110,15 +110,6 @@ const HTML_RAW_CLOSE: Record<string, RegExp> = {
   cdata: /\]\]>/,
 };
 
-/** An HTML block of kinds 1-5 (raw text, comment, processing instruction, declaration, CDATA) opened at the
- * start of `text`: such a block runs over blank lines until its end marker. */
-export function rawHtmlOpener(text: string): { close: RegExp; length: number } | null {
-  const h = HTML_RAW_OPEN.exec(text);
-  if (!h) return null;
-  const kind = h[1] ? 'tag' : h[2] ? 'comment' : h[3] ? 'pi' : h[4] ? 'decl' : 'cdata';
-  return { close: HTML_RAW_CLOSE[kind], length: h[0].length };
-}
-
 /**
  * Split the body into runs of top-level blocks that parse identically on their own: a cut falls before a
  * column-0, non-blank line that follows a blank line, outside fences and raw HTML blocks of kinds 1-5. Such a
@@ -126,8 +117,8 @@ export function rawHtmlOpener(text: string): { close: RegExp; length: number } |
  * (Not before every heading: an HTML block of kind 6 or 7 swallows a heading line until the next blank line.)
  * Runs are grouped up to `target` characters to amortise per-parse overhead. The cuts are proposals: this scan
  * does not track containers, so a fence line inside an HTML block of kind 6 or 7 (or a quoted fence line in
- * top-level code) can misplace a fence. scanStructure therefore checks each run's own parse and joins a run
- * to the next while that parse ends inside a top-level fence or raw HTML block.
+ * top-level code) can misplace a fence, and its end markers are not micromark's in every case. scanStructure
+ * therefore checks each run's own parse and joins a run to the next while that parse ends inside a block.
  */
 export function blockSegments(src: SourceText, bodyStart: number, target: number): Range[] {
   const text = src.text;
@@ -155,8 +146,12 @@ export function blockSegments(src: SourceText, bodyStart: number, target: number
     if (li > first && col0 && prevBlank && src.lineStarts[li] > bodyStart) cuts.push(src.lineStarts[li]);
     const open = FENCE_OPEN.exec(stripQuotes(line));
     if (open && !(open[2][0] === '`' && open[3].includes('`'))) fence = { char: open[2][0], len: open[2].length };
-    const raw = rawHtmlOpener(line);
-    if (raw && !raw.close.test(line.slice(raw.length))) html = raw.close;
+    const h = HTML_RAW_OPEN.exec(line);
+    if (h) {
+      const kind = h[1] ? 'tag' : h[2] ? 'comment' : h[3] ? 'pi' : h[4] ? 'decl' : 'cdata';
+      const close = HTML_RAW_CLOSE[kind];
+      if (!close.test(line.slice(h[0].length))) html = close;
+    }
     prevBlank = blank;
   }
   cuts.push(text.length);

@@ -3,7 +3,7 @@
 import { parse, postprocess, preprocess } from 'micromark';
 import type { Event } from 'micromark-util-types';
 import type { Range, SourceText } from './source-text.js';
-import { scanStructureByLines, atxHeading, blockSegments, rawHtmlOpener } from './line-scanner.js';
+import { scanStructureByLines, atxHeading, blockSegments } from './line-scanner.js';
 
 /** Container nesting (blockquote `>` plus list levels) above which micromark is not trusted with the note. */
 export const MAX_MICROMARK_NESTING = 100;
@@ -89,7 +89,7 @@ export function scanStructure(src: SourceText, bodyStart: number, options: ScanO
       events = tokenize(src.text.slice(run.start, run.end));
       // A run whose parse ends inside a top-level fence or raw HTML block was cut where that block goes on:
       // join the next run and parse again (bounded: the joined run obeys the same limits).
-      while (i + 1 < parts.length && endsInsideBlock(events, src.text, run.start)) {
+      while (i + 1 < parts.length && endsInsideBlock(events, run.end - run.start)) {
         run.end = parts[++i].end;
         const risk = micromarkRisk(src.text, run);
         if (risk) return fallback(risk);
@@ -219,26 +219,18 @@ function micromarkRisk(text: string, run: Range): string | null {
 }
 
 /**
- * Whether a run's parse ends inside a top-level fenced code block or an HTML block of kinds 1-5: those alone
- * go on over a blank line into a column-0 line, so only they make a cut wrong. A top-level fence without its
- * closing fence, or such an HTML block without its end marker, was ended by the run's end.
+ * Whether a run's parse ends inside a top-level fenced code block or HTML block: only an unclosed fence or an
+ * HTML block of kinds 1-5 goes on over a blank line into a column-0 line, and micromark ends either at the end of
+ * its input (a closed one ends on its closing line, and a run that is not the last ends with a blank line).
+ * micromark's view decides, not a pattern of ours: it keeps `<![CDATA[` open past `]]]>`, for one.
  */
-function endsInsideBlock(events: Event[], text: string, base: number): boolean {
+function endsInsideBlock(events: Event[], length: number): boolean {
   let containers = 0;
-  let fences = 0;
   for (const [kind, token] of events) {
     const type = token.type as string;
     if (CONTAINERS.has(type)) containers += kind === 'enter' ? 1 : -1;
-    else if (containers > 0) continue;
-    else if (type === 'codeFenced') {
-      if (kind === 'enter') fences = 0;
-      else if (fences < 2) return true;
-    } else if (type === 'codeFencedFence' && kind === 'enter') fences++;
-    else if (type === 'htmlFlow' && kind === 'enter') {
-      const block = text.slice(base + token.start.offset, base + token.end.offset);
-      const raw = rawHtmlOpener(block);
-      if (raw && !raw.close.test(block.slice(raw.length))) return true;
-    }
+    else if (containers === 0 && kind === 'enter' && (type === 'codeFenced' || type === 'htmlFlow'))
+      if (token.end.offset >= length) return true;
   }
   return false;
 }

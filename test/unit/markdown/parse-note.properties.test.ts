@@ -222,6 +222,8 @@ t.test(
       '<span>',
       '<div>x',
       '    ```',
+      '<![CDATA[',
+      ']]]>',
     );
     const doc = fc.array(block, { maxLength: 40 }).map((ls) => ls.join('\n'));
     fc.assert(
@@ -247,13 +249,16 @@ t.test(
       {
         numRuns: RUNS * 2,
         // Cuts the line scan proposes that only micromark can refute: a fence line inside an HTML block of kind 6,
-        // a quoted fence line inside top-level code, a fence in a list item and one in a quote.
+        // a quoted fence line inside top-level code, a fence in a list item and one in a quote, an end marker
+        // that is not micromark's.
         examples: [
           ['<div>\n```\n\n```\n\n# H'],
           ['```\n> ```\n\n# H\n```\n\n# J'],
           ['> ```\n\n```\n\n# H'],
           ['- ```\n\n# H\n\n```\n\n# K'],
           ['<!--\n\n# x\n\n-->\n\n# y'],
+          // micromark keeps a CDATA block open past `]]]>`.
+          ['<![CDATA[\n]]]>\n\n`'],
         ],
       },
     );
