@@ -282,7 +282,8 @@ function collect(events: Event[], src: SourceText, base: number, out: BodyStruct
   }
 }
 
-/** Deepest blockquote/list container nesting over all lines (a cheap, non-recursive pre-check). */
+/** Deepest blockquote/list container nesting over all lines (a cheap, non-recursive pre-check): `>`, bullet and
+ * ordered markers (a line of 5,000 `1. ` cost micromark 0.4 s, 20,000 of them 17 s), and indentation. */
 export function maxContainerNesting(text: string): number {
   let max = 0;
   let i = 0;
@@ -312,6 +313,12 @@ export function maxContainerNesting(text: string): number {
         i++;
         continue;
       }
+      const ordered = orderedMarkerEnd(text, i);
+      if (ordered > i) {
+        depth++;
+        i = ordered;
+        continue;
+      }
       break;
     }
     depth += indent >> 1;
@@ -322,6 +329,15 @@ export function maxContainerNesting(text: string): number {
     }
   }
   return max;
+}
+
+/** Where an ordered list marker (1–9 digits, then `.` or `)`, then white space or the line end) at i ends, else i. */
+function orderedMarkerEnd(text: string, i: number): number {
+  let j = i;
+  while (j - i < 9 && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+  if (j === i) return i;
+  const c = text.charCodeAt(j);
+  return (c === 46 || c === 41) && isSpaceOrEnd(text.charCodeAt(j + 1)) ? j + 1 : i;
 }
 
 function isSpaceOrEnd(c: number): boolean {

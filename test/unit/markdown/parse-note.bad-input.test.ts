@@ -65,6 +65,16 @@ t.test('10,000-deep nested lists and blockquotes fall back to the line scanner',
   t.doesNotThrow(() => parseNote(brackets, opts));
 });
 
+t.test('a line of nested ordered list markers falls back too (micromark took 17 s on 60 KiB of them)', async (t) => {
+  for (const marker of ['1. ', '2) ', '123456789. ']) {
+    const m = parseNote(`${marker.repeat(20_000)}[[L]]\n\n<b>html</b> \`code\`\n`, opts);
+    t.match(m.problems.join(' '), /deep_nesting/, marker);
+    t.equal(m.links.length, 1, marker);
+  }
+  // Not markers: no white space after the delimiter, or ten digits.
+  for (const text of ['1.5 kg\n', '1234567890. x\n', '1.x\n']) t.same(parseNote(text, opts).problems, [], text);
+});
+
 t.test('one huge paragraph of unclosed link syntax (quadratic for micromark) goes to the line scanner', async (t) => {
   const t0 = performance.now();
   const m = parseNote(`${'[a](b '.repeat(40_000)}\n\`x\``, opts);
