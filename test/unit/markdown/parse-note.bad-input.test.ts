@@ -65,7 +65,7 @@ t.test('10,000-deep nested lists and blockquotes fall back to the line scanner',
   t.doesNotThrow(() => parseNote(brackets, opts));
 });
 
-t.test('a line of nested ordered list markers falls back too (micromark took 17 s on 60 KiB of them)', async (t) => {
+t.test('a line of nested ordered list markers falls back too (micromark is super-linear in them)', async (t) => {
   for (const marker of ['1. ', '2) ', '123456789. ']) {
     const m = parseNote(`${marker.repeat(20_000)}[[L]]\n\n<b>html</b> \`code\`\n`, opts);
     t.match(m.problems.join(' '), /deep_nesting/, marker);
