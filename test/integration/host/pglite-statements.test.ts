@@ -1,6 +1,7 @@
 // Embedded PGlite names parameterised statements (prepared once per connection) on both of its paths:
 // a repeated text is parsed once, a text without parameters stays unnamed, and a table whose shape
-// changes does not break a prepared query over it.
+// changes does not break a prepared query over it; a client the pool drops after a failed query (the
+// maintenance pass's path) leaves the one session clean for the next, not unusable.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,4 +61,42 @@ for (const thread of [true, false]) {
     t.equal(failed, '23505');
     t.same((await byId(10)).rows, [], 'the transaction rolled back');
   });
+
+  t.test(
+    `a failed pool.query does not break the engine, PGlite ${thread ? 'on its own thread' : 'on the calling thread'}`,
+    async (t) => {
+      const d = await openDatabase(`pglite:${path.join(dir, `dropped-${thread}`)}`, {
+        baseDir: '/',
+        pgliteThread: thread,
+      });
+      t.teardown(() => d.close());
+      const pool = d.engine.pool;
+      await sql`CREATE TABLE t (id int PRIMARY KEY)`.execute(d.db);
+      // A named statement prepared on the first connection: the next must be able to prepare it again.
+      const count = async () =>
+        (await sql<{ n: number }>`SELECT count(*)::int AS n FROM t WHERE id > ${0}`.execute(d.db)).rows[0].n;
+      await sql`INSERT INTO t VALUES (${1})`.execute(d.db);
+      t.equal(await count(), 1);
+      // node-postgres' pool drops the client of each of these: the maintenance pass analysing a table dropped since
+      // its check, and a failure that leaves a transaction block open on the session.
+      for (const failing of [
+        'ANALYZE no_such_table',
+        'BEGIN; SELECT 1/0',
+        'SET LOCAL work_mem = 64; ANALYZE no_such_table',
+      ]) {
+        // A session setting, kept while the client lives (pooling as usual)…
+        await pool.query("SET work_mem = '64kB'");
+        t.equal((await pool.query("SELECT current_setting('work_mem') AS w")).rows[0].w, '64kB');
+        await t.rejects(pool.query(failing, []), failing);
+        t.ok(
+          (await pool.query("SELECT setting = reset_val AS same FROM pg_settings WHERE name = 'work_mem'")).rows[0]
+            .same,
+          '…is not inherited by the client made after one is dropped',
+        );
+        await sql`INSERT INTO t VALUES (${(await count()) + 1})`.execute(d.db);
+        t.equal((await pool.query('SELECT 1 AS ok', [])).rows[0].ok, 1, `the pool serves after "${failing}"`);
+      }
+      t.equal(await count(), 4, 'every insert after a failure was kept: no transaction stayed open');
+    },
+  );
 }

@@ -5,8 +5,9 @@
 // string's UTF-8 length in a JavaScript loop and copies each parameter twice more: binding the index's batch
 // parameters (a batch's notes as one jsonb text) took ~1.3 of the main thread's ~10 CPU-s in a first index of
 // oldwinter ×2, ~0.3 with pg-protocol.
-// Never parses SQL or answers anything itself.
+// Never parses SQL or answers anything itself; the only statements of its own are a session reset (SESSION_RESET).
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 
@@ -17,6 +18,17 @@ export interface ProtocolTarget {
 }
 
 type Serializer = typeof serialize;
+
+/** Connections opened on each engine so far (every one after the first begins by resetting the session). */
+const opened = new WeakMap<ProtocolTarget, number>();
+
+/**
+ * What a connection after the first sends before it serves: the engine has one PostgreSQL session, which every
+ * connection uses in turn. node-postgres' pool drops a client whose `pool.query` failed, or that reported an
+ * error, and makes another; the new one must not inherit an open (or failed) transaction, prepared statements
+ * its pg.Client never parsed (re-parsing one would fail as a duplicate), or session settings.
+ */
+const SESSION_RESET = ['ROLLBACK', 'DISCARD ALL'];
 
 /** The connection object a pg.Client drives (the subset of node-postgres' Connection it calls). */
 export class PgliteConnection extends EventEmitter {
@@ -40,6 +52,21 @@ export class PgliteConnection extends EventEmitter {
   async connect(): Promise<void> {
     this._connecting = true;
     await this.target.waitReady;
+    const before = opened.get(this.target) ?? 0;
+    opened.set(this.target, before + 1);
+    if (before > 0) {
+      for (const text of SESSION_RESET) {
+        this.chain = this.chain.then(() =>
+          this.target.execProtocolStream(serialize.query(text), { throwOnError: false }),
+        );
+      }
+      try {
+        await this.chain;
+      } catch (e) {
+        process.nextTick(() => this.emit('error', e));
+        return;
+      }
+    }
     process.nextTick(() => this.emit('readyForQuery'));
   }
 
@@ -112,15 +139,22 @@ export class PgliteConnection extends EventEmitter {
   }
 }
 
-/** A pg.Pool configuration whose one connection reaches `target` through PgliteConnection. */
+/**
+ * A pg.Pool configuration whose one connection at a time reaches `target` through a PgliteConnection of its own:
+ * a client the pool drops (its `pool.query` failed) ends only its connection, and the next client starts afresh.
+ */
 export function pgliteConfig(target: ProtocolTarget) {
   return {
-    poolSize: 1,
+    max: 1,
     user: 'postgres',
     password: 'dummy',
     database: 'postgres',
     host: 'localhost',
     port: 5432,
-    connection: new PgliteConnection(target),
+    Client: class extends pg.Client {
+      constructor(config: pg.ClientConfig) {
+        super({ ...config, connection: new PgliteConnection(target) } as pg.ClientConfig);
+      }
+    },
   };
 }
