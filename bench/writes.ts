@@ -13,7 +13,10 @@
 // the embedded engine never analyses its tables nor merges GIN pending lists, as before that setting);
 // BENCH_COLD_ONLY=1 stops after the cold index figures (for comparing index cost across commits); BENCH_SEARCH=0
 // switches the search family off and BENCH_KEYWORD_MEMORY=0 its in-memory index (what the search family's index
-// costs, measured in the same run).
+// costs, measured in the same run); BENCH_SHARED_BUFFERS=N sets database.pgliteSharedBuffersMb and
+// BENCH_WORKER_HEAP=N workers.maxHeapMb; BENCH_SERVER_STDOUT=<file> keeps the server's stdout there (what V8's
+// --trace-opt or --trace-gc, given through BENCH_SERVER_NODE_ARGS, print).
+import { openSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -66,7 +69,11 @@ async function serve(configFile: string): Promise<{ child: ChildProcess; url: st
     [...nodeArgs, '--import', serverLoader(), CLI, 'serve', '--config', configFile],
     {
       cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: [
+        'ignore',
+        process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore',
+        'pipe',
+      ],
     },
   );
   return { child, url: await servingUrl(child, 500) };
@@ -154,6 +161,9 @@ async function runEngine(engine: string): Promise<void> {
           url,
           pgliteThread: process.env.BENCH_PGLITE_THREAD !== '0',
           ...(process.env.BENCH_MAINTENANCE ? { pgliteMaintenanceSeconds: Number(process.env.BENCH_MAINTENANCE) } : {}),
+          ...(process.env.BENCH_SHARED_BUFFERS
+            ? { pgliteSharedBuffersMb: Number(process.env.BENCH_SHARED_BUFFERS) }
+            : {}),
         },
         server: { port: 0 },
         log: { level: 'info' },
@@ -171,6 +181,7 @@ async function runEngine(engine: string): Promise<void> {
           concurrency: { read: 64, write: WRITERS },
         },
         index: { deferredWrites: process.env.BENCH_DEFERRED !== '0' },
+        ...(process.env.BENCH_WORKER_HEAP ? { workers: { maxHeapMb: Number(process.env.BENCH_WORKER_HEAP) } } : {}),
       }),
     );
     if (engine === 'postgres') await cli(['migrate'], configFile);
