@@ -1,6 +1,7 @@
 // The embedded engine's maintenance pass (what a server's autovacuum does, PGlite running none): a named statement
 // planned while its table was empty keeps that plan as the table grows, until the pass analyses the table; GIN
-// indexes that buffer inserts have their pending lists merged; the pass runs only where it is asked for.
+// indexes that buffer inserts have their pending lists merged; a table analysed over a small sample while rows are
+// written is analysed in full once they stop; the pass runs only where it is asked for.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,12 @@ import t from 'tap';
 import { sql } from 'kysely';
 import { openDatabase } from '../../../src/host/db/index.js';
 import { openPglite } from '../../../src/host/db/engines/pglite.js';
-import { DEFAULT_MAINTENANCE_POLICY, EmbeddedMaintenance } from '../../../src/host/db/engines/pglite-maintenance.js';
+import {
+  DEFAULT_MAINTENANCE_POLICY,
+  EmbeddedMaintenance,
+  REFINE_AFTER_QUIET,
+  WRITING_STATISTICS_TARGET,
+} from '../../../src/host/db/engines/pglite-maintenance.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-pglite-maintenance-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,8 +52,28 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
   t.match(await plan(), /Index Scan using big_pkey/, 'after it the statement is planned on the real table');
   t.same((await lookup([5])).rows, [{ v: 'x'.repeat(200) }]);
 
+  // The pass found rows written since the check before it (the first check counts every row), as in a first index:
+  // the table was analysed over a small sample, then in full at the next check that finds none written.
+  const bounds = async () =>
+    (
+      await sql<{
+        n: number;
+      }>`SELECT array_length(histogram_bounds::text::text[], 1) AS n FROM pg_stats WHERE tablename = 'big' AND attname = 'id'`.execute(
+        d.db,
+      )
+    ).rows[0]?.n;
+  t.ok(run.busy, 'the pass saw rows being written');
+  t.equal(await bounds(), WRITING_STATISTICS_TARGET + 1, 'analysed over a small sample while rows were being written');
   const again = await d.maintenance!.runOnce();
-  t.notOk(again.analysed.includes('big'), 'a table that has not changed since is left alone');
+  t.notOk(again.analysed.includes('big'), 'a table that has not changed since is not due');
+  t.same(again.refined, [], 'the first check without writes may be a short pause in the writing: nothing refined');
+  for (let i = 2; i < REFINE_AFTER_QUIET; i++) t.same((await d.maintenance!.runOnce()).refined, []);
+  t.equal(await bounds(), WRITING_STATISTICS_TARGET + 1);
+  const settled = await d.maintenance!.runOnce();
+  t.same(settled.refined, ['big'], 'once writing stopped, the sampled table is analysed again in full');
+  t.equal(await bounds(), 101, "in full: PostgreSQL's default statistics target");
+  const after = await d.maintenance!.runOnce();
+  t.same([after.analysed, after.refined], [[], []], 'and then left alone');
 });
 
 t.test('while rows are written, a growing table is analysed between full passes', async (t) => {
