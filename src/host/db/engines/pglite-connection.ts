@@ -146,6 +146,9 @@ export class PgliteConnection extends EventEmitter {
 export function pgliteConfig(target: ProtocolTarget) {
   return {
     max: 1,
+    // An embedded connection holds no socket: kept however long it idles, so the session's prepared statements are
+    // (node-postgres' default, 10 s, would make a new client, and a session reset, after every quiet spell).
+    idleTimeoutMillis: 0,
     user: 'postgres',
     password: 'dummy',
     database: 'postgres',
