@@ -14,16 +14,17 @@
 // BENCH_COLD_ONLY=1 stops after the cold index figures (for comparing index cost across commits); BENCH_SEARCH=0
 // switches the search family off and BENCH_KEYWORD_MEMORY=0 its in-memory index (what the search family's index
 // costs, measured in the same run); BENCH_SHARED_BUFFERS=N sets database.pgliteSharedBuffersMb and
-// BENCH_WORKER_HEAP=N workers.maxHeapMb; BENCH_SERVER_STDOUT=<file> keeps the server's stdout there (what V8's
+// BENCH_WORKER_HEAP=N workers.maxHeapMb; BENCH_STATEMENTS=1 adds the PGlite thread's CPU per statement over the
+// cold index (the server's EXOCORTEX_PGLITE_PROFILE); BENCH_SERVER_STDOUT=<file> keeps the server's stdout there (what V8's
 // --trace-opt or --trace-gc, given through BENCH_SERVER_NODE_ARGS, print).
-import { openSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StatementCost } from '../src/host/db/engines/pglite-profile.js';
 import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { postgresAvailable, startPostgres } from '../src/host/testing/postgres-server.js';
 import { benchCorpus } from '../test/fixtures/corpus.js';
@@ -42,6 +43,9 @@ const COPIES = Number(process.env.BENCH_COPIES ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WRITERS = 8;
 const COLD_ONLY = process.env.BENCH_COLD_ONLY === '1';
+/** BENCH_STATEMENTS=1: the PGlite thread's CPU per statement over the cold index (EXOCORTEX_PGLITE_PROFILE). */
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+const STATEMENTS_SHOWN = 12;
 const CLI = path.join(ROOT, 'src/cli/main.ts');
 const engines = (process.argv[2] ?? 'pglite,postgres').split(',');
 
@@ -62,13 +66,14 @@ function cli(args: string[], configFile: string): Promise<string> {
   });
 }
 
-async function serve(configFile: string): Promise<{ child: ChildProcess; url: string }> {
+async function serve(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
     [...nodeArgs, '--import', serverLoader(), CLI, 'serve', '--config', configFile],
     {
       cwd: ROOT,
+      env: { ...process.env, ...env },
       stdio: [
         'ignore',
         process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore',
@@ -187,7 +192,8 @@ async function runEngine(engine: string): Promise<void> {
     if (engine === 'postgres') await cli(['migrate'], configFile);
     const key = await cli(['keys', 'create', '--name', 'bench', '--scope', 'readwrite'], configFile);
     const t0 = performance.now();
-    server = await serve(configFile);
+    const statementsFile = path.join(dir, 'statements.json');
+    server = await serve(configFile, STATEMENTS ? { EXOCORTEX_PGLITE_PROFILE: statementsFile } : {});
     const pid = server.child.pid!;
     const clients = await Promise.all(Array.from({ length: WRITERS }, () => connect(server!.url, key)));
     // /health carries the index counts and costs nothing (get_vault_stats would read every note).
@@ -225,6 +231,19 @@ async function runEngine(engine: string): Promise<void> {
     console.log(
       `${engine}_index_cold_thread_cpu_s: main ${threads.main.toFixed(1)}; others ${threads.others.map((s) => s.toFixed(1)).join(' ')} (CPU-s up to index ready)`,
     );
+    if (STATEMENTS && engine === 'pglite') {
+      // The thread rewrites its profile every second (src/host/db/engines/pglite-profile.ts): this is the one
+      // written about a second after ready.
+      await new Promise((r) => setTimeout(r, 1100));
+      const costs = JSON.parse(readFileSync(statementsFile, 'utf8')) as StatementCost[];
+      const total = costs.reduce((n, c) => n + c.cpuMs, 0);
+      console.log(
+        `${engine}_index_cold_statements_cpu_s: ${(total / 1000).toFixed(1)} (PGlite's thread inside the engine, up to about a second after ready; the costliest statements follow)`,
+      );
+      for (const c of costs.slice(0, STATEMENTS_SHOWN)) {
+        console.log(`  ${c.cpuMs.toFixed(0).padStart(6)} ms ${String(c.calls).padStart(5)}×  ${c.text.slice(0, 150)}`);
+      }
+    }
     if (COLD_ONLY) {
       await Promise.all(clients.map((c) => c.close()));
       return;

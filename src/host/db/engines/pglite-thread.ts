@@ -7,6 +7,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { heapReducer, MemoryTrim, QUIET_LOG } from '../../memory-trim.js';
 import { concat } from './bytes.js';
+import { StatementProfile } from './pglite-profile.js';
 import type { ThreadReply, ThreadRequest } from './pglite-threaded.js';
 import { type Seeded, type SeedSources, seedDataDir } from './pglite-template.js';
 
@@ -36,6 +37,11 @@ opened.then(
   (e: unknown) => port.postMessage({ id: 0, error: String((e as Error)?.message ?? e) } satisfies ThreadReply),
 );
 
+// Off unless asked for (pglite-profile.ts): CPU per statement, for finding what makes this thread the bottleneck.
+const profile = process.env.EXOCORTEX_PGLITE_PROFILE
+  ? new StatementProfile(process.env.EXOCORTEX_PGLITE_PROFILE)
+  : undefined;
+
 let chain: Promise<unknown> = Promise.resolve();
 port.on('message', (req: ThreadRequest) => {
   chain = chain.then(async () => {
@@ -43,6 +49,7 @@ port.on('message', (req: ThreadRequest) => {
       const pglite = await opened;
       if (req.close) {
         quiet.stop();
+        profile?.stop();
         await pglite.close();
         port.postMessage({ id: req.id, closed: true } satisfies ThreadReply);
         port.close();
@@ -53,9 +60,12 @@ port.on('message', (req: ThreadRequest) => {
       // result list that only execProtocol empties, so the thread kept every message it ever carried
       // (~90 MiB after a first index of 10k notes, growing with every query).
       const chunks: Uint8Array[] = [];
-      await pglite.execProtocolRawStream(req.bytes ?? new Uint8Array(0), {
-        onRawData: (chunk) => chunks.push(chunk.slice()),
-      });
+      const bytes = req.bytes ?? new Uint8Array(0);
+      const execute = () =>
+        pglite.execProtocolRawStream(bytes, {
+          onRawData: (chunk) => chunks.push(chunk.slice()),
+        });
+      await (profile ? profile.measure(bytes, execute) : execute());
       const out = chunks.length === 1 ? chunks[0]! : concat(chunks);
       port.postMessage({ id: req.id, bytes: out } satisfies ThreadReply, [out.buffer as ArrayBuffer]);
     } catch (e) {
