@@ -143,7 +143,7 @@ export class PgliteConnection extends EventEmitter {
  * A pg.Pool configuration whose one connection at a time reaches `target` through a PgliteConnection of its own:
  * a client the pool drops (its `pool.query` failed) ends only its connection, and the next client starts afresh.
  */
-export function pgliteConfig(target: ProtocolTarget) {
+export function pgliteConfig(target: ProtocolTarget): pg.PoolConfig {
   return {
     max: 1,
     // An embedded connection holds no socket: kept however long it idles, so the session's prepared statements are
@@ -155,7 +155,7 @@ export function pgliteConfig(target: ProtocolTarget) {
     host: 'localhost',
     port: 5432,
     Client: class extends pg.Client {
-      constructor(config: pg.ClientConfig) {
+      constructor(config?: pg.ClientConfig) {
         super({ ...config, connection: new PgliteConnection(target) } as pg.ClientConfig);
       }
     },

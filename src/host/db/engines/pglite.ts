@@ -53,13 +53,13 @@ export async function openPglite(dataDir: string, options: OpenPgliteOptions = {
       throw e;
     }
     report(threaded.seeded);
-    const pool = new pg.Pool(pgliteConfig(threaded) as unknown as pg.PoolConfig);
+    const pool = new pg.Pool(pgliteConfig(threaded));
     nameStatements(pool);
     return engine(pool, `pglite (${where}, own thread)`, () => threaded.close());
   }
   const pglite = await PGlite.create({ dataDir, extensions: { vector, pg_trgm }, startParams });
   await pglite.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
-  const pool = new pg.Pool(pgliteConfig(pglite) as unknown as pg.PoolConfig);
+  const pool = new pg.Pool(pgliteConfig(pglite));
   nameStatements(pool);
   // PGlite executes each statement synchronously on this thread: without a turn of the event loop
   // between statements, a long transaction holds every socket and file callback until it commits.
