@@ -20,6 +20,8 @@ const ALLOWLIST: Record<string, string> = {
   'src/host/db/engines/pglite.ts': 'the PGlite data directory',
   'src/host/db/engines/pglite-template.ts': 'the initialised PGlite template or archive seeding a new data directory',
   'src/host/db/engines/pglite-archive.ts': 'packs and unpacks an initialised PGlite data directory (never the vault)',
+  'src/host/db/engines/pglite-profile.ts':
+    "reads its thread's CPU time from /proc and writes the statement profile an operator asked for (never the vault)",
   'src/host/db/index.ts': 'the data directory',
   'src/host/db/owner-lock.ts': 'the lock file inside the embedded database directory',
   'src/host/admin/channel-server.ts':
