@@ -18,7 +18,7 @@
 // cold index (the server's EXOCORTEX_PGLITE_PROFILE); BENCH_SERVER_STDOUT=<file> keeps the server's stdout there (what V8's
 // --trace-opt or --trace-gc, given through BENCH_SERVER_NODE_ARGS, print).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -235,7 +235,10 @@ async function runEngine(engine: string): Promise<void> {
       // The thread rewrites its profile every second (src/host/db/engines/pglite-profile.ts): this is the one
       // written about a second after ready.
       await new Promise((r) => setTimeout(r, 1100));
-      const costs = JSON.parse(readFileSync(statementsFile, 'utf8')) as StatementCost[];
+      // Only PGlite's own thread profiles (BENCH_PGLITE_THREAD=0 leaves no file).
+      const costs = existsSync(statementsFile)
+        ? (JSON.parse(readFileSync(statementsFile, 'utf8')) as StatementCost[])
+        : [];
       const total = costs.reduce((n, c) => n + c.cpuMs, 0);
       console.log(
         `${engine}_index_cold_statements_cpu_s: ${(total / 1000).toFixed(1)} (PGlite's thread inside the engine, up to about a second after ready; the costliest statements follow)`,
