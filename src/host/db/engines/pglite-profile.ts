@@ -13,9 +13,16 @@ export interface StatementCost {
 
 const decoder = new TextDecoder();
 
-/** This thread's CPU time so far, in ms (the scheduler's figure; its resolution is the kernel's tick). */
+/**
+ * This thread's CPU time so far, in ms (the scheduler's figure; its resolution is the kernel's tick); NaN where the
+ * kernel keeps no such figure, which leaves the profile empty and the statements as they were.
+ */
 function threadCpuMs(): number {
-  return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function cString(bytes: Uint8Array, from: number): [text: string, next: number] {
@@ -42,11 +49,16 @@ export class StatementProfile {
     try {
       return await run();
     } finally {
-      const entry = this.costs.get(text) ?? { cpuMs: 0, calls: 0 };
-      entry.cpuMs += threadCpuMs() - start;
-      entry.calls++;
-      this.costs.set(text, entry);
+      const spent = threadCpuMs() - start;
+      if (!Number.isNaN(spent)) this.charge(text, spent);
     }
+  }
+
+  private charge(text: string, cpuMs: number): void {
+    const entry = this.costs.get(text) ?? { cpuMs: 0, calls: 0 };
+    entry.cpuMs += cpuMs;
+    entry.calls++;
+    this.costs.set(text, entry);
   }
 
   /** The totals so far, the costliest first. */
