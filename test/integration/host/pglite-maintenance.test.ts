@@ -53,7 +53,7 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
   t.same((await lookup([5])).rows, [{ v: 'x'.repeat(200) }]);
 
   // The pass found rows written since the check before it (the first check counts every row), as in a first index:
-  // the table was analysed over a small sample, then in full at the next check that finds none written.
+  // the table was analysed over a small sample, then in full once REFINE_AFTER_QUIET checks in a row find none written.
   const bounds = async () =>
     (
       await sql<{
