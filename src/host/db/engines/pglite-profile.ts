@@ -3,6 +3,7 @@
 // BENCH_STATEMENTS=1 reads it). The thread is the serial part of a first index; this says which statements make it so.
 // Reads the wire messages only to name them: never changes, answers or delays one.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { isBegin } from './bytes.js';
 
 /** A statement text's totals: CPU milliseconds of this thread, and how many requests it led. */
 export interface StatementCost {
@@ -93,8 +94,8 @@ export class StatementProfile {
       const length = ((bytes[at + 1]! << 24) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 8) | bytes[at + 4]!) >>> 0;
       const body = at + 5;
       if (type === 0x51 /* Q */) {
-        const [text] = cString(bytes, body);
-        if (!/^\s*begin\s*;?\s*$/i.test(text)) return normalise(text);
+        // A held `begin` (pglite-threaded.ts) is charged to the statement that travels with it.
+        if (!isBegin(bytes.subarray(at, at + 1 + length))) return normalise(cString(bytes, body)[0]);
       } else if (type === 0x50 /* P */) {
         const [name, next] = cString(bytes, body);
         const [text] = cString(bytes, next);

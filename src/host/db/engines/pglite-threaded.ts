@@ -10,7 +10,7 @@
 // are parsed here by pg-protocol, the parser node-postgres uses against a server.
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { importTypeScriptCode } from '../../workers/typescript.js';
-import { concat } from './bytes.js';
+import { concat, isBegin } from './bytes.js';
 import type { ProtocolTarget } from './pglite-connection.js';
 import type { Seeded, SeedSources } from './pglite-template.js';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
@@ -36,16 +36,6 @@ export interface ThreadReply {
 const ANSWERING = new Set(['S', 'H', 'Q', 'c', 'f'].map((c) => c.charCodeAt(0)));
 
 const READY_FOR_QUERY = 'readyForQuery';
-
-/** A simple-protocol Query message whose text is `begin` (how Kysely and node-postgres open a transaction). */
-function isBegin(message: Uint8Array): boolean {
-  if (message[0] !== 0x51 /* Q */ || message.byteLength !== 11) return false;
-  return (
-    Buffer.from(message.buffer, message.byteOffset + 5, 5)
-      .toString('latin1')
-      .toLowerCase() === 'begin'
-  );
-}
 
 /** What the backend answers to `begin` outside a transaction: CommandComplete BEGIN, ReadyForQuery T. */
 function beginAnswer(): BackendMessage[] {
