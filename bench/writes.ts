@@ -1,11 +1,12 @@
-// bench/writes: write throughput with the server in its own process (as deployed; its TypeScript loaded by the
-// checkout's own loader, as tsc emits it, not by tsx: bench/lib/setup.ts's serverLoader), per database engine:
+// bench/writes: write throughput with the server in its own process (as deployed: the compiled build when it is newer
+// than the sources, else the sources through the checkout's own loader; bench/lib/setup.ts's serverEntry), per database engine:
 // cold index of the vault, then 8 concurrent writers (edit_note append with expected_hash) on distinct
 // notes (light ones, then 64 spread over the vault) and on one note, one writer's latency, and 8 readers
 // (read_note) as the same-run baseline.
 // Usage: tsx bench/writes.ts [engines=pglite,postgres]   Env: BENCH_COPIES (4), BENCH_SECONDS (8),
 // BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
-// BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread).
+// BENCH_PGLITE_THREAD (1: embedded PGlite on its own thread, the default; 0: on the server's main thread),
+// BENCH_LOADER=1 (the sources through the loader even when a fresh build exists).
 // The server inherits this environment, so its escape hatches (EXOCORTEX_NATIVE_POOL=1,
 // EXOCORTEX_PGLITE_UNNAMED=1) give the same-run baselines docs/performance.md and docs/operations.md quote; BENCH_DEFERRED=0 sets
 // index.deferredWrites: false (one transaction per write-through batch); BENCH_HISTORY=0 switches the history
@@ -34,7 +35,7 @@ import {
   median,
   percentile,
   ROOT,
-  serverLoader,
+  serverEntry,
   servingUrl,
   threadCpuSeconds,
 } from './lib/setup.js';
@@ -46,14 +47,14 @@ const COLD_ONLY = process.env.BENCH_COLD_ONLY === '1';
 /** BENCH_STATEMENTS=1: the PGlite thread's CPU per statement over the cold index (EXOCORTEX_PGLITE_PROFILE). */
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 const STATEMENTS_SHOWN = 12;
-const CLI = path.join(ROOT, 'src/cli/main.ts');
+const SERVER = serverEntry();
 const engines = (process.argv[2] ?? 'pglite,postgres').split(',');
 
 type Result = { isError?: boolean; structuredContent?: Record<string, any>; content?: unknown };
 
 function cli(args: string[], configFile: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', serverLoader(), CLI, ...args, '--config', configFile], {
+    const c = spawn(process.execPath, [...SERVER.argv, ...args, '--config', configFile], {
       cwd: ROOT,
     });
     let out = '';
@@ -68,19 +69,15 @@ function cli(args: string[], configFile: string): Promise<string> {
 
 async function serve(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string }> {
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, '--import', serverLoader(), CLI, 'serve', '--config', configFile],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: [
-        'ignore',
-        process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore',
-        'pipe',
-      ],
-    },
-  );
+  const child = spawn(process.execPath, [...nodeArgs, ...SERVER.argv, 'serve', '--config', configFile], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: [
+      'ignore',
+      process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore',
+      'pipe',
+    ],
+  });
   return { child, url: await servingUrl(child, 500) };
 }
 
@@ -368,7 +365,7 @@ async function runEngine(engine: string): Promise<void> {
 }
 
 console.log(
-  `# machine: ${machine()}; server in its own process (the checkout's loader, as tsc emits it), clients in this one over HTTP; ${SECONDS} s per figure`,
+  `# machine: ${machine()}; server in its own process (${SERVER.compiled ? 'the compiled build' : "the sources through the checkout's loader: no build newer than them"}), clients in this one over HTTP; ${SECONDS} s per figure`,
 );
 for (const engine of engines) {
   if (engine === 'postgres' && !postgresAvailable()) {

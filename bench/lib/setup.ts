@@ -1,6 +1,15 @@
 // Shared bench setup: a temp vault + migrated PGlite data dir + config file, and median helpers.
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +28,37 @@ export const ECHO_FAMILY = path.join(ROOT, 'test/fixtures/families/echo');
 export function serverLoader(root = ROOT): string {
   const own = path.join(root, 'scripts/ts-loader/register.mjs');
   return existsSync(own) ? pathToFileURL(own).href : 'tsx';
+}
+
+/** Sources a build compiles: a file here newer than the build means the build is not what the checkout holds. */
+const SOURCE_DIRS = ['src', 'plugins', 'migrations', 'schemas'];
+
+function newestSourceMs(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (e.name !== 'generated') newest = Math.max(newest, newestSourceMs(p));
+    } else newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The node arguments that start this checkout's CLI in a bench's server process: its compiled build, which is
+ * what `npm start` and `exocortex` run, when `npm run build` emitted it after the sources last changed; else
+ * (no build, a stale one, or BENCH_LOADER=1) the sources through the checkout's loader, which also pays
+ * esbuild's transform of every module at start. A stale build is never measured.
+ */
+export function serverEntry(): { readonly argv: readonly string[]; readonly compiled: boolean } {
+  const main = path.join(ROOT, 'dist/src/cli/main.js');
+  const built = process.env.BENCH_LOADER !== '1' && existsSync(main) ? statSync(main).mtimeMs : 0;
+  const fresh =
+    built > 0 &&
+    SOURCE_DIRS.every((d) => !existsSync(path.join(ROOT, d)) || newestSourceMs(path.join(ROOT, d)) <= built);
+  return fresh
+    ? { argv: [main], compiled: true }
+    : { argv: ['--import', serverLoader(), path.join(ROOT, 'src/cli/main.ts')], compiled: false };
 }
 
 /** A temporary vault, database and config; `migrated: false` leaves the database to the server's first start. */
