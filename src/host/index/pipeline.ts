@@ -5,23 +5,14 @@ import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { IndexService } from '../../sdk/index-service.js';
 import type { ChangeOrigin } from '../../sdk/types.js';
-import { mapLimit } from '../../sdk/map-limit.js';
-import { parseInline, parseItems, prepareOne, unreadable, type Prepared } from './prepare.js';
-import { DeferredRows } from './deferred.js';
+import type { Prepared } from './prepare.js';
+import { prepareBatch } from './prepare-batch.js';
+import { IndexWriter } from './index-writer.js';
 import { rederiveStep } from './rederive.js';
 import { brief, IndexState } from './state.js';
-import { clearDeferred, type DeferredWrite } from './store.js';
-import { WriteThroughQueue, type WriteRequest } from './write-through.js';
 import { ContributorVersions } from './versions.js';
-import { underAny, VaultWatcher, type WatchBatch } from './watcher.js';
-import {
-  announceCommit,
-  isNotePath,
-  type CachedNote,
-  type PipelineDeps,
-  type PipelineStatus,
-  type WatcherState,
-} from './types.js';
+import { WatchFeed } from './watch-feed.js';
+import { isNotePath, type CachedNote, type PipelineDeps, type PipelineStatus } from './types.js';
 
 export class IndexPipeline implements IndexService {
   readonly state: IndexState;
@@ -29,30 +20,12 @@ export class IndexPipeline implements IndexService {
   private readonly dirty = new Map<string, boolean>();
   private readonly inFlight = new Set<string>();
   private draining: Promise<void> | undefined;
-  private writer: Promise<unknown> = Promise.resolve();
-  private readonly writes = new WriteThroughQueue(
-    (fn) => this.lock(fn),
-    {
-      maxPaths: () => this.deps.settings.batchSize,
-      maxWaitMs: () => this.deps.settings.groupCommitWaitMs,
-      writers: {
-        inFlight: () => this.deps.writeCalls?.inFlight(this.vaultId) ?? 0,
-        subscribe: (listener) => this.deps.writeCalls?.subscribe(listener) ?? (() => undefined),
-      },
-    },
-    (group) => this.writeGroup(group),
-  );
+  /** PGlite has one connection: every write of this index, rederive.ts's through lock() too, queues here. */
+  private readonly writer: IndexWriter;
   private passChain: Promise<unknown> = Promise.resolve();
-  /** Deferred rows of write-throughs that have answered, not yet written (see deferred.ts). */
-  private readonly deferredRows = new DeferredRows();
-  private deferredTimer: NodeJS.Timeout | undefined;
-  /** The latest second transaction, queued or running (never rejects). */
-  private deferredDone: Promise<void> = Promise.resolve();
   private passRunning = false;
   private loaded: Promise<void> | undefined;
-  private watcher: VaultWatcher | undefined;
-  private watcherState: WatcherState = 'off';
-  private watcherError: string | undefined;
+  private readonly watch: WatchFeed;
   private reconcileTimer: NodeJS.Timeout | undefined;
   private idleWaiters: Array<() => void> = [];
   private readyWaiters: Array<() => void> = [];
@@ -78,6 +51,17 @@ export class IndexPipeline implements IndexService {
       requeue: (path) => this.requeue(path),
       fence: deps.fence,
     });
+    this.writer = new IndexWriter(deps, this.state, this.versions, {
+      fail: (what, err) => this.fail(what, err),
+      mark: (path, force) => this.mark(path, force),
+      kick: () => this.kick(),
+    });
+    this.watch = new WatchFeed(deps, this.state, {
+      mark: (path, force) => this.mark(path, force),
+      kick: () => this.kick(),
+      fail: (what, err) => this.fail(what, err),
+      isClosed: () => this.closed,
+    });
   }
 
   get cache(): ReadonlyMap<string, CachedNote> {
@@ -95,7 +79,7 @@ export class IndexPipeline implements IndexService {
     void (async () => {
       try {
         await this.ensureLoaded();
-        if (this.deps.settings.watch) await this.startWatcher();
+        if (this.deps.settings.watch) await this.watch.start();
         await this.runPass();
       } catch (e) {
         this.fail('index start failed', e);
@@ -132,53 +116,6 @@ export class IndexPipeline implements IndexService {
     for (const r of rows) this.mark(r.path, true);
   }
 
-  private async startWatcher(): Promise<void> {
-    this.watcherState = 'starting';
-    const s = this.deps.settings;
-    const watcher = new VaultWatcher({
-      root: this.deps.vault.fs.root,
-      debounceMs: s.debounceMs,
-      maxDelayMs: Math.max(1000, s.debounceMs * 10),
-      onBatch: (b) => this.onWatchBatch(b),
-      onError: (err) => this.watcherFailed(err),
-    });
-    try {
-      await watcher.start();
-      this.watcher = watcher;
-      this.watcherState = this.closed ? 'off' : 'watching';
-      if (this.closed) await watcher.close();
-    } catch (e) {
-      this.watcherFailed(e);
-    }
-  }
-
-  private watcherFailed(err: unknown): void {
-    this.watcherState = 'failed';
-    this.watcherError = `${err instanceof Error ? err.message : String(err)}; changes are picked up by reconcile passes only`;
-    this.fail('vault watcher failed', err);
-    const w = this.watcher;
-    this.watcher = undefined;
-    void w?.close();
-  }
-
-  private onWatchBatch(b: WatchBatch): void {
-    for (const p of b.notes) if (isNotePath(p)) this.mark(p, false);
-    if (b.deleted.size > 0) {
-      for (const p of [...this.state.cache.keys(), ...this.state.quarantine.keys()])
-        if (underAny(p, b.deleted)) this.mark(p, false);
-    }
-    for (const folder of b.created) {
-      void this.deps.vault.fs
-        .list(folder, { recursive: true })
-        .then((entries) => {
-          for (const e of entries) if (e.kind === 'file' && isNotePath(e.path)) this.mark(e.path, false);
-          this.kick();
-        })
-        .catch(() => undefined);
-    }
-    this.kick();
-  }
-
   /** A full pass: walk the vault, queue what differs from the index (or everything when forced), wait until done. */
   runPass(options: { force?: boolean } = {}): Promise<void> {
     const run = () => this.pass(options.force ?? false);
@@ -210,7 +147,7 @@ export class IndexPipeline implements IndexService {
       this.kick();
       await this.idle();
       if (this.closed) return;
-      await this.lock(() => this.endPass(true));
+      await this.lock(() => this.writer.endPass(true));
       this.lastPassAt = this.now().toISOString();
       if (!this.ready) {
         this.ready = true;
@@ -271,10 +208,10 @@ export class IndexPipeline implements IndexService {
       if (!next) {
         if (committed) {
           committed = false;
-          await this.lock(() => this.endPass());
+          await this.lock(() => this.writer.endPass());
         }
         if (this.dirty.size === 0 && this.inFlight.size === 0) for (const w of this.idleWaiters.splice(0)) w();
-        if (await this.lock(() => this.syncContributors())) continue;
+        if (await this.lock(() => this.writer.syncContributors())) continue;
         if (await rederiveStep(this)) continue;
         break;
       }
@@ -285,8 +222,8 @@ export class IndexPipeline implements IndexService {
         // left to it: it reads the path from disk too and carries its caller's origin and rename. Committed
         // here first, our own tool's move (the watcher saw its rename) would be recorded as an outside removal.
         await this.lock(async () => {
-          const ours = items.filter((i) => !this.writes.leaves(i.path));
-          if (ours.length > 0) await this.commit(ours);
+          const ours = items.filter((i) => !this.writer.leaves(i.path));
+          if (ours.length > 0) await this.writer.commit(ours);
         });
         committed = true;
       } finally {
@@ -297,118 +234,14 @@ export class IndexPipeline implements IndexService {
     await Promise.allSettled(ahead);
   }
 
-  /** Sync contributor versions when the serving set changed; true when it did. */
-  private async syncContributors(): Promise<boolean> {
-    const entries = this.deps.contributors();
-    if (!this.versions.changed(entries)) return false;
-    await this.writeDeferredNow();
-    this.state.memo.clear();
-    await this.versions.sync(entries);
-    return true;
-  }
-
   /** Read (and parse what changed) for a batch of paths. Never rejects: failures become quarantine items. */
-  async prepareBatch(batch: ReadonlyArray<readonly [string, boolean]>): Promise<Prepared[]> {
-    const { fs } = this.deps.vault;
-    const s = this.deps.settings;
-    const items = await mapLimit(batch, s.readConcurrency, ([p, force]) => {
-      const base = this.cache.get(p)?.hash;
-      return prepareOne(fs, p, s.maxNoteBytes, base, force).catch((e) => unreadable(p, base, e));
-    });
-    await this.parse(items, s.parseTaskSize);
-    this.prepareContributors(items);
-    return items;
-  }
-
-  /**
-   * Contributors' model-only work for a parsed batch, done here while the batch before it is written (see
-   * IndexContributor.prepare). A prepare that throws costs nothing but its time: write derives again.
-   */
-  private prepareContributors(items: readonly Prepared[]): void {
-    const preparing = this.deps.contributors().filter((c) => c.contributor.prepare);
-    if (preparing.length === 0) return;
-    for (const it of items) {
-      if (it.kind !== 'content' || !it.model) continue;
-      for (const c of preparing) {
-        try {
-          c.contributor.prepare!(it.model);
-        } catch (e) {
-          this.deps.log.debug({ err: brief(e), path: it.path }, `contributor ${c.contributor.name} failed to prepare`);
-        }
-      }
-    }
-  }
-
-  private async parse(items: Prepared[], taskSize: number): Promise<void> {
-    try {
-      await parseItems(this.deps.workers, items, taskSize);
-    } catch {
-      // One note may have crashed the task: parse the rest one by one so only it is quarantined.
-      for (let i = 0; i < items.length; i++) {
-        const it = items[i];
-        if (it.kind !== 'content' || !it.bytes) continue;
-        try {
-          await parseItems(this.deps.workers, [it], 1);
-        } catch (e) {
-          items[i] = {
-            kind: 'quarantine',
-            path: it.path,
-            reason: `parse_failed: ${brief(e)}`,
-            hash: it.hash,
-            size: it.size,
-            mtimeMs: it.mtimeMs,
-            baseHash: it.baseHash,
-          };
-        }
-      }
-    }
-  }
-
-  /**
-   * Decide and write one batch; a write-through's deferred rows are queued (queueDeferred). The caller
-   * holds the writer lock.
-   */
-  private async commit(
-    items: readonly Prepared[],
-    moves?: ReadonlyMap<string, string>,
-    origin?: ChangeOrigin,
-    writeThrough = false,
-  ): Promise<void> {
-    await this.syncContributors();
-    // Waiting rows were derived from older content. A batch that removes, quarantines or moves away a
-    // note with rows waiting goes after them. An edit of such a note (another write-through, or a pass
-    // that saw the file change again) queues its newer rows in their place: written here directly, they
-    // would be overwritten by the older ones.
-    if (items.some((i) => i.kind !== 'content' && this.deferredRows.has(i.path))) await this.writeDeferredNow();
-    const waiting = this.deferredRows;
-    const defer =
-      writeThrough && this.deps.settings.deferredWrites
-        ? () => true
-        : waiting.size > 0
-          ? (p: string) => waiting.has(p)
-          : undefined;
-    const deferred = await this.state.commit(items, moves, origin, defer);
-    if (deferred.length > 0) this.queueDeferred(deferred);
-  }
-
-  /** Tell contributors that want it that a pass ended. The caller holds the writer lock. */
-  private async endPass(caughtUp = false): Promise<void> {
-    const ending = this.deps.contributors().filter((c) => c.contributor.passEnd);
-    if (ending.length === 0) return;
-    for (const c of ending) {
-      try {
-        await c.contributor.passEnd!(this.deps.db, { vaultId: this.vaultId, caughtUp });
-      } catch (e) {
-        this.fail(`contributor ${c.contributor.name} failed at the end of a pass`, e);
-      }
-    }
+  prepareBatch(batch: ReadonlyArray<readonly [string, boolean]>): Promise<Prepared[]> {
+    return prepareBatch(this.deps, this.cache, batch);
   }
 
   /** Run `fn` with the database writer to itself (one transaction at a time). */
   lock<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writer.then(fn, fn);
-    this.writer = run.catch(() => undefined);
-    return run;
+    return this.writer.lock(fn);
   }
 
   /**
@@ -450,7 +283,7 @@ export class IndexPipeline implements IndexService {
 
   hold(vaultId: number, paths: readonly string[]): () => void {
     this.checkVault(vaultId);
-    return this.writes.hold(paths.filter(isNotePath), (p) => this.requeue(p));
+    return this.writer.hold(paths.filter(isNotePath), (p) => this.requeue(p));
   }
 
   /**
@@ -468,99 +301,12 @@ export class IndexPipeline implements IndexService {
     await this.ensureLoaded();
     const notes = paths.filter(isNotePath);
     if (notes.length === 0) return;
-    await this.writes.submit({ paths: notes, moves, origin });
-  }
-
-  private async writeGroup(group: readonly WriteRequest[]): Promise<void> {
-    const s = this.deps.settings;
-    const paths = [...new Set(group.flatMap((r) => r.paths))];
-    const moves = new Map(group.flatMap((r) => [...(r.moves ?? [])]));
-    const items = await Promise.all(
-      paths.map((p) => {
-        const base = this.cache.get(p)?.hash;
-        return prepareOne(this.deps.vault.fs, p, s.maxNoteBytes, base, moves.has(p)).catch((e) =>
-          unreadable(p, base, e),
-        );
-      }),
-    );
-    const small = items.every((i) => i.kind !== 'content' || !i.bytes || i.bytes.length <= s.inlineParseMaxBytes);
-    if (small) items.forEach(parseInline);
-    else await this.parse(items, 1);
-    await this.commit(items, moves.size > 0 ? moves : undefined, group[0].origin, true);
-    await this.endPass();
-    // The callers are answered when this returns; their deferred rows wait (deferred.ts).
-  }
-
-  /**
-   * Hold deferred rows for index.deferredDelayMs, so that notes written again meanwhile are derived once;
-   * at once when the delay is 0 or a batch's worth of notes is waiting.
-   */
-  private queueDeferred(work: readonly DeferredWrite[]): void {
-    this.deferredRows.add(work);
-    const delay = this.deps.settings.deferredDelayMs;
-    if (delay <= 0 || this.deferredRows.size >= this.deps.settings.batchSize) {
-      void this.flushDeferred();
-      return;
-    }
-    if (this.deferredTimer) return;
-    this.deferredTimer = setTimeout(() => {
-      this.deferredTimer = undefined;
-      void this.flushDeferred();
-    }, delay);
-    // A process that stops meanwhile leaves the notes marked: the next start re-derives them.
-    this.deferredTimer.unref();
-  }
-
-  /** Queue the second transaction for the rows waiting now; resolves when they are written (never rejects). */
-  private flushDeferred(): Promise<void> {
-    clearTimeout(this.deferredTimer);
-    this.deferredTimer = undefined;
-    if (this.deferredRows.size === 0) return this.deferredDone;
-    this.deferredDone = this.lock(() => this.writeDeferredNow());
-    return this.deferredDone;
-  }
-
-  /** Write the rows waiting, if any; settled() waits for this write from here on. The caller holds the writer lock. */
-  private writeDeferredNow(): Promise<void> {
-    if (this.deferredRows.size === 0) return Promise.resolve();
-    clearTimeout(this.deferredTimer);
-    this.deferredTimer = undefined;
-    const work = this.deferredRows.take((it) => this.cache.get(it.note.path)?.id === it.note.id);
-    if (work.length === 0) return Promise.resolve();
-    this.deferredDone = this.writeDeferred(work);
-    return this.deferredDone;
-  }
-
-  /** The second transaction of a write-through: deferred contributors' rows, and their marks cleared. */
-  private async writeDeferred(work: readonly DeferredWrite[]): Promise<void> {
-    const ids = [...new Set(work.flatMap((w) => w.items.map((it) => it.note.id)))];
-    try {
-      await this.deps.db.transaction().execute(async (trx) => {
-        await this.deps.fence?.(trx);
-        for (const { entry, items } of work) {
-          const k = entry.contributor;
-          if (k.writeMany) await k.writeMany(trx, items);
-          else for (const it of items) await k.write(trx, it.note, it.model);
-        }
-        await clearDeferred(trx, ids);
-      });
-      announceCommit(
-        work.map((w) => w.entry),
-        this.vaultId,
-        (what, e) => this.fail(what, e),
-      );
-    } catch (e) {
-      // The marks stay: the next pass re-derives these notes with every contributor.
-      this.fail('deferred index write failed', e);
-      this.state.memo.clear();
-      for (const w of work) for (const it of w.items) this.mark(it.note.path, true);
-      this.kick();
-    }
+    await this.writer.submit({ paths: notes, moves, origin });
   }
 
   settled(vaultId: number): Promise<void> {
     this.checkVault(vaultId);
-    return this.flushDeferred();
+    return this.writer.flushDeferred();
   }
 
   status(vaultId: number = this.vaultId): PipelineStatus {
@@ -576,8 +322,8 @@ export class IndexPipeline implements IndexService {
       lastPassAt: this.lastPassAt,
       lastChangeAt: this.state.lastChangeAt,
       failures: this.failures,
-      watcher: this.watcherState,
-      ...(this.watcherError ? { watcherError: this.watcherError } : {}),
+      watcher: this.watch.state,
+      ...(this.watch.error ? { watcherError: this.watch.error } : {}),
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
   }
@@ -611,11 +357,10 @@ export class IndexPipeline implements IndexService {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.reconcileTimer);
-    this.watcherState = 'off';
-    await this.watcher?.close();
+    await this.watch.close();
     await this.draining?.catch(() => undefined);
-    await this.flushDeferred();
-    await this.writer.catch(() => undefined);
+    await this.writer.flushDeferred();
+    await this.writer.whenFree();
     for (const w of this.idleWaiters.splice(0)) w();
     for (const w of this.readyWaiters.splice(0)) w();
   }
