@@ -161,3 +161,11 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | f
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** How many notes of the rig's vault carry a deferred mark (rows a deferred contributor has still to write). */
+export async function deferredMarks(r: Rig): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM index_deferred WHERE vault_id = ${r.pipeline.vaultId}`.execute(r.database.db);
+  return Number(rows[0].n);
+}

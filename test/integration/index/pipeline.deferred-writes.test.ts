@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { IndexPipeline } from '../../../src/host/index/index.js';
 import type { NoteModel } from '../../../src/markdown/index.js';
 import type { IndexContributor } from '../../../src/sdk/types.js';
-import { rig, until } from './pipeline-rig.js';
+import { deferredMarks, rig, until } from './pipeline-rig.js';
 
 // Each subtest builds its own pipeline over a copied vault with every contributor: past tap's 120 s when CI
 // shares the cores.
@@ -41,16 +41,7 @@ t.test(
     r.contributors.push({ family: 'fixture', contributor: deferred });
     r.pipeline.start();
     await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
-    const marks = async () =>
-      Number(
-        (
-          await sql<{
-            n: number;
-          }>`SELECT count(*)::int AS n FROM index_deferred WHERE vault_id = ${r.pipeline.vaultId}`.execute(
-            r.database.db,
-          )
-        ).rows[0].n,
-      );
+    const marks = () => deferredMarks(r);
     t.equal(await marks(), 0, 'passes write every contributor in one transaction: no marks');
     events.length = 0;
 
@@ -135,16 +126,7 @@ t.test(
     });
     r.pipeline.start();
     await r.pipeline.whenReady(r.pipeline.vaultId, 30_000);
-    const marks = async () =>
-      Number(
-        (
-          await sql<{
-            n: number;
-          }>`SELECT count(*)::int AS n FROM index_deferred WHERE vault_id = ${r.pipeline.vaultId}`.execute(
-            r.database.db,
-          )
-        ).rows[0].n,
-      );
+    const marks = () => deferredMarks(r);
     writes.length = 0;
 
     // Three edits of one note and one of another inside the delay: one transaction, the newest content.
@@ -238,18 +220,6 @@ t.test(
     await r.pipeline.noteWritten(r.pipeline.vaultId, 'Deferred/B.md');
     events.push('answered');
     t.same(events, ['rows Deferred/B.md', 'answered']);
-    t.equal(
-      Number(
-        (
-          await sql<{
-            n: number;
-          }>`SELECT count(*)::int AS n FROM index_deferred WHERE vault_id = ${r.pipeline.vaultId}`.execute(
-            r.database.db,
-          )
-        ).rows[0].n,
-      ),
-      0,
-      'no marks',
-    );
+    t.equal(await deferredMarks(r), 0, 'no marks');
   },
 );
