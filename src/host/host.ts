@@ -20,7 +20,7 @@ import { AuditWriter } from './audit/batch-writer.js';
 import { migrateHost, openDatabase, pgliteMemoryOf, type DatabaseService } from './db/index.js';
 import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
-import { FamilyManager, type ApplyResult } from './families/manager.js';
+import { FamilyManager, preloadFamilies, type ApplyResult } from './families/manager.js';
 import { listenHttp, listenUrl } from './http/listener.js';
 import type { HttpSurface } from './http/surfaces.js';
 import type { OAuthServer } from './oauth/server.js';
@@ -196,6 +196,8 @@ export class Host {
     const h = settings.host;
     const log = options.log ?? createLogger(h.log.level);
     const vaultRoot = resolvePath(settings, h.vault.path);
+    // Not awaited: the families load on this thread while the database opens (PGlite on its own thread).
+    void preloadFamilies(settings, options.builtinDir);
     const database = await openDatabase(h.database.url, {
       baseDir: settings.baseDir,
       poolSize: h.database.poolSize,

@@ -29,6 +29,24 @@ export function builtinSources(dir = BUILTIN_PLUGINS_DIR): FamilySource[] {
   return out;
 }
 
+/** The built-ins, then the `plugins` setting's modules in its order; a plugin that cannot be found is a problem. */
+export function familySources(
+  plugins: readonly string[],
+  baseDir: string,
+  builtinDir?: string,
+): { sources: FamilySource[]; problems: string[] } {
+  const sources = builtinSources(builtinDir);
+  const problems: string[] = [];
+  for (const spec of plugins) {
+    try {
+      sources.push(pluginSource(spec, baseDir));
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
+  return { sources, problems };
+}
+
 export function pluginSource(spec: string, baseDir: string): FamilySource {
   if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('file:')) {
     const file = spec.startsWith('file:') ? fileURLToPath(spec) : path.resolve(baseDir, spec);

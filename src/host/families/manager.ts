@@ -5,10 +5,11 @@ import { parseRequirement, type DefinedFamily } from '../../sdk/define-family.js
 import { envName, parseEnvValue, setPath, type Settings } from '../settings/load.js';
 import { migrate } from '../db/index.js';
 import { familyRefusalSpecs, registerFamilyRefusals } from '../../sdk/refusals.js';
-import { builtinSources, importFamily, pluginSource, type FamilySource } from './discover.js';
+import { familySources, importFamily, type FamilySource } from './discover.js';
 import { FamilyGeneration } from './generation.js';
 import type { HostServices } from './host-services.js';
 import { FamilyRegistry, type FamilyStatus } from './registry.js';
+import type { ValidateFunction } from 'ajv';
 import { compileFamilyTools, compileSchema } from './tool-compiler.js';
 
 export interface ApplyResult {
@@ -196,21 +197,15 @@ export class FamilyManager {
   }
 
   private async candidates(settings: Settings): Promise<Candidate[]> {
-    const sources = [...builtinSources(this.builtinDir)];
-    const problems: string[] = [];
-    for (const spec of settings.host.plugins) {
-      try {
-        sources.push(pluginSource(spec, settings.baseDir));
-      } catch (e) {
-        problems.push((e as Error).message);
-      }
-    }
+    const { sources, problems } = familySources(settings.host.plugins, settings.baseDir, this.builtinDir);
     const out: Candidate[] = [];
     const seen = new Map<string, string>();
-    for (const source of sources) {
+    // Imported side by side, reported in order.
+    const loading = sources.map((source) => this.importOnce(source));
+    for (const [i, source] of sources.entries()) {
       let family: DefinedFamily;
       try {
-        family = await this.importOnce(source);
+        family = await loading[i]!;
       } catch (e) {
         problems.push(`${source.spec}: cannot be loaded: ${(e as Error).message}`);
         continue;
@@ -269,7 +264,7 @@ export class FamilyManager {
           envLeft.delete(name);
           setPath(value, leaf.slice(1), parseEnvValue(raw));
         }
-        const validate = compileSchema({ additionalProperties: false, ...schema });
+        const validate = sectionValidator(schema);
         if (!validate(value)) {
           for (const err of (validate.errors ?? []).slice(0, 5)) {
             const at = [section, ...err.instancePath.split('/').filter(Boolean)].join('.');
@@ -314,6 +309,33 @@ export class FamilyManager {
     this.registry.swap(new Map(), new Map());
     await Promise.all(gens.map((g) => g.close(5_000)));
   }
+}
+
+/** A config section's validator: unknown keys refused. Compiled once per schema (tool-compiler's cache). */
+function sectionValidator(schema: object): ValidateFunction {
+  return compileSchema({ additionalProperties: false, ...schema });
+}
+
+/**
+ * Import the families' modules and compile their settings validators ahead of the first apply(), on this
+ * thread while it would otherwise wait (the embedded database opens on its own): apply() then finds
+ * both in the module cache and tool-compiler's. Never rejects: apply() reports whatever fails here.
+ */
+export async function preloadFamilies(
+  settings: { readonly host: { readonly plugins: readonly string[] }; readonly baseDir: string },
+  builtinDir?: string,
+): Promise<void> {
+  const { sources } = familySources(settings.host.plugins, settings.baseDir, builtinDir);
+  await Promise.all(
+    sources.map(async (source) => {
+      try {
+        const family = await importFamily(source);
+        for (const schema of Object.values(family.settings ?? {})) sectionValidator(schema);
+      } catch {
+        // apply() imports it again and reports the failure
+      }
+    }),
+  );
 }
 
 function orderByProvides(list: Candidate[]): Candidate[] {
