@@ -35,6 +35,7 @@ export class IndexPipeline implements IndexService {
   private failures = 0;
   private lastError: string | undefined;
   private closed = false;
+  private closing: Promise<void> | undefined;
   private readonly now: () => Date;
 
   constructor(readonly deps: PipelineDeps) {
@@ -353,8 +354,13 @@ export class IndexPipeline implements IndexService {
   }
 
   /** Stop watching and passes, finish the batch being written, then return. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    // A second close waits for the first: both callers go on only once the batch being written is done.
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     this.closed = true;
     clearInterval(this.reconcileTimer);
     await this.watch.close();

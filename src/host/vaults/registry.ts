@@ -191,6 +191,12 @@ export class VaultRegistry {
     const entry = this.served.get(id);
     if (!entry) return;
     const { index, handle } = entry;
+    // The pipeline first, the vault still served: the batch it is committing finishes, and its contributors
+    // may ask for the vault or the index's status there (refused, every note of the batch was quarantined).
+    await index
+      ?.close()
+      .catch((e) => this.deps.log.warn({ vault: entry.row.name, err: String(e) }, 'index close failed'));
+    if (entry.index !== index) return; // another stop or serve has taken over the entry meanwhile
     entry.index = undefined;
     entry.handle = undefined;
     if (reason === undefined) this.served.delete(id);
@@ -198,9 +204,6 @@ export class VaultRegistry {
       entry.state = 'unavailable';
       entry.reason = reason;
     }
-    await index
-      ?.close()
-      .catch((e) => this.deps.log.warn({ vault: entry.row.name, err: String(e) }, 'index close failed'));
     await handle?.fs.close().catch(() => undefined);
   }
 
