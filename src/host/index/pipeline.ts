@@ -9,7 +9,7 @@ import type { Prepared } from './prepare.js';
 import { prepareBatch } from './prepare-batch.js';
 import { IndexWriter } from './index-writer.js';
 import { rederiveStep } from './rederive.js';
-import { brief, IndexState } from './state.js';
+import { brief, INDEX_FAILED, IndexState } from './state.js';
 import { ContributorVersions } from './versions.js';
 import { WatchFeed } from './watch-feed.js';
 import { isNotePath, type CachedNote, type PipelineDeps, type PipelineStatus } from './types.js';
@@ -115,6 +115,9 @@ export class IndexPipeline implements IndexService {
     const { rows } = await sql<{ path: string }>`SELECT n.path FROM index_deferred d JOIN notes n ON n.id = d.note_id
       WHERE d.vault_id = ${this.vaultId}`.execute(this.deps.db);
     for (const r of rows) this.mark(r.path, true);
+    // Notes an earlier process could not index for a database or family refusal (not their own bytes, which
+    // the other reasons name) are tried once more at each start: the cause may have passed.
+    for (const [path, q] of this.state.quarantine) if (q.reason.startsWith(INDEX_FAILED)) this.mark(path, false);
   }
 
   /** A full pass: walk the vault, queue what differs from the index (or everything when forced), wait until done. */

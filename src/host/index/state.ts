@@ -33,6 +33,9 @@ export interface IndexStateDeps {
   readonly fence?: (trx: Kysely<any>) => Promise<void>;
 }
 
+/** The quarantine reason of a note the database or a family refused (its bytes were fine). */
+export const INDEX_FAILED = 'index_failed';
+
 export class IndexState {
   readonly cache = new Map<string, CachedNote>();
   readonly quarantine = new Map<string, QuarantinedNote>();
@@ -157,7 +160,7 @@ export class IndexState {
     const q: Op = {
       op: 'quarantine',
       path: op.path,
-      reason: `index_failed: ${brief(err)}`,
+      reason: `${INDEX_FAILED}: ${brief(err)}`,
       hash,
       size,
       mtimeMs,
