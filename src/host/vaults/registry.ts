@@ -191,8 +191,13 @@ export class VaultRegistry {
     const entry = this.served.get(id);
     if (!entry) return;
     const { index, handle } = entry;
-    // The pipeline first, the vault still served: the batch it is committing finishes, and its contributors
-    // may ask for the vault or the index's status there (refused, every note of the batch was quarantined).
+    // New calls are refused at once when the vault stays listed (another owner, its root gone); the pipeline
+    // closes before it is let go of: the batch it is committing finishes, and its contributors may ask for
+    // the index's status there (refused, every note of that batch was quarantined for good).
+    if (reason !== undefined) {
+      entry.state = 'unavailable';
+      entry.reason = reason;
+    }
     await index
       ?.close()
       .catch((e) => this.deps.log.warn({ vault: entry.row.name, err: String(e) }, 'index close failed'));
@@ -200,10 +205,6 @@ export class VaultRegistry {
     entry.index = undefined;
     entry.handle = undefined;
     if (reason === undefined) this.served.delete(id);
-    else {
-      entry.state = 'unavailable';
-      entry.reason = reason;
-    }
     await handle?.fs.close().catch(() => undefined);
   }
 
