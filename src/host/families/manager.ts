@@ -1,6 +1,7 @@
 // The family loader: turns settings into a plan (which families, read-only or not, with what
 // settings), boots changed families as a new generation beside the old, swaps the registry
 // atomically, then closes the old generations once their in-flight calls finish.
+import type { ValidateFunction } from 'ajv';
 import { parseRequirement, type DefinedFamily } from '../../sdk/define-family.js';
 import { envName, parseEnvValue, setPath, type Settings } from '../settings/load.js';
 import { migrate } from '../db/index.js';
@@ -9,7 +10,6 @@ import { familySources, importFamily, type FamilySource } from './discover.js';
 import { FamilyGeneration } from './generation.js';
 import type { HostServices } from './host-services.js';
 import { FamilyRegistry, type FamilyStatus } from './registry.js';
-import type { ValidateFunction } from 'ajv';
 import { compileFamilyTools, compileSchema } from './tool-compiler.js';
 
 export interface ApplyResult {
