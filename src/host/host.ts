@@ -15,7 +15,8 @@ import { registrationBudget, signInBudget, type AttemptBudget } from './auth/att
 import { ensureOperator, listUsers } from './auth/users.js';
 import { ensureVault, listVaults } from './auth/vaults.js';
 import { Forwarder } from './cluster/forward.js';
-import { checkFence, VaultLeases } from './cluster/leases.js';
+import { checkFence } from './cluster/fence.js';
+import { VaultLeases } from './cluster/leases.js';
 import { AuditWriter } from './audit/batch-writer.js';
 import { migrateHost, openDatabase, pgliteMemoryOf, type DatabaseService } from './db/index.js';
 import { ToolDispatcher } from './families/dispatch.js';

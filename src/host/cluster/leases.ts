@@ -387,23 +387,3 @@ export function rebalanceSurplus(me: string, load: ReadonlyMap<string, number>, 
 
 /** A lease statement or connect slower than this counts as a lost lease connection. */
 const LEASE_QUERY_TIMEOUT_MS = 3000;
-
-/** The clause an index transaction runs first: the row it locks FOR SHARE blocks a takeover until commit. */
-export async function checkFence(trx: Kysely<any>, vaultId: number, owner: string, epoch: number): Promise<void> {
-  const r =
-    await sql`SELECT 1 FROM vault_leases WHERE vault_id = ${vaultId} AND owner = ${owner} AND epoch = ${epoch} FOR SHARE`.execute(
-      trx,
-    );
-  if (r.rows.length === 0) throw new FencedError(vaultId, epoch);
-}
-
-/** A commit refused because another process owns the vault under a newer epoch. */
-export class FencedError extends Error {
-  constructor(
-    readonly vaultId: number,
-    readonly epoch: number,
-  ) {
-    super(`vault ${vaultId}: lease epoch ${epoch} is no longer current; another process owns the vault`);
-    this.name = 'FencedError';
-  }
-}

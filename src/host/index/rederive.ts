@@ -1,7 +1,7 @@
 // Background re-derivation after a contributor's version bump (or for a newly enabled one): walks the
 // notes it has not derived yet in id order, re-parses them and calls only that contributor. Runs when
 // the change queue is empty; a note that changed meanwhile goes back to the queue instead.
-import { FencedError } from '../cluster/leases.js';
+import { FencedError } from '../cluster/fence.js';
 import type { NoteModel } from '../../markdown/index.js';
 import { mapLimit } from '../../sdk/map-limit.js';
 import { parseItems, prepareOne, type Prepared } from './prepare.js';

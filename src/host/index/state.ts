@@ -3,7 +3,7 @@
 // The caller holds the writer lock; this module never reads files.
 import type { Kysely } from 'kysely';
 import type { ChangeOrigin } from '../../sdk/types.js';
-import { FencedError } from '../cluster/leases.js';
+import { FencedError } from '../cluster/fence.js';
 import { DerivedMemo } from './memo.js';
 import { decide } from './decide.js';
 import type { Prepared } from './prepare.js';
