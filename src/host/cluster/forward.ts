@@ -1,13 +1,6 @@
-// Any process accepts any request: once the credential names its vault, a process that does not own the
-// vault streams the raw HTTP request to the owner and the owner's answer back (SSE and listen streams
-// included), and a client that goes away aborts the hop. The owner verifies the bearer again (the hop
-// carries it untouched), so a forwarder can never widen what a credential may do; it can only narrow
-// it: its own families and read-only switches travel as a scope ceiling, signed with the cluster's hop
-// key (a secret in PostgreSQL), and the owner intersects the credential's scopes with it. A hop header
-// without a valid signature is refused, so nothing from outside passes for a forwarder. Other vault-bound
-// HTTP routes (transfer links, the panel's vault pages) go the same way once their own credential named
-// the vault (`route`), their bodies streamed; the local operator of the admin channel (`exocortex stdio`)
-// travels as a signed assertion, which only a process holding the database's hop key can make.
+// Any process accepts any request: one whose vault another process owns is streamed to that owner over a
+// signed hop (hop-signature.ts), which can only narrow what the credential may do; the owner checks the
+// credential again. The model and its guarantees: docs/operations.md (several processes) and docs/security.md.
 import http from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mayWrite, type Scope } from '../../sdk/scopes.js';
