@@ -1,7 +1,8 @@
 // How a command reaches server state: through the process that owns the database when one runs (over its
 // admin channel), and otherwise here, holding the database lock: the same operation either way. Heavy
 // modules load lazily so `exocortex stdio` answers at once.
-import type { DatabaseService } from '../host/db/index.js';
+import type { DatabaseService, OpenedEngine } from '../host/db/index.js';
+import type { Logger } from '../sdk/types.js';
 import type { AdminClient } from '../host/admin/channel-client.js';
 import type { AccountTarget } from '../host/admin/account-operations.js';
 import { realpathSync } from 'node:fs';
@@ -12,6 +13,19 @@ export const loadHost = () => import('../host/host.js').then((m) => m.Host);
 export const loadKeys = () => import('../host/auth/api-keys.js');
 export const loadLogger = () => import('../host/log/logger.js').then((m) => m.createLogger);
 export const loadOps = () => import('../host/admin/operations.js');
+
+/**
+ * The database's engine, opening now for a Host.start given the same settings and logger: an embedded one's
+ * thread boots (its WebAssembly, postgres's start) while this thread loads the host's modules. A failure (the
+ * directory locked by another process) surfaces from Host.start, as it would without this.
+ */
+export function openEngineEarly(settings: Settings, log: Logger): Promise<OpenedEngine> {
+  const opening = import('../host/db/open-engine.js').then((m) =>
+    m.openEngine(settings.host.database.url, m.hostEngineOptions(settings, log)),
+  );
+  opening.catch(() => undefined);
+  return opening;
+}
 export const loadAccounts = () => import('../host/admin/account-operations.js');
 export const loadOAuth = () => import('../host/admin/oauth-operations.js');
 

@@ -7,7 +7,16 @@ import type { IndexSummary, Progress } from '../host/admin/operations.js';
 import type { Settings } from '../host/settings/load.js';
 import type { RelaySettings } from '../host/settings/relay.js';
 import { requireNative } from './exit.js';
-import { loadHost, loadKeys, loadLogger, loadOps, OWNER_WAIT_MS, reachOwner, refuseOnServerDatabase } from './owner.js';
+import {
+  loadHost,
+  loadKeys,
+  loadLogger,
+  loadOps,
+  openEngineEarly,
+  OWNER_WAIT_MS,
+  reachOwner,
+  refuseOnServerDatabase,
+} from './owner.js';
 
 export function claudeAddCommand(url: string, key: string): string {
   return `claude mcp add --transport http exocortex ${url}/mcp --header "Authorization: Bearer ${key}"`;
@@ -87,8 +96,10 @@ export async function runStdio(configFile: string | undefined, relay?: RelaySett
     (module as { flushCompileCache?: () => void }).flushCompileCache?.();
     const settings = (await import('../host/settings/load.js')).loadSettings({ file: configFile });
     refuseOnServerDatabase(settings, 'exocortex stdio');
+    const log = (await loadLogger())(settings.host.log.level);
+    const engine = openEngineEarly(settings, log);
     const Host = await loadHost();
-    return Host.start({ settings, http: false, command: 'exocortex stdio' });
+    return Host.start({ settings, log, engine, http: false, command: 'exocortex stdio' });
   });
   const source = hostReady.then((host) => ({ principal: host.operator, deps: host.serverDeps }));
   source.catch(() => undefined);

@@ -18,7 +18,8 @@ import { Forwarder } from './cluster/forward.js';
 import { checkFence } from './cluster/fence.js';
 import { VaultLeases } from './cluster/leases.js';
 import { AuditWriter } from './audit/batch-writer.js';
-import { migrateHost, openDatabase, pgliteMemoryOf, type DatabaseService } from './db/index.js';
+import { migrateHost, openDatabase, type DatabaseService, type OpenedEngine } from './db/index.js';
+import { hostEngineOptions } from './db/open-engine.js';
 import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
 import { FamilyManager, preloadFamilies, type ApplyResult } from './families/manager.js';
@@ -53,6 +54,11 @@ export interface HostOptions {
   readonly admin?: boolean;
   /** How the lock file and the admin hello name this process (e.g. "exocortex serve"). */
   readonly command?: string;
+  /**
+   * The database's engine, already opening with `hostEngineOptions(settings, log)` (cli/owner.ts starts an
+   * embedded one's thread before the host's modules load); absent: opened here.
+   */
+  readonly engine?: Promise<OpenedEngine>;
   /** Test-only seams for the OAuth client metadata fetch (never set from configuration). */
   readonly oauthFetchSeams?: ProviderOptions['fetchSeams'];
   /**
@@ -199,14 +205,11 @@ export class Host {
     const vaultRoot = resolvePath(settings, h.vault.path);
     // Not awaited: the families load on this thread while the database opens (PGlite on its own thread).
     void preloadFamilies(settings, options.builtinDir);
-    const database = await openDatabase(h.database.url, {
-      baseDir: settings.baseDir,
-      poolSize: h.database.poolSize,
-      pgliteThread: h.database.pgliteThread,
-      pgliteMaintenanceSeconds: h.database.pgliteMaintenanceSeconds,
-      pgliteMemory: pgliteMemoryOf(h.database),
-      log,
-    });
+    const database = await openDatabase(
+      h.database.url,
+      { ...hostEngineOptions(settings, log), pgliteMaintenanceSeconds: h.database.pgliteMaintenanceSeconds, log },
+      options.engine,
+    );
     let host: Host | undefined;
     try {
       await migrateHost(database.db);

@@ -1,17 +1,15 @@
-// Database service: opens the configured engine, wraps it in Kysely, runs host and family migrations.
-// The only module that knows how a database URL maps to an engine.
+// Database service: the configured engine (open-engine.ts maps the URL to one and opens it) wrapped in Kysely;
+// runs host and family migrations.
 import { Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { FamilyMigration } from '../../sdk/types.js';
 import { hostMigrations } from '../../../migrations/index.js';
-import { openPglite, type PgliteMemory } from './engines/pglite.js';
 import { embeddedDir, pgliteDir } from './location.js';
 import { DEFAULT_MAINTENANCE_POLICY, EmbeddedMaintenance } from './engines/pglite-maintenance.js';
-import { acquireOwnerLock, type OwnerLock } from './owner-lock.js';
-import { openPostgres } from './engines/postgres.js';
 import type { DatabaseEngine } from './engines/types.js';
+import { openEngine, pgliteMemoryOf, type OpenedEngine, type OpenEngineOptions } from './open-engine.js';
 
-export type { DatabaseEngine };
-export { embeddedDir, pgliteDir };
+export type { DatabaseEngine, OpenedEngine };
+export { embeddedDir, pgliteDir, pgliteMemoryOf };
 
 /** How long queries waited for a pooled connection, and the pool's counts (for /metrics). */
 export interface PoolWatch {
@@ -30,61 +28,25 @@ export interface DatabaseService {
   close(): Promise<void>;
 }
 
-export interface OpenDatabaseOptions {
-  readonly baseDir: string;
-  /** Connections for the server engine. */
-  readonly poolSize?: number;
-  /** Run embedded PGlite on its own worker thread (default) rather than on the event loop's thread. */
-  readonly pgliteThread?: boolean;
+export interface OpenDatabaseOptions extends OpenEngineOptions {
   /**
    * Seconds between the embedded engine's maintenance passes (ANALYZE, GIN pending lists: PGlite runs no
    * autovacuum); 0 or absent: none (short-lived CLI opens). Ignored for a server, whose autovacuum does it.
    */
   readonly pgliteMaintenanceSeconds?: number;
-  /** The embedded engine's memory settings (engines/pglite-memory.ts); absent: its defaults. */
-  readonly pgliteMemory?: PgliteMemory;
-  readonly log?: {
-    debug(obj: object, msg: string): void;
-    info(obj: object, msg: string): void;
-    warn(obj: object, msg: string): void;
-  };
-}
-
-/** The embedded engine's memory settings from the `database` settings section. */
-export function pgliteMemoryOf(d: {
-  pgliteSharedBuffersMb: number;
-  pgliteWalBuffersKb: number;
-  pgliteWorkMemMb: number;
-  pgliteMaintenanceWorkMemMb: number;
-}): PgliteMemory {
-  return {
-    sharedBuffersMb: d.pgliteSharedBuffersMb,
-    walBuffersKb: d.pgliteWalBuffersKb,
-    workMemMb: d.pgliteWorkMemMb,
-    maintenanceWorkMemMb: d.pgliteMaintenanceWorkMemMb,
-  };
+  readonly log?: OpenEngineOptions['log'] & { debug(obj: object, msg: string): void };
 }
 
 /**
- * Open the engine. An embedded directory is locked first (DatabaseLockedError when another process owns
- * it), so no path through this module can open one PGlite directory from two processes.
+ * Open the engine (open-engine.ts: an embedded directory is locked first, so no path through this module can
+ * open one PGlite directory from two processes), or take one already `opening` with the same options.
  */
-export async function openDatabase(url: string, options: OpenDatabaseOptions): Promise<DatabaseService> {
-  const dir = embeddedDir(url, options.baseDir);
-  const lock: OwnerLock | undefined = dir ? await acquireOwnerLock(dir) : undefined;
-  let engine: DatabaseEngine;
-  try {
-    engine = url.startsWith('pglite:')
-      ? await openPglite(pgliteDir(url, options.baseDir), {
-          thread: options.pgliteThread ?? true,
-          memory: options.pgliteMemory,
-          log: options.log,
-        })
-      : await openPostgres(url, options.poolSize ?? 10);
-  } catch (e) {
-    lock?.release();
-    throw e;
-  }
+export async function openDatabase(
+  url: string,
+  options: OpenDatabaseOptions,
+  opening: Promise<OpenedEngine> = openEngine(url, options),
+): Promise<DatabaseService> {
+  const { engine, lock } = await opening;
   const pool = engine.pool;
   const seconds = options.pgliteMaintenanceSeconds ?? 0;
   const maintenance =
