@@ -13,6 +13,8 @@ export const loadHost = () => import('../host/host.js').then((m) => m.Host);
 export const loadKeys = () => import('../host/auth/api-keys.js');
 export const loadLogger = () => import('../host/log/logger.js').then((m) => m.createLogger);
 export const loadOps = () => import('../host/admin/operations.js');
+export const loadAccounts = () => import('../host/admin/account-operations.js');
+export const loadOAuth = () => import('../host/admin/oauth-operations.js');
 
 /**
  * The database's engine, opening now for a Host.start given the same settings and logger: an embedded one's
@@ -26,8 +28,6 @@ export function openEngineEarly(settings: Settings, log: Logger): Promise<Opened
   opening.catch(() => undefined);
   return opening;
 }
-export const loadAccounts = () => import('../host/admin/account-operations.js');
-export const loadOAuth = () => import('../host/admin/oauth-operations.js');
 
 /** How long a command waits for an owner that holds the lock but does not answer yet (it is starting). */
 export const OWNER_WAIT_MS = 30_000;
