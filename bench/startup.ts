@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchEnvironment, machine, median, ROOT } from './lib/setup.js';
+import { benchEnvironment, machine, median, ROOT, stealMeter } from './lib/setup.js';
 
 const RUNS = Number(process.env.RUNS ?? 7);
 const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
@@ -72,6 +72,7 @@ if (BASELINE) {
 }
 // One unmeasured start of each: the first writes the config's relay card, and the disk cache warms.
 for (const [, args] of variants) await once(args);
+const steal = stealMeter();
 const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
 // The compiled builds also answer a tools/list: the start a client waits for before its first call.
 const listed = (name: string) => name.startsWith('startup_initialize_compiled');
@@ -88,6 +89,9 @@ for (const [name, ts] of times) {
     `${name}: ${median(ts).toFixed(0)} ms (median of ${RUNS}, min ${Math.min(...ts).toFixed(0)}, max ${Math.max(...ts).toFixed(0)})`,
   );
 }
+console.log(
+  `startup_steal: ${(steal() * 100).toFixed(1)} % (of the machine's CPU time its hypervisor took for others over the rounds, /proc/stat)`,
+);
 for (const figure of ['startup_initialize_compiled', 'startup_tools_list_compiled']) {
   const ours = times.get(figure);
   const theirs = times.get(`${figure}_baseline`);

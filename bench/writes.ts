@@ -37,6 +37,7 @@ import {
   ROOT,
   serverEntry,
   servingUrl,
+  stealMeter,
   threadCpuSeconds,
 } from './lib/setup.js';
 
@@ -189,6 +190,7 @@ async function runEngine(engine: string): Promise<void> {
     if (engine === 'postgres') await cli(['migrate'], configFile);
     const key = await cli(['keys', 'create', '--name', 'bench', '--scope', 'readwrite'], configFile);
     const t0 = performance.now();
+    const steal = stealMeter();
     const statementsFile = path.join(dir, 'statements.json');
     server = await serve(configFile, STATEMENTS ? { EXOCORTEX_PGLITE_PROFILE: statementsFile } : {});
     const pid = server.child.pid!;
@@ -224,6 +226,12 @@ async function runEngine(engine: string): Promise<void> {
     );
     // Where that CPU went, per live thread: the main one, then the rest in start order (V8's platform
     // threads, PGlite's, the pool's; Node 20 leaves them unnamed). A thread that already exited is not listed.
+    line(
+      `${engine}_index_cold_steal`,
+      steal() * 100,
+      '%',
+      "of the machine's CPU time its hypervisor took for others during the index (/proc/stat): much of it, a busy host",
+    );
     const threads = threadCpuSeconds(pid);
     console.log(
       `${engine}_index_cold_thread_cpu_s: main ${threads.main.toFixed(1)}; others ${threads.others.map((s) => s.toFixed(1)).join(' ')} (CPU-s up to index ready)`,

@@ -96,6 +96,22 @@ export function cpuSeconds(pid: number, tid?: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/**
+ * From now on, the share of this machine's CPU time its hypervisor took for others (steal, from /proc/stat):
+ * call the returned function at the end of a figure. A run with much of it measured a busy host, not the code.
+ */
+export function stealMeter(): () => number {
+  const read = () => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
+  };
+  const a = read();
+  return () => {
+    const b = read();
+    return b.total > a.total ? (b.steal - a.steal) / (b.total - a.total) : 0;
+  };
+}
+
 /** CPU seconds of each live thread of a process: the main thread, and the others (at least 0.05) by id. */
 export function threadCpuSeconds(pid: number): { main: number; others: number[] } {
   const others: number[] = [];

@@ -4,7 +4,7 @@
 import type { AdminClient } from '../host/admin/channel-client.js';
 import { familyCommandOp } from '../host/admin/operations.js';
 import { ensureVault } from '../host/auth/vaults.js';
-import { migrateHost, openDatabase, pgliteMemoryOf } from '../host/db/index.js';
+import { hostEngineOptions, migrateHost, openDatabase } from '../host/db/index.js';
 import { FamilyManager } from '../host/families/manager.js';
 import { createLogger } from '../host/log/logger.js';
 import { resolvePath, type Settings } from '../host/settings/load.js';
@@ -40,12 +40,7 @@ async function runHere(
   const log = createLogger(settings.host.log.level === 'info' ? 'warn' : settings.host.log.level);
   const h = settings.host;
   const vaultRoot = resolvePath(settings, h.vault.path);
-  const database = await openDatabase(h.database.url, {
-    baseDir: settings.baseDir,
-    poolSize: 2,
-    pgliteThread: h.database.pgliteThread,
-    pgliteMemory: pgliteMemoryOf(h.database),
-  });
+  const database = await openDatabase(h.database.url, { ...hostEngineOptions(settings), poolSize: 2 });
   const fs = await openVault(vaultRoot, { allowNamedStaging: h.vault.allowNamedStaging }).catch(async (e) => {
     await database.close();
     throw e;

@@ -117,7 +117,7 @@ async function withDatabase<T>(
   fn: (db: DatabaseService, vaultId: number) => Promise<T>,
 ): Promise<T> {
   const [
-    { migrateHost, openDatabase, pgliteMemoryOf },
+    { hostEngineOptions, migrateHost, openDatabase },
     { ensureVault },
     { ensureOperator },
     { applyDeclared, DeclaredConflict },
@@ -129,12 +129,7 @@ async function withDatabase<T>(
     import('../host/vaults/declared.js'),
     import('../host/settings/load.js'),
   ]);
-  const database = await openDatabase(settings.host.database.url, {
-    baseDir: settings.baseDir,
-    poolSize: 2,
-    pgliteThread: settings.host.database.pgliteThread,
-    pgliteMemory: pgliteMemoryOf(settings.host.database),
-  });
+  const database = await openDatabase(settings.host.database.url, { ...hostEngineOptions(settings), poolSize: 2 });
   try {
     await migrateHost(database.db);
     const vaultId = await ensureVault(

@@ -6,10 +6,10 @@ import { hostMigrations } from '../../../migrations/index.js';
 import { embeddedDir, pgliteDir } from './location.js';
 import { DEFAULT_MAINTENANCE_POLICY, EmbeddedMaintenance } from './engines/pglite-maintenance.js';
 import type { DatabaseEngine } from './engines/types.js';
-import { openEngine, pgliteMemoryOf, type OpenedEngine, type OpenEngineOptions } from './open-engine.js';
+import { hostEngineOptions, openEngine, type OpenedEngine, type OpenEngineOptions } from './open-engine.js';
 
 export type { DatabaseEngine, OpenedEngine };
-export { embeddedDir, pgliteDir, pgliteMemoryOf };
+export { embeddedDir, hostEngineOptions, pgliteDir };
 
 /** How long queries waited for a pooled connection, and the pool's counts (for /metrics). */
 export interface PoolWatch {

@@ -58,16 +58,16 @@ export async function openEngine(url: string, options: OpenEngineOptions): Promi
   }
 }
 
-/** What a host with these settings opens (host.ts, and the commands that start it early: cli/owner.ts). */
-export function hostEngineOptions(
+/** What a host with these settings opens (host.ts, the commands that open the database themselves: cli/). */
+export function hostEngineOptions<L extends OpenEngineOptions['log'] = undefined>(
   settings: {
     readonly baseDir: string;
     readonly host: {
       readonly database: Parameters<typeof pgliteMemoryOf>[0] & { poolSize: number; pgliteThread: boolean };
     };
   },
-  log?: OpenEngineOptions['log'],
-): OpenEngineOptions {
+  log?: L,
+): Omit<OpenEngineOptions, 'log'> & { readonly log?: L } {
   const d = settings.host.database;
   return {
     baseDir: settings.baseDir,
