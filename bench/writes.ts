@@ -12,7 +12,9 @@
 // index.deferredWrites: false (one transaction per write-through batch); BENCH_HISTORY=0 switches the history
 // family off (bench/history compares on and off in one run); BENCH_MAINTENANCE=N sets database.pgliteMaintenanceSeconds: N (0:
 // the embedded engine never analyses its tables nor merges GIN pending lists, as before that setting);
-// BENCH_COLD_ONLY=1 stops after the cold index figures (for comparing index cost across commits); BENCH_SEARCH=0
+// BENCH_COLD_ONLY=1 stops after the cold index figures (for comparing index cost across commits); BENCH_CORPUS=<name>
+// indexes copies of another public vault (default oldwinter-knowledge-garden, Chinese; obsidian-tasks-docs is English
+// with longer notes); BENCH_SEARCH=0
 // switches the search family off and BENCH_KEYWORD_MEMORY=0 its in-memory index (what the search family's index
 // costs, measured in the same run); BENCH_SHARED_BUFFERS=N sets database.pgliteSharedBuffersMb and
 // BENCH_WORKER_HEAP=N workers.maxHeapMb; BENCH_STATEMENTS=1 adds the PGlite thread's CPU per statement over the
@@ -42,6 +44,7 @@ import {
 } from './lib/setup.js';
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 4);
+const CORPUS = process.env.BENCH_CORPUS ?? 'oldwinter-knowledge-garden';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WRITERS = 8;
 const COLD_ONLY = process.env.BENCH_COLD_ONLY === '1';
@@ -145,8 +148,7 @@ async function runEngine(engine: string): Promise<void> {
   let server: { child: ChildProcess; url: string } | undefined;
   try {
     const vault = path.join(dir, 'vault');
-    for (let i = 0; i < COPIES; i++)
-      cpSync(benchCorpus('oldwinter-knowledge-garden'), path.join(vault, `copy${i}`), { recursive: true });
+    for (let i = 0; i < COPIES; i++) cpSync(benchCorpus(CORPUS), path.join(vault, `copy${i}`), { recursive: true });
     let url: string;
     if (engine === 'postgres') {
       pg = await startPostgres();
@@ -208,9 +210,7 @@ async function runEngine(engine: string): Promise<void> {
     const indexSeconds = (performance.now() - t0) / 1000;
     const indexCpuMs = cpuMs(pid);
     const notes = Number(index.indexed ?? 0);
-    console.log(
-      `# engine: ${engine}; oldwinter-knowledge-garden x${COPIES}; all built-in families but files and transfer`,
-    );
+    console.log(`# engine: ${engine}; ${CORPUS} x${COPIES}; all built-in families but files and transfer`);
     line(`${engine}_index_cold_notes`, notes, 'notes');
     line(
       `${engine}_index_cold_notes_per_s`,

@@ -236,18 +236,21 @@ export function feedContributor(
       ]);
       await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
     },
-    async passEnd(db, { vaultId, caughtUp }) {
-      // The build from empty is over once a whole pass has caught up: from then on (and after any
-      // restart) a note never seen before is `created`, never a silent first sighting.
-      if (caughtUp)
-        await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${vaultId} AND building`.execute(db);
+    async passEnd(_db, { vaultId, caughtUp, transaction }) {
       const count = skipped.get(vaultId) ?? 0;
       itemised.delete(vaultId);
       skipped.delete(vaultId);
-      if (count > 0)
-        await sql`INSERT INTO change_events (vault_id, kind, path, count) VALUES (${vaultId}, 'gap', '', ${count})`.execute(
-          db,
-        );
+      if (!caughtUp && count === 0) return;
+      await transaction(async (trx) => {
+        // The build from empty is over once a whole pass has caught up: from then on (and after any
+        // restart) a note never seen before is `created`, never a silent first sighting.
+        if (caughtUp)
+          await sql`UPDATE change_feed_meta SET building = false WHERE vault_id = ${vaultId} AND building`.execute(trx);
+        if (count > 0)
+          await sql`INSERT INTO change_events (vault_id, kind, path, count) VALUES (${vaultId}, 'gap', '', ${count})`.execute(
+            trx,
+          );
+      });
     },
   };
 }

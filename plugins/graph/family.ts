@@ -17,6 +17,13 @@ export default defineFamily<GraphTools>({
   name: 'graph',
   description: 'Link graph: backlinks, outgoing links, neighbourhoods, orphans, hygiene audit and related notes.',
   requires: [optional(INDEX), optional(EMBEDDINGS)],
+  // The sweep's queue is the one table keyed by vault without a note behind it.
+  async pruneVaults(db, remaining) {
+    await db
+      .deleteFrom('graph_pending')
+      .where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true)))
+      .execute();
+  },
   // The stored links in bulk, for the bases family's link predicates (file.links, file.backlinks, hasLink).
   provides: { [LINKS.id]: { create: createLinksService } },
   schemas: new URL('../../schemas/graph/', import.meta.url),

@@ -56,4 +56,20 @@ export const graphMigrations: Record<string, FamilyMigration> = {
       await sql`DROP TABLE graph_links; DROP TABLE graph_aliases; DROP TABLE graph_nodes;`.execute(db);
     },
   },
+  // Names whose links a bulk index batch left for its pass's end to re-resolve (contributor.ts, SWEEP_FROM): queued
+  // in the batch's transaction, so a process that stops before the pass ends leaves them for the next one.
+  '0002-pending-names': {
+    async up(db: Kysely<any>): Promise<void> {
+      await sql`
+        CREATE TABLE graph_pending (
+          vault_id integer NOT NULL,
+          name_key text NOT NULL,
+          PRIMARY KEY (vault_id, name_key)
+        );
+      `.execute(db);
+    },
+    async down(db: Kysely<any>): Promise<void> {
+      await sql`DROP TABLE graph_pending;`.execute(db);
+    },
+  },
 };

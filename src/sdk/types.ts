@@ -376,9 +376,10 @@ export interface IndexContributor<Model = unknown> {
   committed?(vaultId: number): void;
   /**
    * Called once, outside the index's transaction, when the index finishes a pass in which it committed
-   * notes (a drain of pending changes, or one batch of write-throughs). Lets a contributor summarise a
-   * pass, e.g. the change feed's `gap` event for changes it did not itemise. Open a transaction yourself
-   * if you write more than one statement; most passes need none, so the index opens none.
+   * notes (a drain of pending changes, one batch of write-throughs, or a re-derive's last batch), and at the end
+   * of every full pass over the vault (`caughtUp`), before the index reports ready. Lets a contributor summarise a
+   * pass, e.g. the change feed's `gap` event for changes it did not itemise. What it writes goes through
+   * `pass.transaction` (fenced); most passes need none, so the index opens none by itself.
    */
   passEnd?(db: Database, pass: PassEnd): Promise<void>;
 }
@@ -390,6 +391,12 @@ export interface PassEnd {
    * has caught up with the vault (the first time after a build from empty, and after every later pass).
    */
   readonly caughtUp: boolean;
+  /**
+   * Run `work` in a transaction that first checks that this process still indexes the vault (a cluster's
+   * vault lease; nothing to check on an embedded database): what a pass end writes goes through it, so a
+   * process that lost the vault writes nothing after the one that took it over.
+   */
+  transaction<T>(work: (trx: DatabaseTransaction) => Promise<T>): Promise<T>;
 }
 
 export interface ContributorFactoryContext extends ServiceLookup {

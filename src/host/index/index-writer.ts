@@ -1,7 +1,7 @@
 // The one writer of a vault's index: batches from the index loop, write-throughs' group commits, the
 // deferred second transaction and pass ends all run under its lock, one transaction at a time (PGlite has
 // one connection). Never decides what to index: paths to read again go back to the pipeline's queue.
-import type { ChangeOrigin } from '../../sdk/types.js';
+import type { ChangeOrigin, DatabaseTransaction } from '../../sdk/types.js';
 import { parseInline, prepareOne, unreadable, type Prepared } from './prepare.js';
 import { parseBatch } from './prepare-batch.js';
 import { DeferredRows } from './deferred.js';
@@ -120,9 +120,14 @@ export class IndexWriter {
   async endPass(caughtUp = false): Promise<void> {
     const ending = this.deps.contributors().filter((c) => c.contributor.passEnd);
     if (ending.length === 0) return;
+    const transaction = <T>(work: (trx: DatabaseTransaction) => Promise<T>): Promise<T> =>
+      this.deps.db.transaction().execute(async (trx) => {
+        await this.deps.fence?.(trx);
+        return work(trx);
+      });
     for (const c of ending) {
       try {
-        await c.contributor.passEnd!(this.deps.db, { vaultId: this.vaultId, caughtUp });
+        await c.contributor.passEnd!(this.deps.db, { vaultId: this.vaultId, caughtUp, transaction });
       } catch (e) {
         this.hooks.fail(`contributor ${c.contributor.name} failed at the end of a pass`, e);
       }

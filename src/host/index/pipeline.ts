@@ -198,6 +198,7 @@ export class IndexPipeline implements IndexService {
 
   private async drain(): Promise<void> {
     let committed = false;
+    let rederived = false;
     const ahead: Array<Promise<Prepared[]>> = [];
     const fill = () => {
       while (ahead.length < this.deps.settings.prefetchBatches && this.dirty.size > 0) {
@@ -216,7 +217,12 @@ export class IndexPipeline implements IndexService {
         }
         if (this.dirty.size === 0 && this.inFlight.size === 0) for (const w of this.idleWaiters.splice(0)) w();
         if (await this.lock(() => this.writer.syncContributors())) continue;
-        if (await rederiveStep(this)) continue;
+        if (await rederiveStep(this)) {
+          rederived = true;
+          continue;
+        }
+        // A re-derive ends as a pass does, once its last batch is in (the graph re-resolves what it queued).
+        if (rederived) await this.lock(() => this.writer.endPass());
         break;
       }
       const items = await next;
