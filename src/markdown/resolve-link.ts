@@ -82,10 +82,18 @@ function settle(hits: string[], folder: string, via: ResolvedVia): LinkResolutio
 
 /** Display order for candidates: the linking note's folder first, then fewest path segments, then code-point order. */
 export function orderCandidates(paths: readonly string[], sourceFolder: string): string[] {
-  const near = (p: string): number => (dirname(p) === sourceFolder ? 0 : 1);
-  return [...paths].sort(
-    (a, b) => near(a) - near(b) || a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0),
-  );
+  // Each path's sort key is computed once, not in every comparison: a name shared by 40 notes sorted its candidates
+  // at ~200 comparisons, each splitting two paths, for every link to it.
+  const keyed = paths.map((p) => ({ p, rank: (dirname(p) === sourceFolder ? 0 : 1 << 20) + segments(p) }));
+  keyed.sort((a, b) => a.rank - b.rank || (a.p < b.p ? -1 : a.p > b.p ? 1 : 0));
+  return keyed.map((k) => k.p);
+}
+
+/** How many `/`-separated segments a path has. */
+function segments(path: string): number {
+  let n = 1;
+  for (let i = path.indexOf('/'); i >= 0; i = path.indexOf('/', i + 1)) n++;
+  return n;
 }
 
 /** The folder of a vault path ('' at the root). */

@@ -59,14 +59,26 @@ export function keywordText(model: NoteModel, limits: { headChars: number; bodyC
 
 /** The opening words of a body, markdown punctuation softened, cut at a word boundary. */
 export function headOf(body: string, chars: number): string {
-  const flat = body
-    .replace(/[#>*_`|[\]]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Only the body's opening can reach the head: a prefix is flattened, longer while it still falls short, not the
+  // whole body (up to search.bodyChars). Flattening a prefix gives a prefix of the whole's flattening, so what is
+  // cut from it below is the same as long as it runs past the cut.
+  let flat = '';
+  for (let take = Math.max(64, chars * 4); ; take *= 2) {
+    flat = flatten(take >= body.length ? body : body.slice(0, take));
+    if (take >= body.length || flat.length > chars + 2) break;
+  }
   if (flat.length <= chars) return flat;
   // Never half a surrogate pair (an emoji at the limit in text without spaces): the keyword row travels as JSON,
   // and PostgreSQL refuses a lone surrogate there, failing the note's index write.
   const cut = textWindow(flat, 0, chars).content;
   const space = cut.lastIndexOf(' ');
   return `${(space > chars * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** Markdown punctuation runs and whitespace runs as one space each, trimmed. */
+function flatten(text: string): string {
+  return text
+    .replace(/[#>*_`|[\]]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
