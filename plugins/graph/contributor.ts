@@ -214,6 +214,17 @@ const SWEEP_FROM = 16;
 /** Names re-resolved per transaction of a pass end's sweep (the event loop turns between them). */
 const SWEEP_NAMES = 500;
 
+/**
+ * Whether this transaction has removed or renamed SWEEP_FROM notes already (a folder deleted or moved in one batch):
+ * from then on the names such a note could answer wait for the pass end's sweep, as a bulk batch's new notes do.
+ */
+const touched = new WeakMap<DatabaseTransaction, number>();
+function bulkIn(trx: DatabaseTransaction): boolean {
+  const n = (touched.get(trx) ?? 0) + 1;
+  touched.set(trx, n);
+  return n > SWEEP_FROM;
+}
+
 /** Queue names for the pass end's sweep, in the batch's transaction: a process that stops first leaves them queued. */
 async function queueNames(trx: DatabaseTransaction, vaultId: number, nameKeys: readonly string[]): Promise<void> {
   const names = [...new Set(nameKeys.filter(Boolean))];
@@ -356,22 +367,30 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       await sql`UPDATE graph_nodes SET path = ${note.path}, name_key = ${nameKey} WHERE note_id = ${note.id}`.execute(
         trx,
       );
-      await reresolve(trx, note.vaultId, {
-        nameKeys: [nameKey, old.name_key, nameKeyOfPath(fromPath)],
-        targetIds: [note.id],
-        sourceId: note.id,
-      });
+      const nameKeys = [nameKey, old.name_key, nameKeyOfPath(fromPath)];
+      if (bulkIn(trx)) {
+        // Links that resolved to the note carry its old name: the sweep finds them by it. Its own links (relative
+        // ones follow its folder) are re-resolved now.
+        await queueNames(trx, note.vaultId, nameKeys);
+        queued.add(note.vaultId);
+        await reresolve(trx, note.vaultId, { nameKeys: [], sourceId: note.id });
+        return;
+      }
+      await reresolve(trx, note.vaultId, { nameKeys, targetIds: [note.id], sourceId: note.id });
     },
     async remove(trx, note) {
       const old = await loadNode(trx, note.id);
       await sql`DELETE FROM graph_links WHERE source_id = ${note.id}`.execute(trx);
       await sql`DELETE FROM graph_aliases WHERE note_id = ${note.id}`.execute(trx);
       await sql`DELETE FROM graph_nodes WHERE note_id = ${note.id}`.execute(trx);
-      await reresolve(trx, note.vaultId, {
-        nameKeys: [nameKeyOfPath(note.path), old?.name_key ?? ''],
-        targetIds: [note.id],
-        excludeSources: [note.id],
-      });
+      const nameKeys = [nameKeyOfPath(note.path), old?.name_key ?? ''];
+      if (bulkIn(trx)) {
+        // Links that resolved to the note carry one of these names (its row going sets their target to NULL).
+        await queueNames(trx, note.vaultId, nameKeys);
+        queued.add(note.vaultId);
+        return;
+      }
+      await reresolve(trx, note.vaultId, { nameKeys, targetIds: [note.id], excludeSources: [note.id] });
     },
   };
 }

@@ -1,7 +1,8 @@
 // A first index's batches leave the re-resolution of other notes' links to the pass's end (the graph's sweep),
 // and what a batch queued survives a stop: every link ends as the one resolver says over the whole vault, links
 // that point forward to notes of later batches included, and same-named notes (ambiguous links) included.
-import { rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { sql } from 'kysely';
 import t from 'tap';
 import { nameKeyOfTarget } from '../../../plugins/graph/common.js';
@@ -99,4 +100,44 @@ t.test('bulk batches re-resolve at the pass end; a stop leaves the queue to the 
   rows = await linkRows(host);
   t.same(wrong(rows, paths), [], 'the queued name was re-resolved at the first pass end');
   t.equal(await pending(), 0, 'and dropped from the queue');
+
+  // A copy deleted, then another moved, while the server was down: more removals (then moves) in one batch than
+  // the threshold, so most of their names go through the sweep.
+  const vaultDir = path.join(server.dir, 'vault');
+  const restartAfter = async (change: () => void) => {
+    await host.close();
+    change();
+    host = await Host.start({
+      settings: loadSettings({ file: server.configFile, env: {}, cwd: server.dir }),
+      log: createLogger('silent'),
+    });
+    await indexOf(host).whenReady(host.vaultHandle.id);
+    return linkRows(host);
+  };
+  rows = await restartAfter(() => rmSync(path.join(vaultDir, 'c1'), { recursive: true }));
+  const left = paths.filter((p) => !p.startsWith('c1/'));
+  t.equal(rows.length, (COPIES - 1) * PER_COPY * 5, "the deleted copy's links are gone");
+  t.same(wrong(rows, left), [], 'every link resolved as over the vault after the delete');
+  // One batch holds the whole move (a hash vanishing and appearing in one batch is a rename): 25 renames.
+  rows = await restartAfter(() => {
+    mkdirSync(path.join(vaultDir, 'moved'));
+    renameSync(path.join(vaultDir, 'c2'), path.join(vaultDir, 'moved/c2'));
+    const config = readFileSync(server.configFile, 'utf8');
+    writeFileSync(server.configFile, config.replace('batchSize: 20', 'batchSize: 100'));
+  });
+  const renamed = (
+    await sql<{ n: number }>`SELECT count(*)::int AS n FROM change_events WHERE kind = 'moved'`.execute(
+      host.database.db,
+    )
+  ).rows[0].n;
+  t.equal(renamed, PER_COPY, 'the move was indexed as renames');
+  t.same(
+    wrong(
+      rows,
+      left.map((p) => (p.startsWith('c2/') ? `moved/${p}` : p)),
+    ),
+    [],
+    'and after the move',
+  );
+  t.equal(await pending(), 0, 'nothing is left queued');
 });
