@@ -82,7 +82,7 @@ export interface IndexParts {
  * How many runs of letters, digits and `_` (\p{L}\p{N}_) the text holds: counted code point by code point, ASCII
  * from a table (a match object a word made this the main thread's costliest step on long English notes).
  */
-export function wordCount(text: string): number {
+function wordCount(text: string): number {
   let n = 0;
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
