@@ -4,6 +4,7 @@ import {
   defineFamily,
   INDEX,
   optional,
+  pruneVaultTables,
   RESOURCE_EVENTS,
   type ContributorFactoryContext,
   type IndexContributor,
@@ -72,14 +73,7 @@ export default defineFamily<ChangeFeedTools>({
   description: 'What changed in the vault since a cursor: created, modified, moved and deleted notes, attributed.',
   requires: [optional(INDEX)],
   schemas: new URL('../../schemas/change-feed/', import.meta.url),
-  async pruneVaults(db, remaining) {
-    for (const table of ['change_events', 'change_feed_state', 'change_feed_meta']) {
-      await db
-        .deleteFrom(table)
-        .where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true)))
-        .execute();
-    }
-  },
+  pruneVaults: pruneVaultTables('change_events', 'change_feed_state', 'change_feed_meta'),
   settings: {
     changeFeed: {
       type: 'object',

@@ -1,6 +1,6 @@
 // The graph family: the links index contributor plus read-only link tools (backlinks, links,
 // neighbourhood, orphans, audit, related). Declares settings and tables; never writes the vault.
-import { defineFamily, EMBEDDINGS, INDEX, LINKS, optional } from '../../src/sdk/index.js';
+import { defineFamily, EMBEDDINGS, INDEX, LINKS, optional, pruneVaultTables } from '../../src/sdk/index.js';
 import type { GraphTools } from '../../src/generated/graph/index.js';
 import { graphContributor } from './contributor.js';
 import { GRAPH_SETTINGS_SCHEMA, type GraphSettings } from './common.js';
@@ -18,12 +18,7 @@ export default defineFamily<GraphTools>({
   description: 'Link graph: backlinks, outgoing links, neighbourhoods, orphans, hygiene audit and related notes.',
   requires: [optional(INDEX), optional(EMBEDDINGS)],
   // The sweep's queue is the one table keyed by vault without a note behind it.
-  async pruneVaults(db, remaining) {
-    await db
-      .deleteFrom('graph_pending')
-      .where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true)))
-      .execute();
-  },
+  pruneVaults: pruneVaultTables('graph_pending'),
   // The stored links in bulk, for the bases family's link predicates (file.links, file.backlinks, hasLink).
   provides: { [LINKS.id]: { create: createLinksService } },
   schemas: new URL('../../schemas/graph/', import.meta.url),

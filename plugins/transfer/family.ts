@@ -1,7 +1,7 @@
 // The transfer family: short-lived capability links (upload, download) redeemed over public /transfer/*
 // routes, and server-side import from public URLs. createTransferFamily lets tests inject the resolver,
 // connector and clock; the default export uses the real ones. Never reads a token from a URL.
-import { defineFamily, type DefinedFamily } from '../../src/sdk/index.js';
+import { defineFamily, pruneVaultTables, type DefinedFamily } from '../../src/sdk/index.js';
 import { transferRefusals } from './refusals.js';
 import type { TransferTools } from '../../src/generated/transfer/index.js';
 import { migrations } from './migrations.js';
@@ -24,12 +24,7 @@ export function createTransferFamily(options: TransferOptions = {}): DefinedFami
     schemas: new URL('../../schemas/transfer/', import.meta.url),
     settings: { transfer: transferSettingsSchema },
     migrations,
-    async pruneVaults(db, remaining) {
-      await db
-        .deleteFrom('transfer_links')
-        .where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true)))
-        .execute();
-    },
+    pruneVaults: pruneVaultTables('transfer_links'),
     tools: {
       request_upload: requestUpload(deps),
       check_upload: checkUpload(deps),

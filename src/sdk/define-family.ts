@@ -106,6 +106,17 @@ export interface FamilyDefinition<Tools extends ToolSignatures<Tools> = UntypedT
   readonly pruneVaults?: (db: Database, remaining: readonly number[]) => Promise<void>;
 }
 
+/** A `pruneVaults` for tables keyed by `vault_id` alone: each loses its rows of the vaults not in `remaining`. */
+export function pruneVaultTables(...tables: readonly string[]): NonNullable<FamilyDefinition['pruneVaults']> {
+  return async (db, remaining) => {
+    for (const table of tables)
+      await db
+        .deleteFrom(table)
+        .where((eb) => (remaining.length ? eb('vault_id', 'not in', [...remaining]) : eb.lit(true)))
+        .execute();
+  };
+}
+
 /** What a family's backlog is made of (see FamilyDefinition.healthBacklog). */
 export interface HealthBacklog {
   readonly name: string;

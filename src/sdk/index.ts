@@ -10,6 +10,7 @@ export {
   defineFamily,
   isDefinedFamily,
   originOf,
+  pruneVaultTables,
   type DefinedFamily,
   type FamilyDefinition,
   type HealthBacklog,

@@ -2,6 +2,7 @@
 // once through the CLI itself: a vault added serves at once beside the others, overlapping and unusable
 // roots are refused by name, removal is refused while users use it, a disabled user's key is refused at
 // once, and a vault whose root vanishes is unavailable on /health while the others keep serving.
+import { sql } from 'kysely';
 import t from 'tap';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -153,6 +154,8 @@ t.test("sharing is the operator's explicit choice; removal is refused while user
   const deadline = Date.now() + 20_000;
   while ((await eventsOf(xId)) === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
   t.ok((await eventsOf(xId)) > 0, "the change feed holds xvault's events");
+  // A name the graph's sweep still had queued for the vault (a table keyed by vault alone, as the feed's).
+  await sql`INSERT INTO graph_pending (vault_id, name_key) VALUES (${xId}, 'x note')`.execute(server.host.database.db);
   const r = await failure(admin.post('/v1/vaults/remove', { name: 'xvault' }));
   t.equal(r.code, 'vault_in_use');
   t.match(r.message, /carol, dave/);
@@ -164,6 +167,10 @@ t.test("sharing is the operator's explicit choice; removal is refused while user
     'its pipeline stopped',
   );
   t.equal(await eventsOf(xId), 0, "the families dropped the removed vault's rows (pruneVaults)");
+  const queued = await sql<{ n: number }>`SELECT count(*)::int AS n FROM graph_pending WHERE vault_id = ${xId}`.execute(
+    server.host.database.db,
+  );
+  t.equal(queued.rows[0].n, 0, "and the graph's queue its names");
   t.ok((await listPaths(server.key)).includes('Home.md'), 'vault.path keeps serving');
 });
 
