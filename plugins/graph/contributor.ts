@@ -259,8 +259,6 @@ function sameSet(a: string[], b: string[]): boolean {
 export function graphContributor(getCap: () => number): IndexContributor<NoteModel> {
   /** Vaults whose queue this process added to since its last sweep there. */
   const queued = new Set<number>();
-  /** Vaults swept since this contributor was made: the first pass end of each sweeps what an earlier process left. */
-  const swept = new Set<number>();
   /** One batch of distinct notes: nodes and aliases first, so links within the batch resolve to each other. */
   const writeMany = async (
     trx: DatabaseTransaction,
@@ -336,12 +334,13 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       return writeMany(trx, [{ note, model }]);
     },
     writeMany,
+    // The end of a full pass (every start, a lease taken over, each reconcile) also sweeps what another process
+    // or an earlier one left queued; other pass ends sweep only what this one queued.
     async passEnd(_db, pass) {
-      if (swept.has(pass.vaultId) && !queued.has(pass.vaultId)) return;
+      if (!pass.caughtUp && !queued.has(pass.vaultId)) return;
       queued.delete(pass.vaultId);
       try {
         await sweep(pass);
-        swept.add(pass.vaultId);
       } catch (e) {
         queued.add(pass.vaultId); // still queued in the table: the next pass end tries again
         throw e;
