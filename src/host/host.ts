@@ -18,8 +18,7 @@ import { Forwarder } from './cluster/forward.js';
 import { checkFence } from './cluster/fence.js';
 import { VaultLeases } from './cluster/leases.js';
 import { AuditWriter } from './audit/batch-writer.js';
-import { migrateHost, openDatabase, type DatabaseService, type OpenedEngine } from './db/index.js';
-import { hostEngineOptions } from './db/open-engine.js';
+import { hostEngineOptions, migrateHost, openDatabase, type DatabaseService, type OpenedEngine } from './db/index.js';
 import { ToolDispatcher } from './families/dispatch.js';
 import type { HostServices } from './families/host-services.js';
 import { FamilyManager, preloadFamilies, type ApplyResult } from './families/manager.js';
@@ -207,7 +206,7 @@ export class Host {
     void preloadFamilies(settings, options.builtinDir);
     const database = await openDatabase(
       h.database.url,
-      { ...hostEngineOptions(settings, log), pgliteMaintenanceSeconds: h.database.pgliteMaintenanceSeconds, log },
+      { ...hostEngineOptions(settings, log), pgliteMaintenanceSeconds: h.database.pgliteMaintenanceSeconds },
       options.engine,
     );
     let host: Host | undefined;
