@@ -106,9 +106,10 @@ export interface WorkerPool {
   ): Promise<T>;
   /**
    * Start the pool's threads now, in the background, so the first real task does not wait for a thread
-   * to boot and load its modules (hundreds of milliseconds). Optional; never throws.
+   * to boot and load its modules (hundreds of milliseconds): every lane's, or only `lane`'s. Optional;
+   * never throws.
    */
-  warm?(): void;
+  warm?(lane?: WorkerLane): void;
 }
 
 export type Database = Kysely<any>;

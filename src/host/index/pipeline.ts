@@ -80,6 +80,9 @@ export class IndexPipeline implements IndexService {
     void (async () => {
       try {
         await this.ensureLoaded();
+        // Nothing indexed yet: every note of the vault is to be parsed, so the bulk lane's thread boots now,
+        // while the watcher starts and the walk runs, not when the walk hands it its first batch.
+        if (this.state.cache.size === 0 && this.state.quarantine.size === 0) this.deps.workers.warm?.('bulk');
         if (this.deps.settings.watch) await this.watch.start();
         await this.runPass();
       } catch (e) {

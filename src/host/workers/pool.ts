@@ -162,9 +162,9 @@ export class PiscinaPool implements WorkerPool {
     return exited ? `its thread exited with code ${exited[1]}` : undefined;
   }
 
-  warm(): void {
+  warm(only?: WorkerLane): void {
     // One trivial task per thread makes Piscina boot them all; what they load stays loaded until idleTimeout.
-    for (const lane of ['bulk', 'interactive'] as const) {
+    for (const lane of only ? [only] : (['bulk', 'interactive'] as const)) {
       for (let i = 0; i < this.threads(lane); i++)
         this.piscina(lane)
           .run({ task: 'echo', payload: null })

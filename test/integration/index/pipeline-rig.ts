@@ -13,7 +13,7 @@ import { pgliteTemplate } from '../../../src/host/testing/harness.js';
 import { openVault } from '../../../src/host/vault/index.js';
 import { PiscinaPool } from '../../../src/host/workers/pool.js';
 import type { NoteModel } from '../../../src/markdown/index.js';
-import type { IndexContributor, Logger } from '../../../src/sdk/types.js';
+import type { IndexContributor, Logger, WorkerPool } from '../../../src/sdk/types.js';
 import type { VaultFs } from '../../../src/sdk/vault.js';
 
 const CORPUS = corpusPath('obsidian-tasks-demo');
@@ -103,6 +103,8 @@ let rigs = 0;
 export async function rig(
   settings: Partial<IndexSettings> = {},
   files: Record<string, string | Uint8Array> = {},
+  /** The pool the pipeline is given, made from the file's shared one (a test's spy around it, say). */
+  poolFor: (shared: PiscinaPool) => WorkerPool = (shared) => shared,
 ): Promise<Rig> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-index-'));
   const vault = path.join(dir, 'vault');
@@ -122,7 +124,7 @@ export async function rig(
   const pipeline = new IndexPipeline({
     db: database.db,
     vault: { id: vaultId, name: 't', obsidianName: null, fs },
-    workers,
+    workers: poolFor(workers),
     log: silent,
     settings: { ...SETTINGS, ...settings },
     contributors: () => contributors.map((e) => ({ ...e })),
