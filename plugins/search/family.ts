@@ -16,7 +16,7 @@ import migration0007 from './migrations/0007-keyword-rev.js';
 import migration0008 from './migrations/0008-body-gin-pending.js';
 import migration0009 from './migrations/0009-cjk-vector.js';
 import migration0010 from './migrations/0010-vectors-uncompressed.js';
-import { searchSettingsSchema, type SearchSettings } from './settings.js';
+import { effectiveEmbedding, searchSettingsSchema, type SearchSettings } from './settings.js';
 import connectorFetch from './tools/fetch.js';
 import connectorSearch from './tools/search.js';
 import getTags from './tools/get_tags.js';
@@ -71,7 +71,9 @@ export default defineFamily<SearchTools>({
   // The keyword contributor, and once a pass has caught up with the vault, the vault's memory index loaded behind it.
   indexers: (ctx) => [
     {
-      ...keywordIndexer((ctx.settings as { search: SearchSettings }).search),
+      ...keywordIndexer((ctx.settings as { search: SearchSettings }).search, {
+        embeds: effectiveEmbedding((ctx.settings as { search: SearchSettings }).search.embedding).provider !== 'none',
+      }),
       async passEnd(_db, pass) {
         if (pass.caughtUp && ctx.hasService('search-keyword'))
           void ctx.service<KeywordIndexService>('search-keyword').memory?.ensure(pass.vaultId);

@@ -74,6 +74,22 @@ export async function reembedAll(db: Database, vaultId?: number): Promise<number
   return Number(r.numAffectedRows ?? 0);
 }
 
+/**
+ * Queue every indexed note whose content has no vectors and is not queued at that content. The keyword contributor
+ * queues nothing while no provider is configured, so a start with one (the first, or the first after a spell
+ * without) finds here what it has to embed; otherwise this queues only what a lost write left out. A queued note
+ * whose content changed meanwhile is queued again at its new content, its backoff cleared.
+ */
+export async function queueUnembedded(db: Database): Promise<number> {
+  const r = await sql`INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
+      SELECT n.id, n.vault_id, n.content_hash FROM notes n JOIN search_keyword k ON k.note_id = n.id
+      WHERE NOT EXISTS (SELECT 1 FROM search_embedded_notes e WHERE e.note_id = n.id AND e.content_hash = n.content_hash)
+      ON CONFLICT (note_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, enqueued_at = now(), attempts = 0,
+        next_attempt_at = now(), last_error = NULL
+      WHERE search_embed_queue.content_hash <> EXCLUDED.content_hash`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
 export function createProvider(e: EmbeddingSettings): EmbeddingProvider | undefined {
   if (e.provider === 'openai') return openAiProvider(e);
   if (e.provider === 'ollama') return ollamaProvider(e);
@@ -344,6 +360,8 @@ export async function createEmbeddingsService(ctx: ServiceFactoryContext): Promi
     else if (problem) unavailable = `embedding URL refused: ${problem}`;
     else {
       await checkEmbeddingFingerprint(ctx.db, e);
+      const queued = await queueUnembedded(ctx.db);
+      if (queued > 0) ctx.log.info({ queued }, 'search: notes queued for embedding at start');
       strategy = choice.strategy;
       ctx.log.info({ strategy, reason: choice.reason }, 'search: vector search strategy');
       await syncHnswIndex(ctx.db, ctx.log, strategy === 'hnsw' ? e.dimensions : null);

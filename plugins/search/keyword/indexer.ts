@@ -18,12 +18,16 @@ type KeywordTexts = ModelMemo<NoteModel, TextLimits, KeywordText>;
 
 /**
  * One statement for the rows and the embedding queue, however many notes the batch holds, after one read
- * of the stored options (another process may have rebuilt the index under a new configuration list).
+ * of the stored options (another process may have rebuilt the index under a new configuration list). Without
+ * an embedding provider (`embeds` false) nothing is queued: the queue would only grow, a row and two index
+ * entries a note, and the embeddings service queues what it lacks when it starts with a provider
+ * (`queueUnembedded`).
  */
 async function writeKeywordRows(
   trx: DatabaseTransaction,
   items: ReadonlyArray<ContributorItem<NoteModel>>,
   texts: KeywordTexts,
+  embeds: boolean,
 ): Promise<void> {
   if (items.length === 0) return;
   const options = (await readKeywordOptions(trx)) ?? DEFAULT_KEYWORD_OPTIONS;
@@ -52,8 +56,8 @@ async function writeKeywordRows(
   // catch up on them. The old rows are looked up by key (`= ANY`): joined to the batch's rows, whose count the
   // planner cannot see, the plan scanned the whole table once it held a few thousand notes, so each batch of a
   // first index cost more than the one before.
-  await sql`
-    WITH r AS (
+  const rowsWithStats = sql`
+    r AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         AS r(note_id bigint, vault_id int, title_text text, title_index text, title_cjk tsvector, title_keys jsonb, head text, body text,
               body_index text, body_cjk tsvector, body_len int, hash text)
@@ -67,7 +71,8 @@ async function writeKeywordRows(
       ON CONFLICT (vault_id) DO UPDATE SET docs = search_keyword_stats.docs + EXCLUDED.docs, total_len = search_keyword_stats.total_len + EXCLUDED.total_len,
         rev = search_keyword_stats.rev + 1
       RETURNING vault_id, rev
-    ), kw AS (
+    )`;
+  const keywordRows = sql`
       INSERT INTO search_keyword (note_id, vault_id, title_text, title_keys, title_tsv, tsv, head, body, body_len, rev)
       SELECT r.note_id, r.vault_id, r.title_text, ARRAY(SELECT jsonb_array_elements_text(r.title_keys)),
              search_title_tsv(${cfgs}::regconfig[], coalesce(r.title_index, r.title_text), coalesce(r.title_cjk, ''::tsvector)),
@@ -77,8 +82,13 @@ async function writeKeywordRows(
       FROM r
       ON CONFLICT (note_id) DO UPDATE SET vault_id = EXCLUDED.vault_id, title_text = EXCLUDED.title_text,
         title_keys = EXCLUDED.title_keys, title_tsv = EXCLUDED.title_tsv, tsv = EXCLUDED.tsv, head = EXCLUDED.head, body = EXCLUDED.body,
-        body_len = EXCLUDED.body_len, rev = EXCLUDED.rev
-    )
+        body_len = EXCLUDED.body_len, rev = EXCLUDED.rev`;
+  if (!embeds) {
+    await sql`WITH ${rowsWithStats} ${keywordRows}`.execute(trx);
+    return;
+  }
+  await sql`
+    WITH ${rowsWithStats}, kw AS (${keywordRows})
     INSERT INTO search_embed_queue (note_id, vault_id, content_hash)
     SELECT r.note_id, r.vault_id, r.hash FROM r
     WHERE NOT EXISTS (SELECT 1 FROM search_embedded_notes e WHERE e.note_id = r.note_id AND e.content_hash = r.hash)
@@ -93,7 +103,8 @@ async function writeKeywordRows(
  * is derived once per parsed model: an index pass derives it in `prepare`, while the batch before is written, so
  * the index transaction does not (splitting a CJK note into bigrams is the costly part).
  */
-export function keywordIndexer(limits: TextLimits): IndexContributor<NoteModel> {
+export function keywordIndexer(limits: TextLimits, options: { readonly embeds: boolean }): IndexContributor<NoteModel> {
+  const { embeds } = options;
   const texts: KeywordTexts = new ModelMemo(keywordText, (l) => `${l.headChars}:${l.bodyChars}`);
   const own: TextLimits = { headChars: limits.headChars, bodyChars: limits.bodyChars };
   return {
@@ -109,8 +120,8 @@ export function keywordIndexer(limits: TextLimits): IndexContributor<NoteModel> 
     // index's second transaction, after the tool has answered (readers await IndexService.settled).
     deferred: true,
     prepare: (model) => texts.warm(model, own),
-    write: (trx, note, model) => writeKeywordRows(trx, [{ note, model }], texts),
-    writeMany: (trx, items) => writeKeywordRows(trx, items, texts),
+    write: (trx, note, model) => writeKeywordRows(trx, [{ note, model }], texts, embeds),
+    writeMany: (trx, items) => writeKeywordRows(trx, items, texts, embeds),
     // Vectors and the queue row hang off notes(id) ON DELETE CASCADE: a move that keeps the note id
     // keeps its vectors, and write() re-queues only when the content hash differs from the embedded one.
     async remove(trx, note) {
