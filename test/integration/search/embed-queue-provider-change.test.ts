@@ -9,20 +9,10 @@ import type { EmbeddingsService } from '../../../plugins/search/embeddings/types
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { Database } from '../../../src/sdk/index.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import { startEmbeddingServer, waitEmbedded } from './embedding-server.js';
+import { fakeEmbeddingSettings, startEmbeddingServer, waitEmbedded } from './embedding-server.js';
 
 const fake = await startEmbeddingServer(64);
-const embedding = {
-  provider: 'openai',
-  baseUrl: `${fake.url}/v1`,
-  model: 'hash-64',
-  dimensions: 64,
-  pollMs: 20,
-  backoffMs: 20,
-  maxBackoffMs: 200,
-  retries: 0,
-  batchSize: 4,
-};
+const embedding = fakeEmbeddingSettings(fake);
 const server = await startTestServer({
   files: {
     'Tomatoes.md': '# Tomatoes\n\nWater the tomato plants deeply twice a week.\n',

@@ -81,6 +81,24 @@ export async function startEmbeddingServer(dims = 64): Promise<FakeEmbeddingServ
 }
 
 /** Wait until at least `n` notes are embedded and nothing is queued; the counts, or an error with them. */
+/**
+ * `search.embedding` settings for the fake server's OpenAI protocol (`hash-<dims>`), polling and backing off fast
+ * and never retrying, so a test sees each outcome at once.
+ */
+export function fakeEmbeddingSettings(fake: FakeEmbeddingServer, dims = 64) {
+  return {
+    provider: 'openai',
+    baseUrl: `${fake.url}/v1`,
+    model: `hash-${dims}`,
+    dimensions: dims,
+    pollMs: 20,
+    backoffMs: 20,
+    maxBackoffMs: 200,
+    retries: 0,
+    batchSize: 4,
+  };
+}
+
 export async function waitEmbedded<C extends { embedded: number; queued: number }>(
   counts: () => Promise<C>,
   n: number,

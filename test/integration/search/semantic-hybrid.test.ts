@@ -10,7 +10,7 @@ import type { EmbeddingsService } from '../../../plugins/search/embeddings/types
 import { textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import { startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from './embedding-server.js';
+import { fakeEmbeddingSettings, startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from './embedding-server.js';
 
 const fake = await startEmbeddingServer(64);
 const others = {
@@ -19,17 +19,7 @@ const others = {
   tasks: { enabled: false },
   notes: { enabled: false },
 };
-const embedding = {
-  provider: 'openai',
-  baseUrl: `${fake.url}/v1`,
-  model: 'hash-64',
-  dimensions: 64,
-  pollMs: 20,
-  backoffMs: 20,
-  maxBackoffMs: 200,
-  retries: 0,
-  batchSize: 4,
-};
+const embedding = fakeEmbeddingSettings(fake);
 const server = await startTestServer({
   files: {
     'Garden/Tomatoes.md':
