@@ -69,17 +69,18 @@ export default defineFamily<SearchTools>({
     '0010-vectors-uncompressed': migration0010,
   },
   // The keyword contributor, and once a pass has caught up with the vault, the vault's memory index loaded behind it.
-  indexers: (ctx) => [
-    {
-      ...keywordIndexer((ctx.settings as { search: SearchSettings }).search, {
-        embeds: effectiveEmbedding((ctx.settings as { search: SearchSettings }).search.embedding).provider !== 'none',
-      }),
-      async passEnd(_db, pass) {
-        if (pass.caughtUp && ctx.hasService('search-keyword'))
-          void ctx.service<KeywordIndexService>('search-keyword').memory?.ensure(pass.vaultId);
+  indexers: (ctx) => {
+    const search = (ctx.settings as { search: SearchSettings }).search;
+    return [
+      {
+        ...keywordIndexer(search, { embeds: effectiveEmbedding(search.embedding).provider !== 'none' }),
+        async passEnd(_db, pass) {
+          if (pass.caughtUp && ctx.hasService('search-keyword'))
+            void ctx.service<KeywordIndexService>('search-keyword').memory?.ensure(pass.vaultId);
+        },
       },
-    },
-  ],
+    ];
+  },
   tools: {
     keyword_search: keywordSearch,
     semantic_search: semanticSearch,

@@ -370,8 +370,8 @@ export async function createEmbeddingsService(ctx: ServiceFactoryContext): Promi
   }
   const worker = new EmbeddingWorker(ctx, search, provider, unavailable, strategy);
   worker.start();
-  // In the background: an anti-join over every note (about 40 ms for 2,500 notes on PGlite), which the family's start
-  // need not wait for; the loop finds the rows at its next poll.
+  // In the background: an anti-join over every note, which grows with the vault and which the family's start need
+  // not wait for; the loop finds the rows at its next poll.
   if (provider)
     void queueUnembedded(ctx.db).then(
       (queued) => queued > 0 && ctx.log.info({ queued }, 'search: notes queued for embedding at start'),
