@@ -4,7 +4,7 @@
 // parses nothing, so it loads neither the MCP SDK nor zod nor the settings schema: a desktop client starts
 // it on every launch. serve.ts's runStdio comes here first, and again while it waits for an owner.
 import { request } from 'node:http';
-import type { Socket } from 'node:net';
+import { createConnection, type Socket } from 'node:net';
 import { trustedSocket } from '../host/admin/channel-client.js';
 import { OperationError } from '../host/admin/errors.js';
 import {
@@ -57,8 +57,10 @@ function upgrade(
   vaultPath: string,
 ): Promise<{ socket: Socket; head: Buffer; pid: string } | undefined> {
   return new Promise((resolve, reject) => {
+    // Its own connection, not the global agent's: an agent works out a TLS server name from the host header
+    // (node:net's isIP, whose first call compiles an IPv6 pattern: ~6 ms of a relay's start).
     const req = request({
-      socketPath,
+      createConnection: () => createConnection(socketPath),
       method: 'GET',
       path: STDIO_RELAY_PATH,
       headers: {
