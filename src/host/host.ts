@@ -28,7 +28,7 @@ import type { OAuthServer } from './oauth/server.js';
 import type { ProviderOptions } from './oauth/provider.js';
 import type { IndexPipeline } from './index/index.js';
 import { createLogger } from './log/logger.js';
-import { MemoryTrim } from './memory-trim.js';
+import { MemoryTrim, trimNativeMemory } from './memory-trim.js';
 import type { ServerDeps } from './mcp/server-factory.js';
 import { RequestStateSeal } from './mcp/request-state.js';
 import { SessionHub } from './mcp/sessions.js';
@@ -211,6 +211,10 @@ export class Host {
     );
     let host: Host | undefined;
     try {
+      // What the engine's start freed (PGlite compiling its WebAssembly on its thread) goes back before the
+      // migrations and the families allocate, and what loading the families freed before the index starts:
+      // a first start's peak is then lower (bench/footprint). The periodic trim comes only after start.
+      trimNativeMemory();
       await migrateHost(database.db);
       const vaultId = await ensureVault(database.db, h.vault.name, vaultRoot, {
         adoptRoot: { log },
@@ -261,6 +265,7 @@ export class Host {
       for (const row of rows) if (row.id !== vaultId) await host.vaults.serve(row);
       const first = await host.manager.apply(settings);
       if (!first.ok) throw new SettingsError(first.errors);
+      trimNativeMemory();
       host.vaults.release();
       await host.pruneRemovedVaults();
       host.vaults.startChecks(h.index.rootCheckSeconds);

@@ -69,6 +69,16 @@ export function heapReducer(): (() => boolean) | undefined {
   }
 }
 
+/**
+ * malloc_trim(0) once, now, on the thread pool: for a start-up phase that freed much before the next one
+ * allocates. A no-op without the native core's trim.
+ */
+export function trimNativeMemory(): void {
+  loadNative()
+    ?.trimMemory?.()
+    .catch(() => undefined);
+}
+
 export interface MemoryTrimOptions {
   /** malloc_trim(0) on the thread pool (the native core's), if any. */
   trim?: () => Promise<boolean>;
