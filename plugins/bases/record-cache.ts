@@ -359,6 +359,10 @@ export function basesRecordsContributor(ctx: ContributorFactoryContext): IndexCo
     async remove(_trx, note) {
       cache()?.mark(note.vaultId, note.id);
     },
+    async removeMany(_trx, notes) {
+      const c = cache();
+      for (const note of notes) c?.mark(note.vaultId, note.id);
+    },
     async rename(_trx, note) {
       cache()?.mark(note.vaultId, note.id);
     },

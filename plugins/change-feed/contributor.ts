@@ -10,6 +10,7 @@ import type {
   RemoveReason,
 } from '../../src/sdk/index.js';
 import type { ChangeFeedSettings } from '../../src/generated/change-feed/settings.js';
+import { bigintArray } from '../../src/sdk/index.js';
 
 /** The `changeFeed` settings section, generated from its schema in family.ts (npm run gen). */
 export type FeedSettings = ChangeFeedSettings;
@@ -235,6 +236,14 @@ export function feedContributor(
         { kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin },
       ]);
       await sql`DELETE FROM change_feed_state WHERE note_id = ${note.id}`.execute(trx);
+    },
+    async removeMany(trx, notes) {
+      const events = notes.map((note): EventIn => {
+        const extra = note as typeof note & WithExtras;
+        return { kind: 'deleted', path: note.path, reason: extra.reason ?? 'removed', origin: extra.origin };
+      });
+      await emit(trx, notes[0].vaultId, events);
+      await sql`DELETE FROM change_feed_state WHERE note_id = ANY(${bigintArray(notes.map((n) => n.id))})`.execute(trx);
     },
     async passEnd(_db, { vaultId, caughtUp, transaction }) {
       const count = skipped.get(vaultId) ?? 0;

@@ -52,6 +52,10 @@ function contributors(ctx: ContributorFactoryContext): IndexContributor<any>[] {
         await inner.remove(trx, note);
         nudge(note.vaultId);
       },
+      async removeMany(trx, notes) {
+        await inner.removeMany!(trx, notes);
+        for (const v of new Set(notes.map((n) => n.vaultId))) nudge(v);
+      },
       ...(inner.rename
         ? {
             async rename(trx, note, from, model) {

@@ -391,5 +391,25 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       }
       await reresolve(trx, note.vaultId, { nameKeys, targetIds: [note.id], excludeSources: [note.id] });
     },
+    async removeMany(trx, notes) {
+      const ids = notes.map((n) => n.id);
+      const old = await loadNodes(trx, ids);
+      const list = bigintArray(ids);
+      await sql`DELETE FROM graph_links WHERE source_id = ANY(${list})`.execute(trx);
+      await sql`DELETE FROM graph_aliases WHERE note_id = ANY(${list})`.execute(trx);
+      await sql`DELETE FROM graph_nodes WHERE note_id = ANY(${list})`.execute(trx);
+      const vaultId = notes[0].vaultId;
+      const nameKeys = notes.flatMap((n) => [nameKeyOfPath(n.path), old.get(n.id)?.name_key ?? '']);
+      // As `remove` one note at a time: past SWEEP_FROM removals in this transaction the names wait for the
+      // pass end's sweep; fewer are re-resolved here, in one statement for all of them.
+      let bulk = false;
+      for (let i = 0; i < notes.length; i++) bulk = bulkIn(trx) || bulk;
+      if (bulk) {
+        await queueNames(trx, vaultId, nameKeys);
+        queued.add(vaultId);
+        return;
+      }
+      await reresolve(trx, vaultId, { nameKeys, targetIds: ids, excludeSources: ids });
+    },
   };
 }

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { NoteModel } from '../../src/markdown/index.js';
 import type { ContributorItem, DatabaseTransaction, IndexContributor } from '../../src/sdk/index.js';
-import { jsonPieces, rowSlices } from '../../src/sdk/index.js';
+import { bigintArray, jsonPieces, rowSlices } from '../../src/sdk/index.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const date = (d: string | null): string | null => (d !== null && DATE.test(d) ? d : null);
@@ -72,5 +72,10 @@ export const tasksContributor: IndexContributor<NoteModel> = {
   async remove(trx, note) {
     await sql`DELETE FROM tasks_items WHERE note_id = ${note.id}`.execute(trx);
     await sql`DELETE FROM tasks_notes WHERE note_id = ${note.id}`.execute(trx);
+  },
+  async removeMany(trx, notes) {
+    const ids = bigintArray(notes.map((n) => n.id));
+    await sql`DELETE FROM tasks_items WHERE note_id = ANY(${ids})`.execute(trx);
+    await sql`DELETE FROM tasks_notes WHERE note_id = ANY(${ids})`.execute(trx);
   },
 };

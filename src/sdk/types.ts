@@ -362,6 +362,13 @@ export interface IndexContributor<Model = unknown> {
   readonly observer?: boolean;
   remove(trx: DatabaseTransaction, note: RemovedNote): Promise<void>;
   /**
+   * Optional batch form of `remove` for the notes one index transaction removes because their files went (a
+   * folder deleted, files deleted while the server was down): distinct notes of one vault, every one with
+   * reason `removed`. When present the index calls it instead of `remove` for those notes, before their `notes`
+   * rows are deleted; it must leave the same rows as `remove` called for each in turn.
+   */
+  removeMany?(trx: DatabaseTransaction, notes: ReadonlyArray<RemovedNote>): Promise<void>;
+  /**
    * The note kept its id and moved from `fromPath`. When its content also changed in the same
    * pass, `write` is called right after with the new model.
    */

@@ -44,6 +44,9 @@ export function noteResourceEvents(ctx: ContributorFactoryContext): IndexContrib
     async remove(_trx, note) {
       touch(note.vaultId, note.path);
     },
+    async removeMany(_trx, notes) {
+      for (const note of notes) touch(note.vaultId, note.path);
+    },
     async rename(_trx, note, fromPath) {
       touch(note.vaultId, fromPath);
       touch(note.vaultId, note.path);

@@ -4,6 +4,7 @@
 // rows: document frequencies are counted at query time from the GIN index, so a note costs one row here. Never embeds here: the index transaction must stay fast and independent of any provider.
 import { sql } from 'kysely';
 import {
+  bigintArray,
   ModelMemo,
   type ContributorItem,
   type DatabaseTransaction,
@@ -130,6 +131,14 @@ export function keywordIndexer(limits: TextLimits, options: { readonly embeds: b
       UPDATE search_keyword_stats s SET docs = s.docs - 1, total_len = s.total_len - gone.body_len, rev = s.rev + 1 FROM gone WHERE s.vault_id = gone.vault_id`.execute(
         trx,
       );
+    },
+    async removeMany(trx, notes) {
+      // The stats move as they would one note at a time (the change stamp by one a note).
+      await sql`
+      WITH gone AS (DELETE FROM search_keyword WHERE note_id = ANY(${bigintArray(notes.map((n) => n.id))}) RETURNING vault_id, body_len),
+      sums AS (SELECT vault_id, count(*) AS n, sum(body_len) AS len FROM gone GROUP BY vault_id)
+      UPDATE search_keyword_stats s SET docs = s.docs - sums.n, total_len = s.total_len - sums.len, rev = s.rev + sums.n
+      FROM sums WHERE s.vault_id = sums.vault_id`.execute(trx);
     },
   };
 }
