@@ -365,7 +365,8 @@ export interface IndexContributor<Model = unknown> {
    * Optional batch form of `remove` for the notes one index transaction removes because their files went (a
    * folder deleted, files deleted while the server was down): distinct notes of one vault, every one with
    * reason `removed`. When present the index calls it instead of `remove` for those notes, before their `notes`
-   * rows are deleted; it must leave the same rows as `remove` called for each in turn.
+   * rows are deleted; it must leave the same rows as `remove` called for each in turn once the pass has ended
+   * (its `passEnd` included: the graph queues names for its sweep where one at a time it would re-resolve some).
    */
   removeMany?(trx: DatabaseTransaction, notes: ReadonlyArray<RemovedNote>): Promise<void>;
   /**
