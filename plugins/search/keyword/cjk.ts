@@ -4,6 +4,7 @@
 /** A run of Chinese, Japanese or Korean characters (the scripts the default ts parser cannot split). */
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+/gu;
 const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 export function hasCjk(text: string): boolean {
   return HAS_CJK.test(text);
@@ -44,22 +45,31 @@ export function splitCjk(text: string): CjkSplit {
   let tokens = 0;
   const add = (lexeme: string): void => {
     position++;
-    const at = Math.min(position, MAX_POSITION);
-    let list = positions.get(lexeme);
-    if (!list) positions.set(lexeme, (list = []));
-    if (list.length < MAX_POSITIONS && list[list.length - 1] !== at) list.push(at);
+    const at = position < MAX_POSITION ? position : MAX_POSITION;
+    const list = positions.get(lexeme);
+    if (list === undefined) positions.set(lexeme, [at]);
+    else if (list.length < MAX_POSITIONS && list[list.length - 1] !== at) list.push(at);
   };
   const rest = text.replace(CJK_RUN, (run) => {
-    const chars = [...run];
-    for (let i = 0; i + 1 < chars.length; i++) add(chars[i] + chars[i + 1]);
-    add(chars[chars.length - 1]);
-    tokens += chars.length;
+    if (SURROGATE.test(run)) {
+      // A character outside the BMP (Han extensions B and later) is two code units: split by code point.
+      const chars = [...run];
+      for (let i = 0; i + 1 < chars.length; i++) add(chars[i] + chars[i + 1]);
+      add(chars[chars.length - 1]);
+      tokens += chars.length;
+    } else {
+      // One code unit a character: bigrams are two-unit slices (flat strings, no array of characters).
+      const n = run.length;
+      for (let i = 0; i + 1 < n; i++) add(run.slice(i, i + 2));
+      add(run[n - 1]);
+      tokens += n;
+    }
     position++; // the next run does not continue this one
     return ' ';
   });
-  const parts: string[] = [];
-  for (const [lexeme, at] of positions) parts.push(`'${lexeme}':${at.join(',')}`);
-  return { rest, vector: parts.join(' '), tokens };
+  let vector = '';
+  for (const [lexeme, at] of positions) vector += `${vector ? ' ' : ''}'${lexeme}':${at.join(',')}`;
+  return { rest, vector, tokens };
 }
 
 const SINGLE_CJK_LEXEME = /'([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc])'(?!:)/gu;

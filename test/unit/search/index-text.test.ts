@@ -31,6 +31,10 @@ t.test('note text: CJK runs become a vector of bigrams, the rest has its compoun
   t.equal(many.cjk.split(' ')[0].split(',').length, 256);
   const long = indexParts(`${'字'.repeat(17000)}末尾`);
   t.match(long.cjk, /'末尾':16383/);
+  // A character outside the BMP (two code units) is one character of a bigram, and counts once.
+  const astral = indexParts('𠀀𠀁中 x 𠀀');
+  t.equal(astral.cjk, "'𠀀𠀁':1 '𠀁中':2 '中':3 '𠀀':5");
+  t.equal(astral.words, 1 + 4);
   t.equal(phraseText('read task.due here'), 'read task due here');
 });
 
