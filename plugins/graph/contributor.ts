@@ -215,12 +215,13 @@ const SWEEP_FROM = 16;
 const SWEEP_NAMES = 500;
 
 /**
- * Whether this transaction has removed or renamed SWEEP_FROM notes already (a folder deleted or moved in one batch):
- * from then on the names such a note could answer wait for the pass end's sweep, as a bulk batch's new notes do.
+ * Whether this transaction has removed or renamed more than SWEEP_FROM notes, counting the `notes` it removes or renames
+ * now (a folder deleted or moved in one batch): from then on the names such a note could answer wait for the pass end's
+ * sweep, as a bulk batch's new notes do.
  */
 const touched = new WeakMap<DatabaseTransaction, number>();
-function bulkIn(trx: DatabaseTransaction): boolean {
-  const n = (touched.get(trx) ?? 0) + 1;
+function bulkIn(trx: DatabaseTransaction, notes = 1): boolean {
+  const n = (touched.get(trx) ?? 0) + notes;
   touched.set(trx, n);
   return n > SWEEP_FROM;
 }
@@ -402,9 +403,7 @@ export function graphContributor(getCap: () => number): IndexContributor<NoteMod
       const nameKeys = notes.flatMap((n) => [nameKeyOfPath(n.path), old.get(n.id)?.name_key ?? '']);
       // As `remove` one note at a time: past SWEEP_FROM removals in this transaction the names wait for the
       // pass end's sweep; fewer are re-resolved here, in one statement for all of them.
-      let bulk = false;
-      for (let i = 0; i < notes.length; i++) bulk = bulkIn(trx) || bulk;
-      if (bulk) {
+      if (bulkIn(trx, notes.length)) {
         await queueNames(trx, vaultId, nameKeys);
         queued.add(vaultId);
         return;

@@ -121,9 +121,7 @@ async function removeDeleted(
     if (c.contributor.removeMany) await c.contributor.removeMany(trx, notes);
     else for (const n of notes) await c.contributor.remove(trx, n);
   }
-  const ids = notes.map((n) => n.id);
-  for (let i = 0; i < ids.length; i += 1000)
-    await sql`DELETE FROM notes WHERE id = ANY(${bigintArray(ids.slice(i, i + 1000))})`.execute(trx);
+  await sql`DELETE FROM notes WHERE id = ANY(${bigintArray(notes.map((n) => n.id))})`.execute(trx);
 }
 
 export interface ApplyOptions {

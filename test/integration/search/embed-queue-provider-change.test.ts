@@ -31,6 +31,12 @@ const db = () => server.host.services.named.get('db') as Database;
 const count = async (query: ReturnType<typeof sql<{ n: number }>>) => Number((await query.execute(db())).rows[0].n);
 const queued = () =>
   count(sql<{ n: number }>`SELECT count(*)::int AS n FROM search_embed_queue WHERE vault_id = ${vaultId}`);
+/** Notes whose vectors were made from content they no longer have. */
+const staleVectors = () =>
+  count(
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM search_embedded_notes e JOIN notes n ON n.id = e.note_id
+      WHERE e.vault_id = ${vaultId} AND e.content_hash <> n.content_hash`,
+  );
 const notes = () => count(sql<{ n: number }>`SELECT count(*)::int AS n FROM notes WHERE vault_id = ${vaultId}`);
 const service = async (): Promise<EmbeddingsService> => {
   const deadline = Date.now() + 20_000;
@@ -72,21 +78,10 @@ t.test('after a spell without a provider, the notes changed meanwhile are embedd
   const waitIndexed = Date.now() + 20_000;
   while (Date.now() < waitIndexed) {
     await index().settled(vaultId);
-    const stale = await count(
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM search_embedded_notes e JOIN notes n ON n.id = e.note_id
-        WHERE e.vault_id = ${vaultId} AND e.content_hash <> n.content_hash`,
-    );
-    if (stale === 1) break;
+    if ((await staleVectors()) === 1) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  t.equal(
-    await count(
-      sql<{ n: number }>`SELECT count(*)::int AS n FROM search_embedded_notes e JOIN notes n ON n.id = e.note_id
-        WHERE e.vault_id = ${vaultId} AND e.content_hash <> n.content_hash`,
-    ),
-    1,
-    'the edit is indexed: its vectors are stale',
-  );
+  t.equal(await staleVectors(), 1, 'the edit is indexed: its vectors are stale');
   t.equal(await queued(), 0, 'the edit queued nothing without a provider');
   await server.rewriteConfig({ search: { embedding } });
   const svc = await service();

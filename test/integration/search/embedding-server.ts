@@ -80,12 +80,11 @@ export async function startEmbeddingServer(dims = 64): Promise<FakeEmbeddingServ
   };
 }
 
-/** Wait until at least `n` notes are embedded and nothing is queued; the counts, or an error with them. */
 /**
  * `search.embedding` settings for the fake server's OpenAI protocol (`hash-<dims>`), polling and backing off fast
  * and never retrying, so a test sees each outcome at once.
  */
-export function fakeEmbeddingSettings(fake: FakeEmbeddingServer, dims = 64) {
+export function fakeEmbeddingSettings(fake: FakeEmbeddingServer, dims = 64, overrides: Record<string, unknown> = {}) {
   return {
     provider: 'openai',
     baseUrl: `${fake.url}/v1`,
@@ -96,8 +95,11 @@ export function fakeEmbeddingSettings(fake: FakeEmbeddingServer, dims = 64) {
     maxBackoffMs: 200,
     retries: 0,
     batchSize: 4,
+    ...overrides,
   };
 }
+
+/** Wait until at least `n` notes are embedded and nothing is queued; the counts, or an error with them. */
 
 export async function waitEmbedded<C extends { embedded: number; queued: number }>(
   counts: () => Promise<C>,

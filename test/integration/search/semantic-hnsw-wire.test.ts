@@ -10,7 +10,7 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 import { startPgliteWire } from '../../../src/host/testing/pglite-wire.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import type { Database } from '../../../src/sdk/index.js';
-import { hashVector, startEmbeddingServer } from './embedding-server.js';
+import { fakeEmbeddingSettings, hashVector, startEmbeddingServer } from './embedding-server.js';
 
 const DIMS = 64;
 const EF = 10;
@@ -26,17 +26,7 @@ for (let i = 0; i < BULK; i++) {
 
 const wire = await startPgliteWire();
 const fake = await startEmbeddingServer(DIMS);
-const embedding = {
-  provider: 'openai',
-  baseUrl: `${fake.url}/v1`,
-  model: `hash-${DIMS}`,
-  dimensions: DIMS,
-  pollMs: 10,
-  backoffMs: 20,
-  retries: 0,
-  notesPerPass: 100,
-  batchSize: 100,
-};
+const embedding = fakeEmbeddingSettings(fake, DIMS, { pollMs: 10, notesPerPass: 100, batchSize: 100 });
 const server = await startTestServer({
   files,
   config: {

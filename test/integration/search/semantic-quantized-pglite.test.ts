@@ -9,7 +9,12 @@ import { exactVectorSearch } from '../../../plugins/search/embeddings/vector-sea
 import { quantizedQuery, quantizedVectorSearch } from '../../../plugins/search/embeddings/vector-search-quantized.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
-import { hashVector, startEmbeddingServer, waitEmbedded as waitEmbeddedFor } from './embedding-server.js';
+import {
+  fakeEmbeddingSettings,
+  hashVector,
+  startEmbeddingServer,
+  waitEmbedded as waitEmbeddedFor,
+} from './embedding-server.js';
 
 const DIMS = 64;
 const files: Record<string, string> = {
@@ -24,16 +29,7 @@ const files: Record<string, string> = {
   'Work/Budget.md': '# Budget\n\nWeekly budget planning for the finance team.\n',
 };
 const fake = await startEmbeddingServer(DIMS);
-const embedding = {
-  provider: 'openai',
-  baseUrl: `${fake.url}/v1`,
-  model: `hash-${DIMS}`,
-  dimensions: DIMS,
-  pollMs: 20,
-  backoffMs: 20,
-  retries: 0,
-  batchSize: 8,
-};
+const embedding = fakeEmbeddingSettings(fake, DIMS, { batchSize: 8 });
 const families = {
   files: { enabled: false },
   graph: { enabled: false },
