@@ -24,7 +24,7 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
   const d = await openDatabase(`pglite:${path.join(dir, 'plans')}`, { baseDir: '/', pgliteMaintenanceSeconds: 3600 });
   t.teardown(() => d.close());
   t.ok(d.maintenance, 'the embedded engine gets a maintenance pass when asked');
-  await sql`CREATE TABLE big (id int PRIMARY KEY, v text NOT NULL)`.execute(d.db);
+  await sql`CREATE TABLE big (id int PRIMARY KEY, v text NOT NULL, words tsvector, tags text[])`.execute(d.db);
   // The shape of the keyword contributor's "old rows" read: a batch of ids joined to the table.
   const lookup = (ids: number[]) =>
     sql<{
@@ -33,7 +33,8 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
       d.db,
     );
   for (let i = 0; i < 8; i++) await lookup([i]); // past the plan cache's five custom plans
-  await sql`INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g`.execute(d.db);
+  await sql`INSERT INTO big SELECT g, repeat('x', 200), to_tsvector('simple', 'w' || (g % 50) || ' common'), ARRAY['t' || (g % 7)]
+    FROM generate_series(1, 20000) g`.execute(d.db);
   const plan = async () => {
     const name = (
       await sql<{
@@ -64,6 +65,16 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
     ).rows[0]?.n;
   t.ok(run.busy, 'the pass saw rows being written');
   t.equal(await bounds(), WRITING_STATISTICS_TARGET + 1, 'analysed over a small sample while rows were being written');
+  // Columns whose type has its own analysis (tsvector lexemes, array elements) wait for the full ANALYZE.
+  const elements = async () =>
+    (
+      await sql<{
+        attname: string;
+        elems: number | null;
+      }>`SELECT attname, array_length(most_common_elems::text::text[], 1) AS elems FROM pg_stats
+        WHERE tablename = 'big' AND attname IN ('words', 'tags') ORDER BY attname`.execute(d.db)
+    ).rows;
+  t.same(await elements(), [], 'no element statistics while rows were being written');
   const again = await d.maintenance!.runOnce();
   t.notOk(again.analysed.includes('big'), 'a table that has not changed since is not due');
   t.same(again.refined, [], 'the first check without writes may be a short pause in the writing: nothing refined');
@@ -72,6 +83,14 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
   const settled = await d.maintenance!.runOnce();
   t.same(settled.refined, ['big'], 'once writing stopped, the sampled table is analysed again in full');
   t.equal(await bounds(), 101, "in full: PostgreSQL's default statistics target");
+  t.match(
+    await elements(),
+    [
+      { attname: 'tags', elems: Number },
+      { attname: 'words', elems: Number },
+    ],
+    'and with the element statistics of the tsvector and array columns',
+  );
   const after = await d.maintenance!.runOnce();
   t.same([after.analysed, after.refined], [[], []], 'and then left alone');
 });
