@@ -18,7 +18,14 @@ export const auditSection = section(
         .min(0)
         .default(200)
         .describe('Arguments are stored truncated to this many characters.'),
-      batchSize: z.number().int().min(1).default(200).describe('Usage rows written per insert.'),
+      batchSize: z
+        .number()
+        .int()
+        .min(1)
+        .default(1000)
+        .describe(
+          'Most usage rows written per insert: under sustained calls a batch waits for this many (or flushIntervalMs). An insert costs the embedded engine about 2 ms whatever its size, so at 1000 a row costs it about 40 % less CPU than at 200 (bench/audit); the larger insert holds the database ~15 ms at a time.',
+        ),
       flushIntervalMs: z
         .number()
         .int()
