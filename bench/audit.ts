@@ -5,7 +5,7 @@
 // array parameter per type (why rollup.ts sends a row's time and duration as integers): `unnest` of 2,000
 // elements counted, less the `SELECT 1` round trip, per element.
 // Usage: tsx bench/audit.ts
-// Env: BENCH_ROWS (200, the audit writer's default batch), BENCH_BATCHES (100 per round), BENCH_ROUNDS (5)
+// Env: BENCH_ROWS (1000, the audit writer's default batch), BENCH_BATCHES (40 per round), BENCH_ROUNDS (5)
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,8 +16,8 @@ import { openDatabase } from '../src/host/db/index.js';
 import { pgliteTemplate } from '../src/host/testing/harness.js';
 import { machine, median } from './lib/setup.js';
 
-const ROWS = Number(process.env.BENCH_ROWS ?? 200);
-const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-bench-audit-'));
