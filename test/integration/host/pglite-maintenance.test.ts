@@ -95,6 +95,36 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
   t.same([after.analysed, after.refined], [[], []], 'and then left alone');
 });
 
+t.test('while rows are written, a table that did not double keeps its element statistics up to date', async (t) => {
+  const engine = await openPglite(path.join(dir, 'churn'), { thread: false });
+  // Passes run by the test; a table may be analysed again at once.
+  const m = new EmbeddedMaintenance(engine.pool, {
+    ...DEFAULT_MAINTENANCE_POLICY,
+    intervalSeconds: 3600,
+    minGapSeconds: 0,
+  });
+  t.teardown(async () => {
+    await m.stop();
+    await engine.close();
+  });
+  await engine.pool.query('CREATE TABLE churn (id int PRIMARY KEY, words tsvector)');
+  await engine.pool.query("INSERT INTO churn SELECT g, to_tsvector('simple', 'alpha') FROM generate_series(1, 1000) g");
+  const elements = async () =>
+    (
+      await engine.pool.query<{ elems: string[] | null }>(
+        "SELECT most_common_elems::text::text[] AS elems FROM pg_stats WHERE tablename = 'churn' AND attname = 'words'",
+      )
+    ).rows[0]?.elems ?? null;
+  t.ok((await m.runOnce()).analysed.includes('churn'), 'the new table is analysed while rows are written');
+  t.equal(await elements(), null, 'without element statistics: it grew from nothing');
+  for (let i = 0; i < REFINE_AFTER_QUIET; i++) await m.runOnce();
+  t.same(await elements(), ['alpha'], 'refined in full once writing stopped');
+  await engine.pool.query("UPDATE churn SET words = to_tsvector('simple', 'omega')");
+  const run = await m.runOnce();
+  t.ok(run.busy && run.analysed.includes('churn'), 'rewritten rows make it due while rows are written');
+  t.same(await elements(), ['omega'], 'its element statistics are taken over the sample, as the table did not grow');
+});
+
 t.test('while rows are written, a growing table is analysed between full passes', async (t) => {
   const engine = await openPglite(path.join(dir, 'busy'), { thread: false });
   // A full pass an hour away: only the checks made while rows are written can analyse the table.
