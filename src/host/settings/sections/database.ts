@@ -35,7 +35,7 @@ export const databaseSection = section(
         .max(3600)
         .default(15)
         .describe(
-          "Seconds between the embedded database's maintenance passes, which do what a server's autovacuum would (PGlite runs none): ANALYZE each table once 50 rows plus 10 % of it changed (at most every 5 minutes unless it more than doubled), so the planner stops using plans made on empty tables; and merge the pending lists of the keyword index's GIN indexes. While rows are being written, due tables are also checked every 2 s between passes, so a table that grows fast (a first index) is analysed as it doubles, over a small sample (analysed in full once writing stops). 0 turns it off; a PostgreSQL server ignores it.",
+          "Seconds between the embedded database's maintenance passes, which do what a server's autovacuum would (PGlite runs none): ANALYZE each table once 50 rows plus 10 % of it changed (at most every 5 minutes unless it more than doubled), so the planner stops using plans made on empty tables; and merge the pending lists of the keyword index's GIN indexes. While rows are being written, due tables are also checked every 2 s between passes, so a table that grows fast (a first index) is analysed as it doubles, over a small sample and without the element statistics of its tsvector and array columns (analysed in full once writing stops). 0 turns it off; a PostgreSQL server ignores it.",
         ),
       pgliteSharedBuffersMb: z
         .number()
