@@ -58,9 +58,9 @@ const tools = [
   'read_multiple_notes',
   'get_tags',
 ];
-// Written the way the server writes them (batches of 200 through writeBatchSql: usage_logs rows and their
-// hourly rollups in one statement), timed against the same batches inserted plainly into a copy of
-// usage_logs (the write path before rollups) in the same run.
+// Written the way the server writes them (writeBatchSql: usage_logs rows and their hourly rollups in one statement),
+// in batches of 200 (the server's are up to audit.batchSize, 1,000), timed against the same batches inserted
+// plainly into a copy of usage_logs (the write path before rollups) in the same run.
 const db = server.host.database.db;
 const vaultId = server.host.vaultHandle.id;
 const row = (g: number, at: Date): UsageRow => ({
@@ -123,7 +123,7 @@ for (let g = 0; g < usageRows; g += 200) {
     await timed(writeTimes.rollup, () => writeBatchSql(batch).execute(db));
   }
 }
-// Live batches (what a busy server writes: 200 calls of the last second), 50 of each.
+// Live batches (calls of the last second, as a busy server writes them; 200 a batch here), 50 of each.
 for (let i = 0; i < 50; i++) {
   const batch = Array.from({ length: 200 }, (_, j) => row(i * 200 + j, new Date(Date.now() - Math.random() * 1000)));
   await timed(writeTimes.livePlain, () => plainInsert(batch));
