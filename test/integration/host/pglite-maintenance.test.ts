@@ -5,19 +5,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { sql } from 'kysely';
 import { openDatabase } from '../../../src/host/db/index.js';
 import { openPglite } from '../../../src/host/db/engines/pglite.js';
 import {
   DEFAULT_MAINTENANCE_POLICY,
   EmbeddedMaintenance,
+  type MaintenancePolicy,
   REFINE_AFTER_QUIET,
   WRITING_STATISTICS_TARGET,
 } from '../../../src/host/db/engines/pglite-maintenance.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'exo-pglite-maintenance-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+/** An embedded engine of its own with a maintenance pass whose full passes are an hour apart (the test runs them). */
+async function maintained(t: Test, name: string, policy: Partial<MaintenancePolicy>) {
+  const engine = await openPglite(path.join(dir, name), { thread: false });
+  const m = new EmbeddedMaintenance(engine.pool, { ...DEFAULT_MAINTENANCE_POLICY, intervalSeconds: 3600, ...policy });
+  t.teardown(async () => {
+    await m.stop();
+    await engine.close();
+  });
+  return { engine, m };
+}
 
 t.test('a plan made on an empty table is replaced once the pass analyses it', async (t) => {
   // An hour between passes: the test runs them itself.
@@ -96,17 +108,8 @@ t.test('a plan made on an empty table is replaced once the pass analyses it', as
 });
 
 t.test('while rows are written, a table that did not double keeps its element statistics up to date', async (t) => {
-  const engine = await openPglite(path.join(dir, 'churn'), { thread: false });
   // Passes run by the test; a table may be analysed again at once.
-  const m = new EmbeddedMaintenance(engine.pool, {
-    ...DEFAULT_MAINTENANCE_POLICY,
-    intervalSeconds: 3600,
-    minGapSeconds: 0,
-  });
-  t.teardown(async () => {
-    await m.stop();
-    await engine.close();
-  });
+  const { engine, m } = await maintained(t, 'churn', { minGapSeconds: 0 });
   await engine.pool.query('CREATE TABLE churn (id int PRIMARY KEY, words tsvector)');
   await engine.pool.query("INSERT INTO churn SELECT g, to_tsvector('simple', 'alpha') FROM generate_series(1, 1000) g");
   const elements = async () =>
@@ -126,17 +129,8 @@ t.test('while rows are written, a table that did not double keeps its element st
 });
 
 t.test('while rows are written, a growing table is analysed between full passes', async (t) => {
-  const engine = await openPglite(path.join(dir, 'busy'), { thread: false });
-  // A full pass an hour away: only the checks made while rows are written can analyse the table.
-  const m = new EmbeddedMaintenance(engine.pool, {
-    ...DEFAULT_MAINTENANCE_POLICY,
-    intervalSeconds: 3600,
-    busySeconds: 0.2,
-  });
-  t.teardown(async () => {
-    await m.stop();
-    await engine.close();
-  });
+  // Only the checks made while rows are written can analyse the table.
+  const { engine, m } = await maintained(t, 'busy', { busySeconds: 0.2 });
   m.start();
   await engine.pool.query('CREATE TABLE growing (id int PRIMARY KEY)');
   const analysed = async () =>
