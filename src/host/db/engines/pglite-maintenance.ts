@@ -49,10 +49,11 @@ export interface MaintenanceRun {
  * ANALYZE also names only the columns whose type PostgreSQL analyses in the standard way (plainColumns): the element
  * statistics of tsvectors and arrays, and of expression indexes, serve the selectivity of `@@` and `@>`, not the row
  * counts and lookups of the statements doing the writing, and they were most of the work (the keyword table's
- * ANALYZE took about a tenth as long without them); a table that grew less (a server in steady use) gets them over
- * the sample. Each table analysed so is analysed again in full, every column and index, once REFINE_AFTER_QUIET
- * checks in a row found no rows written: not at a first index's short pause, where the largest table's full ANALYZE
- * would cost more than the samples saved.
+ * three sampled ANALYZEs in a first index of ~10k notes took a sixth as long without them, bench/writes with
+ * BENCH_STATEMENTS=1); a table that grew less (a server in steady use) gets them over the sample. Each table analysed
+ * so is analysed again in full, every column and index, once REFINE_AFTER_QUIET checks in a row found no rows
+ * written: not at a first index's short pause, where the largest table's full ANALYZE would cost more than the
+ * samples saved.
  */
 export const WRITING_STATISTICS_TARGET = 10;
 /** Checks in a row without rows written before the tables analysed over a sample are analysed in full. */
@@ -165,11 +166,11 @@ export class EmbeddedMaintenance {
       writes: string;
     }>(
       `SELECT s.schemaname, s.relname, s.n_tup_ins + s.n_tup_upd + s.n_tup_del AS writes,
-         s.n_live_tup > 2 * greatest(c.reltuples, 0) AS grown,
+         g.grown,
          (s.n_mod_since_analyze >= $1::float8 + $2::float8 * greatest(c.reltuples, 0)
-          AND (s.last_analyze IS NULL OR s.last_analyze < now() - make_interval(secs => $3::float8)
-               OR s.n_live_tup > 2 * greatest(c.reltuples, 0))) AS due
+          AND (s.last_analyze IS NULL OR s.last_analyze < now() - make_interval(secs => $3::float8) OR g.grown)) AS due
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+       CROSS JOIN LATERAL (SELECT s.n_live_tup > 2 * greatest(c.reltuples, 0) AS grown) g
        ORDER BY s.n_mod_since_analyze DESC`,
       [baseRows, scale, minGapSeconds],
     );
