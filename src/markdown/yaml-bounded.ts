@@ -31,14 +31,20 @@ type Options = ParseOptions & DocumentOptions & SchemaOptions;
  * Linear in the source's size; no recursion on the input's shape.
  */
 export function parseDocumentBounded(source: string, maxDepth: number, options: Options = {}): BoundedYaml {
+  // Each collection owns at least one indicator of its own (a map its `:` or `?`, a sequence its `-`, a flow
+  // collection its `[` or `{`), so a source with no more of those characters than the bound cannot nest past
+  // it: most frontmatter, whose checks below would cost a quarter of its parse (the lexer pass).
+  const bounded = indicatorsAtMost(source, maxDepth);
   // yaml's Parser takes ~10-30 µs per nesting bracket (a 40 KB run took 0.3-1.5 s); its Lexer is several
   // times faster and already knows which brackets open collections, so the cheap attack is refused first.
-  const lexed = lexedDepthOver(source, maxDepth);
+  const lexed = bounded ? null : lexedDepthOver(source, maxDepth);
   if (lexed) return { ok: false, ...lexed };
   const tokens = Array.from(new Parser().parse(source));
-  for (const token of tokens) {
-    const over = firstTooDeep(token, maxDepth);
-    if (over) return { ok: false, ...over };
+  if (!bounded) {
+    for (const token of tokens) {
+      const over = firstTooDeep(token, maxDepth);
+      if (over) return { ok: false, ...over };
+    }
   }
   const composer = new Composer(options);
   let doc: Document.Parsed | null = null;
@@ -53,6 +59,17 @@ export function parseDocumentBounded(source: string, maxDepth: number, options: 
   }
   // compose(…, forceDoc = true) always yields at least one document.
   return { ok: true, doc: doc! };
+}
+
+/** Whether `source` holds at most `limit` of the characters a collection's indicator can be (`:` `?` `-` `[` `{`). */
+function indicatorsAtMost(source: string, limit: number): boolean {
+  let n = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    // : ? - [ {
+    if ((c === 58 || c === 63 || c === 45 || c === 91 || c === 123) && ++n > limit) return false;
+  }
+  return true;
 }
 
 /**

@@ -3,6 +3,8 @@
 // compiled there as a fatal out-of-memory; issue 35). A block over the bound is kept as raw text with a
 // typed `too_deep` error; the note stays readable and its body is parsed as usual.
 import t from 'tap';
+import fc from 'fast-check';
+import { stringify } from 'yaml';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -80,6 +82,45 @@ t.test('parseDocumentBounded answers like parseDocument below the bound', async 
   }
   const over = parseDocumentBounded('a: [[[1]]]\n', 3);
   t.same(over, { ok: false, depth: 4, offset: 5 }, 'the top mapping is level 1; the third bracket crosses the bound');
+});
+
+t.test('property: at any bound, a document is composed exactly when it nests no deeper than the bound', async (t) => {
+  // Small bounds put sources with just as many indicator characters as the bound on both sides of it: the
+  // shortcut that skips the depth checks (no more `:` `?` `-` `[` `{` than the bound) and the checks themselves.
+  const depthOf = (v: unknown): number =>
+    Array.isArray(v)
+      ? 1 + Math.max(0, ...v.map(depthOf))
+      : v !== null && typeof v === 'object'
+        ? 1 + Math.max(0, ...Object.values(v).map(depthOf))
+        : 0;
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(1, 'x', true, null),
+      fc.array(tie('node'), { minLength: 1, maxLength: 2 }),
+      fc.dictionary(fc.constantFrom('a', 'b'), tie('node'), { minKeys: 1, maxKeys: 2 }),
+    ),
+  })).node;
+  let composed = 0;
+  let refused = 0;
+  fc.assert(
+    fc.property(value, fc.boolean(), fc.integer({ min: 1, max: 6 }), (v, flow, bound) => {
+      const source = stringify(v, { collectionStyle: flow ? 'flow' : 'block' });
+      const depth = depthOf(v);
+      const r = parseDocumentBounded(source, bound);
+      if (depth > bound) {
+        refused++;
+        return !r.ok;
+      }
+      composed++;
+      return r.ok && JSON.stringify(r.doc.toJS()) === JSON.stringify(v);
+    }),
+    { numRuns: 3000 },
+  );
+  t.ok(
+    composed > 300 && refused > 300,
+    `both sides of the bound were tried (${composed} composed, ${refused} refused)`,
+  );
 });
 
 t.test('the worker pool parsing the note survives (it once ended the process)', async (t) => {
