@@ -41,6 +41,9 @@ writeFileSync(
   }),
 );
 const base = `http://127.0.0.1:${port}`;
+// The server, the CLI and the card check share a cache directory of their own: the relay cards are the few most
+// recent configs, and the suite's other files, writing theirs meanwhile, would push this file's card out.
+const env = { ...process.env, EXO_CONFIG: '', XDG_CACHE_HOME: path.join(dir, 'cache') };
 const children: ChildProcess[] = [];
 t.teardown(() => {
   for (const c of children) c.kill('SIGKILL');
@@ -52,7 +55,7 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
     execFile(
       process.execPath,
       [...cliArgs(), ...args, '--config', configFile],
-      { cwd: root, env: { ...process.env, EXO_CONFIG: '' } },
+      { cwd: root, env },
       (err, stdout, stderr) => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -63,7 +66,7 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
 function serve(): ChildProcess {
   const child = spawn(process.execPath, [...cliArgs(), 'serve', '--config', configFile], {
     cwd: root,
-    env: { ...process.env, EXO_CONFIG: '' },
+    env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);
@@ -119,7 +122,6 @@ let server = serve();
 await untilUp();
 
 t.test("the server writes its config's relay card: the first stdio beside it reads no YAML", async (t) => {
-  const env = { ...process.env, EXO_CONFIG: '' };
   const deadline = Date.now() + 10_000;
   let cards: Array<{ settings: { file: string; socketPath?: string; vaultName: string } }> = [];
   while (Date.now() < deadline) {
@@ -156,7 +158,7 @@ t.test('keys created, listed and revoked through the running server take effect 
 t.test('a second server on the same directory refuses, naming the directory and the owner', async (t) => {
   const second = spawn(process.execPath, [...cliArgs(), 'serve', '--config', configFile], {
     cwd: root,
-    env: { ...process.env, EXO_CONFIG: '' },
+    env,
   });
   let stderr = '';
   second.stderr.on('data', (d) => (stderr += d));
@@ -193,7 +195,7 @@ t.test('stdio bridges to the running server as the local operator', async (t) =>
     args: [...cliArgs(), 'stdio', '--config', configFile],
     cwd: root,
     stderr: 'pipe',
-    env: { ...process.env, EXO_CONFIG: '' } as Record<string, string>,
+    env: env as Record<string, string>,
   });
   const local = new Client({ name: 'desktop', version: '1' });
   await local.connect(transport);
@@ -226,7 +228,7 @@ t.test('a 2026-07-28 stdio client through the bridge: discover, list, write', as
       args: [...cliArgs(), 'stdio', '--config', configFile],
       cwd: root,
       stderr: 'pipe',
-      env: { ...process.env, EXO_CONFIG: '' } as Record<string, string>,
+      env: env as Record<string, string>,
     }),
   );
   t.teardown(() => local.close());

@@ -101,8 +101,9 @@ t.test('stdio-relay.drain: a client that closes stdin right after asking still g
 });
 
 t.test('stdio-relay.thin: the relay loads neither the MCP SDK, zod, the command parser nor PGlite', async (t) => {
-  // The config's card, as the first relay of this config writes it: later relays read no YAML either.
-  const env = { ...process.env, EXO_CONFIG: '' };
+  // The config's card, as the first relay of this config writes it: later relays read no YAML either. In a cache
+  // directory of its own, where the suite's other files cannot push it out of the few cards kept.
+  const env = { ...process.env, EXO_CONFIG: '', XDG_CACHE_HOME: path.join(server.dir, 'cache') };
   await relaySettings({ file: server.configFile, cwd: root, env });
   const log = path.join(server.dir, 'relay-imports.txt');
   const hook = pathToFileURL(path.join(root, 'test/fixtures/log-imports.mjs')).href;

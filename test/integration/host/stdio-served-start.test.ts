@@ -17,7 +17,9 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 mkdirSync(path.join(dir, 'vault'));
 writeFileSync(path.join(dir, 'vault', 'a.md'), 'a\n');
 cpSync(await pgliteTemplate(), path.join(dir, 'db'), { recursive: true });
-const env = { ...process.env, EXO_CONFIG: '' };
+// A cache directory of its own: the relay cards are the user's few most recent configs, and the suite's other
+// files, writing theirs meanwhile, would push this file's card out (its stdio would then read the YAML first).
+const env = { ...process.env, EXO_CONFIG: '', XDG_CACHE_HOME: path.join(dir, 'cache') };
 
 function config(name: string, extra = ''): string {
   const file = path.join(dir, `${name}.yaml`);
