@@ -13,7 +13,7 @@ const lines = log.split('\n');
 /** Every failure in the log: leaf assertions, and failed subtests with no failed assertion inside them. */
 function failures() {
   const found = [];
-  let run = 'first run';
+  let run = 'npm test';
   /** Open subtests: their indentation and name, and whether a failure inside them was already recorded. */
   const stack = [];
   for (let i = 0; i < lines.length; i++) {

@@ -73,9 +73,9 @@ t.test('each failure is named with its run, its path and its diagnostic; the tot
   t.same(
     out.filter((l) => l.startsWith('# not ok')),
     [
-      '# not ok (first run): test/unit/a.test.ts › outer › inner › one is two',
-      '# not ok (first run): test/unit/a.test.ts › slow › timeout!',
-      '# not ok (first run): test/unit/b.test.ts',
+      '# not ok (npm test): test/unit/a.test.ts › outer › inner › one is two',
+      '# not ok (npm test): test/unit/a.test.ts › slow › timeout!',
+      '# not ok (npm test): test/unit/b.test.ts',
     ],
     'the failed assertion, not the subtests around it; a repeated point once; a failed file with no assertion',
   );
