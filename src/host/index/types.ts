@@ -119,6 +119,9 @@ export function announceCommit(
   }
 }
 
+/** A vault-relative path with a segment that starts with a dot (`.obsidian/…`, `a/.git/…`): never indexed or watched. */
+export const DOT_SEGMENT = /(?:^|\/)\./;
+
 export function isNotePath(p: string): boolean {
-  return p.endsWith('.md') && !p.split('/').some((part) => part.startsWith('.'));
+  return p.endsWith('.md') && !DOT_SEGMENT.test(p);
 }

@@ -2,6 +2,7 @@
 // converts to vault-relative POSIX paths and hands them over debounced. Never reads file contents.
 import path from 'node:path';
 import parcelWatcher from '@parcel/watcher';
+import { DOT_SEGMENT } from './types.js';
 
 export interface WatchBatch {
   /** Vault-relative paths of notes (`.md`) that were created, changed or deleted. */
@@ -29,7 +30,7 @@ export interface VaultWatcherOptions {
  * expressions full of lookaheads, made that crawl several times as long (~10k notes: 240-390 ms against 47-64 ms),
  * and the first index waits for it.
  */
-export const WATCH_IGNORE: readonly RegExp[] = [/(?:^|\/)\./];
+export const WATCH_IGNORE: readonly RegExp[] = [DOT_SEGMENT];
 
 export class VaultWatcher {
   private sub: parcelWatcher.AsyncSubscription | undefined;
@@ -59,7 +60,7 @@ export class VaultWatcher {
     const rel = path.relative(this.options.root, abs);
     if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return;
     const p = rel.split(path.sep).join('/');
-    if (p.split('/').some((part) => part.startsWith('.'))) return;
+    if (DOT_SEGMENT.test(p)) return;
     if (p.endsWith('.md')) this.batch.notes.add(p);
     else if (type === 'delete') this.batch.deleted.add(p);
     else if (type === 'create') this.batch.created.add(p);
