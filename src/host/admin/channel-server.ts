@@ -2,13 +2,13 @@
 // process that owns the database carries out operator commands for the CLI and serves MCP to the stdio
 // bridge as the local operator. Reachable only through the filesystem by the owner's user; never on TCP.
 import { chmodSync, lstatSync, realpathSync, unlinkSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger, Principal } from '../../sdk/types.js';
 import type { Scope } from '../../sdk/scopes.js';
 import { HopRefused, type Forwarder } from '../cluster/forward.js';
-import { jsonRpcError, registerMcpRoutes } from '../mcp/http-transport.js';
+import { jsonRpcError, mcpHttpEndpoint, type McpHttpEndpoint } from '../mcp/http-transport.js';
 import type { ServerDeps } from '../mcp/server-factory.js';
 import type { SessionHub } from '../mcp/sessions.js';
 import {
@@ -73,7 +73,14 @@ export interface AdminChannel {
 
 /** Bind the socket. The caller holds the database lock, so a socket file left here is a dead owner's. */
 export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminChannel> {
-  const app = Fastify({ logger: false, bodyLimit: o.bodyLimitBytes });
+  // MCP for the stdio bridges answers on node's request path, ahead of Fastify's (made below).
+  let mcp: McpHttpEndpoint | undefined;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: o.bodyLimitBytes,
+    serverFactory: (handler) =>
+      http.createServer((req, res) => (mcp?.claims(req) ? mcp.serve(req, res) : handler(req, res))),
+  });
   const startedAt = new Date().toISOString();
   const hello: Hello = {
     protocol: ADMIN_PROTOCOL,
@@ -241,7 +248,7 @@ export async function openAdminChannel(o: AdminChannelOptions): Promise<AdminCha
 
   // MCP for `exocortex stdio` bridges, always the operator: 2025 clients get sessions (so list_changed
   // reaches them), 2026-07-28 ones subscriptions/listen.
-  registerMcpRoutes(app, {
+  mcp = mcpHttpEndpoint({
     mode: 'stateful',
     maxSessions: o.maxSessions,
     maxSessionsPerCredential: o.maxSessions,

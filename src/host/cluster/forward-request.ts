@@ -2,7 +2,7 @@
 // owner's answer (SSE included) streamed back, and the raw answers a hijacked reply gets when no owner
 // does. It never decides whether to forward, which owner to try, or whether a hop is trusted.
 import http from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ReplyView, RequestView } from '../http/exchange.js';
 import type { Logger } from '../../sdk/types.js';
 import { credentialOf } from './hop-signature.js';
 import type { VaultLeases } from './leases.js';
@@ -43,8 +43,8 @@ export interface HopContext {
  */
 export function sendToOwner(
   ctx: HopContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RequestView,
+  reply: ReplyView,
   base: string,
   body: Buffer | 'stream' | undefined,
   vaultId: number,
@@ -148,12 +148,7 @@ export function sendToOwner(
   });
 }
 
-export function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-export function noOwner(reply: FastifyReply, notOwner = false): void {
+export function noOwner(reply: ReplyView, notOwner = false): void {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     error: {
@@ -172,7 +167,7 @@ export function noOwner(reply: FastifyReply, notOwner = false): void {
   reply.raw.end(body);
 }
 
-export function rawError(reply: FastifyReply, status: number, message: string): void {
+export function rawError(reply: ReplyView, status: number, message: string): void {
   reply.raw.writeHead(status, { 'content-type': 'application/json' });
   reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
@@ -186,23 +181,4 @@ function requestId(body: Buffer | undefined): string | number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The request's body, whole (an MCP message is one JSON document), refused past `limit` bytes. */
-export function readBody(request: FastifyRequest, limit: number): Promise<Buffer | undefined> {
-  if (request.method === 'GET' || request.method === 'DELETE' || request.method === 'HEAD')
-    return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.raw.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.raw.destroy();
-        reject(new Error('too large'));
-      } else chunks.push(chunk);
-    });
-    request.raw.on('end', () => resolve(Buffer.concat(chunks)));
-    request.raw.on('error', reject);
-  });
 }

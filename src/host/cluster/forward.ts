@@ -2,17 +2,15 @@
 // signed hop (hop-signature.ts), which can only narrow what the credential may do; the owner checks the
 // credential again. The model and its guarantees: docs/operations.md (several processes) and docs/security.md.
 import http from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hasBody, readBody, type ReplyView, type RequestView } from '../http/exchange.js';
 import { mayWrite, type Scope } from '../../sdk/scopes.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import {
   type ForwardMetrics,
   type HopContext,
-  hasBody,
   NO_OWNER_MESSAGE,
   noOwner,
   rawError,
-  readBody,
   sendToOwner,
 } from './forward-request.js';
 import {
@@ -82,7 +80,7 @@ export class Forwarder {
    * The principal as this process may serve it: a request that arrived over a valid hop is narrowed to
    * the forwarder's ceiling; an invalid hop throws (the caller refuses it 403).
    */
-  narrow(request: FastifyRequest, principal: Principal): Principal {
+  narrow(request: RequestView, principal: Principal): Principal {
     const hop = verifyHop(request, this.o.key);
     if (!hop) return principal;
     const families = this.o.families();
@@ -95,7 +93,7 @@ export class Forwarder {
    * The local operator a verified hop asserts (another process's admin channel forwarded it), or
    * undefined for a request that asserts none; a hop that does not verify throws.
    */
-  assertedOperator(request: FastifyRequest): Principal | undefined {
+  assertedOperator(request: RequestView): Principal | undefined {
     if (request.headers[AS_HEADER] === undefined) return undefined;
     const vault = verifyHop(request, this.o.key)?.operatorVault;
     if (vault === undefined) throw new HopRefused('an operator assertion without a valid forwarding');
@@ -103,7 +101,7 @@ export class Forwarder {
   }
 
   /** The client's address: the socket peer's, or on a verified hop the address the forwarder saw. */
-  clientAddress(request: FastifyRequest): string {
+  clientAddress(request: RequestView): string {
     try {
       return verifyHop(request, this.o.key)?.client ?? request.ip;
     } catch {
@@ -122,7 +120,7 @@ export class Forwarder {
    * it), true when this call answered it (streamed to the owner and back, or refused). A caller that gets
    * true returns without touching the reply.
    */
-  async route(request: FastifyRequest, reply: FastifyReply, vaultId: number, opts: RouteOptions): Promise<boolean> {
+  async route(request: RequestView, reply: ReplyView, vaultId: number, opts: RouteOptions): Promise<boolean> {
     let hop: VerifiedHop | undefined;
     try {
       hop = verifyHop(request, this.o.key);
@@ -150,7 +148,7 @@ export class Forwarder {
    * it (forwarded, or refused once no owner appeared in time), false when this process serves it itself.
    * While a vault changes owner (a failover) the request waits for the new one instead of failing.
    */
-  async maybeForward(request: FastifyRequest, reply: FastifyReply, principal: Principal): Promise<boolean> {
+  async maybeForward(request: RequestView, reply: ReplyView, principal: Principal): Promise<boolean> {
     return this.forward(request, reply, principal.vaultId, {
       stream: false,
       operator: principal.kind === 'operator',
@@ -162,12 +160,7 @@ export class Forwarder {
    * `vaultId`, as the local operator, and stream the owner's answer back as the channel's NDJSON: true
    * when this call answered it, false when this process owns the vault and runs the command itself.
    */
-  async operatorCommand(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    vaultId: number,
-    body: unknown,
-  ): Promise<boolean> {
+  async operatorCommand(request: RequestView, reply: ReplyView, vaultId: number, body: unknown): Promise<boolean> {
     const res = reply.raw;
     const write = (line: Record<string, unknown>) => {
       if (!res.headersSent) {
@@ -250,8 +243,8 @@ export class Forwarder {
   }
 
   private async forward(
-    request: FastifyRequest,
-    reply: FastifyReply,
+    request: RequestView,
+    reply: ReplyView,
     vaultId: number,
     opts: { stream: boolean; operator?: boolean },
   ): Promise<boolean> {
@@ -271,8 +264,9 @@ export class Forwarder {
     if (opts.stream) body = hasBody(request) ? 'stream' : undefined;
     else
       try {
-        body = await readBody(request, this.o.bodyLimitBytes);
+        body = bodiless(request.method) ? undefined : await readBody(request.raw, this.o.bodyLimitBytes);
       } catch {
+        reply.raw.setHeader('connection', 'close');
         rawError(reply, 413, 'Request body too large');
         return true;
       }
@@ -297,4 +291,9 @@ export class Forwarder {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** Methods whose body an MCP hop never carries. */
+function bodiless(method: string): boolean {
+  return method === 'GET' || method === 'DELETE' || method === 'HEAD';
 }

@@ -2,7 +2,7 @@
 // ceiling a verified hop narrows a credential to. It reads headers and the hop key only: it never sends or
 // answers a request, so how an untrusted hop is refused stays its caller's decision.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { RequestView } from '../http/exchange.js';
 import { mayRead, mayWrite, type Scope } from '../../sdk/scopes.js';
 
 /** Headers of a hop between processes: who forwarded, the scope ceiling, and their signature. */
@@ -27,7 +27,7 @@ export interface VerifiedHop {
 export class HopRefused extends Error {}
 
 /** The hop's signed headers, checked; undefined when the request came straight from a client. */
-export function verifyHop(request: FastifyRequest, key: Buffer): VerifiedHop | undefined {
+export function verifyHop(request: RequestView, key: Buffer): VerifiedHop | undefined {
   const hop = request.headers[HOP_HEADER];
   if (hop === undefined) return undefined;
   const ceiling = header(request, CEILING_HEADER);
@@ -57,13 +57,13 @@ export function sign(
   return createHmac('sha256', key).update(`${hop}\n${ceiling}\n${credential}\n${as}\n${client}`).digest();
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
+function header(request: RequestView, name: string): string | undefined {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 /** What a hop is bound to: the request's own credential (a bearer, or the panel's session cookie). */
-export function credentialOf(request: FastifyRequest): string {
+export function credentialOf(request: RequestView): string {
   return `${header(request, 'authorization') ?? ''}\n${header(request, 'cookie') ?? ''}`;
 }
 

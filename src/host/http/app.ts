@@ -7,7 +7,12 @@ import { Transform } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import type { FamilyRegistry } from '../families/registry.js';
-import { isAuthenticated, jsonRpcError, registerMcpRoutes, type HttpTransportOptions } from '../mcp/http-transport.js';
+import {
+  jsonRpcError,
+  mcpHttpEndpoint,
+  type HttpTransportOptions,
+  type McpHttpEndpoint,
+} from '../mcp/http-transport.js';
 import type { OAuthServer } from '../oauth/server.js';
 import type { HostMetrics } from '../metrics/index.js';
 import { mayScrape } from '../metrics/scrape-access.js';
@@ -15,6 +20,7 @@ import { hostCheck } from './host-check.js';
 import type { HttpSurface, SurfaceDeps } from './surfaces.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../db/unavailable.js';
 import { refusalJsonRpcError } from '../refusal-presenter.js';
+import type { Answering } from './exchange.js';
 
 /** server.* connection limits (see the settings schema for what each one means). */
 export interface ConnectionLimits {
@@ -71,6 +77,8 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
   };
 
   const limits = o.connection;
+  // The MCP endpoint answers on node's request path, ahead of Fastify's (made below, before any request).
+  let mcp: McpHttpEndpoint | undefined;
   const app = Fastify({
     logger: false,
     bodyLimit: o.bodyLimitBytes,
@@ -84,6 +92,7 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
           connectionsCheckingInterval: Math.max(250, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4),
         },
         (req, res) => {
+          if (mcp?.claims(req)) return mcp.serve(req, res);
           if (o.oauth?.owns(req.url ?? '/')) return o.oauth.handle(req, res);
           const gen = o.registry.routeFor(req.url ?? '/');
           if (gen?.routeApp && gen.enter()) {
@@ -122,11 +131,11 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     done(null, form);
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+  const answerError = (error: Error & { statusCode?: number; code?: string }, url: string, reply: Answering) => {
     // The database went away under the request (a restart, a failover; authentication reads it too):
     // 503 with a retryable refusal, as a client should treat it, not an internal error.
     if (isDatabaseUnavailable(error)) {
-      o.log.warn({ err: error.message, url: request.url }, 'request failed: the database connection failed');
+      o.log.warn({ err: error.message, url }, 'request failed: the database connection failed');
       return reply
         .code(503)
         .header('retry-after', '1')
@@ -134,7 +143,7 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
         .send({ jsonrpc: '2.0', error: refusalJsonRpcError(databaseUnavailable()), id: null });
     }
     const status = error.statusCode ?? 500;
-    if (status >= 500) o.log.error({ err: error.stack ?? error.message, url: request.url }, 'http error');
+    if (status >= 500) o.log.error({ err: error.stack ?? error.message, url }, 'http error');
     if (error.code === 'EXO_UNAUTH_BODY_TOO_LARGE') return jsonRpcError(reply, 413, -32600, error.message);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return jsonRpcError(
@@ -154,11 +163,14 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
       status >= 500 ? -32603 : -32600,
       status >= 500 ? 'Internal error' : error.message,
     );
-  });
+  };
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) =>
+    answerError(error, request.url, reply),
+  );
 
-  // Requests no route authenticated (MCP routes do it from the headers, before this) get a small body cap.
+  // Fastify's routes take no credential before their body (the MCP endpoint, which does, is not one of
+  // them): their bodies get a small cap.
   app.addHook('preParsing', async (request, _reply, payload) => {
-    if (isAuthenticated(request)) return payload;
     const cap = limits.unauthenticatedBodyLimitBytes;
     const tooLarge = () =>
       Object.assign(
@@ -221,12 +233,14 @@ export async function buildHttpApp(o: HttpAppOptions): Promise<FastifyInstance> 
     await surface.register(app, { ...o.surfaces!.deps, isAllowedHost, isAllowedOrigin });
   o.oauth?.register(app);
   const oauth = o.oauth;
-  registerMcpRoutes(app, {
+  mcp = mcpHttpEndpoint({
     ...o,
     isAllowedHost,
     isAllowedOrigin,
     challenge: oauth ? (path, extra) => oauth.challenge(path, extra) : undefined,
     metrics: metrics?.registry,
+    headers: (req, res) => securityHeaders(req, res, () => undefined),
+    onError: (error, request, reply) => answerError(error, request.url, reply),
   });
   return app;
 }

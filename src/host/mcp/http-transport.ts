@@ -5,10 +5,11 @@
 // - 2025-era requests: an initialize opens a session bound to the credential (in `stateful` mode), a
 //   request carrying a known session id is served by it, and a request without one is served on its own
 //   by a fresh instance — clients that never echo Mcp-Session-Id (claude.ai's backend) keep working.
-// Host, Origin, the credential and the content type are checked from the headers in onRequest, before a
-// byte of the body is read.
+// Host, Origin, the credential and the content type are checked from the headers, before a byte of the
+// body is read. The endpoint runs on node's request path, not Fastify's (see ../http/exchange.ts): the
+// listener hands it the requests `mcpHttpEndpoint` claims.
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from './sdk-node.js';
 import {
   createMcpHandler,
@@ -24,6 +25,15 @@ import type { ApiKeyVerifier } from '../auth/api-keys.js';
 import { HopRefused, type Forwarder } from '../cluster/forward.js';
 import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 import { createMcpServer, type ServerDeps } from './server-factory.js';
+import {
+  BodyTooLarge,
+  hasBody,
+  NodeReply,
+  NodeRequest,
+  parseJsonBody,
+  readBody,
+  type Answering,
+} from '../http/exchange.js';
 import type { LiveSession, SessionHub } from './sessions.js';
 
 export interface HttpTransportOptions {
@@ -50,10 +60,17 @@ export interface HttpTransportOptions {
   readonly forwarder?: Forwarder;
   /** Told of each MCP request answered other than tools/call (the dispatcher reports those) and listen streams. */
   readonly metrics?: { request(method: string, seconds: number, status: number): void };
+  /** Headers every response carries (the listener's security headers), set before anything is answered. */
+  readonly headers?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Answers a request whose handling threw (the listener's error mapping); absent: 500 Internal error. */
+  readonly onError?: (error: Error, request: NodeRequest, reply: NodeReply) => void;
 }
 
+type McpRequest = NodeRequest;
+type McpReply = NodeReply;
+
 /** The JSON-RPC method of a request, for metrics: bounded to method-shaped names (one label per batch). */
-function methodOf(request: FastifyRequest): string {
+function methodOf(request: McpRequest): string {
   if (request.method !== 'POST') return `HTTP ${request.method}`;
   const body = request.body as { method?: unknown } | unknown[] | null;
   if (Array.isArray(body)) return 'batch';
@@ -61,14 +78,13 @@ function methodOf(request: FastifyRequest): string {
   return typeof m === 'string' && /^[a-z][a-zA-Z_/]{0,39}$/.test(m) ? m : 'other';
 }
 
-/** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
 /** A refusal of the transport's own (no credential, too narrow a scope), as the refusal presenter words it. */
 function sendRefusal(
-  reply: FastifyReply,
+  reply: Answering,
   refusal: Refusal,
   id: string | number | null = null,
   statusOverride?: number,
-): FastifyReply {
+): Answering {
   const { status, body } = refusalHttpResponse(refusal, id);
   return reply
     .code(statusOverride ?? status)
@@ -76,25 +92,19 @@ function sendRefusal(
     .send(body);
 }
 
-export function jsonRpcError(
-  reply: FastifyReply,
+/** A JSON-RPC error answer; `id` is the request's when its body was parsed. */
+export function jsonRpcError<R extends Answering>(
+  reply: R,
   status: number,
   code: number,
   message: string,
   data?: unknown,
   id: string | number | null = null,
-): FastifyReply {
+): R {
   return reply
     .code(status)
     .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
-}
-
-/** The principal authenticated in onRequest, for the handler of the same request. */
-const principals = new WeakMap<FastifyRequest, Principal>();
-
-export function isAuthenticated(request: FastifyRequest): boolean {
-  return principals.has(request);
+    .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id }) as R;
 }
 
 function isJson(contentType: string | undefined): boolean {
@@ -119,13 +129,21 @@ function principalOf(ctx: McpRequestContext): Principal {
   return principal;
 }
 
-export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions): void {
+/** The paths the endpoint answers on (its query string aside), and the methods. */
+const MCP_PATHS = new Set(['/mcp', '/']);
+const MCP_METHODS = new Set(['POST', 'GET', 'DELETE', 'HEAD']);
+
+export interface McpHttpEndpoint {
+  /** Whether this request is the endpoint's (a method and path it answers). */
+  claims(req: IncomingMessage): boolean;
+  /** Serve a request the endpoint claims; whatever goes wrong is answered, never thrown. */
+  serve(req: IncomingMessage, res: ServerResponse): void;
+}
+
+export function mcpHttpEndpoint(o: HttpTransportOptions): McpHttpEndpoint {
   // One 2026-07-28 handler per vault: its listen bus carries only that vault's resource updates, so a
   // subscription never hears of a note in another user's vault that happens to share a URI.
-  const modernByVault = new Map<
-    number,
-    (req: FastifyRequest['raw'], res: FastifyReply['raw'], body: unknown) => Promise<void>
-  >();
+  const modernByVault = new Map<number, (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>>();
   const modernFor = (vaultId: number) => {
     let serve = modernByVault.get(vaultId);
     if (!serve) {
@@ -142,24 +160,31 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
     return serve;
   };
 
-  // Runs before Fastify reads the body: a request without a valid credential never has its body buffered.
-  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!o.isAllowedHost(request.headers.host))
-      return jsonRpcError(
+  // Runs before the body is read: a request without a valid credential never has its body buffered. The
+  // principal to serve, or undefined once the request was answered (refused, or forwarded to its owner).
+  const authenticate = async (request: McpRequest, reply: McpReply): Promise<Principal | undefined> => {
+    if (!o.isAllowedHost(request.headers.host)) {
+      jsonRpcError(
         reply,
         403,
         -32000,
         'Forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowedHosts',
       );
-    if (!o.isAllowedOrigin(request.headers.origin))
-      return jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
+      return undefined;
+    }
+    if (!o.isAllowedOrigin(request.headers.origin)) {
+      jsonRpcError(reply, 403, -32000, 'Forbidden: Origin not allowed; add it to server.allowedOrigins');
+      return undefined;
+    }
     let principal: Principal;
     try {
       // Another process's admin channel forwards its local operator as a signed assertion (no bearer).
       principal = o.forwarder?.assertedOperator(request) ?? (await o.verifier.verify(bearer(request)));
     } catch (e) {
-      if (e instanceof HopRefused)
-        return jsonRpcError(reply.header('connection', 'close'), 403, -32000, `Forbidden: ${e.message}`);
+      if (e instanceof HopRefused) {
+        jsonRpcError(reply.header('connection', 'close'), 403, -32000, `Forbidden: ${e.message}`);
+        return undefined;
+      }
       if (!isRefusal(e)) throw e;
       reply
         .header(
@@ -169,30 +194,71 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
             : 'Bearer realm="exocortex"',
         )
         .header('connection', 'close');
-      return sendRefusal(reply, e as Refusal);
+      sendRefusal(reply, e as Refusal);
+      return undefined;
     }
     if (o.forwarder) {
       try {
         principal = o.forwarder.narrow(request, principal);
       } catch (e) {
         if (!(e instanceof HopRefused)) throw e;
-        return jsonRpcError(reply.header('connection', 'close'), 403, -32000, `Forbidden: ${e.message}`);
+        jsonRpcError(reply.header('connection', 'close'), 403, -32000, `Forbidden: ${e.message}`);
+        return undefined;
       }
-      principals.set(request, principal);
-      if (await o.forwarder.maybeForward(request, reply, principal)) return reply;
+      if (await o.forwarder.maybeForward(request, reply, principal)) return undefined;
     }
-    principals.set(request, principal);
     if (request.method === 'POST' && !isJson(request.headers['content-type'])) {
-      return jsonRpcError(
-        reply.header('connection', 'close'),
-        415,
-        -32600,
-        'Unsupported content type: send application/json',
-      );
+      jsonRpcError(reply.header('connection', 'close'), 415, -32600, 'Unsupported content type: send application/json');
+      return undefined;
     }
-    return undefined;
+    return principal;
   };
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+
+  // The body, parsed into request.body as Fastify's JSON parser would: false once the request was answered
+  // (too large, not JSON, cut short). GET and HEAD bodies are never read; a DELETE's only when it has one.
+  const parseBody = async (request: McpRequest, reply: McpReply): Promise<boolean> => {
+    if (request.method === 'GET' || request.method === 'HEAD') return true;
+    if (request.method !== 'POST') {
+      if (!hasBody(request) || request.headers['content-type'] === undefined) return true;
+      if (!isJson(request.headers['content-type'])) {
+        jsonRpcError(
+          reply.header('connection', 'close'),
+          415,
+          -32600,
+          'Unsupported content type: send application/json',
+        );
+        return false;
+      }
+    }
+    let text: string;
+    try {
+      text = (await readBody(request.raw, o.bodyLimitBytes)).toString('utf8');
+    } catch (e) {
+      if (e instanceof BodyTooLarge)
+        jsonRpcError(
+          reply.header('connection', 'close'),
+          413,
+          -32600,
+          `Request body over the limit of ${o.bodyLimitBytes} bytes (server.bodyLimitBytes)`,
+        );
+      else jsonRpcError(reply.header('connection', 'close'), 400, -32600, 'The request body did not arrive whole');
+      return false;
+    }
+    if (text === '') {
+      if (request.method !== 'POST') return true;
+      jsonRpcError(reply, 400, -32600, 'Invalid Request: the body is empty; send a JSON-RPC message');
+      return false;
+    }
+    try {
+      request.body = parseJsonBody(text);
+    } catch {
+      jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+      return false;
+    }
+    return true;
+  };
+
+  const handler = async (request: McpRequest, reply: McpReply, principal: Principal) => {
     if (o.metrics) {
       const method = methodOf(request);
       if (method !== 'tools/call' && method !== 'subscriptions/listen') {
@@ -202,8 +268,6 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
         );
       }
     }
-    const principal = principals.get(request);
-    if (!principal) return jsonRpcError(reply, 401, -32001, 'A valid API key or OAuth access token is required');
     if (request.method === 'POST' && Array.isArray(request.body) && request.body.length === 0) {
       return jsonRpcError(reply, 400, -32600, 'Invalid Request: an empty batch');
     }
@@ -245,13 +309,42 @@ export function registerMcpRoutes(app: FastifyInstance, o: HttpTransportOptions)
           );
         o.hub.trackStream(principal.id, reply.raw, principal.user, principal.vaultId);
       }
-      reply.hijack();
       await modernFor(principal.vaultId)(request.raw, reply.raw, request.body);
-      return reply;
+      return;
     }
-    return legacy(request, reply, principal, o);
+    await legacy(request, reply, principal, o);
   };
-  for (const url of ['/mcp', '/']) app.route({ method: ['POST', 'GET', 'DELETE'], url, onRequest, handler });
+
+  const failed = (error: Error, request: McpRequest, reply: McpReply) => {
+    if (o.onError) return o.onError(error, request, reply);
+    o.log.error({ err: error.stack ?? error.message, url: request.url }, 'mcp request failed');
+    jsonRpcError(reply, 500, -32603, 'Internal error');
+  };
+
+  return {
+    claims(req) {
+      if (!MCP_METHODS.has(req.method ?? '')) return false;
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      return MCP_PATHS.has(query === -1 ? url : url.slice(0, query));
+    },
+    serve(req, res) {
+      o.headers?.(req, res);
+      const request = new NodeRequest(req);
+      const reply = new NodeReply(res);
+      const run = async () => {
+        const principal = await authenticate(request, reply);
+        if (principal && (await parseBody(request, reply))) await handler(request, reply, principal);
+      };
+      run().catch((e: unknown) => {
+        const error = e instanceof Error ? e : new Error(String(e));
+        if (res.headersSent) {
+          o.log.error({ err: error.stack ?? error.message, url: request.url }, 'mcp request failed mid-answer');
+          res.destroy();
+        } else failed(error, request, reply);
+      });
+    },
+  };
 }
 
 /**
@@ -281,7 +374,7 @@ function missingScope(
 }
 
 /** SEP-2243's check of a tools/call naming a family tool that mirrors arguments into Mcp-Param-* headers. */
-function paramHeaderProblem(request: FastifyRequest, deps: ServerDeps): string | undefined {
+function paramHeaderProblem(request: McpRequest, deps: ServerDeps): string | undefined {
   const body = request.body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
   if (!body || body.method !== 'tools/call' || typeof body.params?.name !== 'string') return undefined;
   const entry = deps.registry.findTool(body.params.name);
@@ -297,7 +390,7 @@ function paramHeaderProblem(request: FastifyRequest, deps: ServerDeps): string |
  * isLegacyRequest runs) fed the parsed body and the three headers it reads, without building a web
  * Request from the headers on every call.
  */
-function isLegacy(request: FastifyRequest): boolean {
+function isLegacy(request: McpRequest): boolean {
   const header = (name: string) => {
     const v = request.headers[name];
     return Array.isArray(v) ? v.join(', ') : v;
@@ -322,7 +415,7 @@ function asksForProgress(body: unknown): boolean {
   return Array.isArray(body) ? body.some(one) : one(body);
 }
 
-function bearer(request: FastifyRequest): string | undefined {
+function bearer(request: McpRequest): string | undefined {
   const h = request.headers.authorization;
   if (!h) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
@@ -330,7 +423,7 @@ function bearer(request: FastifyRequest): string | undefined {
 }
 
 /** Run `serve` counting it as in flight on `session`, so eviction passes over busy sessions. */
-async function tracked(session: LiveSession, reply: FastifyReply, serve: () => Promise<void>): Promise<void> {
+async function tracked(session: LiveSession, reply: McpReply, serve: () => Promise<void>): Promise<void> {
   session.inFlight = (session.inFlight ?? 0) + 1;
   let done = false;
   const finish = () => {
@@ -349,7 +442,7 @@ async function tracked(session: LiveSession, reply: FastifyReply, serve: () => P
 }
 
 /** 2025-era traffic: sessions for clients that keep them, one-request instances for the rest. */
-async function legacy(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
+async function legacy(request: McpRequest, reply: McpReply, principal: Principal, o: HttpTransportOptions) {
   const sid = request.headers['mcp-session-id'];
   if (typeof sid === 'string') {
     const session = o.hub.get(sid);
@@ -357,9 +450,8 @@ async function legacy(request: FastifyRequest, reply: FastifyReply, principal: P
       return jsonRpcError(reply, 404, -32001, 'Session not found; initialize a new one', undefined, idOf(request.body));
     session.lastSeen = Date.now();
     const transport = session.transport as NodeStreamableHTTPServerTransport;
-    reply.hijack();
     await tracked(session, reply, () => transport.handleRequest(request.raw, reply.raw, request.body));
-    return reply;
+    return;
   }
   if (request.method !== 'POST') {
     return jsonRpcError(
@@ -395,12 +487,7 @@ async function connectionCapped(
   return undefined;
 }
 
-async function openSession(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  principal: Principal,
-  o: HttpTransportOptions,
-) {
+async function openSession(request: McpRequest, reply: McpReply, principal: Principal, o: HttpTransportOptions) {
   const id = idOf(request.body);
   const capped = await connectionCapped(principal, o, 'sessions');
   if (capped) return jsonRpcError(reply, 503, -32000, capped, undefined, id);
@@ -431,9 +518,7 @@ async function openSession(
     if (transport.sessionId) o.hub.delete(transport.sessionId);
   };
   await server.connect(transport);
-  reply.hijack();
   await transport.handleRequest(request.raw, reply.raw, request.body);
-  return reply;
 }
 
 /**
@@ -442,7 +527,7 @@ async function openSession(
  * asked for progress gets its answer as a stream, so the progress reaches it before the result; the
  * rest get plain JSON.
  */
-async function serveAlone(request: FastifyRequest, reply: FastifyReply, principal: Principal, o: HttpTransportOptions) {
+async function serveAlone(request: McpRequest, reply: McpReply, principal: Principal, o: HttpTransportOptions) {
   const server = createMcpServer(principal, o.deps, { notifications: false });
   const transport = new NodeStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -453,7 +538,5 @@ async function serveAlone(request: FastifyRequest, reply: FastifyReply, principa
     void server.close();
   });
   await server.connect(transport);
-  reply.hijack();
   await transport.handleRequest(request.raw, reply.raw, request.body);
-  return reply;
 }

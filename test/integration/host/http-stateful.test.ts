@@ -246,6 +246,71 @@ t.test('malformed JSON, oversized bodies, bad Host and Origin get clear HTTP ans
   t.equal(((await res.json()) as { id: unknown }).id, 7, 'the error carries the request id');
 });
 
+t.test("the MCP endpoint reads its own bodies: Fastify's answers, and the ones it never gave", async (t) => {
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${server.key}`,
+  };
+  const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  const errorOf = async (res: Response) => ((await res.json()) as { error: { code: number; message: string } }).error;
+
+  let res = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"__proto__":{"admin":true}}}',
+  });
+  t.equal(res.status, 400, 'a __proto__ key is refused, as Fastify refused it');
+  t.equal((await errorOf(res)).code, -32700);
+  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: '' });
+  t.equal(res.status, 400, 'an empty POST');
+  t.match((await errorOf(res)).message, /empty/);
+  res = await fetch(`${server.url}/mcp`, {
+    method: 'DELETE',
+    headers: { ...headers, 'content-type': 'text/plain' },
+    body: 'bye',
+  });
+  t.equal(res.status, 415, 'a DELETE with a body that is not JSON');
+  res = await fetch(`${server.url}/mcp`, { method: 'HEAD', headers });
+  t.equal(res.status, 405, 'HEAD is answered as GET is without a session');
+  res = await fetch(`${server.url}/mcp`, { method: 'PUT', headers, body: list });
+  t.equal(res.status, 404, 'a method the endpoint does not answer falls through to the 404');
+  res = await fetch(`${server.url}/mcp?from=test`, { method: 'POST', headers, body: list });
+  t.equal(res.status, 200, 'a query string does not change the path');
+
+  // A declared length over the limit is refused before a byte of the body is sent.
+  const declared = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+    const req = http.request(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(64 * 1024 * 1024) },
+    });
+    req.on('response', (r) => {
+      r.resume();
+      resolve({ status: r.statusCode ?? 0, connection: r.headers.connection });
+      req.destroy();
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+  t.same(declared, { status: 413, connection: 'close' }, 'refused from the header, the connection closed');
+
+  // A client that gives up halfway through its body leaves the server serving.
+  await new Promise<void>((resolve) => {
+    const req = http.request(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': '1000' },
+    });
+    req.on('error', () => resolve());
+    req.write('{"jsonrpc":"2.0",');
+    setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, 50);
+  });
+  res = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: list });
+  t.equal(res.status, 200, 'served after a body cut short');
+});
+
 /** fetch cannot set Host; node:http can. */
 function statusWithHost(url: string, host: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
