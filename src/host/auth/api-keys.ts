@@ -1,6 +1,6 @@
 // API keys: minting (raw key shown once), SHA-256 storage, listing, revocation, and verification
 // into a Principal with a short cache. Never logs or stores a raw key.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { Refusal } from '../../sdk/refusals.js';
 import type { Principal } from '../../sdk/types.js';
@@ -26,8 +26,9 @@ export interface ApiKeyRecord {
   readonly userDisabledAt: Date | null;
 }
 
+/** The stored form of a key. One-shot `hash`: every HTTP request hashes its key, and a Hash object costs more. */
 export function hashKey(raw: string): string {
-  return createHash('sha256').update(raw).digest('hex');
+  return hash('sha256', raw, 'hex');
 }
 
 export async function createApiKey(
