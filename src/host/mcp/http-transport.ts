@@ -207,28 +207,19 @@ export function mcpHttpEndpoint(o: HttpTransportOptions): McpHttpEndpoint {
       }
       if (await o.forwarder.maybeForward(request, reply, principal)) return undefined;
     }
-    if (request.method === 'POST' && !isJson(request.headers['content-type'])) {
-      jsonRpcError(reply.header('connection', 'close'), 415, -32600, 'Unsupported content type: send application/json');
-      return undefined;
-    }
     return principal;
   };
 
   // The body, parsed into request.body as Fastify's JSON parser would: false once the request was answered
-  // (too large, not JSON, cut short). GET and HEAD bodies are never read; a DELETE's only when it has one.
+  // (not JSON, too large, cut short). GET and HEAD bodies are never read; a POST must say JSON before a
+  // byte is read; a DELETE's body is read only when it has one and says what it is.
   const parseBody = async (request: McpRequest, reply: McpReply): Promise<boolean> => {
     if (request.method === 'GET' || request.method === 'HEAD') return true;
-    if (request.method !== 'POST') {
-      if (!hasBody(request) || request.headers['content-type'] === undefined) return true;
-      if (!isJson(request.headers['content-type'])) {
-        jsonRpcError(
-          reply.header('connection', 'close'),
-          415,
-          -32600,
-          'Unsupported content type: send application/json',
-        );
-        return false;
-      }
+    const type = request.headers['content-type'];
+    if (request.method !== 'POST' && (!hasBody(request) || type === undefined)) return true;
+    if (!isJson(type)) {
+      jsonRpcError(reply.header('connection', 'close'), 415, -32600, 'Unsupported content type: send application/json');
+      return false;
     }
     let text: string;
     try {
