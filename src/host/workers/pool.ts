@@ -25,9 +25,17 @@ export interface WorkerPoolSettings {
 const PRELOAD = /^(?:--import|--require|-r|--loader|--experimental-loader)$/;
 const PRELOAD_INLINE = /^(--import|--require|--loader|--experimental-loader)=(.*)$/;
 
-/** A preload a pool thread keeps: the one that loads TypeScript when the host runs from its sources. */
+/**
+ * A preload a pool thread keeps: the one that loads TypeScript when the host runs from its sources — the
+ * checkout's loader, `--import tsx`, or the loader the `tsx` command itself preloads (`npx tsx bench/….ts`, the
+ * benches' documented usage, whose pool threads otherwise failed on their first `.ts` import).
+ */
 const loadsTypeScript = (module: string): boolean =>
-  module === 'tsx' || module === process.env.EXOCORTEX_TS_LOADER || module.endsWith('ts-loader/register.mjs');
+  module === 'tsx' ||
+  module === process.env.EXOCORTEX_TS_LOADER ||
+  module.endsWith('ts-loader/register.mjs') ||
+  TSX_COMMAND_LOADER.test(module);
+const TSX_COMMAND_LOADER = /[\\/]node_modules[\\/]tsx[\\/]dist[\\/]loader\.mjs$/;
 
 /** Flags of a thread's own environment, which a pool thread keeps; the value of `--conditions`/`-C` too. */
 const THREAD_FLAG =

@@ -27,6 +27,18 @@ t.test("preloads are dropped, the TypeScript loader and a thread's own flags kep
   t.same(workerExecArgv([]), []);
 });
 
+t.test('the loader the tsx command preloads is kept, its preflight dropped', async (t) => {
+  t.same(
+    workerExecArgv([
+      '--require',
+      '/repo/node_modules/tsx/dist/preflight.cjs',
+      '--import',
+      'file:///repo/node_modules/tsx/dist/loader.mjs',
+    ]),
+    ['--import', 'file:///repo/node_modules/tsx/dist/loader.mjs'],
+  );
+});
+
 t.test("V8's and the process's flags are left out: a Worker given one refuses to start", async (t) => {
   t.same(workerExecArgv(['--max-old-space-size=512', '--max-semi-space-size=16', '--title=exo', '--expose-gc']), []);
 });
@@ -52,4 +64,23 @@ t.test('a server started with a V8 flag serves a call that runs on a pool thread
   );
   t.equal(run.status, 0, run.stderr.slice(-1500));
   t.match(run.stdout, /^echoed {"ok":1}/m);
+});
+
+t.test("under the tsx command (the benches' usage), a pool thread loads the TypeScript worker", async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const tsx = fileURLToPath(new URL('../../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+  const script = `
+    import { PiscinaPool } from ${JSON.stringify(fileURLToPath(new URL('../../../src/host/workers/pool.ts', import.meta.url)))};
+    const pool = new PiscinaPool({ threads: 1, idleTimeoutMs: 1000 });
+    const n = await pool.run('echo', { ok: 2 }, { lane: 'bulk' });
+    console.log('echoed', JSON.stringify(n));
+    await pool.close();`;
+  const run = spawnSync(process.execPath, [tsx, '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, EXOCORTEX_TS_LOADER: '' },
+  });
+  t.equal(run.status, 0, run.stderr.slice(-1500));
+  t.match(run.stdout, /^echoed {"ok":2}/m);
 });
