@@ -25,6 +25,9 @@ export interface WorkerPoolSettings {
 const PRELOAD = /^(?:--import|--require|-r|--loader|--experimental-loader)$/;
 const PRELOAD_INLINE = /^(--import|--require|--loader|--experimental-loader)=(.*)$/;
 
+/** The loader the `tsx` command preloads (`--import file:///…/node_modules/tsx/dist/loader.mjs`). */
+const TSX_COMMAND_LOADER = /[\\/]node_modules[\\/]tsx[\\/]dist[\\/]loader\.mjs$/;
+
 /**
  * A preload a pool thread keeps: the one that loads TypeScript when the host runs from its sources — the
  * checkout's loader, `--import tsx`, or the loader the `tsx` command itself preloads (`npx tsx bench/….ts`, the
@@ -35,7 +38,6 @@ const loadsTypeScript = (module: string): boolean =>
   module === process.env.EXOCORTEX_TS_LOADER ||
   module.endsWith('ts-loader/register.mjs') ||
   TSX_COMMAND_LOADER.test(module);
-const TSX_COMMAND_LOADER = /[\\/]node_modules[\\/]tsx[\\/]dist[\\/]loader\.mjs$/;
 
 /** Flags of a thread's own environment, which a pool thread keeps; the value of `--conditions`/`-C` too. */
 const THREAD_FLAG =
