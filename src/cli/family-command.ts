@@ -56,6 +56,8 @@ async function runHere(
       log,
       server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind },
       vault: () => vault,
+      // A command runs beside the server that serves the vault: no background work of a service is its own.
+      servingVaults: () => [],
       named: new Map(),
     });
     return await familyCommandOp(

@@ -229,6 +229,7 @@ export class Host {
         log,
         server: { publicUrl: h.server.publicUrl, databaseEngine: database.engine.kind },
         vault: (id) => host!.vaults.handle(id ?? vaultId),
+        servingVaults: () => host?.vaults.servingIds() ?? [],
         routeByVault: (id, request, reply, write, family) =>
           host?.forwarder ? host.forwarder.route(request, reply, id, { write, family }) : Promise.resolve(false),
         clientAddress: (request) => host?.forwarder?.clientAddress(request) ?? request.ip,

@@ -478,6 +478,12 @@ export interface ServiceFactoryContext extends ServiceLookup {
   readonly settings: Record<string, unknown>;
   readonly workers: WorkerPool;
   vault(id?: number): VaultHandle;
+  /**
+   * The ids of the vaults this process serves now (their index and writes run here). A service's background
+   * work over rows of every vault (a queue) takes these only: the others are on standby here (another
+   * process owns them), unavailable, or not held by this process at all, and `vault(id)` refuses them.
+   */
+  servingVaults(): readonly number[];
 }
 
 export interface ServiceProvider<T = unknown> {

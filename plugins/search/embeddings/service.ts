@@ -2,7 +2,7 @@
 // that drains search_embed_queue in batches (old vectors stay until new ones land; failures back off),
 // and nearest-note queries. Never runs on a tool's request path except to embed the query itself.
 import { sql } from 'kysely';
-import type { Database, ServiceFactoryContext } from '../../../src/sdk/index.js';
+import { bigintArray, type Database, type ServiceFactoryContext } from '../../../src/sdk/index.js';
 import { effectiveEmbedding, type EmbeddingSettings, type SearchSettings } from '../settings.js';
 import { chunkNote, type ChunkTaskInput, type ChunkTaskOutput } from './chunk-task.js';
 import { urlProblem } from './http.js';
@@ -214,12 +214,15 @@ export class EmbeddingWorker implements EmbeddingsService {
   private async pass(): Promise<number> {
     if (!this.provider || this.unavailable) return 0;
     const db = this.ctx.db;
+    // Only the rows of the vaults served here: another process embeds its own vaults' notes, and a row this
+    // process cannot read must not be backed off for it (that would delay the owner's embedding by minutes).
+    const serving = this.ctx.servingVaults();
+    if (!serving.length) return 0;
     const due = await sql<QueueRow>`
       SELECT q.note_id, q.vault_id, q.content_hash, q.attempts, n.path
       FROM search_embed_queue q LEFT JOIN notes n ON n.id = q.note_id
-      WHERE q.next_attempt_at <= now() ORDER BY q.enqueued_at, q.note_id LIMIT ${this.settings.notesPerPass}`.execute(
-      db,
-    );
+      WHERE q.next_attempt_at <= now() AND q.vault_id = ANY(${bigintArray(serving)})
+      ORDER BY q.enqueued_at, q.note_id LIMIT ${this.settings.notesPerPass}`.execute(db);
     if (!due.rows.length) return 0;
     const prepared: Array<{ row: QueueRow; hash: string; out: ChunkTaskOutput }> = [];
     for (const row of due.rows) {
@@ -241,6 +244,8 @@ export class EmbeddingWorker implements EmbeddingsService {
         const out = await this.chunk(input);
         prepared.push({ row, hash: fs.contentHash(bytes), out });
       } catch (e) {
+        // The vault left this process meanwhile (standby, root gone): its row waits for whoever serves it.
+        if (!this.ctx.servingVaults().includes(row.vault_id)) continue;
         await this.backoff([row], `reading the note failed: ${describe(e)}`);
       }
     }

@@ -131,6 +131,7 @@ export class FamilyGeneration {
       service,
       hasService,
       vault: (id) => host.vault(id),
+      servingVaults: () => host.servingVaults(),
     };
     for (const [name, provider] of Object.entries(this.family.provides ?? {})) {
       const instance = await provider.create(factoryCtx);

@@ -11,6 +11,8 @@ export interface HostServices {
   readonly server: HostInfo;
   /** The vault a principal is confined to (single-vault mode: the configured one). */
   vault(id?: number): VaultHandle;
+  /** The ids of the vaults this process serves now (owned here, root reachable). */
+  servingVaults(): readonly number[];
   /** Named host services families may require ('vaults', 'workers', 'db', and later 'index'). */
   readonly named: Map<string, unknown>;
   /** A vault-bound HTTP request served where the vault is owned (cluster/forward.ts); true: answered. */

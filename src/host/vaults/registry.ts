@@ -215,6 +215,13 @@ export class VaultRegistry {
     throw new Refusal('vault_unavailable', { reason: unavailableReason(entry) });
   }
 
+  /** The vaults whose handle `handle(id)` gives now: owned here, pipeline running, root reachable. */
+  servingIds(): number[] {
+    const ids: number[] = [];
+    for (const [id, entry] of this.served) if (entry.state === 'serving' && entry.handle) ids.push(id);
+    return ids;
+  }
+
   /** Whether this process can open a vault's root (a lease is bid for only then). */
   canServe(id: number): boolean {
     const state = this.served.get(id)?.state;
