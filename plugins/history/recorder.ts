@@ -60,6 +60,8 @@ export class HistoryRecorder {
     readonly db: Database,
     readonly settings: HistorySettings,
     private readonly log: Logger,
+    /** The vaults whose history this process prunes: those it serves (their owner prunes the others). */
+    private readonly servingVaults?: () => readonly number[],
   ) {}
 
   start(): void {
@@ -79,7 +81,7 @@ export class HistoryRecorder {
     this.latestKept.clear();
     const run =
       (this.pruning as Promise<{ revisions: number; versions: number }> | undefined) ??
-      prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now).finally(
+      prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now, this.servingVaults?.()).finally(
         () => (this.pruning = undefined),
       );
     this.pruning = run;
@@ -275,7 +277,7 @@ export class HistoryRecorder {
 
 export const historyProvider = {
   create(ctx: ServiceFactoryContext): HistoryRecorder {
-    const r = new HistoryRecorder(ctx.db, historySettings(ctx.settings), ctx.log);
+    const r = new HistoryRecorder(ctx.db, historySettings(ctx.settings), ctx.log, () => ctx.servingVaults());
     r.start();
     return r;
   },

@@ -2,7 +2,7 @@
 // them back, and prune by age and size. SQL only; every query is scoped by vault_id, so a revision
 // of another vault is simply not found.
 import { sql } from 'kysely';
-import { type Database, agentActorSql, textArray } from '../../src/sdk/index.js';
+import { type Database, agentActorSql, bigintArray, textArray } from '../../src/sdk/index.js';
 
 export type RevisionKind = 'outside' | 'create' | 'write' | 'move' | 'delete';
 
@@ -293,25 +293,32 @@ export async function storeSize(db: Database, vaultId?: number): Promise<StoreSi
   return { revisions: Number(row.r), versions: Number(row.b), bytes: Number(row.s ?? 0) };
 }
 
-/** Drop revisions past the age limit, then the oldest of any vault over the size limit, then unreferenced versions. */
+/**
+ * Drop revisions past the age limit, then the oldest of any vault over the size limit, then unreferenced versions.
+ * `vaults`: only these vaults' (a server prunes the vaults it serves; the CLI command, every vault).
+ */
 export async function prune(
   db: Database,
   retentionDays: number,
   maxStoreBytes: number,
   now = new Date(),
+  vaults?: readonly number[],
 ): Promise<{ revisions: number; versions: number }> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  if (vaults?.length === 0) return { revisions: 0, versions: 0 };
+  const inVaults = vaults === undefined ? sql`true` : sql`vault_id = ANY(${bigintArray(vaults)})`;
   let revisions = Number(
-    (await sql`DELETE FROM history_revisions WHERE at < ${cutoff}`.execute(db)).numAffectedRows ?? 0,
+    (await sql`DELETE FROM history_revisions WHERE at < ${cutoff} AND ${inVaults}`.execute(db)).numAffectedRows ?? 0,
   );
-  let versions = await collect(db);
+  let versions = 0;
+  if (vaults === undefined) versions += await collect(db);
+  else for (const id of vaults) versions += await collect(db, id);
   const over = (
     await sql<{
       vault_id: number;
       s: string;
-    }>`SELECT vault_id, sum(size) AS s FROM history_blobs GROUP BY vault_id HAVING sum(size) > ${maxStoreBytes}`.execute(
-      db,
-    )
+    }>`SELECT vault_id, sum(size) AS s FROM history_blobs WHERE ${inVaults}
+      GROUP BY vault_id HAVING sum(size) > ${maxStoreBytes}`.execute(db)
   ).rows;
   for (const { vault_id } of over) {
     for (let round = 0; round < 1000; round++) {

@@ -1,6 +1,7 @@
 // End to end through MCP clients: three credentials edit one note, then list, diff, restore and undo one
 // client's changes with a human edit interleaved (conflict reported, the human's edit kept), delete and
-// restore after .trash is emptied, a restart in between (history survives), and prune by retention.
+// restore after .trash is emptied, a restart in between (history survives), and prune by retention (a server's of
+// the vaults it serves only).
 import t from 'tap';
 import { rmSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,9 @@ import { refusalOf, textOf } from '../../../src/host/testing/testkit.js';
 import { startTestServer } from '../../../src/host/testing/harness.js';
 import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
+import { ensureVault } from '../../../src/host/auth/vaults.js';
+import { historySettings } from '../../../plugins/history/recorder.js';
+import { prune } from '../../../plugins/history/store.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const families = ['notes', 'files', 'transfer', 'change-feed', 'history'].map((f) => path.join(root, 'plugins', f));
@@ -308,6 +312,29 @@ t.test('/health shows the store; prune by retention drops old revisions', async 
   const r = await recorder.prune();
   t.ok(r.revisions >= 1, 'old revisions pruned');
   t.same((await call('alice', 'list_revisions', { path: 'bob-notes' })).revisions, []);
+});
+
+t.test("a server prunes only the vaults it serves: another process's vault is left to its owner", async (t) => {
+  const db = server.host.database.db;
+  const elsewhere = await ensureVault(db, 'elsewhere', path.join(server.dir, 'not-held-here'));
+  const old = () =>
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM history_revisions WHERE vault_id = ${elsewhere}`
+      .execute(db)
+      .then((r) => r.rows[0].n);
+  await sql`INSERT INTO history_revisions (vault_id, path, at, kind, target, hash, previous_hash, from_path, size, skipped,
+      actor_kind, actor_id, actor_name, user_name, client_name, client_id, tool)
+    SELECT ${elsewhere}, path, now() - interval '400 days', kind, target, hash, previous_hash, from_path, size, skipped,
+      actor_kind, actor_id, actor_name, user_name, client_name, client_id, tool
+    FROM history_revisions WHERE vault_id = ${vaultId} ORDER BY id LIMIT 1`.execute(db);
+  t.equal(await old(), 1);
+  const recorder = server.host.manager.registry.providedService('history') as {
+    prune(): Promise<{ revisions: number; versions: number }>;
+  };
+  await recorder.prune();
+  t.equal(await old(), 1, "the server's prune leaves a revision of a vault it does not serve");
+  const s = historySettings({ history: {} });
+  await prune(db, s.retentionDays, s.maxStoreBytes);
+  t.equal(await old(), 0, "the operator's prune (every vault) drops it");
 });
 
 t.test('when the prior version cannot be kept, the write is refused (history.onRecordFailure: refuse)', async (t) => {
