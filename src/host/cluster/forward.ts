@@ -2,7 +2,7 @@
 // signed hop (hop-signature.ts), which can only narrow what the credential may do; the owner checks the
 // credential again. The model and its guarantees: docs/operations.md (several processes) and docs/security.md.
 import http from 'node:http';
-import { hasBody, readBody, type ReplyView, type RequestView } from '../http/exchange.js';
+import { BodyTooLarge, hasBody, readBody, type ReplyView, type RequestView } from '../http/exchange.js';
 import { mayWrite, type Scope } from '../../sdk/scopes.js';
 import type { Logger, Principal } from '../../sdk/types.js';
 import {
@@ -265,9 +265,12 @@ export class Forwarder {
     else
       try {
         body = bodiless(request.method) ? undefined : await readBody(request.raw, this.o.bodyLimitBytes);
-      } catch {
+      } catch (e) {
+        // As the endpoint answers them: over the limit 413, naming the setting; cut short 400.
         reply.raw.setHeader('connection', 'close');
-        rawError(reply, 413, 'Request body too large');
+        if (e instanceof BodyTooLarge)
+          rawError(reply, 413, `Request body over the limit of ${this.o.bodyLimitBytes} bytes (server.bodyLimitBytes)`);
+        else rawError(reply, 400, 'The request body did not arrive whole');
         return true;
       }
     // The client may give up while the request waits for an owner (the request stream itself has ended).

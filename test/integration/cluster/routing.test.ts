@@ -10,6 +10,7 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -151,6 +152,30 @@ t.test('requests follow their vault, and a joining process takes its share', { s
   });
   t.equal(forged.status, 403, 'a transfer request with a forged hop is refused');
   await forged.body?.cancel();
+
+  // An MCP body over the limit is refused by the process that would relay it as the owner's endpoint refuses it:
+  // 413, naming the setting (the declared length is enough; the body is never read).
+  const tooLarge = await new Promise<string>((resolve, reject) => {
+    const { hostname, port } = new URL(tvOther.url);
+    const socket = net.connect(Number(port), hostname, () =>
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nhost: ${hostname}:${port}\r\nauthorization: Bearer ${tv.key}\r\n` +
+          'content-type: application/json\r\naccept: application/json, text/event-stream\r\n' +
+          'content-length: 2000000000\r\n\r\n{',
+      ),
+    );
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
+  });
+  t.match(
+    tooLarge,
+    /^HTTP\/1\.1 413 /,
+    'a body over the limit is refused 413 through the process that does not own it',
+  );
+  t.match(tooLarge, /server\.bodyLimitBytes/, 'naming the setting');
 
   // A panel page of a vault through the process that does not own it.
   const session = await createSession(c.db.db, 'u-v02', 3600);
