@@ -4,7 +4,7 @@
 import { defineFamily, NOTE_WRITER, optional } from '../../src/sdk/index.js';
 import type { HistoryTools } from '../../src/generated/history/index.js';
 import { historyMigrations } from './migrations.js';
-import { HISTORY, historyObservers, historyProvider, historySettings } from './recorder.js';
+import { HISTORY, historyObservers, historyProvider, historySettings, pinnedVersions } from './recorder.js';
 import { historySettingsSchema } from './settings.js';
 import { historyRefusals } from './refusals.js';
 import { blob, listRevisions as rows, prune, storeSize } from './store.js';
@@ -42,7 +42,7 @@ export default defineFamily<HistoryTools>({
       description: 'Prune revisions past history.retentionDays and history.maxStoreBytes now.',
       async run(ctx) {
         const s = historySettings(ctx.settings);
-        const r = await prune(ctx.db, s.retentionDays, s.maxStoreBytes);
+        const r = await prune(ctx.db, s.retentionDays, s.maxStoreBytes, undefined, { spare: pinnedVersions() });
         const size = await storeSize(ctx.db);
         ctx.print(
           `pruned ${r.revisions} revision(s) and ${r.versions} version(s); ${size.revisions} revision(s), ${size.bytes} bytes kept`,

@@ -30,6 +30,31 @@ export const HISTORY = serviceRef<HistoryRecorder>('history');
 const key = (vaultId: number, path: string) => `${vaultId}\u0000${path}`;
 /** Paths whose latest kept hash the recorder remembers (an LRU-ish bound on its memory). */
 const LATEST_KEPT_MAX = 10_000;
+/**
+ * How long a write's prior version stays pinned against a prune after its `before`: longer than any write
+ * takes to reach its `after` (a tool call's deadline is far shorter). A write that never reaches `after`
+ * (refused, failed) leaves its pin to expire.
+ */
+const PIN_MS = 10 * 60_000;
+/**
+ * The prior versions of the writes between their `before` and `after` in this process ((vault, hash) → until
+ * when): every prune spares their bytes. Without it, a prune that dropped a note's last revision in between
+ * would drop the version `before` found already kept, and the write's revision would name bytes gone. One map
+ * for the process: a reload's new recorder sees the writes its predecessor began.
+ */
+const pins = new Map<string, { vaultId: number; hash: string; until: number }>();
+
+function pin(vaultId: number, hash: string): void {
+  const now = Date.now();
+  for (const [k, p] of pins) if (p.until <= now) pins.delete(k);
+  pins.set(`${vaultId}\u0000${hash}`, { vaultId, hash, until: now + PIN_MS });
+}
+
+/** The versions pinned now in this process, which no prune may drop (the recorder's and the CLI command's). */
+export function pinnedVersions(): Array<{ vaultId: number; hash: string }> {
+  const now = Date.now();
+  return [...pins.values()].filter((p) => p.until > now).map(({ vaultId, hash }) => ({ vaultId, hash }));
+}
 
 export function historySettings(raw: Readonly<Record<string, unknown>>): HistorySettings {
   return { ...HISTORY_DEFAULTS, ...(raw.history as Partial<HistorySettings> | undefined) };
@@ -81,9 +106,10 @@ export class HistoryRecorder {
     this.latestKept.clear();
     const run =
       (this.pruning as Promise<{ revisions: number; versions: number }> | undefined) ??
-      prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now, this.servingVaults?.()).finally(
-        () => (this.pruning = undefined),
-      );
+      prune(this.db, this.settings.retentionDays, this.settings.maxStoreBytes, now, {
+        vaults: this.servingVaults?.(),
+        spare: pinnedVersions(),
+      }).finally(() => (this.pruning = undefined));
     this.pruning = run;
     return run;
   }
@@ -129,6 +155,7 @@ export class HistoryRecorder {
       return;
     }
     if (!e.incumbent) return;
+    pin(e.vaultId, e.incumbent.hash);
     if (this.unsettled.has(key(e.vaultId, e.path))) await this.settled();
     if (this.latestKept.get(key(e.vaultId, e.path)) === e.incumbent.hash) return;
     const size = e.incumbent.bytes.length;

@@ -2,7 +2,7 @@
 // them back, and prune by age and size. SQL only; every query is scoped by vault_id, so a revision
 // of another vault is simply not found.
 import { sql } from 'kysely';
-import { type Database, agentActorSql, bigintArray, textArray } from '../../src/sdk/index.js';
+import { type Database, agentActorSql, bigintArray, jsonb, textArray } from '../../src/sdk/index.js';
 
 export type RevisionKind = 'outside' | 'create' | 'write' | 'move' | 'delete';
 
@@ -293,16 +293,20 @@ export async function storeSize(db: Database, vaultId?: number): Promise<StoreSi
   return { revisions: Number(row.r), versions: Number(row.b), bytes: Number(row.s ?? 0) };
 }
 
-/**
- * Drop revisions past the age limit, then the oldest of any vault over the size limit, then unreferenced versions.
- * `vaults`: only these vaults' (a server prunes the vaults it serves; the CLI command, every vault).
- */
+export interface PruneScope {
+  /** Only these vaults' history (a server prunes the vaults it serves); absent: every vault's (the CLI). */
+  readonly vaults?: readonly number[];
+  /** Versions kept whether a revision names them or not (the prior versions of writes in progress). */
+  readonly spare?: ReadonlyArray<{ vaultId: number; hash: string }>;
+}
+
+/** Drop revisions past the age limit, then the oldest of any vault over the size limit, then unreferenced versions. */
 export async function prune(
   db: Database,
   retentionDays: number,
   maxStoreBytes: number,
   now = new Date(),
-  vaults?: readonly number[],
+  { vaults, spare = [] }: PruneScope = {},
 ): Promise<{ revisions: number; versions: number }> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   if (vaults?.length === 0) return { revisions: 0, versions: 0 };
@@ -311,8 +315,8 @@ export async function prune(
     (await sql`DELETE FROM history_revisions WHERE at < ${cutoff} AND ${inVaults}`.execute(db)).numAffectedRows ?? 0,
   );
   let versions = 0;
-  if (vaults === undefined) versions += await collect(db);
-  else for (const id of vaults) versions += await collect(db, id);
+  if (vaults === undefined) versions += await collect(db, spare);
+  else for (const id of vaults) versions += await collect(db, spare, id);
   const over = (
     await sql<{
       vault_id: number;
@@ -338,18 +342,25 @@ export async function prune(
         ).numAffectedRows ?? 0,
       );
       revisions += gone;
-      versions += await collect(db, vault_id);
+      versions += await collect(db, spare, vault_id);
       if (gone === 0) break;
     }
   }
   return { revisions, versions };
 }
 
-async function collect(db: Database, vaultId?: number): Promise<number> {
+async function collect(
+  db: Database,
+  spare: ReadonlyArray<{ vaultId: number; hash: string }>,
+  vaultId?: number,
+): Promise<number> {
   const v = vaultId === undefined ? sql`true` : sql`b.vault_id = ${vaultId}`;
+  const spared = spare.length
+    ? sql`AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset(${jsonb(spare)}) AS s("vaultId" integer, hash text)
+        WHERE s."vaultId" = b.vault_id AND s.hash = b.hash)`
+    : sql``;
   const r = await sql`DELETE FROM history_blobs b WHERE ${v} AND NOT EXISTS (
-    SELECT 1 FROM history_revisions r WHERE r.vault_id = b.vault_id AND (r.hash = b.hash OR r.previous_hash = b.hash))`.execute(
-    db,
-  );
+    SELECT 1 FROM history_revisions r WHERE r.vault_id = b.vault_id AND (r.hash = b.hash OR r.previous_hash = b.hash))
+    ${spared}`.execute(db);
   return Number(r.numAffectedRows ?? 0);
 }

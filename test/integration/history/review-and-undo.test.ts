@@ -13,7 +13,8 @@ import { startTestServer } from '../../../src/host/testing/harness.js';
 import { createApiKey } from '../../../src/host/auth/api-keys.js';
 import type { IndexService } from '../../../src/sdk/index-service.js';
 import { ensureVault } from '../../../src/host/auth/vaults.js';
-import { historySettings } from '../../../plugins/history/recorder.js';
+import { historySettings, type HistoryRecorder } from '../../../plugins/history/recorder.js';
+import type { WriteEvent } from '../../../src/sdk/index.js';
 import { prune } from '../../../plugins/history/store.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -335,6 +336,45 @@ t.test("a server prunes only the vaults it serves: another process's vault is le
   const s = historySettings({ history: {} });
   await prune(db, s.retentionDays, s.maxStoreBytes);
   t.equal(await old(), 0, "the operator's prune (every vault) drops it");
+});
+
+t.test("a prune between a write's before and after keeps the version the write replaces", async (t) => {
+  const db = server.host.database.db;
+  const fs = server.host.vaultHandle.fs;
+  await call('alice', 'create_note', { path: 'quiet', content: '# Quiet\n\nuntouched for a long time\n' });
+  const old = readFileSync(vaultFile('quiet.md'));
+  const oldHash = fs.contentHash(old);
+  const kept = () =>
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM history_blobs WHERE vault_id = ${vaultId} AND hash = ${oldHash}`
+      .execute(db)
+      .then((r) => r.rows[0].n);
+  t.equal(await kept(), 1, 'the created version is kept');
+  await sql`UPDATE history_revisions SET at = now() - interval '400 days' WHERE vault_id = ${vaultId} AND path = 'quiet.md'`.execute(
+    db,
+  );
+  const recorder = server.host.manager.registry.providedService('history') as HistoryRecorder;
+  const next = Buffer.from('# Quiet\n\nedited at last\n');
+  const write: WriteEvent = {
+    vaultId,
+    kind: 'replace',
+    path: 'quiet.md',
+    target: 'note',
+    incumbent: { bytes: old, hash: oldHash },
+    next: { bytes: next, hash: fs.contentHash(next) },
+    at: new Date(),
+  };
+  // The recorder knows the incumbent as the path's latest kept version, so its before stores nothing; the prune
+  // that runs before the write's after drops that 400-day-old revision, the only one naming the version.
+  await recorder.before(write);
+  const pruned = await recorder.prune();
+  t.ok(pruned.revisions >= 1, 'the old revision is pruned');
+  await recorder.after(write);
+  t.equal(await kept(), 1, "the replaced version is still kept: the write's revision names bytes that exist");
+  const [revision] = (
+    await sql<{ previous_hash: string }>`SELECT previous_hash FROM history_revisions
+      WHERE vault_id = ${vaultId} AND path = 'quiet.md' ORDER BY id DESC LIMIT 1`.execute(db)
+  ).rows;
+  t.equal(revision.previous_hash, oldHash);
 });
 
 t.test('when the prior version cannot be kept, the write is refused (history.onRecordFailure: refuse)', async (t) => {
