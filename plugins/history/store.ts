@@ -359,8 +359,15 @@ async function collect(
     ? sql`AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset(${jsonb(spare)}) AS s("vaultId" integer, hash text)
         WHERE s."vaultId" = b.vault_id AND s.hash = b.hash)`
     : sql``;
-  const r = await sql`DELETE FROM history_blobs b WHERE ${v} AND NOT EXISTS (
-    SELECT 1 FROM history_revisions r WHERE r.vault_id = b.vault_id AND (r.hash = b.hash OR r.previous_hash = b.hash))
-    ${spared}`.execute(db);
+  // SHARE on the revisions first: a revision being added (it may name a version already stored) commits before
+  // the delete takes its snapshot, and none is added until the delete is done. Without it, a revision committed
+  // between the delete's snapshot and its row would name bytes the delete removes (on a server; PGlite runs one
+  // statement at a time).
+  const r = await db.transaction().execute(async (trx) => {
+    await sql`LOCK TABLE history_revisions IN SHARE MODE`.execute(trx);
+    return sql`DELETE FROM history_blobs b WHERE ${v} AND NOT EXISTS (
+      SELECT 1 FROM history_revisions r WHERE r.vault_id = b.vault_id AND (r.hash = b.hash OR r.previous_hash = b.hash))
+      ${spared}`.execute(trx);
+  });
   return Number(r.numAffectedRows ?? 0);
 }
