@@ -260,8 +260,8 @@ export class VaultLeases {
         application_name: `${APP_PREFIX}:${this.o.bid ? 'bid:' : ''}${this.processId}`.slice(0, 63),
         keepAlive: true,
         keepAliveInitialDelayMillis: 1000,
-        query_timeout: LEASE_QUERY_TIMEOUT_MS,
-        connectionTimeoutMillis: LEASE_QUERY_TIMEOUT_MS,
+        query_timeout: leaseQueryTimeoutMs(this.o.intervalMs),
+        connectionTimeoutMillis: leaseQueryTimeoutMs(this.o.intervalMs),
       });
       client.on('error', () => this.dropConnection('lease connection error'));
       client.on('end', () => this.dropConnection('lease connection closed'));
@@ -385,5 +385,10 @@ export function rebalanceSurplus(me: string, load: ReadonlyMap<string, number>, 
   return mine - lowest >= 2 ? 1 : 0;
 }
 
-/** A lease statement or connect slower than this counts as a lost lease connection. */
-const LEASE_QUERY_TIMEOUT_MS = 3000;
+/**
+ * A lease statement or connect slower than this counts as a lost lease connection: 3 s, or six rounds when the
+ * operator chose slower rounds (and so a slower failover) than that.
+ */
+export function leaseQueryTimeoutMs(intervalMs: number): number {
+  return Math.max(3000, 6 * intervalMs);
+}

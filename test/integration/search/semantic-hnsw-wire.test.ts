@@ -30,9 +30,7 @@ const embedding = fakeEmbeddingSettings(fake, DIMS, { pollMs: 10, notesPerPass: 
 const server = await startTestServer({
   files,
   config: {
-    // pglite-socket serves every connection from one PGlite session, so concurrent connections' protocol
-    // exchanges can interleave there (a result handed to the wrong query): one connection keeps each whole.
-    database: { url: wire.url, poolSize: 1 },
+    ...wire.config,
     families: {
       files: { enabled: false },
       graph: { enabled: false },

@@ -26,9 +26,7 @@ const server = await startTestServer({
     'Kitchen/Bread.md': '# Bread\n\nKnead the dough, let it rise, bake the loaf at high heat.\n',
   },
   config: {
-    // pglite-socket serves every connection from one PGlite session, so concurrent connections' protocol
-    // exchanges can interleave there (a result handed to the wrong query): one connection keeps each whole.
-    database: { url: wire.url, poolSize: 1 },
+    ...wire.config,
     families: {
       files: { enabled: false },
       graph: { enabled: false },

@@ -27,7 +27,7 @@ export const clusterSection = section(
         .max(10_000)
         .default(500)
         .describe(
-          'How often a process renews its presence and bids for vaults without an owner; a failed owner is replaced within about this long.',
+          'How often a process renews its presence and bids for vaults without an owner; a failed owner is replaced within about this long. A lease statement slower than six rounds (at least 3 s) counts as a lost lease connection: the process stops serving its vaults and bids again.',
         ),
     })
     .strict()
